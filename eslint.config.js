@@ -1,0 +1,19 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'test-results/', 'allure-results/', 'allure-report/', 'reports/', 'certification/', 'playwright-report/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { parserOptions: { projectService: false } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through fixtures/config only.' }],
+    },
+  },
+  {
+    files: ['fixtures/config/**', 'playwright.config.ts', 'sandbox/**', 'selftest/**', 'scripts/**', 'reporters/**'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+);

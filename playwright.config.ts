@@ -1,0 +1,65 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type PlaywrightTestConfig } from '@playwright/test';
+import { ConfigError, type SuiteConfig } from './fixtures/config/load-config.ts';
+import { resolveConfig, type ResolvedConfig } from './fixtures/config/resolve.ts';
+import type { WorkerFixtures } from './fixtures/test.ts';
+import { reportersFor } from './reporters/reporters.ts';
+
+const repoRoot = fileURLToPath(new URL('.', import.meta.url));
+const isMainProcess = process.env.TEST_WORKER_INDEX === undefined;
+
+function resolveOrExit(): ResolvedConfig {
+  try {
+    return resolveConfig(process.env, repoRoot);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(2);
+  }
+}
+
+const { suite, sandbox } = resolveOrExit();
+if (isMainProcess && !process.env.CONFORMANCE_QUIET) {
+  const target = sandbox ? `embedded sandbox at ${sandbox.url}` : suite.services.identity.baseUrl;
+  console.log(`Conformance run: profile ${suite.profile}, seed ${suite.seed} (replay with SEED=${suite.seed}), target ${target}`);
+}
+
+const project = (name: string, extra: Partial<NonNullable<PlaywrightTestConfig<object, WorkerFixtures>['projects']>[number]> = {}) => ({
+  name,
+  testDir: `./tests/${name}`,
+  use: { suite } satisfies { suite: SuiteConfig },
+  ...extra,
+});
+
+export default defineConfig<object, WorkerFixtures>({
+  fullyParallel: true,
+  forbidOnly: Boolean(process.env.CI),
+  workers: process.env.CONFORMANCE_WORKERS ? Number(process.env.CONFORMANCE_WORKERS) : 2,
+  retries: 0,
+  timeout: 30_000 + suite.http.timeoutMs * (suite.http.retries503 + 1),
+  outputDir: './test-results/conformance',
+  reporter: reportersFor(suite),
+  use: { trace: 'off', screenshot: 'off', video: 'off' },
+  projects: [
+    project('auth'),
+    project('identity'),
+    project('stepup'),
+    project('orders'),
+    // One worker: the webhook receiver listens on one configured address.
+    project('webhooks', { workers: 1, fullyParallel: false }),
+    project('reseller'),
+  ],
+  ...(sandbox
+    ? {
+        webServer: {
+          command: 'node --import tsx sandbox/main.ts',
+          url: `${sandbox.url}/__sandbox/health`,
+          env: sandbox.env,
+          reuseExistingServer: false,
+          timeout: 30_000,
+          stdout: 'ignore',
+          stderr: 'pipe',
+        },
+      }
+    : {}),
+});

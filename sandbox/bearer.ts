@@ -1,0 +1,53 @@
+import { header } from './context.ts';
+import type { Exchange, SandboxContext } from './context.ts';
+import type { HeaderMap } from './errors.ts';
+import type { TokenAudience } from './layout.ts';
+import type { TokenLeniency } from './tokens.ts';
+
+export type BearerOutcome = { ok: true; clientId: string } | { ok: false; reason: string; headers: HeaderMap };
+
+export interface BearerOptions {
+  /**
+   * 'operations' (4.2 to 4.7) applies the bearer-* faults; 'orders' ignores them, so that they break only the
+   * BEARER-* requirements, and takes its own expiry leniency.
+   */
+  scope: 'operations' | 'orders';
+  /** bearer-optional-on-records: a request without Authorization passes. */
+  allowMissing?: boolean;
+  /** order-expired-accepted */
+  acceptExpired?: boolean;
+}
+
+/** b64token of RFC 6750 section 2.1. */
+const b64token = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * Checks `Authorization: Bearer <token>` (RFC 6750). With no credentials at all, or credentials of another
+ * scheme, the challenge carries no error code (RFC 6750 section 3.1); a bad token gets error="invalid_token".
+ */
+export function checkBearer(ctx: SandboxContext, ex: Exchange, audience: TokenAudience, options: BearerOptions): BearerOutcome {
+  const lenient = options.scope === 'operations';
+  const challenge = (error?: string): HeaderMap =>
+    ctx.faults.has('bearer-no-challenge') ? {} : { 'www-authenticate': error ? `Bearer error="${error}"` : 'Bearer' };
+  const value = header(ex, 'authorization');
+  if (value === undefined) {
+    if (options.allowMissing) return { ok: true, clientId: 'anonymous' };
+    return { ok: false, reason: 'the Authorization header is missing', headers: challenge() };
+  }
+  const match = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+)(?: +(.*))?$/.exec(value.trim());
+  const scheme = match?.[1] ?? '';
+  const token = (match?.[2] ?? '').trim();
+  if (scheme.toLowerCase() !== 'bearer' && !(lenient && ctx.faults.has('bearer-any-scheme'))) {
+    return { ok: false, reason: 'the Authorization scheme is not Bearer', headers: challenge() };
+  }
+  if (token === '' || !b64token.test(token)) {
+    return { ok: false, reason: 'the bearer token is empty or malformed', headers: challenge('invalid_token') };
+  }
+  const leniency: TokenLeniency = {
+    skipSignature: lenient && ctx.faults.has('bearer-signature-unchecked'),
+    acceptExpired: options.acceptExpired === true || (lenient && ctx.faults.has('bearer-expiry-unchecked')),
+  };
+  const checked = ctx.tokens.check(token, audience, leniency);
+  if (!checked.ok) return { ok: false, reason: `the bearer token is not accepted (${checked.reason})`, headers: challenge('invalid_token') };
+  return { ok: true, clientId: checked.clientId };
+}

@@ -1,0 +1,133 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Flavor } from './layout.ts';
+
+/** Queues and rejection codes "created in the management portal" of the sandbox (2.5 validates against them). */
+export const knownQueues: readonly string[] = ['default', 'manual-review', 'fraud-ops'];
+export const knownRejectionCodes: readonly string[] = ['R01', 'R02', 'R03'];
+/** Portal users; only the update-agent-validated fault checks externalAgent against them. */
+export const knownAgents: readonly string[] = ['agent-001', 'agent-002'];
+
+export const initialDecision: Record<Flavor, string> = { reference: 'REVIEW', alternative: 'ALLOW' };
+
+export interface DocumentSession {
+  interviewId: string;
+  token: string;
+  ocr: Record<string, unknown>;
+  score: Record<string, unknown>;
+  image: Record<string, unknown>;
+  form: Record<string, unknown>;
+}
+
+export interface StoredCase {
+  authenticationId: string;
+  inquiryId: string;
+  strategyName: string;
+  decision: string;
+  tags: string[];
+  queue: string;
+  rejectionCode?: string;
+  verifiedFraud?: boolean;
+  notes?: string;
+  externalAgent?: string;
+  updateStrategy?: string;
+  customFields: Record<string, unknown>;
+  documents: unknown[];
+  sharedContext?: Record<string, unknown>;
+  deviceSessionId?: string;
+  entryUser?: string;
+  hasApplicant: boolean;
+  hasCoApplicant: boolean;
+  createdAt: string;
+  documentSession?: DocumentSession;
+}
+
+export interface NewCase {
+  inquiryId: string;
+  strategyName: string;
+  deviceSessionId?: string;
+  entryUser?: string;
+  hasApplicant?: boolean;
+  hasCoApplicant?: boolean;
+  sharedContext?: Record<string, unknown>;
+  customFields?: Record<string, unknown>;
+}
+
+/** The cases of one sandbox, in memory, in creation order. */
+export class CaseStore {
+  private readonly byId = new Map<string, StoredCase>();
+  private caseCounter = 0;
+  private interviewCounter = 0;
+  private latest: StoredCase | undefined;
+
+  constructor(readonly flavor: Flavor) {}
+
+  create(input: NewCase): StoredCase {
+    this.caseCounter += 1;
+    const authenticationId = this.flavor === 'reference' ? randomUUID() : `CASE-${String(this.caseCounter).padStart(6, '0')}`;
+    const stored: StoredCase = {
+      authenticationId,
+      inquiryId: input.inquiryId,
+      strategyName: input.strategyName,
+      decision: initialDecision[this.flavor],
+      tags: [],
+      queue: knownQueues[0] ?? 'default',
+      customFields: { ...(input.customFields ?? {}) },
+      documents: [],
+      hasApplicant: input.hasApplicant ?? false,
+      hasCoApplicant: input.hasCoApplicant ?? false,
+      createdAt: new Date().toISOString(),
+      ...(input.deviceSessionId !== undefined ? { deviceSessionId: input.deviceSessionId } : {}),
+      ...(input.entryUser !== undefined ? { entryUser: input.entryUser } : {}),
+      ...(input.sharedContext !== undefined ? { sharedContext: input.sharedContext } : {}),
+    };
+    this.byId.set(authenticationId, stored);
+    this.latest = stored;
+    return stored;
+  }
+
+  get(authenticationId: string): StoredCase | undefined {
+    return this.byId.get(authenticationId);
+  }
+
+  latestCase(): StoredCase | undefined {
+    return this.latest;
+  }
+
+  /** The most recent case opened for an inquiry. */
+  byInquiry(inquiryId: string): StoredCase | undefined {
+    let found: StoredCase | undefined;
+    for (const c of this.byId.values()) if (c.inquiryId === inquiryId) found = c;
+    return found;
+  }
+
+  startDocumentSession(c: StoredCase): DocumentSession {
+    this.interviewCounter += 1;
+    const interviewId = this.flavor === 'reference' ? randomUUID() : String(700_000_000 + this.interviewCounter);
+    const session: DocumentSession = {
+      interviewId,
+      token: randomBytes(24).toString('base64url'),
+      ...documentResults(c.authenticationId, interviewId),
+    };
+    c.documentSession = session;
+    return session;
+  }
+
+  /** The document session of a case; a case without one gets the sandbox's canned results. */
+  documentSessionOf(c: StoredCase): DocumentSession {
+    return c.documentSession ?? this.startDocumentSession(c);
+  }
+}
+
+function documentResults(authenticationId: string, interviewId: string): Pick<DocumentSession, 'ocr' | 'score' | 'image' | 'form'> {
+  const expires = new Date(Date.now() + 15 * 60_000).toISOString();
+  return {
+    ocr: { documentType: 'DRIVERS_LICENSE', issuingCountry: 'US', firstName: 'JANE', lastName: 'SAMPLE', documentNumber: 'D1234567', dateOfBirth: '1990-01-01' },
+    score: { authenticity: 0.97, faceMatch: 0.94, result: 'PASS' },
+    image: {
+      front: `https://sandbox.invalid/docv/${interviewId}/front.jpg?expires=${encodeURIComponent(expires)}`,
+      back: `https://sandbox.invalid/docv/${interviewId}/back.jpg?expires=${encodeURIComponent(expires)}`,
+      selfie: `https://sandbox.invalid/docv/${interviewId}/selfie.jpg?expires=${encodeURIComponent(expires)}`,
+    },
+    form: { caseReference: authenticationId, consent: true },
+  };
+}

@@ -1,0 +1,40 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BodyRead } from './body.ts';
+import type { CaseStore } from './cases.ts';
+import type { FaultSet } from './faults.ts';
+import type { Flavor, SandboxLayout } from './layout.ts';
+import type { TokenIssuer } from './tokens.ts';
+import type { WebhookSender } from './webhooks.ts';
+
+/** What every handler shares: the running sandbox's flavor, faults and state. */
+export interface SandboxContext {
+  flavor: Flavor;
+  layout: SandboxLayout;
+  faults: FaultSet;
+  tokens: TokenIssuer;
+  cases: CaseStore;
+  webhooks: WebhookSender;
+  /** merchantOrderId values already placed (part 7, 409 row). */
+  placedOrders: Set<string>;
+  /** http://host:port, known once the server listens. */
+  origin: string;
+}
+
+/** One request as a handler sees it: the body is already read. */
+export interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  params: Record<string, string>;
+  body: BodyRead;
+}
+
+export type Handler = (ctx: SandboxContext, ex: Exchange) => void | Promise<void>;
+
+/** The value of a header sent once, or the first of several; undefined when absent. */
+export function header(ex: Exchange, name: string): string | undefined {
+  const value = ex.req.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,40 @@
+/** The demo clients of the sandbox. An API key is the opaque value after `Basic `; ours are base64("id:secret"). */
+export interface SandboxClient {
+  clientId: string;
+  clientSecret: string;
+  apiKey: string;
+  /** Order-endpoint entitlements (part 7, 403 row). */
+  entitlements: readonly string[];
+}
+
+function client(clientId: string, clientSecret: string, entitlements: readonly string[]): SandboxClient {
+  const apiKey = Buffer.from(`${clientId}:${clientSecret}`, 'utf8').toString('base64');
+  return Object.freeze({ clientId, clientSecret, apiKey, entitlements: Object.freeze([...entitlements]) });
+}
+
+export const orderEntitlements: readonly string[] = ['PAYMENTS_FRAUD', 'CHARGEBACK_MANAGEMENT'];
+
+export const mainClient = client('sandbox-client', 'sandbox-secret', ['PAYMENTS_FRAUD']);
+export const limitedClient = client('sandbox-limited', 'limited-secret', []);
+export const resellerClient = client('sandbox-reseller', 'reseller-secret', ['CHARGEBACK_MANAGEMENT']);
+
+export const resellerChildOrganizationId = 'child-org-001';
+export const resellerSharedContext: Readonly<Record<string, string>> = Object.freeze({
+  resellerId: resellerClient.clientId,
+  childOrganizationId: resellerChildOrganizationId,
+});
+
+export const sandboxClients: readonly SandboxClient[] = [mainClient, limitedClient, resellerClient];
+
+export function clientByApiKey(apiKey: string): SandboxClient | undefined {
+  return sandboxClients.find((c) => c.apiKey === apiKey);
+}
+
+export function clientById(clientId: string): SandboxClient | undefined {
+  return sandboxClients.find((c) => c.clientId === clientId);
+}
+
+export function hasOrderEntitlement(clientId: string): boolean {
+  const found = clientById(clientId);
+  return found !== undefined && found.entitlements.some((e) => orderEntitlements.includes(e));
+}

@@ -1,0 +1,77 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { SandboxContext } from './context.ts';
+import type { DocumentSession, StoredCase } from './cases.ts';
+import { enumDefault, member } from './enums.ts';
+import type { EnumName } from './enums.ts';
+
+/** 6.1: the onboarding status of a document verification session changed. */
+export function documentOnboardingEvent(ctx: SandboxContext, session: DocumentSession): Record<string, unknown> {
+  return { sessionId: session.interviewId, status: ctx.faults.has('webhook-onboarding-status-number') ? 1 : 'STARTED' };
+}
+
+/** 6.2: the document verification session completed. */
+export function documentResultsEvent(ctx: SandboxContext, c: StoredCase, session: DocumentSession): Record<string, unknown> {
+  const { faults } = ctx;
+  return {
+    sessionId: session.interviewId,
+    inquiryId: faults.has('webhook-results-wrong-inquiry') ? `inq-${randomUUID()}` : c.inquiryId,
+    ocr: faults.has('webhook-results-ocr-string') ? JSON.stringify(session.ocr) : session.ocr,
+    score: session.score,
+    image: session.image,
+    form: session.form,
+  };
+}
+
+export type VerificationChannel = 'phone' | 'email';
+
+/** The values the sandbox sends, checked against schemas/enums.schema.json when the module loads. */
+const sent = {
+  mfaType: member('MfaType', 'OTP'),
+  smsChannel: member('ChannelType', 'SMS_OTP'),
+  emailChannel: member('ChannelType', 'EMAIL_OTP'),
+  verificationStatus: member('VerificationStatus', 'VERIFIED'),
+  resendStatus: member('ResendStatus', 'SENT'),
+};
+
+/**
+ * 6.3: a step-up verification session completed. The alternative flavor writes it as proto3 JSON does,
+ * leaving out every member that holds its default value.
+ */
+export function verificationSessionEvent(ctx: SandboxContext, channel: VerificationChannel): Record<string, unknown> {
+  const { faults } = ctx;
+  const sessionId = randomUUID();
+  const counter = (n: number): string | number => (faults.has('webhook-int64-as-number') ? n : String(n));
+  const event: Record<string, unknown> = {
+    sessionId,
+    sessionIdHash: createHash('sha256').update(sessionId).digest('hex'),
+    mfaType: faults.has('webhook-mfa-outside-enum') ? 'SMS' : sent.mfaType,
+    channelType: faults.has('webhook-channel-outside-enum') ? 'PHONE' : channel === 'phone' ? sent.smsChannel : sent.emailChannel,
+    verificationStatus: faults.has('webhook-status-outside-enum') ? 'SUCCESS' : sent.verificationStatus,
+    resendStatus: faults.has('webhook-resend-outside-enum') ? 'DELIVERED' : sent.resendStatus,
+    sendAttempts: counter(1),
+    verificationAttempts: counter(1),
+    remainingSendAttempts: counter(2),
+    remainingVerificationAttempts: counter(2),
+    autoTrustDevice: false,
+    docVerification: false,
+    sentTimeStamp: new Date().toISOString(),
+  };
+  if (faults.has('webhook-session-missing-session-id')) delete event['sessionId'];
+  if (ctx.flavor === 'alternative') omitProto3Defaults(event);
+  return event;
+}
+
+const enumMembers: Readonly<Record<string, EnumName>> = {
+  mfaType: 'MfaType',
+  channelType: 'ChannelType',
+  verificationStatus: 'VerificationStatus',
+  resendStatus: 'ResendStatus',
+};
+
+function omitProto3Defaults(event: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(event)) {
+    const enumName = enumMembers[name];
+    const isDefault = enumName ? value === enumDefault(enumName) : value === false || value === '' || value === '0' || value === 0;
+    if (isDefault) delete event[name];
+  }
+}

@@ -1,0 +1,96 @@
+import { operation } from '../catalog/catalog.ts';
+import type { OperationId } from '../catalog/catalog.ts';
+import { isPlainObject, mediaType, parseJsonBody } from './body.ts';
+import { checkBearer } from './bearer.ts';
+import { header } from './context.ts';
+import type { Exchange, SandboxContext } from './context.ts';
+import { refusal, sendRefusal } from './errors.ts';
+import type { Refusal } from './errors.ts';
+
+export interface GuardedCall {
+  clientId: string;
+  /** The parsed body of an operation with a body; {} for the others. */
+  body: Record<string, unknown>;
+}
+
+/** Field validation: 400 in the reference flavor, 422 in the alternative one. */
+export function validationRefusal(ctx: SandboxContext, message: string): Refusal {
+  return refusal(ctx.flavor === 'reference' ? 400 : 422, 'validation_failed', message);
+}
+
+export function unknownCaseRefusal(id: string): Refusal {
+  return refusal(404, 'case_not_found', `no case has the identifier ${id}`);
+}
+
+function requiredHeaders(ctx: SandboxContext, id: OperationId): string[] {
+  const op = operation(id);
+  const { faults } = ctx;
+  let names = op.mandatoryHeaders.filter((h) => h !== 'authorization' && (h !== 'content-type' || !op.hasBody));
+  // 4.4 lists Content-Type although it has no body (ERRATUM-GET-CONTENT-TYPE): only the reference flavor insists.
+  if (ctx.flavor === 'alternative') names = names.filter((h) => h !== 'content-type');
+  if (id === 'caseUpdate' && faults.has('client-id-optional-on-case-update')) names = names.filter((h) => h !== 'x-client-id');
+  if (id === 'assessment' && faults.has('correlation-id-optional-on-assessment')) names = names.filter((h) => h !== 'x-correlation-id');
+  if (id === 'stepUp' && faults.has('correlation-id-required-on-step-up')) names.push('x-correlation-id');
+  return names;
+}
+
+function headerRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refusal | undefined {
+  for (const name of requiredHeaders(ctx, id)) {
+    if ((header(ex, name) ?? '').trim() === '') return refusal(400, 'missing_header', `the ${name} header is required`);
+  }
+  return undefined;
+}
+
+function contentTypeRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refusal | undefined {
+  if (!operation(id).hasBody) return undefined;
+  if (id === 'stepUp' && ctx.faults.has('content-type-unchecked-on-step-up')) return undefined;
+  if (mediaType(header(ex, 'content-type')) === 'application/json') return undefined;
+  return refusal(ctx.flavor === 'reference' ? 415 : 400, 'unsupported_media_type', 'the body must be sent as application/json');
+}
+
+/**
+ * Runs the checks every operation of 4.2 to 4.7 shares, in the flavor's order, and answers the first
+ * refusal itself. Reference: Authorization, mandatory headers, Content-Type, JSON. Alternative: headers and
+ * Content-Type before Authorization.
+ */
+export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationId): GuardedCall | undefined {
+  const op = operation(id);
+  if (ex.body.kind !== 'ok') {
+    sendRefusal(ex.res, refusal(413, 'body_too_large', 'the request body is larger than 1 MiB'));
+    return undefined;
+  }
+  let clientId = '';
+  const authorize = (): Refusal | undefined => {
+    const outcome = checkBearer(ctx, ex, op.service === 'stepup' ? 'stepup' : 'identity', {
+      scope: 'operations',
+      allowMissing: id === 'documentRecords' && ctx.faults.has('bearer-optional-on-records'),
+    });
+    if (outcome.ok) {
+      clientId = outcome.clientId;
+      return undefined;
+    }
+    return refusal(401, 'unauthorized', outcome.reason, outcome.headers);
+  };
+  const checks =
+    ctx.flavor === 'reference'
+      ? [authorize, () => headerRefusal(ctx, ex, id), () => contentTypeRefusal(ctx, ex, id)]
+      : [() => headerRefusal(ctx, ex, id), () => contentTypeRefusal(ctx, ex, id), authorize];
+  for (const check of checks) {
+    const refused = check();
+    if (refused) {
+      sendRefusal(ex.res, refused);
+      return undefined;
+    }
+  }
+  if (!op.hasBody) return { clientId, body: {} };
+  const parsed = parseJsonBody(ex.body.bytes);
+  if (!parsed.ok) {
+    sendRefusal(ex.res, refusal(400, 'invalid_json', parsed.reason));
+    return undefined;
+  }
+  if (!isPlainObject(parsed.value)) {
+    sendRefusal(ex.res, validationRefusal(ctx, 'the body must be a JSON object'));
+    return undefined;
+  }
+  return { clientId, body: parsed.value };
+}

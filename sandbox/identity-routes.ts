@@ -1,0 +1,293 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { knownAgents, knownQueues, knownRejectionCodes, initialDecision } from './cases.ts';
+import type { StoredCase } from './cases.ts';
+import { header } from './context.ts';
+import type { Exchange, SandboxContext } from './context.ts';
+import { allowedValues } from './enums.ts';
+import { refusal, sendJson, sendRefusal, sendText } from './errors.ts';
+import { documentOnboardingEvent, documentResultsEvent } from './events.ts';
+import { fieldTypeIssue, optionalObject, optionalString, requiredStringIssue } from './field-rules.ts';
+import type { FieldRules } from './field-rules.ts';
+import { guardOperation, unknownCaseRefusal, validationRefusal } from './guards.ts';
+import { operationPath } from './layout.ts';
+import { operation } from '../catalog/catalog.ts';
+
+/** Part 2.1. */
+const assessmentFields: FieldRules = {
+  strategy: 'string',
+  inquiryId: 'string',
+  channel: 'string',
+  deviceSessionId: 'string',
+  creationDateTime: 'string',
+  userIp: 'string',
+  account: 'object',
+  applicant: 'object',
+  coApplicant: 'object',
+  product: 'object',
+  customFields: 'object',
+  memberId: 'string',
+  entryUser: 'string',
+  requestType: 'string',
+  sharedContext: 'object',
+};
+
+/** Part 2.3 (request). */
+const documentVerificationFields: FieldRules = {
+  inquiryId: 'string',
+  strategy: 'string',
+  phoneNumber: 'string',
+  images: 'object',
+  applicant: 'object',
+  customFields: 'object',
+  sharedContext: 'object',
+};
+
+/** Part 2.5 (request). */
+const caseUpdateFields: FieldRules = {
+  inquiryId: 'string',
+  authenticationId: 'string',
+  decision: 'string',
+  tags: 'string-array',
+  notes: 'string',
+  externalAgent: 'string',
+  queue: 'string',
+  verifiedFraud: 'boolean',
+  rejectionCode: 'string',
+  strategy: 'string',
+  customFields: 'object',
+  documents: 'object-array',
+  sharedContext: 'object',
+};
+
+/** Part 2.4: the record parts, each selected by the data value spelled like it, compared case-insensitively. */
+const recordParts = ['ocrData', 'scoreData', 'imageData', 'formData'] as const;
+
+function looseString(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+}
+
+function customerIdentifier(c: StoredCase, role: 'applicant' | 'co-applicant'): string {
+  return `cust-${createHash('sha256').update(`${role}:${c.authenticationId}`).digest('hex').slice(0, 12)}`;
+}
+
+/** The assessment response of part 2.2 for a stored case. */
+function assessmentView(ctx: SandboxContext, c: StoredCase): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    inquiryId: c.inquiryId,
+    authenticationId: c.authenticationId,
+    decision: c.decision,
+    userSegment: 'standard',
+    tags: ctx.faults.has('assessment-tags-as-string') ? c.tags.join(',') : [...c.tags],
+    scoreCards: [],
+    insights: {},
+    strategy: { name: c.strategyName },
+    thirdPartyCalls: {},
+    errorResponses: {},
+    status: 'COMPLETED',
+    message: 'assessment completed',
+  };
+  if (c.deviceSessionId !== undefined) {
+    view['deviceSessionId'] = c.deviceSessionId;
+    view['deviceId'] = `dev-${createHash('sha256').update(c.deviceSessionId).digest('hex').slice(0, 16)}`;
+  }
+  if (c.hasApplicant) view['applicantCustomerIdentifier'] = customerIdentifier(c, 'applicant');
+  if (c.hasCoApplicant) view['coApplicantCustomerIdentifier'] = customerIdentifier(c, 'co-applicant');
+  if (c.entryUser !== undefined) view['entryUser'] = c.entryUser;
+  if (ctx.flavor === 'alternative') {
+    const fetchPath = operationPath(ctx.flavor, operation('fetchAssessment')).replace('{caseId}', encodeURIComponent(c.authenticationId));
+    view['_links'] = { self: { href: ctx.origin + fetchPath } };
+  }
+  return view;
+}
+
+/** Changes the case of an inquiry identifier so that it no longer matches (assessment-inquiry-not-echoed). */
+function alteredInquiryId(id: string): string {
+  if (id.toUpperCase() !== id) return id.toUpperCase();
+  if (id.toLowerCase() !== id) return id.toLowerCase();
+  return `${id}-0`;
+}
+
+export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
+  const call = guardOperation(ctx, ex, 'assessment');
+  if (!call) return;
+  const { body } = call;
+  const { faults } = ctx;
+  const typesUnchecked = faults.has('assessment-types-unchecked');
+  const required = faults.has('assessment-strategy-optional') ? ['inquiryId'] : ['strategy', 'inquiryId'];
+  const issue = typesUnchecked
+    ? required.map((name) => (body[name] === undefined || body[name] === null || body[name] === '' ? `${name} is required` : undefined)).find(Boolean)
+    : (requiredStringIssue(body, required) ?? fieldTypeIssue(body, assessmentFields));
+  if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
+  if (faults.has('assessment-co-applicant-refused') && 'coApplicant' in body) {
+    return sendRefusal(ex.res, refusal(400, 'validation_failed', 'coApplicant is not supported'));
+  }
+
+  const deviceSessionId = optionalString(body, 'deviceSessionId');
+  const entryUser = optionalString(body, 'entryUser');
+  const sharedContext = optionalObject(body, 'sharedContext');
+  const customFields = optionalObject(body, 'customFields');
+  const stored = ctx.cases.create({
+    inquiryId: looseString(body['inquiryId']),
+    strategyName: body['strategy'] === undefined ? 'default' : looseString(body['strategy']),
+    hasApplicant: body['applicant'] !== undefined,
+    hasCoApplicant: body['coApplicant'] !== undefined,
+    ...(deviceSessionId !== undefined ? { deviceSessionId } : {}),
+    ...(entryUser !== undefined ? { entryUser } : {}),
+    ...(sharedContext !== undefined ? { sharedContext } : {}),
+    ...(customFields !== undefined ? { customFields } : {}),
+  });
+
+  const view = assessmentView(ctx, stored);
+  if (faults.has('assessment-inquiry-not-echoed')) view['inquiryId'] = alteredInquiryId(stored.inquiryId);
+  if (ctx.flavor === 'alternative') view['requestId'] = header(ex, 'x-correlation-id') ?? randomUUID();
+  const status = ctx.flavor === 'reference' ? 200 : 201;
+  if (faults.has('json-as-text-plain')) return sendText(ex.res, status, 'text/plain; charset=utf-8', JSON.stringify(view));
+  sendJson(ex.res, status, view);
+}
+
+export function fetchAssessmentHandler(ctx: SandboxContext, ex: Exchange): void {
+  if (!guardOperation(ctx, ex, 'fetchAssessment')) return;
+  const caseId = ex.params['caseId'] ?? '';
+  const found = ctx.cases.get(caseId);
+  if (!found) return sendRefusal(ex.res, unknownCaseRefusal(caseId));
+  const shown = ctx.faults.has('fetch-returns-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
+  sendJson(ex.res, 200, assessmentView(ctx, shown));
+}
+
+export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): void {
+  const call = guardOperation(ctx, ex, 'documentVerification');
+  if (!call) return;
+  const { body } = call;
+  const { faults } = ctx;
+  const issue = faults.has('docv-types-unchecked') ? undefined : fieldTypeIssue(body, documentVerificationFields);
+  if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
+  if (faults.has('docv-images-refused') && 'images' in body) {
+    return sendRefusal(ex.res, refusal(400, 'validation_failed', 'images are not supported'));
+  }
+
+  const givenInquiry = body['inquiryId'] === undefined ? undefined : looseString(body['inquiryId']);
+  const inquiryId = givenInquiry ?? `inq-${randomUUID()}`;
+  const sharedContext = optionalObject(body, 'sharedContext');
+  const customFields = optionalObject(body, 'customFields');
+  const stored =
+    (givenInquiry !== undefined ? ctx.cases.byInquiry(givenInquiry) : undefined) ??
+    ctx.cases.create({
+      inquiryId,
+      strategyName: body['strategy'] === undefined ? 'docv-default' : looseString(body['strategy']),
+      hasApplicant: body['applicant'] !== undefined,
+      ...(sharedContext !== undefined ? { sharedContext } : {}),
+      ...(customFields !== undefined ? { customFields } : {}),
+    });
+  const session = ctx.cases.startDocumentSession(stored);
+  const interviewId = faults.has('docv-interview-id-number') ? Number(session.interviewId.replace(/\D/g, '').slice(0, 15) || '0') : session.interviewId;
+  sendJson(ex.res, ctx.flavor === 'reference' ? 200 : 201, {
+    inquiryId,
+    authenticationId: stored.authenticationId,
+    status: 'PENDING',
+    message: 'document verification session started',
+    interviewId,
+    token: session.token,
+  });
+  ctx.webhooks.send(
+    { kind: 'document-onboarding', body: documentOnboardingEvent(ctx, session) },
+    { kind: 'document-results', body: documentResultsEvent(ctx, stored, session) },
+  );
+}
+
+export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void {
+  if (!guardOperation(ctx, ex, 'documentRecords')) return;
+  const { faults } = ctx;
+  if (faults.has('records-source-client-refused') && header(ex, 'x-source-client-id') !== undefined) {
+    return sendRefusal(ex.res, refusal(403, 'forbidden', 'x-source-client-id is not allowed for this client'));
+  }
+  let accepted = [...allowedValues('DocumentRecordsData')];
+  if (faults.has('records-formdata-refused')) accepted = accepted.map((v) => (v === 'formdata' ? 'formData' : v));
+  const values = ex.query.getAll('data');
+  const data = values[0];
+  if (values.length > 1 || (data !== undefined && !accepted.includes(data))) {
+    return sendRefusal(ex.res, refusal(400, 'invalid_parameter', `data must be one of ${accepted.join(', ')}`));
+  }
+  const authenticationId = ex.params['authenticationId'] ?? '';
+  const found = ctx.cases.get(authenticationId);
+  if (!found) return sendRefusal(ex.res, unknownCaseRefusal(authenticationId));
+
+  const session = ctx.cases.documentSessionOf(found);
+  const parts: Record<(typeof recordParts)[number], unknown> = {
+    ocrData: faults.has('records-ocr-as-string') ? JSON.stringify(session.ocr) : session.ocr,
+    scoreData: session.score,
+    imageData: session.image,
+    formData: session.form,
+  };
+  const selected = data === undefined || data === 'all' ? recordParts : recordParts.filter((p) => p.toLowerCase() === data.toLowerCase());
+  const records: Record<string, unknown> = { authenticationId: found.authenticationId };
+  for (const part of selected) records[part] = parts[part];
+  sendJson(ex.res, 200, records);
+}
+
+export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
+  const call = guardOperation(ctx, ex, 'caseUpdate');
+  if (!call) return;
+  const { body } = call;
+  const { faults } = ctx;
+  const required = faults.has('update-inquiry-optional') ? ['authenticationId'] : ['inquiryId', 'authenticationId'];
+  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, caseUpdateFields);
+  if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
+  const decision = optionalString(body, 'decision');
+  const decisions = allowedValues('CaseDecision');
+  if (decision !== undefined && !decisions.includes(decision) && !faults.has('update-decision-any')) {
+    return sendRefusal(ex.res, validationRefusal(ctx, `decision must be one of ${decisions.join(', ')}`));
+  }
+  const refuseIf = (condition: boolean, message: string): boolean => {
+    if (condition) sendRefusal(ex.res, refusal(400, 'validation_failed', message));
+    return condition;
+  };
+  const externalAgent = optionalString(body, 'externalAgent');
+  const queue = optionalString(body, 'queue');
+  const rejectionCode = optionalString(body, 'rejectionCode');
+  if (refuseIf(faults.has('update-documents-refused') && 'documents' in body, 'documents are not supported')) return;
+  if (refuseIf(faults.has('update-agent-validated') && externalAgent !== undefined && !knownAgents.includes(externalAgent), 'externalAgent is not a portal user')) return;
+  if (refuseIf(faults.has('update-unknown-queue-fails') && queue !== undefined && !knownQueues.includes(queue), 'queue does not exist')) return;
+  if (refuseIf(faults.has('update-unknown-rejection-fails') && rejectionCode !== undefined && !knownRejectionCodes.includes(rejectionCode), 'rejectionCode does not exist')) return;
+
+  const authenticationId = body['authenticationId'] as string;
+  const inquiryId = optionalString(body, 'inquiryId');
+  const correlationId = faults.has('update-correlation-not-echoed') ? randomUUID() : (header(ex, 'x-correlation-id') ?? randomUUID());
+  const respond = (ids: { inquiryId: string; authenticationId: string }): void => {
+    const answer: Record<string, unknown> = faults.has('update-response-without-ids') ? {} : { ...ids };
+    answer['correlationId'] = correlationId;
+    answer['message'] = 'case updated';
+    if (faults.has('update-error-as-string')) answer['error'] = '';
+    sendJson(ex.res, 200, answer);
+  };
+
+  const found = ctx.cases.get(authenticationId);
+  if (!found) {
+    if (faults.has('update-unknown-case-accepted')) return respond({ inquiryId: inquiryId ?? '', authenticationId });
+    return sendRefusal(ex.res, unknownCaseRefusal(authenticationId));
+  }
+  if (inquiryId !== undefined && inquiryId !== found.inquiryId && !faults.has('update-inquiry-unchecked')) {
+    return sendRefusal(ex.res, validationRefusal(ctx, 'inquiryId is not the inquiry of this case'));
+  }
+
+  if (decision !== undefined) {
+    if (!faults.has('update-decision-ignored')) found.decision = decision;
+  } else if (faults.has('update-decision-reset')) {
+    found.decision = initialDecision[ctx.flavor];
+  }
+  const tags = body['tags'] as string[] | undefined;
+  if (tags) found.tags = faults.has('update-tags-replaced') ? [...tags] : [...found.tags, ...tags];
+  if (queue !== undefined && knownQueues.includes(queue)) found.queue = queue;
+  if (rejectionCode !== undefined && knownRejectionCodes.includes(rejectionCode)) found.rejectionCode = rejectionCode;
+  if (typeof body['verifiedFraud'] === 'boolean') found.verifiedFraud = body['verifiedFraud'];
+  const notes = optionalString(body, 'notes');
+  if (notes !== undefined) found.notes = notes;
+  if (externalAgent !== undefined) found.externalAgent = externalAgent;
+  const strategy = optionalString(body, 'strategy');
+  if (strategy !== undefined) found.updateStrategy = strategy;
+  const customFields = optionalObject(body, 'customFields');
+  if (customFields) found.customFields = { ...found.customFields, ...customFields };
+  if (Array.isArray(body['documents'])) found.documents = found.documents.concat(body['documents'] as unknown[]);
+  const sharedContext = optionalObject(body, 'sharedContext');
+  if (sharedContext) found.sharedContext = sharedContext;
+  respond({ inquiryId: found.inquiryId, authenticationId: found.authenticationId });
+}

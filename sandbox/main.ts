@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { operation } from '../catalog/catalog.ts';
+import type { OperationId } from '../catalog/catalog.ts';
+import { limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext } from './credentials.ts';
+import { fault, faults as allFaults } from './faults.ts';
+import { flavors, operationPath, operationRoute, serviceBase, tokenPath } from './layout.ts';
+import type { Flavor } from './layout.ts';
+import { startSandbox } from './server.ts';
+import { expiredTokenFor } from './tokens.ts';
+
+/** `npm run sandbox`: starts the sandbox from SANDBOX_* variables and prints what a client needs. */
+class UsageError extends Error {}
+
+function readSettings(env: NodeJS.ProcessEnv) {
+  const host = env.SANDBOX_HOST?.trim() || '127.0.0.1';
+  const portText = env.SANDBOX_PORT?.trim() || '4010';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`SANDBOX_PORT=${JSON.stringify(portText)} is not valid: expected a port number from 0 to 65535`);
+  const flavorText = env.SANDBOX_FLAVOR?.trim() || 'reference';
+  if (!flavors.includes(flavorText as Flavor)) throw new UsageError(`SANDBOX_FLAVOR=${JSON.stringify(flavorText)} is not valid: expected ${flavors.join(' or ')}`);
+  const faultIds = (env.SANDBOX_FAULTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const id of faultIds) {
+    try {
+      fault(id);
+    } catch {
+      throw new UsageError(`SANDBOX_FAULTS names "${id}", which is not a fault: expected a comma-separated list of ids from sandbox/faults.ts (${allFaults.length} faults)`);
+    }
+  }
+  const webhookUrl = env.SANDBOX_WEBHOOK_URL?.trim() || undefined;
+  if (webhookUrl !== undefined && (!URL.canParse(webhookUrl) || !['http:', 'https:'].includes(new URL(webhookUrl).protocol))) {
+    throw new UsageError(`SANDBOX_WEBHOOK_URL=${JSON.stringify(webhookUrl)} is not valid: expected an http or https URL`);
+  }
+  const givenSecret = env.SANDBOX_TOKEN_SECRET;
+  if (givenSecret !== undefined && givenSecret.trim() === '') throw new UsageError('SANDBOX_TOKEN_SECRET is empty: expected a non-empty secret, or leave it unset to generate one');
+  return { host, port, flavor: flavorText as Flavor, faultIds, webhookUrl, tokenSecret: givenSecret ?? randomBytes(24).toString('hex'), secretGenerated: givenSecret === undefined };
+}
+
+async function main(): Promise<void> {
+  let settings: ReturnType<typeof readSettings>;
+  try {
+    settings = readSettings(process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(error.message);
+    process.exit(2);
+  }
+  const { flavor } = settings;
+  const sandbox = await startSandbox({
+    host: settings.host,
+    port: settings.port,
+    flavor,
+    faults: settings.faultIds,
+    tokenSecret: settings.tokenSecret,
+    ...(settings.webhookUrl ? { webhookUrl: settings.webhookUrl } : {}),
+  });
+  const origin = sandbox.url;
+  const moved = settings.faultIds.includes('token-path-moved');
+  const routeLine = (id: OperationId): string => `  ${operation(id).part} ${id.padEnd(21)} ${operationRoute(flavor, id).method.padEnd(6)} ${origin}${operationPath(flavor, operation(id))}`;
+  const lines = [
+    `Sandbox (${flavor} flavor) listening on ${origin}`,
+    '',
+    'Token endpoints (4.1):',
+    `  identity (also for orders)  ${origin}${tokenPath(flavor, 'identity', moved)}`,
+    `  step-up                     ${origin}${tokenPath(flavor, 'stepup', moved)}`,
+    '',
+    'Base URLs:',
+    `  identity  ${origin}${serviceBase(flavor, 'identity')}`,
+    `  step-up   ${origin}${serviceBase(flavor, 'stepup')}`,
+    `  orders    ${origin}${serviceBase(flavor, 'orders')}`,
+    '',
+    'Operations:',
+    ...(['assessment', 'documentVerification', 'documentRecords', 'fetchAssessment', 'caseUpdate', 'stepUp', 'createOrder'] as const).map(routeLine),
+    `  order errors 404/500/503 on demand: header x-sandbox-respond: 404|500|503`,
+    '',
+    'Demo credentials (Authorization: Basic <API_KEY>):',
+    `  main client      ${mainClient.clientId} / ${mainClient.clientSecret}  API_KEY=${mainClient.apiKey}`,
+    `  no entitlement   ${limitedClient.clientId} / ${limitedClient.clientSecret}  API_KEY=${limitedClient.apiKey}`,
+    `  reseller         ${resellerClient.clientId} / ${resellerClient.clientSecret}  API_KEY=${resellerClient.apiKey}`,
+    `  reseller child organisation ${resellerChildOrganizationId}, sharedContext ${JSON.stringify(resellerSharedContext)}`,
+    `  token secret     ${settings.secretGenerated ? 'generated for this run' : 'from SANDBOX_TOKEN_SECRET'}`,
+    `  expired identity token  ${expiredTokenFor(flavor, settings.tokenSecret, 'identity')}`,
+    '',
+    `Webhooks: ${settings.webhookUrl ?? 'none (set SANDBOX_WEBHOOK_URL to receive the part-6 events)'}`,
+    settings.faultIds.length === 0
+      ? 'Faults: none'
+      : `Faults in force:\n${settings.faultIds.map((id) => `  ${id} (breaks ${fault(id).requirement}): ${fault(id).description}`).join('\n')}`,
+    '',
+    `Health: ${origin}/__sandbox/health   Echo: ${origin}/__sandbox/echo`,
+  ];
+  console.log(lines.join('\n'));
+
+  const stop = (signal: string): void => {
+    console.log(`\n${signal}: stopping the sandbox`);
+    sandbox.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(`sandbox: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,260 @@
+import { STATUS_CODES, createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { operation } from '../catalog/catalog.ts';
+import type { OperationId } from '../catalog/catalog.ts';
+import { readBody } from './body.ts';
+import { CaseStore } from './cases.ts';
+import type { Exchange, Handler, SandboxContext } from './context.ts';
+import { allowedValues } from './enums.ts';
+import { refusal, sendJson, sendRefusal } from './errors.ts';
+import { FaultSet } from './faults.ts';
+import { assessmentHandler, caseUpdateHandler, documentRecordsHandler, documentVerificationHandler, fetchAssessmentHandler } from './identity-routes.ts';
+import { compilePath, flavors, operationPath, operationRoute, sandboxLayout, serviceBase, tokenPath } from './layout.ts';
+import type { Flavor, PathPattern, SandboxLayout } from './layout.ts';
+import { createOrderHandler } from './orders.ts';
+import { stepUpHandler } from './step-up-routes.ts';
+import { tokenHandler } from './token-endpoint.ts';
+import { TokenIssuer } from './tokens.ts';
+import { WebhookSender } from './webhooks.ts';
+
+export type { Flavor, SandboxLayout };
+
+export interface SandboxOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: an ephemeral port. */
+  port?: number;
+  flavor?: Flavor;
+  /** Fault ids of sandbox/faults.ts; an unknown id makes startSandbox throw. */
+  faults?: string[];
+  /** Where the part-6 events are POSTed; without it nothing is delivered. */
+  webhookUrl?: string;
+  /** HMAC secret for tokens. */
+  tokenSecret: string;
+  /** Default 1200 (reference) or 300 (alternative). */
+  tokenLifetimeSeconds?: number;
+  /** Default 25. */
+  webhookDelayMs?: number;
+}
+
+export interface RunningSandbox {
+  /** http://host:port */
+  url: string;
+  flavor: Flavor;
+  layout: SandboxLayout;
+  faults: readonly string[];
+  close(): Promise<void>;
+  /** Webhook deliveries the receiver answered. */
+  readonly deliveries: number;
+  /** HTTP requests received. */
+  readonly requests: number;
+  /** Settles once every webhook queued so far was delivered or given up. */
+  webhooksIdle(): Promise<void>;
+}
+
+const operationHandlers: Record<Exclude<OperationId, 'createOrder'>, Handler> = {
+  assessment: assessmentHandler,
+  documentVerification: documentVerificationHandler,
+  documentRecords: documentRecordsHandler,
+  fetchAssessment: fetchAssessmentHandler,
+  caseUpdate: caseUpdateHandler,
+  stepUp: stepUpHandler,
+};
+
+interface Resource {
+  pattern: PathPattern;
+  /** Handlers by method; '*' takes every method (the handler answers wrong methods itself). */
+  methods: Map<string, Handler>;
+  /** How a wrong method is answered on this path. */
+  wrongMethod: Handler;
+}
+
+const healthHandler: Handler = (_ctx, ex) => sendJson(ex.res, 200, { status: 'ok' });
+
+const echoHandler: Handler = (_ctx, ex) => {
+  if (ex.body.kind !== 'ok') return sendRefusal(ex.res, refusal(413, 'body_too_large', 'the request body is larger than 1 MiB'));
+  sendJson(ex.res, 200, { method: ex.method, url: ex.req.url ?? '', rawHeaders: ex.req.rawHeaders, bodyBase64: ex.body.bytes.toString('base64') });
+};
+
+/** Not part of the API: shows a case as stored, including what 2.2 does not expose (queue, rejection code). */
+const caseStateHandler: Handler = (ctx, ex) => {
+  const id = ex.params['authenticationId'] ?? '';
+  const found = ctx.cases.get(id);
+  if (!found) return sendRefusal(ex.res, refusal(404, 'case_not_found', `no case has the identifier ${id}`));
+  sendJson(ex.res, 200, found);
+};
+
+function methodNotAllowed(allowed: string[]): Handler {
+  return (_ctx, ex) => sendRefusal(ex.res, refusal(405, 'method_not_allowed', `use ${allowed.join(' or ')}`, { allow: allowed.join(', ') }));
+}
+
+function buildResources(flavor: Flavor, faults: FaultSet): Resource[] {
+  const byPath = new Map<string, Map<string, Handler>>();
+  const add = (path: string, method: string, handler: Handler): void => {
+    const methods = byPath.get(path) ?? new Map<string, Handler>();
+    if (methods.has(method)) throw new Error(`Two sandbox routes for ${method} ${path}`);
+    methods.set(method, handler);
+    byPath.set(path, methods);
+  };
+  const moved = faults.has('token-path-moved');
+  add(tokenPath(flavor, 'identity', moved), '*', tokenHandler('identity'));
+  add(tokenPath(flavor, 'stepup', moved), '*', tokenHandler('stepup'));
+  for (const [id, handler] of Object.entries(operationHandlers) as [keyof typeof operationHandlers, Handler][]) {
+    add(operationPath(flavor, operation(id)), operationRoute(flavor, id).method, handler);
+  }
+  add(serviceBase(flavor, 'orders') + operationRoute(flavor, 'createOrder').route, '*', createOrderHandler);
+  add('/__sandbox/health', 'GET', healthHandler);
+  add('/__sandbox/echo', '*', echoHandler);
+  add('/__sandbox/cases/{authenticationId}', 'GET', caseStateHandler);
+  return [...byPath.entries()].map(([path, methods]) => ({
+    pattern: compilePath(path),
+    methods,
+    wrongMethod: methodNotAllowed([...methods.keys()]),
+  }));
+}
+
+function splitTarget(target: string): { path: string; query: URLSearchParams } {
+  let rest = target;
+  if (!rest.startsWith('/')) {
+    try {
+      const absolute = new URL(rest);
+      rest = absolute.pathname + absolute.search;
+    } catch {
+      rest = '/';
+    }
+  }
+  const mark = rest.indexOf('?');
+  return mark < 0 ? { path: rest, query: new URLSearchParams() } : { path: rest.slice(0, mark), query: new URLSearchParams(rest.slice(mark + 1)) };
+}
+
+function decodeParams(names: string[], values: string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  try {
+    names.forEach((name, index) => {
+      params[name] = decodeURIComponent(values[index] ?? '');
+    });
+  } catch {
+    return undefined;
+  }
+  return params;
+}
+
+async function handleRequest(ctx: SandboxContext, resources: Resource[], req: IncomingMessage, res: ServerResponse): Promise<void> {
+  req.on('error', () => undefined);
+  res.on('error', () => undefined);
+  const body = await readBody(req);
+  if (body.kind === 'aborted') {
+    res.destroy();
+    return;
+  }
+  if (body.kind === 'too-large') res.shouldKeepAlive = false;
+  const method = (req.method ?? 'GET').toUpperCase();
+  const { path, query } = splitTarget(req.url ?? '/');
+  for (const resource of resources) {
+    const match = resource.pattern.regex.exec(path);
+    if (!match) continue;
+    const params = decodeParams(resource.pattern.params, match.slice(1));
+    if (!params) return sendRefusal(res, refusal(400, 'bad_path', 'the path is not correctly percent-encoded'));
+    const ex: Exchange = { req, res, method, path, query, params, body };
+    const handler = resource.methods.get(method) ?? resource.methods.get('*') ?? resource.wrongMethod;
+    await handler(ctx, ex);
+    return;
+  }
+  sendRefusal(res, refusal(404, 'not_found', `nothing is served at ${path}`));
+}
+
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const body = JSON.stringify({ error: { code: 'bad_request', message: STATUS_CODES[status] ?? 'bad request' } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+function optionError(name: string, expected: string): Error {
+  return new Error(`startSandbox: ${name} must be ${expected}`);
+}
+
+/** Starts the reference implementation the suite runs against, on one origin. */
+export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
+  const flavor = options.flavor ?? 'reference';
+  if (!flavors.includes(flavor)) throw optionError('flavor', flavors.join(' or '));
+  if (typeof options.tokenSecret !== 'string' || options.tokenSecret === '') throw optionError('tokenSecret', 'a non-empty string');
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw optionError('port', 'an integer from 0 to 65535');
+  const delayMs = options.webhookDelayMs ?? 25;
+  if (!Number.isFinite(delayMs) || delayMs < 0) throw optionError('webhookDelayMs', 'a number of milliseconds, 0 or more');
+  const lifetime = options.tokenLifetimeSeconds;
+  if (lifetime !== undefined && (!Number.isInteger(lifetime) || lifetime <= 0)) throw optionError('tokenLifetimeSeconds', 'a positive integer');
+  let webhookUrl: URL | undefined;
+  if (options.webhookUrl !== undefined) {
+    webhookUrl = URL.canParse(options.webhookUrl) ? new URL(options.webhookUrl) : undefined;
+    if (!webhookUrl || !['http:', 'https:'].includes(webhookUrl.protocol)) throw optionError('webhookUrl', 'an http or https URL');
+  }
+  const faults = new FaultSet(options.faults ?? []);
+  for (const name of ['DocumentRecordsData', 'CaseDecision', 'FulfillmentType'] as const) allowedValues(name);
+
+  const ctx: SandboxContext = {
+    flavor,
+    layout: sandboxLayout(flavor),
+    faults,
+    tokens: new TokenIssuer(flavor, options.tokenSecret, lifetime),
+    cases: new CaseStore(flavor),
+    webhooks: new WebhookSender(webhookUrl, delayMs, flavor, faults),
+    placedOrders: new Set(),
+    origin: '',
+  };
+  const resources = buildResources(flavor, faults);
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests += 1;
+    handleRequest(ctx, resources, req, res).catch((error: unknown) => {
+      if (!res.headersSent) {
+        sendRefusal(res, refusal(500, 'internal', `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  server.on('clientError', answerClientError);
+
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (error) => console.warn(`sandbox: server error: ${error.message}`));
+  const address = server.address() as AddressInfo;
+  ctx.origin = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: ctx.origin,
+    flavor,
+    layout: ctx.layout,
+    faults: faults.ids,
+    get deliveries() {
+      return ctx.webhooks.deliveries;
+    },
+    get requests() {
+      return requests;
+    },
+    webhooksIdle: () => ctx.webhooks.idle(),
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        ctx.webhooks.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import type { Exchange, SandboxContext } from './context.ts';
+import { refusal, sendJson, sendRefusal } from './errors.ts';
+import { verificationSessionEvent } from './events.ts';
+import { fieldTypeIssue, optionalObject, optionalString, requiredStringIssue } from './field-rules.ts';
+import type { FieldRules } from './field-rules.ts';
+import { guardOperation, unknownCaseRefusal, validationRefusal } from './guards.ts';
+
+/** Part 2.6 (request). */
+const stepUpFields: FieldRules = {
+  inquiryId: 'string',
+  authenticationId: 'string',
+  strategy: 'object',
+  phoneNumber: 'string',
+  email: 'string',
+  images: 'object',
+  sharedContext: 'object',
+};
+
+export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
+  const call = guardOperation(ctx, ex, 'stepUp');
+  if (!call) return;
+  const { body } = call;
+  const { faults } = ctx;
+  const required = faults.has('step-up-authentication-id-optional') ? ['inquiryId'] : ['inquiryId', 'authenticationId'];
+  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, stepUpFields);
+  if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
+  if (faults.has('step-up-email-refused') && 'email' in body) {
+    return sendRefusal(ex.res, refusal(400, 'validation_failed', 'verification by email is not supported'));
+  }
+  if (faults.has('shared-context-refused-on-step-up') && 'sharedContext' in body) {
+    return sendRefusal(ex.res, refusal(400, 'validation_failed', 'sharedContext is not supported'));
+  }
+
+  const inquiryId = body['inquiryId'] as string;
+  const authenticationId = optionalString(body, 'authenticationId');
+  const found = authenticationId !== undefined ? ctx.cases.get(authenticationId) : ctx.cases.byInquiry(inquiryId);
+  let ids: { inquiryId: string; authenticationId: string; strategyName: string };
+  if (found) {
+    if (found.inquiryId !== inquiryId && !faults.has('step-up-inquiry-unchecked')) {
+      return sendRefusal(ex.res, validationRefusal(ctx, 'inquiryId is not the inquiry of this case'));
+    }
+    ids = { inquiryId: found.inquiryId, authenticationId: found.authenticationId, strategyName: found.strategyName };
+  } else if (faults.has('step-up-unknown-case-accepted')) {
+    ids = { inquiryId, authenticationId: authenticationId ?? '', strategyName: 'default' };
+  } else {
+    return sendRefusal(ex.res, unknownCaseRefusal(authenticationId ?? `(inquiry ${inquiryId})`));
+  }
+
+  const strategy = optionalObject(body, 'strategy') ?? { name: ids.strategyName };
+  const swapped = faults.has('step-up-ids-swapped');
+  sendJson(ex.res, 200, {
+    inquiryId: swapped ? ids.authenticationId : ids.inquiryId,
+    authenticationId: swapped ? ids.inquiryId : ids.authenticationId,
+    decision: 'CHALLENGE',
+    strategy: faults.has('step-up-strategy-as-string') ? String(strategy['name'] ?? ids.strategyName) : strategy,
+  });
+  const channel = typeof body['phoneNumber'] === 'string' ? 'phone' : typeof body['email'] === 'string' ? 'email' : undefined;
+  if (channel) ctx.webhooks.send({ kind: 'verification-session', body: verificationSessionEvent(ctx, channel) });
+}

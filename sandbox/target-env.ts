@@ -1,0 +1,65 @@
+import { limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext } from './credentials.ts';
+import { operationRouteText, sandboxLayout, serviceBase, tokenPath } from './layout.ts';
+import type { Flavor } from './layout.ts';
+import { expiredTokenFor } from './tokens.ts';
+
+export interface SandboxTargetArgs {
+  /** The sandbox origin, http://host:port. */
+  url: string;
+  flavor: Flavor;
+  tokenSecret: string;
+  /** Variables of the faults in force (faults.ts `suiteEnv`), placeholders still in place. */
+  faultSuiteEnv?: Record<string, string>;
+}
+
+/** Fills the placeholders of a fault's suiteEnv: {origin}, {identityTokenPrefix}, {stepupTokenPrefix}. */
+export function resolveSuiteEnv(env: Record<string, string>, args: { url: string; flavor: Flavor }): Record<string, string> {
+  const layout = sandboxLayout(args.flavor);
+  const origin = args.url.replace(/\/+$/, '');
+  const values: Record<string, string> = {
+    origin,
+    identityTokenPrefix: layout.identityTokenPrefix,
+    stepupTokenPrefix: layout.stepupTokenPrefix,
+  };
+  return Object.fromEntries(
+    Object.entries(env).map(([name, value]) => [name, value.replace(/\{(origin|identityTokenPrefix|stepupTokenPrefix)\}/g, (_, key: string) => values[key] ?? '')]),
+  );
+}
+
+const orderTrigger = (status: number): string => `header:x-sandbox-respond=${status}`;
+
+/** The environment with which the conformance suite targets a running sandbox (names of fixtures/config). */
+export function sandboxTargetEnv(args: SandboxTargetArgs): Record<string, string> {
+  const { flavor, tokenSecret } = args;
+  const origin = args.url.replace(/\/+$/, '');
+  const env: Record<string, string> = {
+    IDENTITY_BASE_URL: origin + serviceBase(flavor, 'identity'),
+    IDENTITY_TOKEN_URL: origin + tokenPath(flavor, 'identity'),
+    STEPUP_BASE_URL: origin + serviceBase(flavor, 'stepup'),
+    STEPUP_TOKEN_URL: origin + tokenPath(flavor, 'stepup'),
+    ORDERS_BASE_URL: origin + serviceBase(flavor, 'orders'),
+    ORDERS_TOKEN_URL: origin + tokenPath(flavor, 'identity'),
+    API_KEY: mainClient.apiKey,
+    CLIENT_ID: 'conformance-client',
+    STRATEGY_ASSESSMENT: 'default',
+    STRATEGY_DOCUMENT_VERIFICATION: 'docv-default',
+    ROUTE_ASSESSMENT: operationRouteText(flavor, 'assessment'),
+    ROUTE_DOCUMENT_VERIFICATION: operationRouteText(flavor, 'documentVerification'),
+    ROUTE_DOCUMENT_RECORDS: operationRouteText(flavor, 'documentRecords'),
+    ROUTE_FETCH_ASSESSMENT: operationRouteText(flavor, 'fetchAssessment'),
+    ROUTE_CASE_UPDATE: operationRouteText(flavor, 'caseUpdate'),
+    ROUTE_STEP_UP: operationRouteText(flavor, 'stepUp'),
+    RESELLER_API_KEY: resellerClient.apiKey,
+    RESELLER_CLIENT_ID: resellerClient.clientId,
+    RESELLER_SOURCE_CLIENT_ID: resellerChildOrganizationId,
+    RESELLER_SHARED_CONTEXT: JSON.stringify(resellerSharedContext),
+    ORDERS_NO_ENTITLEMENT_API_KEY: limitedClient.apiKey,
+    IDENTITY_EXPIRED_TOKEN: expiredTokenFor(flavor, tokenSecret, 'identity'),
+    STEPUP_EXPIRED_TOKEN: expiredTokenFor(flavor, tokenSecret, 'stepup'),
+    ORDERS_EXPIRED_TOKEN: expiredTokenFor(flavor, tokenSecret, 'orders'),
+    ORDER_TRIGGER_404: orderTrigger(404),
+    ORDER_TRIGGER_500: orderTrigger(500),
+    ORDER_TRIGGER_503: orderTrigger(503),
+  };
+  return { ...env, ...resolveSuiteEnv(args.faultSuiteEnv ?? {}, { url: origin, flavor }) };
+}

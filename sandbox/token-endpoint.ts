@@ -1,0 +1,94 @@
+import { tokenEndpoint } from '../catalog/catalog.ts';
+import { mediaType, utf8Text } from './body.ts';
+import { clientByApiKey, mainClient } from './credentials.ts';
+import type { SandboxClient } from './credentials.ts';
+import { header } from './context.ts';
+import type { Exchange, SandboxContext } from './context.ts';
+import { sendJson, sendText } from './errors.ts';
+import type { HeaderMap } from './errors.ts';
+import type { TokenAudience } from './layout.ts';
+
+const noStore: HeaderMap = { 'cache-control': 'no-store', pragma: 'no-cache' };
+const basicChallenge = 'Basic realm="sandbox"';
+
+type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';
+
+function sendOAuthError(ex: Exchange, status: number, error: OAuthError, description: string, headers: HeaderMap = {}): void {
+  sendJson(ex.res, status, { error, error_description: description }, { ...noStore, ...headers });
+}
+
+/** The client named by `Authorization: Basic <API_KEY>` (scheme compared case-insensitively). */
+function authenticateClient(ex: Exchange): SandboxClient | undefined {
+  const match = /^([A-Za-z]+) +(\S+) *$/.exec(header(ex, 'authorization') ?? '');
+  if (!match || match[1]?.toLowerCase() !== 'basic' || !match[2]) return undefined;
+  return clientByApiKey(match[2]);
+}
+
+/** Token endpoint of part 4.1, answered as RFC 6749 sections 4.4 and 5 describe. */
+export function tokenHandler(audience: TokenAudience) {
+  return (ctx: SandboxContext, ex: Exchange): void => {
+    const { faults } = ctx;
+    if (ex.method !== 'POST') {
+      sendOAuthError(ex, 405, 'invalid_request', 'the token endpoint accepts POST only', { allow: 'POST' });
+      return;
+    }
+    if (ex.body.kind !== 'ok') {
+      sendOAuthError(ex, 413, 'invalid_request', 'the request body is too large');
+      return;
+    }
+    if (mediaType(header(ex, 'content-type')) !== tokenEndpoint.contentType) {
+      sendOAuthError(ex, 400, 'invalid_request', `the parameters must be sent as ${tokenEndpoint.contentType}`);
+      return;
+    }
+    const text = utf8Text(ex.body.bytes);
+    if (text === undefined) {
+      sendOAuthError(ex, 400, 'invalid_request', 'the body is not valid UTF-8');
+      return;
+    }
+    const form = new URLSearchParams(text);
+    for (const name of ['grant_type', 'scope']) {
+      if (form.getAll(name).length > 1) {
+        sendOAuthError(ex, 400, 'invalid_request', `the parameter ${name} is repeated`);
+        return;
+      }
+    }
+
+    const client = faults.has('token-no-client-auth') ? mainClient : authenticateClient(ex);
+    if (!client) {
+      sendOAuthError(ex, 401, 'invalid_client', 'client authentication failed', { 'www-authenticate': basicChallenge });
+      return;
+    }
+
+    const grantType = form.get('grant_type');
+    if (!faults.has('token-any-grant')) {
+      if (grantType === null || grantType === '') {
+        sendOAuthError(ex, 400, 'invalid_request', 'the grant_type parameter is missing');
+        return;
+      }
+      if (grantType !== tokenEndpoint.grantType) {
+        sendOAuthError(ex, 400, 'unsupported_grant_type', `only ${tokenEndpoint.grantType} is supported`);
+        return;
+      }
+    }
+
+    // RFC 6749 section 3.3 lets a server apply a default scope; the alternative flavor does, the reference one refuses.
+    const requested = form.get('scope');
+    const scope = requested === null && ctx.flavor === 'alternative' ? tokenEndpoint.scope : requested;
+    if (scope === null || (scope !== tokenEndpoint.scope && !faults.has('token-any-scope'))) {
+      sendOAuthError(ex, 400, 'invalid_scope', `the only scope is ${tokenEndpoint.scope}`);
+      return;
+    }
+
+    const issued = ctx.tokens.issue(client.clientId, audience, scope);
+    const cacheHeaders = faults.has('token-no-cache-control') ? {} : noStore;
+    const tokenType = ctx.flavor === 'alternative' ? 'bearer' : 'Bearer';
+    if (faults.has('token-response-not-json')) {
+      const form = new URLSearchParams({ access_token: issued.accessToken, token_type: tokenType, expires_in: String(issued.expiresIn), scope });
+      sendText(ex.res, 200, 'application/x-www-form-urlencoded', form.toString(), cacheHeaders);
+      return;
+    }
+    const body: Record<string, unknown> = { access_token: issued.accessToken, token_type: tokenType, expires_in: issued.expiresIn, scope };
+    if (ctx.flavor === 'alternative') body['refresh_expires_in'] = 0;
+    sendJson(ex.res, 200, body, cacheHeaders);
+  };
+}

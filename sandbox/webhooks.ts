@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import type { ClientRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { FaultSet } from './faults.ts';
+import type { Flavor } from './layout.ts';
+
+export type WebhookKind = 'document-onboarding' | 'document-results' | 'verification-session';
+
+const deliveryTimeoutMs = 5_000;
+
+export interface WebhookEvent {
+  kind: WebhookKind;
+  body: Record<string, unknown>;
+}
+
+/**
+ * Delivers the part-6 events to the configured receiver. The events of one flow go one after the other, in
+ * order, each after the configured delay; flows do not wait for each other. A failing receiver is logged once
+ * and never stops the sandbox.
+ */
+export class WebhookSender {
+  /** Deliveries the receiver answered, whatever its status. */
+  deliveries = 0;
+  private readonly flows = new Set<Promise<void>>();
+  private closed = false;
+  private warned = false;
+  private readonly inFlight = new Set<ClientRequest>();
+  private readonly timers = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
+
+  constructor(
+    private readonly url: URL | undefined,
+    private readonly delayMs: number,
+    private readonly flavor: Flavor,
+    private readonly faults: FaultSet,
+  ) {}
+
+  /** Queues the events of one flow, delivered in the order given. */
+  send(...events: WebhookEvent[]): void {
+    if (!this.url || this.closed || events.length === 0) return;
+    const flow = (async () => {
+      for (const event of events) {
+        await this.wait();
+        await this.deliver(event.kind, JSON.stringify(event.body));
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => this.flows.delete(flow));
+    this.flows.add(flow);
+  }
+
+  /** Settles when everything queued so far was delivered or given up. */
+  async idle(): Promise<void> {
+    while (this.flows.size > 0) await Promise.all([...this.flows]);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const pending of this.timers) {
+      clearTimeout(pending.timer);
+      pending.done();
+    }
+    this.timers.clear();
+    for (const req of this.inFlight) req.destroy();
+    this.inFlight.clear();
+  }
+
+  private wait(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.closed) return resolve();
+      const pending = {
+        timer: setTimeout(() => {
+          this.timers.delete(pending);
+          resolve();
+        }, this.delayMs),
+        done: () => resolve(),
+      };
+      this.timers.add(pending);
+    });
+  }
+
+  private warnOnce(problem: string): void {
+    if (this.warned) return;
+    this.warned = true;
+    console.warn(`sandbox: webhook delivery to ${this.url?.href ?? '(none)'} failed (${problem}); later failures are not logged`);
+  }
+
+  private deliver(kind: WebhookKind, body: string): Promise<void> {
+    const url = this.url;
+    if (!url || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const payload = Buffer.from(body, 'utf8');
+      const headers: Record<string, string | number> = {
+        'content-type': this.faults.has('webhook-text-plain') ? 'text/plain; charset=utf-8' : 'application/json',
+        'content-length': payload.length,
+        'user-agent': 'identity-proofing-sandbox',
+        'x-sandbox-event': kind,
+      };
+      if (this.flavor === 'alternative') headers['x-webhook-id'] = randomUUID();
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      let req: ClientRequest;
+      try {
+        req = send(url, { method: 'POST', headers, agent: false, timeout: deliveryTimeoutMs });
+      } catch (error) {
+        this.warnOnce(error instanceof Error ? error.message : String(error));
+        resolve();
+        return;
+      }
+      this.inFlight.add(req);
+      const finish = (): void => {
+        this.inFlight.delete(req);
+        resolve();
+      };
+      req.on('response', (res) => {
+        this.deliveries += 1;
+        res.resume();
+        res.on('end', finish);
+        res.on('error', finish);
+        res.on('close', finish);
+      });
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${deliveryTimeoutMs} ms`)));
+      req.on('error', (error) => {
+        if (!this.closed) this.warnOnce(error.message);
+        finish();
+      });
+      req.end(payload);
+    });
+  }
+}

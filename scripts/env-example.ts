@@ -1,0 +1,43 @@
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { operations } from '../catalog/catalog.ts';
+import { configSchema, configVariables } from '../fixtures/config/variables.ts';
+
+const GROUPS: Array<[string, RegExp]> = [
+  ['Target: base URLs and token endpoints (unset IDENTITY_BASE_URL to run against the embedded sandbox)', /^(IDENTITY|STEPUP|ORDERS)_(BASE|TOKEN)_URL$/],
+  ['Credentials (secrets: redacted from every report)', /^(API_KEY|IDENTITY_API_KEY|STEPUP_API_KEY|ORDERS_API_KEY|CLIENT_ID)$/],
+  ['Strategies', /^(STRATEGY_|STEPUP_STRATEGY)/],
+  ['Routes of the operations whose method and path the spec does not show ("METHOD /path", relative to the base URL)', /^ROUTE_/],
+  ['Reseller flows (part 1): unset RESELLER_API_KEY to skip them', /^RESELLER_/],
+  ['Optional credentials for the 401 and 403 rows and for token expiry', /^(ORDERS_NO_ENTITLEMENT_API_KEY|.*_EXPIRED_TOKEN)$/],
+  ['Order endpoint: body template and the triggers of the 404, 500 and 503 rows', /^ORDER_/],
+  ['Webhook receiver (part 6)', /^WEBHOOK_/],
+  ['Run', /^(PROFILE|SEED|HTTP_)/],
+  ['Embedded sandbox (only when IDENTITY_BASE_URL is unset)', /^SANDBOX_/],
+];
+
+/** .env.example, generated from schemas/config.schema.json so that the two never disagree. */
+export function envExample(): string {
+  const routeDefaults = new Map(operations.filter((o) => o.routeEnv).map((o) => [o.routeEnv as string, o.defaultRoute as string]));
+  const lines = ['# Generated from schemas/config.schema.json by `npm run env:example`; edit the schema, not this file.', '# Copy to .env and fill in. Variables already set in the environment win over .env.', ''];
+  const seen = new Set<string>();
+  for (const [title, pattern] of GROUPS) {
+    lines.push(`# ---- ${title}`);
+    for (const name of configVariables.filter((n) => pattern.test(n) && !seen.has(n))) {
+      seen.add(name);
+      const schema = configSchema.properties[name];
+      const fallback = schema?.default ?? routeDefaults.get(name);
+      const required = configSchema.required.includes(name) ? 'Required against a real target. ' : '';
+      lines.push(`# ${required}${schema?.description ?? ''}${schema?.enum ? ` One of: ${schema.enum.join(', ')}.` : ''}${fallback ? ` Default: ${fallback}` : ''}`);
+      lines.push(`# ${name}=${fallback ?? ''}`, '');
+    }
+  }
+  const ungrouped = configVariables.filter((n) => !seen.has(n));
+  if (ungrouped.length) throw new Error(`Variables without a group in scripts/env-example.ts: ${ungrouped.join(', ')}`);
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  writeFileSync(new URL('../.env.example', import.meta.url), envExample());
+  console.log('.env.example written');
+}

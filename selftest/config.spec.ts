@@ -1,0 +1,112 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from '@playwright/test';
+import { ConfigError, loadConfig } from '../fixtures/config/load-config.ts';
+import { configVariables } from '../fixtures/config/variables.ts';
+import { envExample } from '../scripts/env-example.ts';
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+
+const validEnv = {
+  IDENTITY_BASE_URL: 'https://api.example.com/business/identity-proofing/v1/',
+  IDENTITY_TOKEN_URL: 'https://login.example.com/identity/v1/token',
+  STEPUP_BASE_URL: 'https://api.example.com/business/step-up/v1',
+  STEPUP_TOKEN_URL: 'https://login.example.com/stepup/v1/token',
+  ORDERS_BASE_URL: 'https://api.example.com/commerce',
+  API_KEY: 'c2VjcmV0LWNsaWVudDpzZWNyZXQtdmFsdWU=',
+  CLIENT_ID: 'client-123',
+};
+
+function problemsOf(env: Record<string, string | undefined>): string[] {
+  try {
+    loadConfig(env, { repoRoot, embedded: false });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+test.describe('configuration', () => {
+  test('a complete environment loads, with the documented defaults', () => {
+    const config = loadConfig(validEnv, { repoRoot, embedded: false });
+    expect(config.services.identity.baseUrl, 'a trailing slash is trimmed').toBe('https://api.example.com/business/identity-proofing/v1');
+    expect(config.services.orders.tokenUrl, 'orders use the identity token endpoint by default').toBe(validEnv.IDENTITY_TOKEN_URL);
+    expect(config.routes.assessment).toEqual({ method: 'POST', path: '/assessment' });
+    expect(config.routes.documentRecords.path).toContain('{authenticationId}');
+    expect(config.profile).toBe('gate');
+    expect(config.webhook).toMatchObject({ mode: 'active', host: '127.0.0.1', port: 4455, publicUrl: 'http://127.0.0.1:4455/webhooks' });
+    expect(config.reseller, 'no reseller without RESELLER_API_KEY').toBeUndefined();
+    expect(config.secrets).toContain(validEnv.API_KEY);
+    expect(config.orders.template).toHaveProperty('merchantOrderId');
+  });
+
+  test('overrides replace the defaults', () => {
+    const config = loadConfig(
+      { ...validEnv, ROUTE_ASSESSMENT: 'PUT /v2/assess', PROFILE: 'certify', SEED: '42', RESELLER_API_KEY: 'cmVzZWxsZXI6c2VjcmV0', RESELLER_SOURCE_CLIENT_ID: 'child-1', RESELLER_SHARED_CONTEXT: '{"childOrganizationId":"child-1"}' },
+      { repoRoot, embedded: false },
+    );
+    expect(config.routes.assessment).toEqual({ method: 'PUT', path: '/v2/assess' });
+    expect(config.profile).toBe('certify');
+    expect(config.seed).toBe(42);
+    expect(config.reseller).toMatchObject({ clientId: 'client-123', sourceClientId: 'child-1', sharedContext: { childOrganizationId: 'child-1' } });
+  });
+
+  const badValues: Array<{ variant: string; env: Record<string, string | undefined>; variable: string; says: RegExp }> = [
+    { variant: 'a URL without scheme', env: { IDENTITY_BASE_URL: 'api.example.com/v1' }, variable: 'IDENTITY_BASE_URL', says: /"api\.example\.com\/v1" is not valid: expected Base URL/ },
+    { variant: 'an ftp URL', env: { STEPUP_TOKEN_URL: 'ftp://login.example.com/v1/token' }, variable: 'STEPUP_TOKEN_URL', says: /expected Token endpoint/ },
+    { variant: 'a route without method', env: { ROUTE_ASSESSMENT: '/assessment' }, variable: 'ROUTE_ASSESSMENT', says: /expected Method and path of 4\.2/ },
+    { variant: 'a route missing its placeholder', env: { ROUTE_DOCUMENT_RECORDS: 'GET /records' }, variable: 'ROUTE_DOCUMENT_RECORDS', says: /\{authenticationId\}/ },
+    { variant: 'a placeholder where none belongs', env: { ROUTE_CASE_UPDATE: 'POST /cases/{caseId}' }, variable: 'ROUTE_CASE_UPDATE', says: /without \{placeholders\}/ },
+    { variant: 'invalid JSON', env: { RESELLER_API_KEY: 'a2V5', RESELLER_SOURCE_CLIENT_ID: 'c', RESELLER_SHARED_CONTEXT: '{child: 1}' }, variable: 'RESELLER_SHARED_CONTEXT', says: /expected valid JSON/ },
+    { variant: 'JSON that is not an object', env: { STEPUP_STRATEGY: '["a"]' }, variable: 'STEPUP_STRATEGY', says: /expected JSON object sent as the step-up strategy/ },
+    { variant: 'a reseller key without its child client', env: { RESELLER_API_KEY: 'a2V5', RESELLER_SHARED_CONTEXT: '{}' }, variable: 'RESELLER_SOURCE_CLIENT_ID', says: /is not set: .*required when RESELLER_API_KEY is set/ },
+    { variant: 'a missing required variable', env: { CLIENT_ID: undefined }, variable: 'CLIENT_ID', says: /CLIENT_ID is not set: expected Value sent in x-client-id/ },
+    { variant: 'an unknown profile', env: { PROFILE: 'strict' }, variable: 'PROFILE', says: /expected one of gate, certify, nightly/ },
+    { variant: 'a port out of range', env: { WEBHOOK_LISTEN: '127.0.0.1:70000' }, variable: 'WEBHOOK_LISTEN', says: /port from 1 to 65535/ },
+    { variant: 'a malformed trigger', env: { ORDER_TRIGGER_404: 'status=404' }, variable: 'ORDER_TRIGGER_404', says: /expected How to make the order endpoint answer 404/ },
+    { variant: 'a trigger with invalid JSON', env: { ORDER_TRIGGER_500: 'pointer:/x={bad' }, variable: 'ORDER_TRIGGER_500', says: /valid JSON value/ },
+    { variant: 'a missing order template', env: { ORDER_TEMPLATE: 'fixtures/no-such-template.json' }, variable: 'ORDER_TEMPLATE', says: /readable JSON file/ },
+    { variant: 'a pointer outside the template', env: { ORDER_ID_POINTER: '/orderNumber' }, variable: 'ORDER_ID_POINTER', says: /pointer to a string in the order template/ },
+  ];
+
+  for (const bad of badValues) {
+    test(`a wrong value stops the run with one line naming the variable: ${bad.variant}`, () => {
+      const problems = problemsOf({ ...validEnv, ...bad.env });
+      expect(problems, 'exactly one problem reported').toHaveLength(1);
+      expect(problems[0]).toMatch(new RegExp(`^${bad.variable}[= ]`));
+      expect(problems[0]).toMatch(bad.says);
+    });
+  }
+
+  test('a secret is never shown in a configuration error', () => {
+    const secret = 'not a valid key because of spaces';
+    const problems = problemsOf({ ...validEnv, API_KEY: secret, ORDERS_EXPIRED_TOKEN: 'two words' });
+    expect(problems.join('\n')).toContain('API_KEY=[REDACTED, 33 characters]');
+    expect(problems.join('\n')).not.toContain(secret);
+    expect(problems.join('\n')).not.toContain('two words');
+  });
+
+  test('several wrong values are all reported at once', () => {
+    expect(problemsOf({ ...validEnv, IDENTITY_BASE_URL: 'nope', PROFILE: 'x', ROUTE_STEP_UP: 'POST' })).toHaveLength(3);
+  });
+
+  test('a bad value stops the real command before any test runs, naming the variable', () => {
+    const result = spawnSync('npx', ['playwright', 'test', '--list'], {
+      cwd: repoRoot,
+      env: { ...process.env, ...validEnv, ENV_FILE: undefined, ROUTE_STEP_UP: 'SEND /step-up', CONFORMANCE_QUIET: '1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status, result.stdout + result.stderr).toBe(2);
+    expect(result.stderr).toContain('ROUTE_STEP_UP="SEND /step-up" is not valid: expected Method and path of 4.7');
+    expect(result.stdout).not.toContain('Listing tests');
+  });
+
+  test('.env.example documents every variable of the configuration schema and is up to date', () => {
+    const text = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
+    for (const name of configVariables) expect(text, `${name} is documented`).toContain(`# ${name}=`);
+    expect(text, 'regenerate with npm run env:example').toBe(envExample());
+  });
+});

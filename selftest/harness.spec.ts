@@ -1,0 +1,141 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect, test } from '@playwright/test';
+import { HttpClient } from '../fixtures/http/client.ts';
+import { backoffMs, retryAfterMs, sendWithRetry } from '../fixtures/http/retry.ts';
+import { NoAnswerError } from '../fixtures/http/wire.ts';
+import { Redactor } from '../fixtures/redact.ts';
+import { requirements } from '../catalog/catalog.ts';
+import { ANNOTATION } from '../fixtures/verdict.ts';
+import { failureReasons, verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+const policy = { retries: 3, baseMs: 5, maxMs: 50, timeoutMs: 2000 };
+
+test.describe('HTTP layer', () => {
+  test('a 503 is retried with backoff until it succeeds, and every attempt is recorded', async () => {
+    let calls = 0;
+    const { url, server } = await serve((_req, res) => {
+      calls += 1;
+      res.writeHead(calls < 3 ? 503 : 200, { 'content-type': 'application/json' }).end('{}');
+    });
+    const waits: number[] = [];
+    const { response, attempts } = await sendWithRetry({ method: 'GET', url, headers: [] }, policy, async (ms) => void waits.push(ms));
+    server.close();
+    expect(response.status).toBe(200);
+    expect(attempts.map((a) => a.status)).toEqual([503, 503, 200]);
+    expect(waits).toHaveLength(2);
+    expect(waits[1]! >= 5).toBe(true);
+  });
+
+  test('Retry-After is honoured when it fits, and ends the retries when it is longer than the longest backoff', async () => {
+    const { url, server } = await serve((req, res) => {
+      res.writeHead(503, { 'retry-after': req.url === '/short' ? '0' : '3600' }).end();
+    });
+    const waits: number[] = [];
+    const long = await sendWithRetry({ method: 'GET', url: `${url}/long`, headers: [] }, policy, async (ms) => void waits.push(ms));
+    expect(long.attempts).toHaveLength(1);
+    expect(long.attempts[0]?.note).toContain('exceeds the longest backoff');
+    const short = await sendWithRetry({ method: 'GET', url: `${url}/short`, headers: [] }, policy, async (ms) => void waits.push(ms));
+    server.close();
+    expect(short.attempts).toHaveLength(4);
+    expect(short.response.status, 'after the last retry the 503 is returned').toBe(503);
+  });
+
+  test('retrying can be turned off for checks that expect a 503', async () => {
+    const { url, server } = await serve((_req, res) => res.writeHead(503).end());
+    const client = new HttpClient(policy);
+    const exchange = await client.send({ label: 't', method: 'GET', url, headers: [], retry: false });
+    server.close();
+    expect(exchange.attempts).toHaveLength(1);
+    expect(client.stats).toEqual({ requests: 1, retries: 0 });
+  });
+
+  test('a silent server is reported as no answer within the timeout', async () => {
+    const { url, server } = await serve(() => undefined);
+    const client = new HttpClient({ ...policy, timeoutMs: 150 });
+    const error = await client.send({ label: 't', method: 'GET', url, headers: [] }).catch((e: unknown) => e);
+    server.closeAllConnections();
+    server.close();
+    expect(error).toBeInstanceOf(NoAnswerError);
+    expect(String(error)).toContain('no answer within 150 ms');
+  });
+
+  test('backoff grows exponentially within the cap, with jitter', () => {
+    expect(backoffMs(0, { baseMs: 100, maxMs: 1000 }, () => 0)).toBe(50);
+    expect(backoffMs(0, { baseMs: 100, maxMs: 1000 }, () => 1)).toBe(100);
+    expect(backoffMs(3, { baseMs: 100, maxMs: 1000 }, () => 1)).toBe(800);
+    expect(backoffMs(10, { baseMs: 100, maxMs: 1000 }, () => 1)).toBe(1000);
+    expect(retryAfterMs('2')).toBe(2000);
+    expect(retryAfterMs(new Date(Date.now() + 5000).toUTCString())! > 3000).toBe(true);
+    expect(retryAfterMs('soon')).toBeUndefined();
+  });
+});
+
+test.describe('redaction', () => {
+  const redactor = new Redactor(['registered-api-key-123']);
+
+  test('registered secrets, credentials after a scheme, Authorization headers and token fields are removed', () => {
+    expect(redactor.text('key registered-api-key-123 here')).toBe('key [REDACTED] here');
+    expect(redactor.text('Authorization: Bearer eyJhbGciOi.payload.sig')).toBe('Authorization: Bearer [REDACTED]');
+    expect(redactor.text('basic dXNlcjpwYXNz')).toBe('basic [REDACTED]');
+    expect(redactor.header('Authorization', 'Token abc.def')).toBe('Token [REDACTED]');
+    expect(redactor.header('authorization', 'rawvalue')).toBe('[REDACTED]');
+    expect(redactor.header('authorization', ''), 'an empty header stays visibly empty').toBe('');
+    expect(redactor.json({ access_token: 'abc', nested: [{ refresh_token: 'x' }], note: 'registered-api-key-123' })).toEqual({
+      access_token: '[REDACTED]',
+      nested: [{ refresh_token: '[REDACTED]' }],
+      note: '[REDACTED]',
+    });
+  });
+});
+
+test.describe('verdict aggregation', () => {
+  const cite = (...ids: string[]) => ids.map((id) => ({ type: ANNOTATION.cites, description: id }));
+  const record = (status: TestRecord['status'], annotations: TestRecord['annotations'], extra: Partial<TestRecord> = {}): TestRecord => ({
+    title: 't',
+    project: 'p',
+    location: 'x.spec.ts:1',
+    status,
+    annotations,
+    ...extra,
+  });
+  const outcome = (tests: TestRecord[], id: string) => verdictsFor(requirements, tests).find((v) => v.id === id)?.outcome;
+
+  test('the worst outcome of the tests behind a requirement wins', () => {
+    const pass = record('passed', [...cite('ORD-409'), { type: ANNOTATION.pass, description: 'ORD-409' }]);
+    const fail = record('failed', [...cite('ORD-409'), { type: ANNOTATION.fail, description: 'ORD-409' }]);
+    expect(outcome([pass], 'ORD-409')).toBe('passed');
+    expect(outcome([pass, fail], 'ORD-409')).toBe('failed');
+    expect(outcome([], 'ORD-409')).toBe('uncovered');
+  });
+
+  test('an unexpected error fails the MUST requirements the test had not yet passed', () => {
+    const crashed = record('failed', [...cite('ORD-409', 'ORD-ERR-PAIR'), { type: ANNOTATION.pass, description: 'ORD-ERR-PAIR' }], { error: 'TypeError: x', errorName: 'TypeError' });
+    expect(outcome([crashed], 'ORD-409')).toBe('failed');
+    expect(outcome([crashed], 'ORD-ERR-PAIR')).toBe('passed');
+  });
+
+  test('a failed precondition or a skip means not exercised, never passed', () => {
+    const blocked = record('failed', [...cite('CU-TAGS-APPEND'), { type: ANNOTATION.blocked, description: 'CU-TAGS-APPEND no case' }], { errorName: 'PreconditionFailure' });
+    const skipped = record('skipped', [...cite('ORD-403'), { type: ANNOTATION.notExercised, description: 'ORD-403 no key configured' }]);
+    expect(outcome([blocked], 'CU-TAGS-APPEND')).toBe('not-exercised');
+    expect(outcome([skipped], 'ORD-403')).toBe('not-exercised');
+  });
+
+  test('profiles: gate fails only on MUST; certify also on SHOULD and on MUST not exercised', () => {
+    const warn = record('passed', [...cite('TOK-NO-STORE'), { type: ANNOTATION.warn, description: 'TOK-NO-STORE absent' }]);
+    const skipped = record('skipped', cite('ORD-403'));
+    const verdicts = verdictsFor(requirements, [warn, skipped]);
+    expect(failureReasons(verdicts, 'gate')).toEqual([]);
+    expect(failureReasons(verdicts, 'nightly')).toEqual([]);
+    const certify = failureReasons(verdicts, 'certify').join('\n');
+    expect(certify).toContain('SHOULD requirements failed (certify profile): TOK-NO-STORE');
+    expect(certify).toContain('ORD-403');
+  });
+});

@@ -1,0 +1,13 @@
+import { defineConfig } from '@playwright/test';
+
+// The suite's own tests: schema, configuration, sandbox and harness units, then the kill matrix and the
+// portability run, which start sandboxes of their own and run the conformance suite against them.
+export default defineConfig({
+  testDir: '.',
+  testMatch: '**/*.spec.ts',
+  fullyParallel: true,
+  workers: 2,
+  timeout: 60_000,
+  reporter: [['list'], ['./plain-summary-reporter.ts']],
+  outputDir: '../test-results/selftest',
+});

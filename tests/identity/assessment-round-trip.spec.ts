@@ -1,0 +1,40 @@
+import { operation } from '../../catalog/catalog.ts';
+import { expectAccepted, expectEqual, expectJsonBody, expectSchema, expectThat } from '../../fixtures/checks.ts';
+import { fullAssessment, minimalAssessment } from '../../fixtures/builders/identity-bodies.ts';
+import { bodyOf } from '../../fixtures/flows.ts';
+import { cites, test } from '../../fixtures/test.ts';
+
+const assessment = operation('assessment');
+const fetchAssessment = operation('fetchAssessment');
+
+const variants = [
+  { name: 'minimal request (strategy and inquiryId)', build: minimalAssessment },
+  { name: 'full request (every field of 2.1)', build: fullAssessment },
+] as const;
+
+for (const variant of variants) {
+  test(
+    ...cites(['ASM-ACCEPTED', 'GEN-JSON-RESPONSE', 'ASM-RES-SCHEMA', 'ASM-RES-IDS', 'ASM-FETCH-SAME-CASE', 'OBS-SUCCESS-STATUS', 'ASM-DECISION-VALUES'],
+    `an assessment round-trips through fetch by case id: ${variant.name}`),
+    async ({ api, verdict, suite, data }) => {
+      const body = variant.build(data, suite.strategies.assessment);
+      const created = await api.call('assessment', { body });
+      expectAccepted(verdict, 'ASM-ACCEPTED', created);
+      verdict.observe('OBS-SUCCESS-STATUS', `${assessment.id} answered ${created.status}`);
+      expectJsonBody(verdict, 'GEN-JSON-RESPONSE', created);
+      expectSchema(verdict, 'ASM-RES-SCHEMA', assessment.responseSchema as string, created.json, created);
+      const answer = bodyOf(created);
+      expectThat(verdict, 'ASM-RES-IDS', typeof answer.authenticationId === 'string' && answer.authenticationId !== '', 'a non-empty string authenticationId', () => JSON.stringify(answer.authenticationId), created);
+      expectEqual(verdict, 'ASM-RES-IDS', 'inquiryId', answer.inquiryId, body.inquiryId, created);
+      if (answer.decision !== undefined) verdict.observe('ASM-DECISION-VALUES', `decision ${JSON.stringify(answer.decision)}`);
+
+      const fetched = await api.call('fetchAssessment', { pathParams: { caseId: answer.authenticationId as string } });
+      expectAccepted(verdict, 'ASM-FETCH-SAME-CASE', fetched);
+      verdict.observe('OBS-SUCCESS-STATUS', `${fetchAssessment.id} answered ${fetched.status}`);
+      expectJsonBody(verdict, 'GEN-JSON-RESPONSE', fetched);
+      expectSchema(verdict, 'ASM-RES-SCHEMA', fetchAssessment.responseSchema as string, fetched.json, fetched);
+      expectEqual(verdict, 'ASM-FETCH-SAME-CASE', 'authenticationId', bodyOf(fetched).authenticationId, answer.authenticationId, fetched);
+      expectEqual(verdict, 'ASM-FETCH-SAME-CASE', 'inquiryId', bodyOf(fetched).inquiryId, body.inquiryId, fetched);
+    },
+  );
+}
