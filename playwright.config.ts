@@ -37,7 +37,7 @@ export default defineConfig<object, WorkerFixtures>({
   workers: process.env.CONFORMANCE_WORKERS ? Number(process.env.CONFORMANCE_WORKERS) : 2,
   retries: 0,
   timeout: 30_000 + suite.http.timeoutMs * (suite.http.retries503 + 1),
-  outputDir: './test-results/conformance',
+  outputDir: process.env.TEST_RESULTS_DIR ?? './test-results/conformance',
   reporter: reportersFor(suite),
   use: { trace: 'off', screenshot: 'off', video: 'off' },
   projects: [
