@@ -36,6 +36,15 @@ export interface SandboxOptions {
   tokenLifetimeSeconds?: number;
   /** Default 25. */
   webhookDelayMs?: number;
+  /** Called with every request as received, once its body is read (the bench replays them). */
+  onRequest?: (request: ReceivedRequest) => void;
+}
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  rawHeaders: string[];
+  body: Buffer;
 }
 
 export interface RunningSandbox {
@@ -140,10 +149,17 @@ function decodeParams(names: string[], values: string[]): Record<string, string>
   return params;
 }
 
-async function handleRequest(ctx: SandboxContext, resources: Resource[], req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handleRequest(
+  ctx: SandboxContext,
+  resources: Resource[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  onRequest?: (request: ReceivedRequest) => void,
+): Promise<void> {
   req.on('error', () => undefined);
   res.on('error', () => undefined);
   const body = await readBody(req);
+  if (onRequest && body.kind === 'ok') onRequest({ method: req.method ?? 'GET', url: req.url ?? '/', rawHeaders: req.rawHeaders, body: body.bytes });
   if (body.kind === 'aborted') {
     res.destroy();
     return;
@@ -213,7 +229,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   let requests = 0;
   const server = createServer((req, res) => {
     requests += 1;
-    handleRequest(ctx, resources, req, res).catch((error: unknown) => {
+    handleRequest(ctx, resources, req, res, options.onRequest).catch((error: unknown) => {
       if (!res.headersSent) {
         sendRefusal(res, refusal(500, 'internal', `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`));
       } else {

@@ -1,0 +1,138 @@
+import { requirements, type Level } from '../../catalog/catalog.ts';
+import { ANNOTATION } from '../../fixtures/verdict.ts';
+import { outcomeInTest, type TestRecord } from '../../reporters/verdicts.ts';
+import type { ProofPlan } from './plan.ts';
+
+interface JsonSuite {
+  title: string;
+  file?: string;
+  specs?: Array<{ title: string; file: string; line: number; tests: JsonTest[] }>;
+  suites?: JsonSuite[];
+}
+interface JsonTest {
+  projectName: string;
+  annotations: Array<{ type: string; description?: string }>;
+  results: Array<{ status: TestRecord['status']; annotations?: Array<{ type: string; description?: string }>; errors?: Array<{ message?: string }> }>;
+}
+
+/** The final result of every test of a Playwright JSON report, keyed by project. */
+export function recordsByProject(report: { suites: JsonSuite[] }): Map<string, TestRecord[]> {
+  const byProject = new Map<string, TestRecord[]>();
+  const visit = (suite: JsonSuite) => {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests) {
+        const last = test.results[test.results.length - 1];
+        const message = last?.errors?.[0]?.message;
+        const record: TestRecord = {
+          title: spec.title,
+          project: test.projectName,
+          location: `${spec.file}:${spec.line}`,
+          status: last?.status ?? 'skipped',
+          annotations: [...test.annotations, ...(last?.annotations ?? [])],
+          ...(message ? { error: message.split('\n').slice(0, 8).join('\n'), errorName: /^(\w+(?:Failure|Error))/.exec(message)?.[1] ?? 'Error' } : {}),
+        };
+        byProject.set(test.projectName, [...(byProject.get(test.projectName) ?? []), record]);
+      }
+    }
+    for (const inner of suite.suites ?? []) visit(inner);
+  };
+  for (const suite of report.suites) visit(suite);
+  return byProject;
+}
+
+export interface Problem {
+  requirement: string;
+  outcome: string;
+  test: string;
+  detail?: string;
+}
+
+/** Every failed or warned requirement in a set of test results, with the test and why. */
+export function problemsIn(records: readonly TestRecord[]): Problem[] {
+  const problems: Problem[] = [];
+  for (const record of records) {
+    const cited = record.annotations.filter((a) => a.type === ANNOTATION.cites).map((a) => a.description ?? '');
+    for (const id of new Set(cited)) {
+      const req = requirements.find((r) => r.id === id);
+      if (!req) continue;
+      const { outcome, detail } = outcomeInTest(req, record);
+      if (outcome === 'failed' || outcome === 'warning') problems.push({ requirement: id, outcome, test: `${record.project} › ${record.title}`, ...(detail ? { detail } : {}) });
+    }
+    if (record.status === 'failed' && cited.length === 0) problems.push({ requirement: '(none cited)', outcome: 'failed', test: record.title, ...(record.error ? { detail: record.error } : {}) });
+  }
+  return problems;
+}
+
+export interface KillRow {
+  fault: string;
+  requirement: string;
+  level: Level;
+  /** Checks that failed (MUST) or warned (SHOULD) for the faulted requirement itself. */
+  caughtBy: string[];
+  /** Other requirements that failed or warned in the same run: a fault should violate exactly one. */
+  collateral: string[];
+  testsRun: number;
+  killed: boolean;
+}
+
+export interface ProofAnalysis {
+  clean: { tests: number; skipped: string[]; problems: Problem[]; mustNotPassed: string[] };
+  portability: { tests: number; skipped: string[]; problems: Problem[] };
+  kills: KillRow[];
+  mustWithoutFault: string[];
+  mutationScore: number;
+}
+
+export function analyse(plan: ProofPlan, report: { suites: JsonSuite[] }): ProofAnalysis {
+  const byProject = recordsByProject(report);
+  const recordsOf = (prefix: string) => [...byProject.entries()].filter(([name]) => name === prefix || name.startsWith(`${prefix}/`)).flatMap(([, records]) => records);
+  const skippedIn = (records: TestRecord[]) => records.filter((r) => r.status === 'skipped').map((r) => `${r.project} › ${r.title}`);
+
+  const clean = recordsOf('clean');
+  const cleanPassed = new Set(
+    clean.flatMap((r) => r.annotations.filter((a) => a.type === ANNOTATION.pass).map((a) => (a.description ?? '').split(' ')[0] ?? '')),
+  );
+  const portability = recordsOf('portability');
+
+  const kills = plan.targets.flatMap((target) => {
+    if (!target.fault) return [];
+    const { id, requirement, level } = target.fault;
+    const records = byProject.get(target.name) ?? [];
+    const problems = problemsIn(records);
+    const wanted = level === 'MUST' ? 'failed' : 'warning';
+    const caughtBy = problems.filter((p) => p.requirement === requirement && p.outcome === wanted).map((p) => p.test);
+    const collateral = [...new Set(problems.filter((p) => p.requirement !== requirement).map((p) => `${p.requirement} (${p.outcome})`))];
+    return [{ fault: id, requirement, level, caughtBy, collateral, testsRun: records.filter((r) => r.status !== 'skipped').length, killed: caughtBy.length > 0 }];
+  });
+  const faulted = new Set(kills.map((k) => k.requirement));
+  return {
+    clean: {
+      tests: clean.length,
+      skipped: skippedIn(clean),
+      problems: problemsIn(clean),
+      mustNotPassed: requirements.filter((r) => r.level === 'MUST' && !cleanPassed.has(r.id)).map((r) => r.id),
+    },
+    portability: { tests: portability.length, skipped: skippedIn(portability), problems: problemsIn(portability) },
+    kills,
+    mustWithoutFault: requirements.filter((r) => r.level === 'MUST' && !faulted.has(r.id)).map((r) => r.id),
+    mutationScore: kills.length === 0 ? 0 : kills.filter((k) => k.killed).length / kills.length,
+  };
+}
+
+export function killMatrixMarkdown(analysis: ProofAnalysis, durationMs: number): string {
+  const killed = analysis.kills.filter((k) => k.killed).length;
+  const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return [
+    '# Kill matrix',
+    '',
+    `Mutation score: **${(analysis.mutationScore * 100).toFixed(1)}%** (${killed} of ${analysis.kills.length} faults caught), proof run ${(durationMs / 1000).toFixed(1)} s.`,
+    `Clean reference sandbox: ${analysis.clean.tests} tests, ${analysis.clean.problems.length} problems, ${analysis.clean.skipped.length} skipped; MUST requirements not passed: ${analysis.clean.mustNotPassed.join(', ') || 'none'}.`,
+    `Alternative implementation (portability): ${analysis.portability.tests} tests, ${analysis.portability.problems.length} problems, ${analysis.portability.skipped.length} skipped.`,
+    `MUST requirements without a fault: ${analysis.mustWithoutFault.join(', ') || 'none'}.`,
+    '',
+    '| Fault | Requirement | Level | Caught | Checks that caught it | Collateral |',
+    '|---|---|---|---|---|---|',
+    ...analysis.kills.map((k) => `| ${k.fault} | ${k.requirement} | ${k.level} | ${k.killed ? 'yes' : '**SURVIVED**'} | ${cell(k.caughtBy.join('<br>') || `(none of ${k.testsRun} tests)`)} | ${cell(k.collateral.join(', ') || '—')} |`),
+    '',
+  ].join('\n');
+}

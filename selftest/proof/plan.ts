@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { requirement, type Area, type Level } from '../../catalog/catalog.ts';
+import { faultSuiteEnv, type Fault } from '../../sandbox/faults.ts';
+import { startSandbox, type Flavor, type RunningSandbox } from '../../sandbox/server.ts';
+import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
+
+export type TargetKind = 'clean' | 'portability' | 'fault';
+
+/** One sandbox the suite runs against in the proof run, and the suite environment that targets it. */
+export interface ProofTarget {
+  name: string;
+  kind: TargetKind;
+  flavor: Flavor;
+  fault?: { id: string; requirement: string; level: Level; area: Area };
+  env: Record<string, string>;
+}
+
+export interface ProofPlan {
+  seed: number;
+  targets: ProofTarget[];
+}
+
+/** Free loopback ports, taken all at once so that none is handed out twice. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => new Promise<ReturnType<typeof createServer>>((resolve) => {
+      const server = createServer();
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as { port: number }).port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
+}
+
+/**
+ * Starts the sandboxes of a proof run: the clean reference, the alternative implementation (portability), and one
+ * reference sandbox per fault. Each gets its own webhook receiver port, so the runs never see each other's events.
+ */
+export async function startProofTargets(faults: readonly Fault[], seed: number): Promise<{ plan: ProofPlan; close: () => Promise<void>; sandboxes: RunningSandbox[] }> {
+  const specs: Array<Omit<ProofTarget, 'env'>> = [
+    { name: 'clean', kind: 'clean', flavor: 'reference' },
+    { name: 'portability', kind: 'portability', flavor: 'alternative' },
+    ...faults.map((f) => {
+      const req = requirement(f.requirement);
+      return { name: `fault/${f.id}`, kind: 'fault' as const, flavor: 'reference' as const, fault: { id: f.id, requirement: f.requirement, level: req.level, area: req.area } };
+    }),
+  ];
+  const ports = await freePorts(specs.length);
+  const runTag = randomBytes(4).toString('hex');
+  const sandboxes: RunningSandbox[] = [];
+  const targets: ProofTarget[] = [];
+  try {
+    for (const [index, spec] of specs.entries()) {
+      const tokenSecret = randomBytes(16).toString('hex');
+      const webhookPort = ports[index] as number;
+      const sandbox = await startSandbox({
+        flavor: spec.flavor,
+        tokenSecret,
+        faults: spec.fault ? [spec.fault.id] : [],
+        webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`,
+      });
+      sandboxes.push(sandbox);
+      const env = {
+        ...sandboxTargetEnv({ url: sandbox.url, flavor: spec.flavor, tokenSecret, faultSuiteEnv: faultSuiteEnv(spec.fault ? [spec.fault.id] : []) }),
+        WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
+        SEED: String(seed),
+        RUN_TAG: runTag,
+        PROFILE: 'gate',
+      };
+      targets.push({ ...spec, env });
+    }
+  } catch (error) {
+    await Promise.all(sandboxes.map((s) => s.close()));
+    throw error;
+  }
+  return { plan: { seed, targets }, sandboxes, close: async () => void (await Promise.all(sandboxes.map((s) => s.close()))) };
+}

@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from '@playwright/test';
+import { requirement } from '../../catalog/catalog.ts';
+import { loadConfig } from '../../fixtures/config/load-config.ts';
+import type { WorkerFixtures } from '../../fixtures/test.ts';
+import type { ProofPlan, ProofTarget } from './plan.ts';
+
+// The proof run: the whole suite against the clean and the alternative sandbox, and, for each fault, the checks that
+// cite the faulted requirement against a sandbox carrying that fault. Started by selftest/proof.spec.ts.
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const planFile = process.env.PROOF_PLAN;
+if (!planFile) throw new Error('PROOF_PLAN is not set: this configuration is started by selftest/proof.spec.ts');
+const plan = JSON.parse(readFileSync(planFile, 'utf8')) as ProofPlan;
+const AREAS = ['auth', 'identity', 'stepup', 'orders', 'webhooks', 'reseller'] as const;
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const suiteFor = (target: ProofTarget) => loadConfig(target.env, { repoRoot, embedded: false });
+
+function projectsFor(target: ProofTarget) {
+  const suite = suiteFor(target);
+  if (!target.fault) {
+    return AREAS.map((area) => ({
+      name: `${target.name}/${area}`,
+      testDir: `${repoRoot}tests/${area}`,
+      use: { suite },
+      ...(area === 'webhooks' ? { workers: 1, fullyParallel: false } : {}),
+    }));
+  }
+  const webhooks = requirement(target.fault.requirement).area === 'webhooks';
+  return [
+    {
+      name: target.name,
+      testDir: `${repoRoot}tests`,
+      grep: new RegExp(`(^|\\s)${escape(target.fault.requirement)}(\\s|$)`),
+      use: { suite },
+      ...(webhooks ? { workers: 1, fullyParallel: false, testMatch: 'webhooks/**/*.spec.ts' } : { testIgnore: 'webhooks/**' }),
+    },
+  ];
+}
+
+export default defineConfig<object, WorkerFixtures>({
+  fullyParallel: true,
+  workers: Number(process.env.PROOF_WORKERS ?? 2),
+  retries: 0,
+  timeout: 30_000,
+  outputDir: `${repoRoot}test-results/proof-run`,
+  reporter: [['json', { outputFile: process.env.PROOF_RESULTS ?? `${repoRoot}test-results/proof-results.json` }]],
+  use: { trace: 'off' },
+  projects: plan.targets.flatMap(projectsFor),
+});

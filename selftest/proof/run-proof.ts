@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { faults as allFaults, type Fault } from '../../sandbox/faults.ts';
+import { analyse, killMatrixMarkdown, type ProofAnalysis } from './analyse.ts';
+import { startProofTargets } from './plan.ts';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ProofResult {
+  analysis: ProofAnalysis;
+  durationMs: number;
+  exitCode: number | null;
+  output: string;
+}
+
+/**
+ * Runs the proof once per self-test run (the result is cached on disk under the run's id, so a restarted worker does
+ * not run it again): starts the sandboxes in this process, runs the suite against them in a child Playwright
+ * process, and writes the kill matrix as JSON and Markdown.
+ */
+export async function runProofOnce(options: { runId: string; faults?: readonly Fault[]; reportsDir?: string }): Promise<ProofResult> {
+  const work = `${repoRoot}test-results/proof`;
+  mkdirSync(work, { recursive: true });
+  const cache = `${work}/result-${options.runId}.json`;
+  if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8')) as ProofResult;
+
+  const started = performance.now();
+  const seed = Math.floor(Math.random() * 1e9);
+  const { plan, close } = await startProofTargets(options.faults ?? allFaults, seed);
+  const planFile = `${work}/plan-${options.runId}.json`;
+  const resultsFile = `${work}/results-${options.runId}.json`;
+  writeFileSync(planFile, JSON.stringify(plan, null, 2));
+  let output = '';
+  let exitCode: number | null;
+  try {
+    exitCode = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn('npx', ['playwright', 'test', '-c', 'selftest/proof/proof.config.ts'], {
+        cwd: repoRoot,
+        env: { ...process.env, PROOF_PLAN: planFile, PROOF_RESULTS: resultsFile, CI: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', resolve);
+    });
+  } finally {
+    await close();
+  }
+  if (!existsSync(resultsFile)) throw new Error(`The proof run wrote no results (exit ${exitCode}):\n${output.slice(-3000)}`);
+  const analysis = analyse(plan, JSON.parse(readFileSync(resultsFile, 'utf8')));
+  const durationMs = performance.now() - started;
+  const reportsDir = options.reportsDir ?? `${repoRoot}reports`;
+  mkdirSync(reportsDir, { recursive: true });
+  writeFileSync(`${reportsDir}/kill-matrix.json`, `${JSON.stringify({ seed, durationMs: Math.round(durationMs), ...analysis }, null, 2)}\n`);
+  writeFileSync(`${reportsDir}/kill-matrix.md`, killMatrixMarkdown(analysis, durationMs));
+  const result = { analysis, durationMs, exitCode, output: output.slice(-5000) };
+  writeFileSync(cache, JSON.stringify(result));
+  return result;
+}

@@ -1,0 +1,63 @@
+import { fileURLToPath } from 'node:url';
+import { test as base, expect } from '@playwright/test';
+import { operations } from '../catalog/catalog.ts';
+import { Api } from '../fixtures/api.ts';
+import { loadConfig } from '../fixtures/config/load-config.ts';
+import { HttpClient } from '../fixtures/http/client.ts';
+import { Redactor } from '../fixtures/redact.ts';
+import { TokenProvider } from '../fixtures/tokens.ts';
+import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
+import { sandboxTargetEnv } from '../sandbox/target-env.ts';
+
+// What the suite claims it sent is what arrived: the sandbox's echo endpoint reports the raw headers it received.
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+
+const test = base.extend<object, { sandbox: RunningSandbox; api: Api; http: HttpClient }>({
+  sandbox: [async ({}, use) => {
+    const sandbox = await startSandbox({ tokenSecret: 'wire-test-secret' });
+    await use(sandbox);
+    await sandbox.close();
+  }, { scope: 'worker' }],
+  http: [async ({}, use) => use(new HttpClient({ retries: 0, baseMs: 10, maxMs: 10, timeoutMs: 5000 })), { scope: 'worker' }],
+  api: [async ({ sandbox, http }, use) => {
+    const suite = loadConfig(sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret: 'wire-test-secret' }), { repoRoot, embedded: false });
+    await use(new Api(suite, http, new TokenProvider(http, new Redactor()), async () => undefined, (_title, body) => body()));
+  }, { scope: 'worker' }],
+});
+
+async function received(sandbox: RunningSandbox, http: HttpClient, headers: Array<[string, string]>, body?: string, method = 'POST') {
+  const exchange = await http.send({ label: 'echo', method, url: `${sandbox.url}/__sandbox/echo`, headers, ...(body !== undefined ? { body } : {}) });
+  const raw = (exchange.json as { rawHeaders: string[] }).rawHeaders;
+  return raw.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
+}
+
+const HTTP_FRAMING = ['host', 'connection', 'content-length'];
+
+for (const op of operations) {
+  for (const omitted of [undefined, ...op.mandatoryHeaders]) {
+    test(`${op.id}: ${omitted ? `without ${omitted}, that header is really absent on the wire` : 'the mandatory headers arrive, and nothing else but HTTP framing'}`, async ({ sandbox, api, http }) => {
+      const headers = await api.headers(op.id, omitted ? { omit: [omitted] } : {});
+      const names = await received(sandbox, http, headers, op.hasBody ? '{}' : undefined, api.method(op.id));
+      if (omitted) expect(names, `${omitted} must not reach the server`).not.toContain(omitted);
+      const expected = headers.map(([name]) => name.toLowerCase());
+      expect(names.filter((n) => !HTTP_FRAMING.includes(n)).sort()).toEqual([...expected].sort());
+      expect(names.filter((n) => HTTP_FRAMING.includes(n)).every((n) => HTTP_FRAMING.includes(n))).toBe(true);
+    });
+  }
+}
+
+test('a GET without a body carries no Content-Type and no Content-Length, only what the caller set', async ({ sandbox, http }) => {
+  const names = await received(sandbox, http, [['x-client-id', 'c']], undefined, 'GET');
+  expect(names).not.toContain('content-type');
+  expect(names).not.toContain('content-length');
+  expect(names).toContain('host');
+});
+
+test('an empty header value is sent empty, and a replaced header is sent once', async ({ sandbox, api, http }) => {
+  const headers = await api.headers('assessment', { set: { 'content-type': 'text/plain', 'x-client-id': '' } });
+  const exchange = await http.send({ label: 'echo', method: 'POST', url: `${sandbox.url}/__sandbox/echo`, headers, body: '{}' });
+  const raw = (exchange.json as { rawHeaders: string[] }).rawHeaders;
+  const values = (name: string) => raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === name);
+  expect(values('content-type')).toEqual(['text/plain']);
+  expect(values('x-client-id')).toEqual(['']);
+});
