@@ -9,6 +9,8 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: false } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Playwright reads a fixture's dependencies from its destructuring pattern; `{}` means "none".
+      'no-empty-pattern': ['error', { allowObjectPatternsAsParameters: true }],
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through fixtures/config only.' }],
     },
   },

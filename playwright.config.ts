@@ -4,6 +4,7 @@ import { ConfigError, type SuiteConfig } from './fixtures/config/load-config.ts'
 import { resolveConfig, type ResolvedConfig } from './fixtures/config/resolve.ts';
 import type { WorkerFixtures } from './fixtures/test.ts';
 import { reportersFor } from './reporters/reporters.ts';
+import { serializeRedacted } from './reporters/serialize-redacted.ts';
 
 const repoRoot = fileURLToPath(new URL('.', import.meta.url));
 const isMainProcess = process.env.TEST_WORKER_INDEX === undefined;
@@ -19,6 +20,7 @@ function resolveOrExit(): ResolvedConfig {
 }
 
 const { suite, sandbox } = resolveOrExit();
+serializeRedacted(suite, suite.secrets);
 if (isMainProcess && !process.env.CONFORMANCE_QUIET) {
   const target = sandbox ? `embedded sandbox at ${sandbox.url}` : suite.services.identity.baseUrl;
   console.log(`Conformance run: profile ${suite.profile}, seed ${suite.seed} (replay with SEED=${suite.seed}), target ${target}`);
@@ -54,7 +56,7 @@ export default defineConfig<object, WorkerFixtures>({
         webServer: {
           command: 'node --import tsx sandbox/main.ts',
           url: `${sandbox.url}/__sandbox/health`,
-          env: sandbox.env,
+          env: serializeRedacted({ ...sandbox.env }, [sandbox.env.SANDBOX_TOKEN_SECRET]),
           reuseExistingServer: false,
           timeout: 30_000,
           stdout: 'ignore',

@@ -1,9 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { stripVTControlCharacters } from 'node:util';
+import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { catalogSha256, interfaceInfo, requirements } from '../catalog/catalog.ts';
-import { matrixMarkdown, summaryTable } from './matrix-markdown.ts';
+import { matrixMarkdown, summaryTable, uncoveredMust } from './matrix-markdown.ts';
+import { isListingOnly } from './listing.ts';
+import { firstLines, testRecordOf } from './test-record.ts';
 import { failureReasons, verdictsFor, type Profile, type TestRecord } from './verdicts.ts';
 
 export interface ConformanceReporterOptions {
@@ -35,25 +36,19 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    const error = result.errors[0];
-    this.records.set(test.id, {
-      title: test.title,
-      project: test.parent.project()?.name ?? '',
-      location: `${relative(this.rootDir, test.location.file)}:${test.location.line}`,
-      status: result.status,
-      annotations: [...test.annotations, ...result.annotations].map((a) => ({ type: a.type, ...(a.description !== undefined ? { description: a.description } : {}) })),
-      ...(error ? { error: firstLine(error), errorName: errorName(error) } : {}),
-    });
+    this.records.set(test.id, testRecordOf(test, result, this.rootDir));
   }
 
   onError(error: TestError): void {
-    this.globalErrors.push(firstLine(error));
+    this.globalErrors.push(firstLines(error));
   }
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
+    if (isListingOnly()) return undefined;
     const tests = [...this.records.values()];
     const verdicts = verdictsFor(requirements, tests);
-    const reasons = failureReasons(verdicts, this.profile);
+    const reasons = [...runProblems(tests.length, this.globalErrors), ...failureReasons(verdicts, this.profile)];
+    const uncovered = uncoveredMust(verdicts);
     const report = {
       interface: interfaceInfo,
       catalogSha256,
@@ -63,17 +58,18 @@ export default class ConformanceReporter implements Reporter {
       result: reasons.length === 0 ? 'conformant' : 'not conformant',
       reasons,
       globalErrors: this.globalErrors,
+      uncoveredMust: uncovered,
       requirements: verdicts,
     };
     mkdirSync(this.outputDir, { recursive: true });
     writeFileSync(join(this.outputDir, 'conformance.json'), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(this.outputDir, 'conformance.md'), matrixMarkdown(report));
     console.log(`\n${summaryTable(verdicts)}`);
+    if (uncovered.length) console.log(`  MUST requirements with no test behind them (uncovered): ${uncovered.join(', ')}`);
     for (const reason of reasons) console.log(`  ${reason}`);
     console.log(`  Verdict (${this.profile} profile): ${report.result}. Matrix: ${join(this.outputDir, 'conformance.md')}\n`);
 
     if (result.status === 'interrupted' || result.status === 'timedout') return undefined;
-    if (tests.length === 0 || this.globalErrors.length > 0) return { status: 'failed' };
     return { status: reasons.length === 0 ? 'passed' : 'failed' };
   }
 
@@ -82,10 +78,10 @@ export default class ConformanceReporter implements Reporter {
   }
 }
 
-function firstLine(error: TestError): string {
-  return stripVTControlCharacters(error.message ?? error.value ?? 'unknown error').split('\n').slice(0, 6).join('\n');
-}
-
-function errorName(error: TestError): string | undefined {
-  return /^(\w+(?:Failure|Error)):/.exec(error.message ?? '')?.[1] ?? /^(\w+(?:Failure|Error))\b/.exec(error.stack ?? '')?.[1];
+/** A run that checked nothing, or broke outside its tests, proves nothing: it is never conformant. */
+function runProblems(testCount: number, globalErrors: readonly string[]): string[] {
+  return [
+    ...(testCount === 0 ? ['No test ran: check the --grep and --project filters'] : []),
+    ...(globalErrors.length > 0 ? [`The run broke outside the tests (${globalErrors.length} error${globalErrors.length === 1 ? '' : 's'}): ${globalErrors[0]?.split('\n')[0] ?? ''}`] : []),
+  ];
 }

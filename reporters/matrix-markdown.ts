@@ -15,6 +15,11 @@ export function summaryTable(verdicts: readonly RequirementVerdict[]): string {
   return ['Conformance by requirement', line(header), ...rows.map(line)].join('\n');
 }
 
+/** MUST requirements no test cites: the suite does not check them at all. */
+export function uncoveredMust(verdicts: readonly RequirementVerdict[]): string[] {
+  return verdicts.filter((v) => v.level === 'MUST' && v.outcome === 'uncovered').map((v) => v.id);
+}
+
 interface MatrixReport {
   interface: { title: string; version: string };
   catalogSha256: string;
@@ -43,6 +48,7 @@ export function matrixMarkdown(report: MatrixReport): string {
     summaryTable(report.requirements),
     '```',
     '',
+    ...(uncoveredMust(report.requirements).length ? [`MUST requirements with no test behind them (uncovered): ${uncoveredMust(report.requirements).join(', ')}`, ''] : []),
     '| Requirement | Level | Part | Verdict | Tests |',
     '|---|---|---|---|---|',
     ...report.requirements.map((v) => {

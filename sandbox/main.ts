@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { operation } from '../catalog/catalog.ts';
 import type { OperationId } from '../catalog/catalog.ts';
-import { limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext } from './credentials.ts';
+import { addExtraClient, limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext } from './credentials.ts';
 import { fault, faults as allFaults } from './faults.ts';
 import { flavors, operationPath, operationRoute, serviceBase, tokenPath } from './layout.ts';
 import type { Flavor } from './layout.ts';
@@ -32,7 +33,23 @@ function readSettings(env: NodeJS.ProcessEnv) {
   }
   const givenSecret = env.SANDBOX_TOKEN_SECRET;
   if (givenSecret !== undefined && givenSecret.trim() === '') throw new UsageError('SANDBOX_TOKEN_SECRET is empty: expected a non-empty secret, or leave it unset to generate one');
-  return { host, port, flavor: flavorText as Flavor, faultIds, webhookUrl, tokenSecret: givenSecret ?? randomBytes(24).toString('hex'), secretGenerated: givenSecret === undefined };
+  // Self-test hooks: extra clients for canary credentials, and a file that receives every token issued.
+  const extraApiKeys = (env.SANDBOX_EXTRA_API_KEYS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const key of extraApiKeys) {
+    if (!addExtraClient(key)) throw new UsageError('SANDBOX_EXTRA_API_KEYS holds a key that is not base64("id:secret"): expected a comma-separated list of such keys');
+  }
+  const issuedTokensFile = env.SANDBOX_ISSUED_TOKENS_FILE?.trim() || undefined;
+  return {
+    host,
+    port,
+    flavor: flavorText as Flavor,
+    faultIds,
+    webhookUrl,
+    tokenSecret: givenSecret ?? randomBytes(24).toString('hex'),
+    secretGenerated: givenSecret === undefined,
+    extraClients: extraApiKeys.length,
+    issuedTokensFile,
+  };
 }
 
 async function main(): Promise<void> {
@@ -52,6 +69,7 @@ async function main(): Promise<void> {
     faults: settings.faultIds,
     tokenSecret: settings.tokenSecret,
     ...(settings.webhookUrl ? { webhookUrl: settings.webhookUrl } : {}),
+    ...(settings.issuedTokensFile ? { onTokenIssued: (token: string) => appendFileSync(settings.issuedTokensFile as string, `${token}\n`) } : {}),
   });
   const origin = sandbox.url;
   const moved = settings.faultIds.includes('token-path-moved');
@@ -78,6 +96,8 @@ async function main(): Promise<void> {
     `  reseller         ${resellerClient.clientId} / ${resellerClient.clientSecret}  API_KEY=${resellerClient.apiKey}`,
     `  reseller child organisation ${resellerChildOrganizationId}, sharedContext ${JSON.stringify(resellerSharedContext)}`,
     `  token secret     ${settings.secretGenerated ? 'generated for this run' : 'from SANDBOX_TOKEN_SECRET'}`,
+    ...(settings.extraClients ? [`  extra clients    ${settings.extraClients} from SANDBOX_EXTRA_API_KEYS, with the main client's entitlements`] : []),
+    ...(settings.issuedTokensFile ? [`  issued tokens    appended to ${settings.issuedTokensFile}`] : []),
     `  expired identity token  ${expiredTokenFor(flavor, settings.tokenSecret, 'identity')}`,
     '',
     `Webhooks: ${settings.webhookUrl ?? 'none (set SANDBOX_WEBHOOK_URL to receive the part-6 events)'}`,

@@ -38,6 +38,8 @@ export interface SandboxOptions {
   webhookDelayMs?: number;
   /** Called with every request as received, once its body is read (the bench replays them). */
   onRequest?: (request: ReceivedRequest) => void;
+  /** Called with every access token issued. */
+  onTokenIssued?: (accessToken: string) => void;
 }
 
 export interface ReceivedRequest {
@@ -219,7 +221,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     flavor,
     layout: sandboxLayout(flavor),
     faults,
-    tokens: new TokenIssuer(flavor, options.tokenSecret, lifetime),
+    tokens: new TokenIssuer(flavor, options.tokenSecret, lifetime, options.onTokenIssued),
     cases: new CaseStore(flavor),
     webhooks: new WebhookSender(webhookUrl, delayMs, flavor, faults),
     placedOrders: new Set(),

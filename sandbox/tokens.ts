@@ -105,6 +105,8 @@ export class TokenIssuer {
     readonly flavor: Flavor,
     private readonly secret: string,
     lifetimeSeconds?: number,
+    /** Told every token issued (SANDBOX_ISSUED_TOKENS_FILE: the self-tests search the artifacts for them). */
+    private readonly onIssued?: (accessToken: string) => void,
   ) {
     this.lifetimeSeconds = lifetimeSeconds ?? defaultTokenLifetimeSeconds[flavor];
     if (flavor === 'alternative') {
@@ -116,12 +118,15 @@ export class TokenIssuer {
 
   issue(clientId: string, aud: TokenAudience, scope: string): IssuedToken {
     const exp = nowSeconds() + this.lifetimeSeconds;
+    let accessToken: string;
     if (this.flavor === 'alternative') {
-      const accessToken = randomBytes(20).toString('hex');
+      accessToken = randomBytes(20).toString('hex');
       this.opaque.set(accessToken, { clientId, aud, exp });
-      return { accessToken, expiresIn: this.lifetimeSeconds };
+    } else {
+      accessToken = signedToken(this.secret, { sub: clientId, aud, scope, exp, jti: randomUUID() });
     }
-    return { accessToken: signedToken(this.secret, { sub: clientId, aud, scope, exp, jti: randomUUID() }), expiresIn: this.lifetimeSeconds };
+    this.onIssued?.(accessToken);
+    return { accessToken, expiresIn: this.lifetimeSeconds };
   }
 
   check(token: string, aud: TokenAudience, leniency: TokenLeniency = {}): TokenCheck {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
+import { freePorts } from '../selftest/proof/plan.ts';
 
 // npm run bench: wall time of a full conformance run against the sandbox and of the kill matrix (median of
 // BENCH_RUNS runs each, default 3), the requests and tokens a run sends, and the ratio of the run's time to a plain
@@ -50,10 +51,10 @@ async function plainLoop(origin: string, requests: ReceivedRequest[]): Promise<n
   return performance.now() - started;
 }
 
-async function conformanceRun(index: number) {
+async function conformanceRun() {
   const requests: ReceivedRequest[] = [];
   const tokenSecret = randomBytes(16).toString('hex');
-  const webhookPort = 46000 + index;
+  const [webhookPort] = await freePorts(1);
   const sandbox = await startSandbox({ tokenSecret, webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`, onRequest: (r) => requests.push(r) });
   const scratch = mkdtempSync(join(tmpdir(), 'bench-'));
   try {
@@ -87,7 +88,7 @@ async function main() {
   console.log(`bench: ${runs} conformance run(s), ${killRuns} kill-matrix run(s)`);
   const conformance = [];
   for (let i = 0; i < runs; i += 1) {
-    const one = await conformanceRun(i);
+    const one = await conformanceRun();
     console.log(`  conformance run ${i + 1}: ${(one.ms / 1000).toFixed(2)} s, ${one.requests} requests (${one.tokens} to token endpoints), plain fetch loop ${(one.loopMs / 1000).toFixed(2)} s`);
     conformance.push(one);
   }

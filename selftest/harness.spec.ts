@@ -84,6 +84,10 @@ test.describe('redaction', () => {
     expect(redactor.text('key registered-api-key-123 here')).toBe('key [REDACTED] here');
     expect(redactor.text('Authorization: Bearer eyJhbGciOi.payload.sig')).toBe('Authorization: Bearer [REDACTED]');
     expect(redactor.text('basic dXNlcjpwYXNz')).toBe('basic [REDACTED]');
+    expect(redactor.text('refuses a tampered bearer token or non-Basic credentials'), 'prose after a scheme word is left alone').toBe(
+      'refuses a tampered bearer token or non-Basic credentials',
+    );
+    expect(redactor.text('Bearer abc123'), 'a short credential with a digit is still removed').toBe('Bearer [REDACTED]');
     expect(redactor.header('Authorization', 'Token abc.def')).toBe('Token [REDACTED]');
     expect(redactor.header('authorization', 'rawvalue')).toBe('[REDACTED]');
     expect(redactor.header('authorization', ''), 'an empty header stays visibly empty').toBe('');

@@ -21,16 +21,22 @@ export interface ProofPlan {
   targets: ProofTarget[];
 }
 
-/** Free loopback ports, taken all at once so that none is handed out twice. */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<ReturnType<typeof createServer>>((resolve) => {
+/**
+ * Free loopback ports for the webhook receivers, taken below the ephemeral range that listen(0) and outgoing
+ * connections draw from: the receivers bind them only later, in the child run, and an ephemeral port could be
+ * handed to a sandbox or a connection meanwhile.
+ */
+export async function freePorts(count: number, from = 20_000 + Math.floor(Math.random() * 8_000)): Promise<number[]> {
+  const ports: number[] = [];
+  for (let port = from; ports.length < count && port < 32_000; port += 1) {
+    const free = await new Promise<boolean>((resolve) => {
       const server = createServer();
-      server.listen(0, '127.0.0.1', () => resolve(server));
-    })),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) ports.push(port);
+  }
+  if (ports.length < count) throw new Error(`Only ${ports.length} free ports from ${from}; ${count} needed`);
   return ports;
 }
 
@@ -65,6 +71,8 @@ export async function startProofTargets(faults: readonly Fault[], seed: number):
       const env = {
         ...sandboxTargetEnv({ url: sandbox.url, flavor: spec.flavor, tokenSecret, faultSuiteEnv: faultSuiteEnv(spec.fault ? [spec.fault.id] : []) }),
         WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
+        // Loopback deliveries take milliseconds; a short wait keeps the faults that withhold an event quick.
+        WEBHOOK_WAIT_MS: '1500',
         SEED: String(seed),
         RUN_TAG: runTag,
         PROFILE: 'gate',

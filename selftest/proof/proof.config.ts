@@ -4,6 +4,7 @@ import { defineConfig } from '@playwright/test';
 import { requirement } from '../../catalog/catalog.ts';
 import { loadConfig } from '../../fixtures/config/load-config.ts';
 import type { WorkerFixtures } from '../../fixtures/test.ts';
+import { serializeRedacted } from '../../reporters/serialize-redacted.ts';
 import type { ProofPlan, ProofTarget } from './plan.ts';
 
 // The proof run: the whole suite against the clean and the alternative sandbox, and, for each fault, the checks that
@@ -15,7 +16,10 @@ const plan = JSON.parse(readFileSync(planFile, 'utf8')) as ProofPlan;
 const AREAS = ['auth', 'identity', 'stepup', 'orders', 'webhooks', 'reseller'] as const;
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const suiteFor = (target: ProofTarget) => loadConfig(target.env, { repoRoot, embedded: false });
+const suiteFor = (target: ProofTarget) => {
+  const suite = { ...loadConfig(target.env, { repoRoot, embedded: false }), verdictMode: 'collect' as const };
+  return serializeRedacted(suite, suite.secrets);
+};
 
 function projectsFor(target: ProofTarget) {
   const suite = suiteFor(target);

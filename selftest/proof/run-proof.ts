@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { faults as allFaults, type Fault } from '../../sandbox/faults.ts';
 import { analyse, killMatrixMarkdown, type ProofAnalysis } from './analyse.ts';
@@ -28,9 +30,11 @@ export async function runProofOnce(options: { runId: string; faults?: readonly F
   const started = performance.now();
   const seed = Math.floor(Math.random() * 1e9);
   const { plan, close } = await startProofTargets(options.faults ?? allFaults, seed);
-  const planFile = `${work}/plan-${options.runId}.json`;
+  // The plan holds the sandboxes' credentials: it stays in a private folder that is removed after the run.
+  const privateDir = mkdtempSync(join(tmpdir(), 'proof-plan-'));
+  const planFile = join(privateDir, 'plan.json');
   const resultsFile = `${work}/results-${options.runId}.json`;
-  writeFileSync(planFile, JSON.stringify(plan, null, 2));
+  writeFileSync(planFile, JSON.stringify(plan, null, 2), { mode: 0o600 });
   let output = '';
   let exitCode: number | null;
   try {
@@ -47,6 +51,7 @@ export async function runProofOnce(options: { runId: string; faults?: readonly F
     });
   } finally {
     await close();
+    rmSync(privateDir, { recursive: true, force: true });
   }
   if (!existsSync(resultsFile)) throw new Error(`The proof run wrote no results (exit ${exitCode}):\n${output.slice(-3000)}`);
   const analysis = analyse(plan, JSON.parse(readFileSync(resultsFile, 'utf8')));

@@ -1,0 +1,40 @@
+import { TEST_VERDICT, VERDICT_LABEL } from './allure-enrichment.ts';
+
+const exactly = (value: string) => `^${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+
+/**
+ * Allure 3 categories, matched on the verdict label the reporter gives every test: failed MUST requirements,
+ * SHOULD warnings (the test itself passes outside the certify profile) and requirements not exercised.
+ */
+export const conformanceCategories = [
+  { id: 'must-failed', name: 'MUST requirements failed', matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.mustFailed) } }, expand: true },
+  { id: 'should-warning', name: 'SHOULD warnings', matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.shouldWarning) } } },
+  { id: 'not-exercised', name: 'Not exercised', matchers: [{ labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.notExercised) } }, { statuses: ['skipped'] }] },
+];
+
+export interface AllureReportSettings {
+  name: string;
+  output: string;
+  /** Allure 3 keeps history in one JSON-lines file that each generation appends to; unset: no history. */
+  historyPath?: string;
+}
+
+/** The allurerc of the conformance report: one self-contained HTML file, grouped by service, spec part and requirement. */
+export function allureReportConfig(settings: AllureReportSettings): Record<string, unknown> {
+  return {
+    name: settings.name,
+    output: settings.output,
+    ...(settings.historyPath ? { historyPath: settings.historyPath } : {}),
+    categories: conformanceCategories,
+    plugins: {
+      awesome: {
+        options: {
+          singleFile: true,
+          reportName: settings.name,
+          reportLanguage: 'en',
+          groupBy: ['epic', 'feature', 'story'],
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { relative } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import type { TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import type { TestRecord } from './verdicts.ts';
+
+/** What the reporters keep of one test's final result: title, project, where it is, status, annotations and the first error. */
+export function testRecordOf(test: TestCase, result: TestResult, rootDir: string): TestRecord {
+  // allure-playwright reports tests that never started with a result that lacks errors.
+  const error = result.errors?.[0];
+  return {
+    title: test.title,
+    project: test.parent.project()?.name ?? '',
+    location: `${relative(rootDir, test.location.file)}:${test.location.line}`,
+    status: result.status,
+    annotations: [...test.annotations, ...(result.annotations ?? [])].map((a) => ({ type: a.type, ...(a.description !== undefined ? { description: a.description } : {}) })),
+    ...(error ? { error: firstLines(error), errorName: errorName(error) } : {}),
+  };
+}
+
+export function firstLines(error: TestError): string {
+  return stripVTControlCharacters(error.message ?? error.value ?? 'unknown error').split('\n').slice(0, 6).join('\n');
+}
+
+function errorName(error: TestError): string | undefined {
+  return /^(\w+(?:Failure|Error)):/.exec(error.message ?? '')?.[1] ?? /^(\w+(?:Failure|Error))\b/.exec(error.stack ?? '')?.[1];
+}

@@ -1,0 +1,32 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { interfaceInfo } from '../catalog/catalog.ts';
+import { buildSingleFileReport } from './evidence/allure-single-file.ts';
+import { evidencePaths } from './evidence/paths.ts';
+
+/**
+ * `npm run report [-- --results DIR --output FILE]`: the last run's Allure report as one HTML file that opens from
+ * disk. Runs under the nightly profile append to the Allure history (ALLURE_HISTORY_PATH, default
+ * allure-history/history.jsonl), so their reports show trends.
+ */
+function main(): void {
+  const paths = evidencePaths();
+  const { values } = parseArgs({ options: { results: { type: 'string' }, output: { type: 'string' } } });
+  const matrix = join(paths.reportsDir, 'conformance.json');
+  const profile = existsSync(matrix) ? (JSON.parse(readFileSync(matrix, 'utf8')) as { profile?: string }).profile : undefined;
+  const report = buildSingleFileReport({
+    resultsDir: values.results ?? paths.allureResults,
+    outputFile: values.output ?? paths.allureReport,
+    name: `${interfaceInfo.title} ${interfaceInfo.version} conformance${profile ? ` (${profile} profile)` : ''}`,
+    ...(profile === 'nightly' ? { historyPath: paths.allureHistory } : {}),
+  });
+  console.log(`Allure report (${report.tests} tests, one file, opens offline): ${report.file}`);
+}
+
+try {
+  main();
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+}

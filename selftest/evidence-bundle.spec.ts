@@ -1,0 +1,206 @@
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, expect, test as base } from '@playwright/test';
+import { catalogSha256, interfaceInfo, isRequirementId } from '../catalog/catalog.ts';
+import { limitedClient, resellerClient } from '../sandbox/credentials.ts';
+import { expiredTokenFor } from '../sandbox/tokens.ts';
+import { suiteVersion } from '../reporters/run-environment.ts';
+import { childEnv, filesUnder, freePort, readText, runCli, scanForSecrets, type CliRun } from './evidence-harness.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SEED = '424242';
+
+interface CertifiedRun {
+  run: CliRun;
+  work: string;
+  bundle: string;
+  reportsDir: string;
+  testResultsDir: string;
+  /** Every secret configured or obtained during the run, by name. */
+  secrets: Record<string, string>;
+}
+
+/**
+ * One certification run, shared by every test of this file: `npm run certify` on the auth checks against the
+ * embedded sandbox, with canary credentials the sandbox was told to accept and a file receiving every token it
+ * issued, so the tests can search every artifact for them.
+ */
+async function certifyWithCanaries(): Promise<CertifiedRun> {
+  const work = mkdtempSync(join(tmpdir(), 'evidence-certify-'));
+  const tag = randomBytes(6).toString('hex');
+  const clientSecret = `canary-secret-${randomBytes(12).toString('hex')}`;
+  const apiKey = Buffer.from(`canary-client-${tag}:${clientSecret}`, 'utf8').toString('base64');
+  const tokenSecret = `canary-token-secret-${randomBytes(12).toString('hex')}`;
+  const issuedTokens = join(work, 'issued-tokens.txt');
+  writeFileSync(issuedTokens, '');
+  const reportsDir = join(work, 'reports');
+  const testResultsDir = join(work, 'test-results');
+  const certificationDir = join(work, 'certification');
+  const env = childEnv(work, {
+    API_KEY: apiKey,
+    SANDBOX_EXTRA_API_KEYS: apiKey,
+    SANDBOX_TOKEN_SECRET: tokenSecret,
+    SANDBOX_ISSUED_TOKENS_FILE: issuedTokens,
+    SANDBOX_PORT: String(await freePort()),
+    WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+    REPORTS_DIR: reportsDir,
+    TEST_RESULTS_DIR: testResultsDir,
+    CERTIFICATION_DIR: certificationDir,
+    SEED,
+  });
+  const run = await runCli('npm', ['run', 'certify', '--', '--project', 'auth'], env, 150_000);
+  const bundles = existsSync(certificationDir) ? readdirSync(certificationDir) : [];
+  const tokens = readText(issuedTokens).split('\n').filter(Boolean);
+  const secrets: Record<string, string> = {
+    'API key': apiKey,
+    'client secret': clientSecret,
+    'sandbox token secret': tokenSecret,
+    'reseller API key': resellerClient.apiKey,
+    'no-entitlement API key': limitedClient.apiKey,
+    ...Object.fromEntries((['identity', 'stepup', 'orders'] as const).map((service) => [`expired ${service} token`, expiredTokenFor('reference', tokenSecret, service)])),
+    ...Object.fromEntries(tokens.map((token, index) => [`issued token ${index + 1}`, token])),
+  };
+  return { run, work, bundle: join(certificationDir, bundles[0] ?? 'missing'), reportsDir, testResultsDir, secrets };
+}
+
+const test = base.extend<object, { certified: CertifiedRun }>({
+  certified: [
+     
+    async ({}, use) => {
+      const certified = await certifyWithCanaries();
+      await use(certified);
+      rmSync(certified.work, { recursive: true, force: true });
+    },
+    { scope: 'worker', timeout: 180_000 },
+  ],
+});
+test.describe.configure({ mode: 'default' });
+
+const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`;
+
+test('npm run certify writes one bundle with the matrix, JUnit, single-file report, redacted configuration and what judged what', ({ certified }) => {
+  const { run, bundle } = certified;
+  expect(existsSync(bundle), `no bundle was written; output:\n${output(run).slice(-3000)}`).toBe(true);
+  expect(readdirSync(bundle).sort()).toEqual(['allure-report.html', 'certificate.json', 'configuration.json', 'conformance.json', 'conformance.md', 'junit.xml', 'manifest.json']);
+  const certificate = JSON.parse(readText(join(bundle, 'certificate.json'))) as Record<string, unknown>;
+  expect(certificate).toMatchObject({
+    suite: { version: suiteVersion },
+    interface: { version: interfaceInfo.version },
+    catalogSha256,
+    profile: 'certify',
+    seed: Number(SEED),
+    exitCode: run.code,
+    bundleProblems: [],
+  });
+  for (const stamp of ['startedAt', 'finishedAt']) expect(certificate[stamp]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  const configuration = JSON.parse(readText(join(bundle, 'configuration.json'))) as Array<{ name: string; value?: string }>;
+  expect(configuration.find((v) => v.name === 'API_KEY')?.value).toBe('[REDACTED]');
+  expect(configuration.find((v) => v.name === 'SANDBOX_TOKEN_SECRET')?.value).toBe('[REDACTED]');
+  expect(configuration.find((v) => v.name === 'SEED')?.value).toBe(SEED);
+  expect(output(run), 'the summary table is printed').toContain('Conformance by requirement');
+});
+
+test('certify exits with its verdict: a run of one project leaves MUST requirements not exercised, and nothing failed', ({ certified }) => {
+  const matrix = JSON.parse(readText(join(certified.bundle, 'conformance.json'))) as { result: string; reasons: string[] };
+  expect(certified.run.code, output(certified.run).slice(-3000)).toBe(1);
+  expect(matrix.result).toBe('not conformant');
+  expect(matrix.reasons).toEqual([expect.stringMatching(/^MUST requirements not exercised \(certify profile\): /)]);
+});
+
+test('the manifest verifies offline, and one changed byte makes verification fail naming the file', async ({ certified }) => {
+  const verified = await runCli('npm', ['run', 'verify-bundle', '--', certified.bundle], childEnv(certified.work, {}));
+  expect(verified.code, output(verified)).toBe(0);
+  expect(verified.stdout).toContain('Verified: 6 files');
+  const copy = join(certified.work, 'tampered');
+  cpSync(certified.bundle, copy, { recursive: true });
+  const target = join(copy, 'conformance.md');
+  const bytes = readFileSync(target);
+  bytes[10] = bytes[10]! ^ 0x01;
+  writeFileSync(target, bytes);
+  const tampered = await runCli('npm', ['run', 'verify-bundle', '--', copy], childEnv(certified.work, {}));
+  expect(tampered.code, output(tampered)).toBe(1);
+  expect(tampered.stderr).toContain('conformance.md: changed');
+});
+
+test('JUnit names every test by the requirement IDs it verifies', ({ certified }) => {
+  const junit = readText(join(certified.bundle, 'junit.xml'));
+  const names = [...junit.matchAll(/<testcase name="([^"]*)"/g)].map((m) => m[1] ?? '');
+  expect(names.length).toBeGreaterThan(0);
+  for (const name of names) {
+    const first = name.split(' ')[0] ?? '';
+    expect(isRequirementId(first), `JUnit test name without a requirement ID first: ${name}`).toBe(true);
+  }
+});
+
+test('Allure results carry the labels, the environment and the exchanges', ({ certified }) => {
+  const dir = join(certified.reportsDir, 'allure-results');
+  const results = readdirSync(dir).filter((f) => f.endsWith('-result.json')).map((f) => JSON.parse(readText(join(dir, f))) as { labels: Array<{ name: string; value: string }>; links: unknown[] });
+  expect(results.length).toBeGreaterThan(0);
+  for (const result of results) {
+    const names = new Set(result.labels.map((l) => l.name));
+    for (const label of ['epic', 'feature', 'story', 'severity', 'tag', 'verdict']) expect(names, `label ${label}`).toContain(label);
+    expect(result.labels.find((l) => l.name === 'epic')?.value).toBe('auth');
+    expect(result.links.length).toBeGreaterThan(0);
+  }
+  const environment = readText(join(dir, 'environment.properties'));
+  for (const key of ['suite\\ version', 'interface\\ version', 'catalog\\ SHA-256', 'profile', 'seed', 'identity\\ base\\ URL']) expect(environment).toContain(key);
+  expect(readdirSync(dir).some((f) => f.endsWith('-attachment.json')), 'exchanges are attached').toBe(true);
+});
+
+test('no secret configured or obtained during the run appears in any artifact, report or output', ({ certified }) => {
+  const tokens = Object.keys(certified.secrets).filter((name) => name.startsWith('issued token'));
+  expect(tokens.length, 'the sandbox issued tokens during the run').toBeGreaterThan(0);
+  const files = [certified.reportsDir, certified.testResultsDir, certified.bundle].filter(existsSync).flatMap(filesUnder);
+  expect(files.some((f) => f.endsWith('allure-report.html'))).toBe(true);
+  const sources = [
+    ...files.map((file) => ({ name: file.slice(certified.work.length + 1), text: readText(file) })),
+    { name: 'stdout', text: certified.run.stdout },
+    { name: 'stderr', text: certified.run.stderr },
+  ];
+  expect(scanForSecrets(sources, certified.secrets)).toEqual([]);
+  expect(scanForSecrets([{ name: 'control', text: `x ${Buffer.from(`Authorization: Bearer ${tokens.length ? certified.secrets['issued token 1'] : ''}`).toString('base64')} y` }], certified.secrets), 'the scan finds a secret hidden in base64').not.toEqual([]);
+});
+
+test('the single-file report opens offline in Chromium, shows the requirement IDs and sends no request beyond the file', async ({ certified }) => {
+  if (!existsSync(CHROMIUM)) {
+    const reason = `no Chromium at ${CHROMIUM} (apt-get install chromium): the offline check of the report did not run`;
+    console.log(`skipped: ${reason}`);
+    test.skip(true, reason);
+  }
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const context = await browser.newContext();
+    const requests: string[] = [];
+    context.on('request', (request) => requests.push(request.url()));
+    const page = await context.newPage();
+    const reportUrl = pathToFileURL(join(certified.bundle, 'allure-report.html')).href;
+    await page.goto(reportUrl);
+    await expect(page.getByText(`${interfaceInfo.title} ${interfaceInfo.version} certification`)).toBeVisible();
+    for (const id of ['TOK-ISSUED', 'TOK-NO-STORE']) {
+      await page.getByTestId('search-input').fill(id);
+      const found = page.getByText(new RegExp(`^${id}\\b`)).first();
+      // The tree opens one level per click: open each section once, level by level, until the ID shows.
+      const opened = new Set<string>();
+      for (let depth = 0; depth < 6 && !(await found.isVisible()); depth += 1) {
+        for (const section of await page.getByTestId('tree-section').all()) {
+          const node = (await section.getAttribute('data-tree-node-id')) ?? '';
+          if (opened.has(node)) continue;
+          opened.add(node);
+          await section.getByTestId('tree-section-title').click();
+        }
+      }
+      await expect(found, `${id} is shown in the report`).toBeVisible();
+    }
+    const outside = requests.filter((url) => !/^(file|data|blob):/.test(url));
+    test.info().annotations.push({ type: 'requests', description: `${requests.length} request(s), none beyond the file: ${[...new Set(requests.map((u) => u.slice(0, 40)))].join(', ')}` });
+    expect(outside, 'requests that left for a non-file URL').toEqual([]);
+  } finally {
+    await browser.close();
+  }
+});

@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configVariables } from '../fixtures/config/variables.ts';
+
+export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+export const playwrightCli = join(repoRoot, 'node_modules', '@playwright', 'test', 'cli.js');
+
+/** A port free right now, for one child run's embedded sandbox or webhook receiver. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * The environment of a child conformance run: nothing of this process's configuration, run folders or Playwright
+ * worker state leaks in, and an empty .env file stands in for the developer's own.
+ */
+export function childEnv(workDir: string, overrides: Record<string, string>): Record<string, string> {
+  const dropped = new Set([...configVariables, 'REPORTS_DIR', 'TEST_RESULTS_DIR', 'ALLURE_RESULTS_DIR', 'ALLURE_HISTORY_PATH', 'CERTIFICATION_DIR', 'RUN_TAG', 'SANDBOX_TOKEN_SECRET', 'SANDBOX_EXTRA_API_KEYS', 'SANDBOX_ISSUED_TOKENS_FILE', 'CI', 'FORCE_COLOR']);
+  const inherited = Object.entries(process.env).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined && !dropped.has(entry[0]) && !/^(TEST_|PW_|PLAYWRIGHT_)/.test(entry[0]),
+  );
+  const envFile = join(workDir, 'empty.env');
+  writeFileSync(envFile, '');
+  return { ...Object.fromEntries(inherited), ENV_FILE: envFile, CONFORMANCE_QUIET: '1', CONFORMANCE_WORKERS: '1', NO_COLOR: '1', ...overrides };
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(command: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export function filesUnder(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (at: string): void => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else found.push(path);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+const isBase64Char = (code: number) =>
+  (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 43 || code === 47 || code === 45 || code === 95 || code === 61;
+
+/** Runs of base64 characters, at least 24 long; a scan rather than a regular expression, which overflows on a 30 MB run. */
+function base64Runs(text: string): string[] {
+  const runs: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= text.length; i += 1) {
+    const inRun = i < text.length && isBase64Char(text.charCodeAt(i));
+    if (inRun && start < 0) start = i;
+    if (!inRun && start >= 0) {
+      if (i - start >= 24) runs.push(text.slice(start, i));
+      start = -1;
+    }
+  }
+  return runs;
+}
+
+/**
+ * The forms in which a secret could sit in an artifact: as is, percent-encoded, or inside base64 (the single-file
+ * report and results.json embed their data and attachments as base64), so base64 runs are decoded and searched too.
+ */
+export function secretsIn(text: string, secrets: readonly string[]): string[] {
+  const layers = [text];
+  for (const run of base64Runs(text)) {
+    const decoded = Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
+    if (/[\x20-\x7e]{8}/.test(decoded)) layers.push(decoded);
+  }
+  return secrets.filter((secret) => layers.some((layer) => layer.includes(secret) || layer.includes(encodeURIComponent(secret))));
+}
+
+/** Each file (and captured output) holding a secret, with which secrets: empty when nothing leaked. */
+export function scanForSecrets(sources: Array<{ name: string; text: string }>, secrets: Record<string, string>): string[] {
+  const values = Object.values(secrets);
+  const names = new Map(Object.entries(secrets).map(([name, value]) => [value, name]));
+  return sources.flatMap(({ name, text }) => {
+    const found = secretsIn(text, values);
+    return found.length ? [`${name}: ${found.map((value) => names.get(value)).join(', ')}`] : [];
+  });
+}
+
+export function readText(path: string): string {
+  return readFileSync(path).toString('utf8');
+}

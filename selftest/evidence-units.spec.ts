@@ -1,0 +1,212 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FullResult, TestCase, TestResult } from '@playwright/test/reporter';
+import { expect, test } from '@playwright/test';
+import { requirement, requirements } from '../catalog/catalog.ts';
+import { loadConfig } from '../fixtures/config/load-config.ts';
+import { ANNOTATION } from '../fixtures/verdict.ts';
+import { allureEnrichment, TEST_VERDICT } from '../reporters/allure-enrichment.ts';
+import ConformanceReporter from '../reporters/conformance-reporter.ts';
+import { serializeRedacted } from '../reporters/serialize-redacted.ts';
+import { SpecParts } from '../reporters/spec-parts.ts';
+import type { Profile, TestRecord } from '../reporters/verdicts.ts';
+import { offlineHtml, remoteReferences } from '../scripts/evidence/allure-single-file.ts';
+import { redactedConfiguration } from '../scripts/evidence/configuration.ts';
+import { MANIFEST_FILE, verifyBundle, writeManifest } from '../scripts/evidence/manifest.ts';
+
+const cite = (...ids: string[]) => ids.map((id) => ({ type: ANNOTATION.cites, description: id }));
+const pass = (id: string) => ({ type: ANNOTATION.pass, description: id });
+const fail = (id: string) => ({ type: ANNOTATION.fail, description: id });
+const warn = (id: string) => ({ type: ANNOTATION.warn, description: `${id} Cache-Control absent` });
+
+function scratch(): string {
+  return mkdtempSync(join(tmpdir(), 'evidence-unit-'));
+}
+
+interface FakeTest {
+  title: string;
+  status: TestResult['status'];
+  annotations: Array<{ type: string; description?: string }>;
+  error?: string;
+}
+
+/** Feeds the conformance reporter the results of fake tests, as Playwright would, and returns what it wrote and printed. */
+async function conformanceRun(profile: Profile, tests: FakeTest[]) {
+  const dir = scratch();
+  const reporter = new ConformanceReporter({ outputDir: dir, profile, environment: { seed: '1' } });
+  reporter.onBegin({ rootDir: '/repo' } as never, {} as never);
+  tests.forEach((t, index) => {
+    const testCase = { id: String(index), title: t.title, annotations: [], location: { file: '/repo/tests/auth/x.spec.ts', line: index + 1 }, parent: { project: () => ({ name: 'auth' }) } };
+    const errors = t.error ? [{ message: t.error }] : [];
+    reporter.onTestEnd(testCase as unknown as TestCase, { status: t.status, annotations: t.annotations, errors } as unknown as TestResult);
+  });
+  const printed: string[] = [];
+  const log = console.log;
+  console.log = (...args: unknown[]) => void printed.push(args.join(' '));
+  let outcome: Awaited<ReturnType<ConformanceReporter['onEnd']>>;
+  try {
+    outcome = await reporter.onEnd({ status: 'passed' } as FullResult);
+  } finally {
+    console.log = log;
+  }
+  const json = JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as {
+    result: string;
+    reasons: string[];
+    uncoveredMust: string[];
+    requirements: Array<{ id: string; outcome: string; tests: Array<{ title: string; outcome: string }> }>;
+  };
+  const markdown = readFileSync(join(dir, 'conformance.md'), 'utf8');
+  rmSync(dir, { recursive: true, force: true });
+  return { status: outcome?.status, json, markdown, printed: printed.join('\n') };
+}
+
+test.describe('conformance reporter: matrix, summary and exit status', () => {
+  const passing = (id: string): FakeTest => ({ title: `${id} passes`, status: 'passed', annotations: [...cite(id), pass(id)] });
+  const mustFailing: FakeTest = { title: 'TOK-ISSUED no token', status: 'failed', annotations: [...cite('TOK-ISSUED'), fail('TOK-ISSUED')], error: 'RequirementFailure: TOK-ISSUED (MUST, part 4.1)' };
+  const shouldWarning = (status: TestResult['status']): FakeTest => ({ title: 'TOK-NO-STORE cache', status, annotations: [...cite('TOK-NO-STORE'), warn('TOK-NO-STORE')] });
+
+  test('every requirement gets a verdict and the tests behind it; an uncited MUST is listed as uncovered', async () => {
+    const run = await conformanceRun('gate', [passing('TOK-PATH'), shouldWarning('passed'), { title: 'ORD-403 skipped', status: 'skipped', annotations: [...cite('ORD-403'), { type: ANNOTATION.notExercised, description: 'ORD-403 no key' }] }]);
+    const verdictOf = (id: string) => run.json.requirements.find((r) => r.id === id);
+    expect(run.json.requirements).toHaveLength(requirements.length);
+    expect(verdictOf('TOK-PATH')).toMatchObject({ outcome: 'passed', tests: [{ title: 'TOK-PATH passes', outcome: 'passed' }] });
+    expect(verdictOf('TOK-NO-STORE')?.outcome).toBe('warning');
+    expect(verdictOf('ORD-403')?.outcome).toBe('not-exercised');
+    expect(verdictOf('TOK-ISSUED')?.outcome).toBe('uncovered');
+    expect(run.json.uncoveredMust).toContain('TOK-ISSUED');
+    expect(run.json.uncoveredMust).not.toContain('TOK-PATH');
+    expect(run.markdown).toContain('| TOK-NO-STORE | SHOULD | 4.1 | warning |');
+    expect(run.markdown).toMatch(/uncovered\): .*TOK-ISSUED/);
+    expect(run.printed, 'the summary table is printed').toMatch(/level\s+passed\s+failed\s+warning\s+observed\s+not-exercised\s+uncovered\s+total/);
+    expect(run.printed).toMatch(/MUST requirements with no test behind them \(uncovered\): .*TOK-ISSUED/);
+  });
+
+  test('gate and nightly fail only on a MUST failure; certify also on a SHOULD warning and on MUST not exercised', async () => {
+    expect((await conformanceRun('gate', [mustFailing])).status).toBe('failed');
+    expect((await conformanceRun('nightly', [mustFailing])).status).toBe('failed');
+    expect((await conformanceRun('gate', [passing('TOK-PATH'), shouldWarning('passed')])).status).toBe('passed');
+    expect((await conformanceRun('nightly', [passing('TOK-PATH'), shouldWarning('passed')])).status).toBe('passed');
+    const certify = await conformanceRun('certify', [passing('TOK-PATH'), shouldWarning('failed')]);
+    expect(certify.status).toBe('failed');
+    expect(certify.json.reasons.join('\n')).toContain('SHOULD requirements failed (certify profile): TOK-NO-STORE');
+    expect(certify.json.reasons.join('\n')).toMatch(/MUST requirements not exercised \(certify profile\): .*TOK-ISSUED/);
+  });
+
+  test('certify passes when every MUST and SHOULD requirement passed', async () => {
+    const all = requirements.filter((r) => r.level !== 'INFO').map((r) => passing(r.id));
+    const run = await conformanceRun('certify', all);
+    expect(run.json.reasons).toEqual([]);
+    expect(run.status).toBe('passed');
+    expect(run.json.result).toBe('conformant');
+  });
+
+  test('a run in which no test ran is never conformant', async () => {
+    const run = await conformanceRun('gate', []);
+    expect(run.status).toBe('failed');
+    expect(run.json.reasons[0]).toContain('No test ran');
+  });
+});
+
+test.describe('Allure labels from the catalog', () => {
+  const parts = new SpecParts('spec/interface.md', '## 4. Endpoints\n### 4.1 Token endpoint\n## 5. Authentication\n1. OAuth\n');
+  const record = (annotations: TestRecord['annotations'], status: TestRecord['status'] = 'passed'): TestRecord => ({ title: 't', project: 'auth', location: 'x:1', status, annotations });
+
+  test('epic is the project, feature the spec part, one story per requirement, severity from the highest level, a link per clause', () => {
+    const { labels, links, description } = allureEnrichment(record([...cite('TOK-NO-STORE', 'TOK-ISSUED', 'TOK-SCOPE-ONLY'), pass('TOK-ISSUED'), pass('TOK-SCOPE-ONLY'), warn('TOK-NO-STORE')]), parts);
+    const values = (name: string) => labels.filter((l) => l.name === name).map((l) => l.value);
+    expect(values('epic')).toEqual(['auth']);
+    expect(values('feature')).toEqual(['4.1 Token endpoint', '5.3 Authentication']);
+    expect(values('story')).toEqual(['TOK-NO-STORE', 'TOK-ISSUED', 'TOK-SCOPE-ONLY']);
+    expect(values('severity')).toEqual(['critical']);
+    expect(values('tag')).toEqual(['MUST', 'SHOULD']);
+    expect(values('verdict')).toEqual([TEST_VERDICT.shouldWarning]);
+    expect(links.map((l) => l.url)).toEqual(['spec/interface.md#41-token-endpoint', 'spec/interface.md#5-authentication']);
+    expect(description).toContain(`**TOK-ISSUED** (MUST, part 4.1): ${requirement('TOK-ISSUED').statement} → **passed**`);
+  });
+
+  test('the verdict label separates MUST failures, SHOULD warnings and requirements not exercised', () => {
+    const verdict = (annotations: TestRecord['annotations'], status?: TestRecord['status']) => allureEnrichment(record(annotations, status), parts).verdict;
+    expect(verdict([...cite('TOK-ISSUED', 'TOK-NO-STORE'), fail('TOK-ISSUED'), warn('TOK-NO-STORE')], 'failed')).toBe(TEST_VERDICT.mustFailed);
+    expect(verdict([...cite('TOK-NO-STORE'), warn('TOK-NO-STORE')])).toBe(TEST_VERDICT.shouldWarning);
+    expect(verdict(cite('ORD-403'), 'skipped')).toBe(TEST_VERDICT.notExercised);
+    expect(verdict([...cite('TOK-ISSUED'), pass('TOK-ISSUED')])).toBe(TEST_VERDICT.passed);
+    expect(allureEnrichment(record(cite('TOK-LIFETIME')), parts).labels).toContainEqual({ name: 'severity', value: 'minor' });
+  });
+
+  test('without the interface document, a part still links to the document', () => {
+    expect(new SpecParts('https://spec.example/interface.md', undefined).of('7')).toEqual({ part: '7', title: '', url: 'https://spec.example/interface.md' });
+  });
+});
+
+test.describe('certification bundle manifest', () => {
+  test('a bundle verifies; one changed byte, a missing file or an added file fails and names the file', () => {
+    const dir = scratch();
+    mkdirSync(join(dir, 'sub'));
+    writeFileSync(join(dir, 'conformance.json'), '{"result":"conformant"}\n');
+    writeFileSync(join(dir, 'sub', 'junit.xml'), '<testsuites/>\n');
+    const { manifest } = writeManifest(dir);
+    expect(manifest.files.map((f) => f.path)).toEqual(['conformance.json', 'sub/junit.xml']);
+    expect(verifyBundle(dir)).toMatchObject({ ok: true, verified: 2, problems: [] });
+
+    const original = readFileSync(join(dir, 'conformance.json'));
+    const changed = Buffer.from(original);
+    changed[2] = changed[2]! ^ 1;
+    writeFileSync(join(dir, 'conformance.json'), changed);
+    const tampered = verifyBundle(dir);
+    expect(tampered.ok).toBe(false);
+    expect(tampered.problems).toEqual([expect.stringMatching(/^conformance\.json: changed/)]);
+    writeFileSync(join(dir, 'conformance.json'), original);
+
+    writeFileSync(join(dir, 'extra.txt'), 'x');
+    expect(verifyBundle(dir).problems).toEqual(['extra.txt: not in the manifest']);
+    rmSync(join(dir, 'extra.txt'));
+    rmSync(join(dir, 'sub', 'junit.xml'));
+    expect(verifyBundle(dir).problems).toEqual(['sub/junit.xml: missing']);
+    rmSync(join(dir, MANIFEST_FILE));
+    expect(verifyBundle(dir).problems[0]).toContain('manifest.json: missing');
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+test.describe('secrets stay out of evidence', () => {
+  const key = 'c2VjcmV0LWNsaWVudDpzZWNyZXQtdmFsdWU=';
+  const env = {
+    IDENTITY_BASE_URL: 'https://api.example.com/identity',
+    IDENTITY_TOKEN_URL: 'https://login.example.com/identity/v1/token',
+    STEPUP_BASE_URL: 'https://api.example.com/step-up',
+    STEPUP_TOKEN_URL: 'https://login.example.com/stepup/v1/token',
+    ORDERS_BASE_URL: 'https://api.example.com/commerce',
+    API_KEY: key,
+    CLIENT_ID: 'client-123',
+  };
+
+  test('the redacted configuration lists every variable, secrets as [REDACTED]', () => {
+    const suite = loadConfig(env, { repoRoot: process.cwd(), embedded: false });
+    const rows = redactedConfiguration({ suite, variables: env });
+    expect(JSON.stringify(rows)).not.toContain(key);
+    expect(rows.find((r) => r.name === 'API_KEY')).toEqual({ name: 'API_KEY', value: '[REDACTED]', source: 'set', secret: true });
+    expect(rows.find((r) => r.name === 'CLIENT_ID')?.value).toBe('client-123');
+    expect(rows.find((r) => r.name === 'PROFILE')).toMatchObject({ value: 'gate', source: 'default' });
+    expect(rows.find((r) => r.name === 'RESELLER_API_KEY')).toMatchObject({ source: 'unset' });
+  });
+
+  test('a configuration object serializes with its secrets masked and keeps them for its own use', () => {
+    const suite = serializeRedacted({ services: { identity: { apiKey: key, expiredToken: 'expired-token-value' } }, secrets: [key, 'expired-token-value'] }, [key, 'expired-token-value']);
+    const json = JSON.stringify({ use: { suite } });
+    expect(json).not.toContain(key);
+    expect(json).not.toContain('expired-token-value');
+    expect(json).toContain('[REDACTED]');
+    expect(suite.services.identity.apiKey).toBe(key);
+  });
+
+  test('the offline report loses its remote scripts and gains a policy that blocks the network', () => {
+    const html = '<html><head><title>r</title></head><body><script async src="https://www.googletagmanager.com/gtag/js?id=G-1"></script>\n<script>\n window.dataLayer = [];\n gtag("config");\n</script><script src="data:text/javascript;base64,AA=="></script></body></html>';
+    expect(remoteReferences(html)).toEqual(['https://www.googletagmanager.com/gtag/js?id=G-1']);
+    const offline = offlineHtml(html);
+    expect(remoteReferences(offline)).toEqual([]);
+    expect(offline).not.toContain('dataLayer');
+    expect(offline).toContain('data:text/javascript;base64,AA==');
+    expect(offline).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none';[^"]*connect-src data: blob:/);
+  });
+});

@@ -1,0 +1,199 @@
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { expect, test, type TestInfo } from '@playwright/test';
+import { Redactor } from '../fixtures/redact.ts';
+import { ANNOTATION, RequirementFailure, Verdict } from '../fixtures/verdict.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../fixtures/webhooks/checks.ts';
+import { eventKind, eventKinds } from '../fixtures/webhooks/events.ts';
+import { readJournal, WebhookReceiver, type Delivery, type DeliveryOutcome } from '../fixtures/webhooks/receiver.ts';
+
+const SECRET = 'sk_live_selftest_4f9a2c';
+const EVT_IDS = ['EVT-DELIVERY', 'EVT-ONBOARDING-SCHEMA', 'EVT-RESULTS-SCHEMA', 'EVT-SESSION-SCHEMA', 'EVT-SESSION-INT64', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM'];
+
+const events = {
+  onboarding: { sessionId: 'session-1', status: 'STARTED' },
+  results: { sessionId: 'session-1', inquiryId: 'inq-1', ocr: { firstName: 'JANE' }, score: { authenticity: 0.9 }, image: { front: 'https://example.test/x' }, form: {} },
+  session: {
+    sessionId: 'session-2', sessionIdHash: 'abc', mfaType: 'OTP', channelType: 'EMAIL_OTP', verificationStatus: 'VERIFIED', resendStatus: 'SENT', sendAttempts: '1',
+    verificationAttempts: '1', remainingSendAttempts: '2', remainingVerificationAttempts: '2', autoTrustDevice: false, docVerification: false, sentTimeStamp: '2025-01-01T00:00:00Z', error: {},
+  },
+  /** As a proto3 JSON writer sends it: every member holding its default value left out. */
+  sessionProto3: { sessionId: 'session-3', verificationStatus: 'VERIFIED', sendAttempts: '1' },
+} as const;
+
+/** A verdict outside a conformance run: it cites the webhook requirements and records into a bare annotation list. */
+function verdictFor(redactor = new Redactor([SECRET])): { verdict: Verdict; annotations: TestInfo['annotations'] } {
+  const annotations: TestInfo['annotations'] = EVT_IDS.map((id) => ({ type: ANNOTATION.cites, description: id }));
+  return { verdict: new Verdict({ annotations } as unknown as TestInfo, 'gate', redactor), annotations };
+}
+
+interface Answer {
+  status?: number;
+  contentType?: string;
+  body?: string;
+  error?: string;
+}
+
+function send(port: number, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<Answer> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path: '/webhooks', method: options.method ?? 'POST', headers: options.headers ?? {}, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? '', body }));
+      res.on('error', (error) => resolve({ error: error.message }));
+    });
+    req.on('error', (error) => resolve({ error: error.message }));
+    req.end(options.body);
+  });
+}
+
+/** Writes raw bytes on a socket and leaves it open for `holdMs` (a sender that never finishes its request). */
+function sendRaw(port: number, bytes: string, holdMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+    socket.on('error', () => undefined);
+    socket.on('data', () => undefined);
+    setTimeout(() => {
+      socket.destroy();
+      resolve();
+    }, holdMs);
+  });
+}
+
+const json = (value: unknown, contentType = 'application/json') => ({ headers: { 'content-type': contentType }, body: JSON.stringify(value) });
+
+async function startReceiver(options: Partial<ConstructorParameters<typeof WebhookReceiver>[0]> = {}): Promise<WebhookReceiver> {
+  const receiver = new WebhookReceiver({ host: '127.0.0.1', port: 0, bodyTimeoutMs: 300, ...options });
+  await receiver.start();
+  return receiver;
+}
+
+async function nextDelivery(receiver: WebhookReceiver, since: number): Promise<Delivery> {
+  const delivery = await receiver.waitFor(() => true, { since, timeoutMs: 3_000 });
+  if (!delivery) throw new Error('the receiver recorded nothing');
+  return delivery;
+}
+
+function failureOf(check: () => unknown): string {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof RequirementFailure) return error.message;
+    throw error;
+  }
+  throw new Error('the check passed');
+}
+
+const malformed: ReadonlyArray<{ name: string; outcome: DeliveryOutcome; deliver: (port: number) => Promise<unknown>; evidence: RegExp }> = [
+  { name: 'a body that is not JSON', outcome: 'complete', deliver: (port) => send(port, { headers: { 'content-type': 'application/json' }, body: `not json, Bearer ${SECRET}` }), evidence: /the body is not JSON/ },
+  { name: 'JSON labelled text/plain', outcome: 'complete', deliver: (port) => send(port, json(events.session, 'text/plain; charset=utf-8')), evidence: /Content-Type text\/plain, not application\/json/ },
+  { name: 'a 2 MiB body', outcome: 'oversize', deliver: (port) => send(port, { headers: { 'content-type': 'application/json' }, body: Buffer.alloc(2 * 1024 * 1024, 0x20) }), evidence: /exceeded the receiver's limit of 1048576 bytes/ },
+  { name: 'a GET', outcome: 'complete', deliver: (port) => send(port, { method: 'GET' }), evidence: /method GET, not POST/ },
+  { name: 'a PUT with no body', outcome: 'complete', deliver: (port) => send(port, { method: 'PUT', headers: { 'content-type': 'application/json' } }), evidence: /method PUT, not POST.*empty body/s },
+  {
+    name: 'a body that never ends (slow sender)',
+    outcome: 'incomplete',
+    deliver: (port) => sendRaw(port, 'POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sessionId":', 600),
+    evidence: /the body was not complete 300 ms after the request head arrived/,
+  },
+  { name: 'a request that is not HTTP', outcome: 'not-http', deliver: (port) => sendRaw(port, '\x16\x03\x01\x02\x00 hello\r\n\r\n', 300), evidence: /\(not HTTP\).*not a readable HTTP request/s },
+  { name: 'JSON that is none of the events', outcome: 'complete', deliver: (port) => send(port, json({ hello: 'world' })), evidence: /none of the three events of part 6/ },
+];
+
+test.describe('webhook receiver', () => {
+  for (const variant of malformed) {
+    test(`${variant.name} is recorded, the receiver keeps answering, and EVT-DELIVERY fails with the evidence`, async () => {
+      const receiver = await startReceiver();
+      try {
+        const since = Date.now();
+        await variant.deliver(receiver.port);
+        const delivery = await nextDelivery(receiver, since);
+        expect(delivery.outcome).toBe(variant.outcome);
+
+        const after = await send(receiver.port, json(events.onboarding));
+        expect(after, 'a valid delivery right after is answered {} as application/json').toEqual({ status: 200, contentType: 'application/json', body: '{}' });
+        expect(receiver.deliveries()).toHaveLength(2);
+
+        const message = failureOf(() => expectWellFormedDeliveries(verdictFor().verdict, [delivery]));
+        expect(message).toMatch(/^EVT-DELIVERY \(MUST, part 6\)/);
+        expect(message).toMatch(variant.evidence);
+        expect(message).toContain(`#${delivery.seq} `);
+        expect(message, 'secrets are redacted').not.toContain(SECRET);
+      } finally {
+        await receiver.close();
+      }
+    });
+  }
+
+  test('valid events of each kind, and one with proto3 defaults left out, pass every check', async () => {
+    const receiver = await startReceiver();
+    try {
+      for (const body of Object.values(events)) await send(receiver.port, json(body));
+      const deliveries = [...receiver.deliveries()];
+      expect(deliveries.map((d) => eventKind(d.json))).toEqual(['onboarding', 'results', 'session', 'session']);
+      const { verdict, annotations } = verdictFor();
+      expect(expectWellFormedDeliveries(verdict, deliveries)).toBe(true);
+      expectValidEvents(verdict, deliveries, eventKinds);
+      const passed = annotations.filter((a) => a.type === ANNOTATION.pass).map((a) => a.description);
+      expect(new Set(passed)).toEqual(new Set(EVT_IDS));
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  const invalid: ReadonlyArray<{ id: string; body: Record<string, unknown>; path: string }> = [
+    { id: 'EVT-ONBOARDING-SCHEMA', body: { ...events.onboarding, status: 1 }, path: '/status' },
+    { id: 'EVT-RESULTS-SCHEMA', body: { ...events.results, ocr: JSON.stringify(events.results.ocr) }, path: '/ocr' },
+    { id: 'EVT-SESSION-SCHEMA', body: { ...events.session, sessionId: undefined }, path: '(root)' },
+    { id: 'EVT-SESSION-SCHEMA', body: { ...events.session, autoTrustDevice: 'false' }, path: '/autoTrustDevice' },
+    { id: 'EVT-SESSION-INT64', body: { ...events.session, remainingSendAttempts: 2 }, path: '/remainingSendAttempts' },
+    { id: 'EVT-SESSION-INT64', body: { ...events.session, sendAttempts: '1.0' }, path: '/sendAttempts' },
+    { id: 'EVT-SESSION-STATUS-ENUM', body: { ...events.session, verificationStatus: 'SUCCESS' }, path: '/verificationStatus' },
+    { id: 'EVT-SESSION-RESEND-ENUM', body: { ...events.session, resendStatus: 'DELIVERED' }, path: '/resendStatus' },
+    { id: 'EVT-SESSION-MFA-ENUM', body: { ...events.session, mfaType: 'SMS' }, path: '/mfaType' },
+    { id: 'EVT-SESSION-CHANNEL-ENUM', body: { ...events.session, channelType: 'PHONE' }, path: '/channelType' },
+  ];
+  for (const variant of invalid) {
+    test(`${variant.id} alone fails for ${variant.path} ${JSON.stringify(variant.body[variant.path.slice(1)] ?? 'missing')}`, async () => {
+      const receiver = await startReceiver();
+      try {
+        await send(receiver.port, json(variant.body));
+        const deliveries = [...receiver.deliveries()];
+        const { verdict, annotations } = verdictFor();
+        const message = failureOf(() => expectValidEvents(verdict, deliveries, eventKinds));
+        expect(message).toMatch(new RegExp(`^${variant.id} \\(MUST`));
+        expect(message).toContain(`at ${variant.path}`);
+        expect(annotations.filter((a) => a.type === ANNOTATION.fail).map((a) => a.description)).toEqual([variant.id]);
+      } finally {
+        await receiver.close();
+      }
+    });
+  }
+
+  test('the journal keeps every delivery redacted, across receivers of the same run', async () => {
+    const path = test.info().outputPath('deliveries.jsonl');
+    const journal = { path, redactor: new Redactor([SECRET]) };
+    const first = await startReceiver({ journal });
+    await send(first.port, { headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRET}` }, body: JSON.stringify({ ...events.onboarding, status: SECRET }) });
+    await first.close();
+    const second = await startReceiver({ journal });
+    await send(second.port, { method: 'GET' });
+    await second.close();
+    const entries = readJournal(path);
+    expect(entries.map((e) => e.method)).toEqual(['POST', 'GET']);
+    expect(JSON.stringify(entries)).not.toContain(SECRET);
+    expect(eventKind(entries[0]?.json)).toBe('onboarding');
+  });
+
+  test('a receiver started while the port is still held waits for it', async () => {
+    const holder = await startReceiver();
+    const port = holder.port;
+    const waiting = startReceiver({ port });
+    setTimeout(() => void holder.close(), 300);
+    const second = await waiting;
+    expect(second.port).toBe(port);
+    expect((await send(port, json(events.onboarding))).status).toBe(200);
+    await second.close();
+  });
+});

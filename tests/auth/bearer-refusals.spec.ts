@@ -1,0 +1,70 @@
+import type { Faker } from '@faker-js/faker';
+import { operation } from '../../catalog/catalog.ts';
+import { expectRefused } from '../../fixtures/checks.ts';
+import type { ServiceTarget } from '../../fixtures/config/load-config.ts';
+import { cites } from '../../fixtures/test.ts';
+import { expectBearerChallenge, tamperedInTheMiddle, tamperedNearTheEnd, unknownLike } from './bearer-credentials.ts';
+import { protectedOperations, test } from './protected-calls.ts';
+
+/**
+ * What goes in the Authorization header: a value (with the token made from a real one, to keep out of reports),
+ * nothing at all, or nothing because the target configures none.
+ */
+type Credential = { value: string; derivedToken?: string } | { omitted: true } | { unavailable: string };
+
+interface CredentialContext {
+  target: ServiceTarget;
+  validToken: () => Promise<string>;
+  faker: Faker;
+}
+
+interface Variant {
+  name: string;
+  requirement: 'BEARER-MISSING' | 'BEARER-SCHEME' | 'BEARER-INVALID' | 'BEARER-EXPIRED';
+  credential: (ctx: CredentialContext) => Promise<Credential>;
+}
+
+const value = (text: string): Credential => ({ value: text });
+const bearerOf = (derivedToken: string): Credential => ({ value: `Bearer ${derivedToken}`, derivedToken });
+
+const variants: readonly Variant[] = [
+  { name: 'a request without an Authorization header', requirement: 'BEARER-MISSING', credential: async () => ({ omitted: true }) },
+  { name: 'the API key under the Basic scheme', requirement: 'BEARER-SCHEME', credential: async ({ target }) => value(`Basic ${target.apiKey}`) },
+  { name: 'a valid token under the Token scheme', requirement: 'BEARER-SCHEME', credential: async ({ validToken }) => value(`Token ${await validToken()}`) },
+  { name: 'an empty bearer token ("Bearer ")', requirement: 'BEARER-INVALID', credential: async () => value('Bearer ') },
+  { name: 'the Bearer scheme without a token ("Bearer")', requirement: 'BEARER-INVALID', credential: async () => value('Bearer') },
+  { name: 'a malformed token with spaces ("Bearer a b c")', requirement: 'BEARER-INVALID', credential: async () => value('Bearer a b c') },
+  { name: 'a malformed token of characters a token cannot hold', requirement: 'BEARER-INVALID', credential: async () => value('Bearer %%{not;a,token}%%') },
+  { name: 'a tampered token (one character changed in the middle)', requirement: 'BEARER-INVALID', credential: async ({ validToken }) => bearerOf(tamperedInTheMiddle(await validToken())) },
+  { name: 'a tampered token (one character changed near the end)', requirement: 'BEARER-INVALID', credential: async ({ validToken }) => bearerOf(tamperedNearTheEnd(await validToken())) },
+  { name: 'an unknown token (random)', requirement: 'BEARER-INVALID', credential: async ({ validToken, faker }) => bearerOf(unknownLike(await validToken(), faker)) },
+  {
+    name: 'an expired token',
+    requirement: 'BEARER-EXPIRED',
+    credential: async ({ target }) => (target.expiredToken ? value(`Bearer ${target.expiredToken}`) : { unavailable: 'no expired token is configured for this service (*_EXPIRED_TOKEN)' }),
+  },
+];
+
+for (const id of protectedOperations) {
+  for (const variant of variants) {
+    test(...cites([variant.requirement, 'BEARER-CHALLENGE'], `${id} refuses ${variant.name}`), async ({ api, suite, data, verdict, redactor, validRequest }) => {
+      const target = suite.services[operation(id).service];
+      const credential = await variant.credential({ target, validToken: () => api.tokenFor(id), faker: data.faker });
+      if ('unavailable' in credential) {
+        verdict.notExercised(variant.requirement, credential.unavailable);
+        test.skip(true, credential.unavailable);
+        return;
+      }
+      // A changed token is still most of a real one.
+      if ('derivedToken' in credential) redactor.add(credential.derivedToken);
+      const request = await validRequest(id);
+      const exchange = await api.call(id, {
+        ...request,
+        ...('omitted' in credential ? { omit: ['authorization'] } : { set: { authorization: credential.value } }),
+        note: variant.name,
+      });
+      expectRefused(verdict, variant.requirement, exchange);
+      expectBearerChallenge(verdict, exchange);
+    });
+  }
+}

@@ -1,0 +1,32 @@
+import type { ServiceTarget } from '../../fixtures/config/load-config.ts';
+import { expectRefused } from '../../fixtures/checks.ts';
+import { cites, test } from '../../fixtures/test.ts';
+import { distinctTokenTarget, expectClientChallenge, expectNoAccessToken, expectOAuthError, sendTokenRequest, tokenServices } from './token-endpoint.ts';
+
+const basic = (credentials: string) => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+
+const badCredentials: ReadonlyArray<{ name: string; authorization: (target: ServiceTarget) => string | null }> = [
+  { name: 'no Authorization header', authorization: () => null },
+  { name: 'Basic with an unknown client id and secret', authorization: () => basic('conformance-unknown-client:not-the-secret') },
+  { name: 'Basic with a value that is not base64', authorization: () => 'Basic %%not-base64%%' },
+  { name: 'the API key under the Bearer scheme', authorization: (target) => `Bearer ${target.apiKey}` },
+  { name: 'the API key under the Digest scheme', authorization: (target) => `Digest ${target.apiKey}` },
+];
+
+for (const service of tokenServices) {
+  for (const variant of badCredentials) {
+    test(...cites(['TOK-CLIENT-AUTH', 'TOK-CLIENT-ERROR'], `the ${service} token endpoint refuses ${variant.name}`), async ({ suite, http, record, redactor, verdict }) => {
+      const target = distinctTokenTarget(suite, service);
+      const authorization = variant.authorization(target);
+      const exchange = await sendTokenRequest({ http, record, redactor }, target, { authorization, note: variant.name });
+      expectRefused(verdict, 'TOK-CLIENT-AUTH', exchange);
+      expectNoAccessToken(verdict, 'TOK-CLIENT-AUTH', exchange);
+      if (authorization === null) {
+        expectOAuthError(verdict, 'TOK-CLIENT-ERROR', exchange, { statuses: [400, 401], error: 'invalid_client' });
+      } else {
+        expectOAuthError(verdict, 'TOK-CLIENT-ERROR', exchange, { statuses: [401], error: 'invalid_client' });
+        expectClientChallenge(verdict, 'TOK-CLIENT-ERROR', exchange);
+      }
+    });
+  }
+}

@@ -1,0 +1,65 @@
+import type { ServiceName } from '../../catalog/catalog.ts';
+import { test } from '../../fixtures/test.ts';
+import type { ServiceTarget, SuiteConfig } from '../../fixtures/config/load-config.ts';
+import { expectThat } from '../../fixtures/checks.ts';
+import type { HttpClient } from '../../fixtures/http/client.ts';
+import type { Exchange } from '../../fixtures/http/exchange.ts';
+import type { Redactor } from '../../fixtures/redact.ts';
+import { issuedToken, tokenRequest, type TokenRequestOptions } from '../../fixtures/tokens.ts';
+import type { Verdict } from '../../fixtures/verdict.ts';
+
+/** Every service whose token endpoint part 4.1 describes; orders' endpoint is configurable and often the identity one. */
+export const tokenServices = ['identity', 'stepup', 'orders'] as const satisfies readonly ServiceName[];
+export type TokenService = (typeof tokenServices)[number];
+
+/**
+ * The service's token endpoint; the test is skipped when an earlier service uses the same URL, since that is
+ * the same endpoint, checked there.
+ */
+export function distinctTokenTarget(suite: SuiteConfig, service: TokenService): ServiceTarget {
+  const target = suite.services[service];
+  const sameAs = tokenServices.slice(0, tokenServices.indexOf(service)).find((other) => suite.services[other].tokenUrl === target.tokenUrl);
+  test.skip(sameAs !== undefined, `the ${service} token URL is the ${sameAs} one, checked there`);
+  return target;
+}
+
+export interface TokenContext {
+  http: HttpClient;
+  redactor: Redactor;
+  record: (exchange: Exchange) => Promise<void>;
+}
+
+/** Sends a token request; any token in the answer is registered as a secret before anything can show it. */
+export async function sendTokenRequest({ http, redactor, record }: TokenContext, target: ServiceTarget, options: TokenRequestOptions = {}): Promise<Exchange> {
+  const exchange = await http.send(tokenRequest(target, options));
+  redactor.add(issuedToken(exchange));
+  await record(exchange);
+  return exchange;
+}
+
+export function expectNoAccessToken(verdict: Verdict, id: string, exchange: Exchange): boolean {
+  return expectThat(verdict, id, issuedToken(exchange) === undefined, 'no access_token in the answer', () => verdict.answer(exchange), exchange);
+}
+
+export function oauthErrorOf(exchange: Exchange): unknown {
+  return (exchange.json as { error?: unknown } | undefined)?.error;
+}
+
+/** An error answer of RFC 6749 section 5.2: the status (any of `statuses`) and the error code. */
+export function expectOAuthError(verdict: Verdict, id: string, exchange: Exchange, expected: { statuses: readonly number[]; error: string }): boolean {
+  const ok = expected.statuses.includes(exchange.status) && oauthErrorOf(exchange) === expected.error;
+  return expectThat(verdict, id, ok, `status ${expected.statuses.join(' or ')} with error "${expected.error}"`, () => verdict.answer(exchange), exchange);
+}
+
+/** A WWW-Authenticate challenge of any scheme, which RFC 6749 section 5.2 asks for with a 401. */
+export function expectClientChallenge(verdict: Verdict, id: string, exchange: Exchange): boolean {
+  const challenge = exchange.headers['www-authenticate'];
+  return expectThat(
+    verdict,
+    id,
+    exchange.status === 401 && (challenge ?? '').trim() !== '',
+    '401 with a WWW-Authenticate challenge (the client sent an Authorization header)',
+    () => `${exchange.status}, WWW-Authenticate: ${challenge ?? '(absent)'}`,
+    exchange,
+  );
+}

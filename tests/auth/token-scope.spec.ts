@@ -1,0 +1,35 @@
+import { tokenEndpoint } from '../../catalog/catalog.ts';
+import { expectRefused } from '../../fixtures/checks.ts';
+import { cites, test } from '../../fixtures/test.ts';
+import { issuedToken } from '../../fixtures/tokens.ts';
+import { distinctTokenTarget, expectNoAccessToken, expectOAuthError, oauthErrorOf, sendTokenRequest, tokenServices } from './token-endpoint.ts';
+
+const otherScopes = [
+  { name: 'another scope name', scope: 'k1_admin_api' },
+  { name: 'the scope in upper case', scope: tokenEndpoint.scope.toUpperCase() },
+  { name: 'the scope with an extra one', scope: `${tokenEndpoint.scope} openid` },
+  { name: 'an empty scope', scope: '' },
+] as const;
+
+for (const service of tokenServices) {
+  for (const variant of otherScopes) {
+    test(...cites(['TOK-SCOPE-ONLY', 'TOK-SCOPE-ERROR'], `the ${service} token endpoint refuses ${variant.name} (${JSON.stringify(variant.scope)})`), async ({ suite, http, record, redactor, verdict }) => {
+      const target = distinctTokenTarget(suite, service);
+      const exchange = await sendTokenRequest({ http, record, redactor }, target, {
+        form: { grant_type: tokenEndpoint.grantType, scope: variant.scope },
+        note: `scope=${JSON.stringify(variant.scope)}`,
+      });
+      expectRefused(verdict, 'TOK-SCOPE-ONLY', exchange);
+      expectNoAccessToken(verdict, 'TOK-SCOPE-ONLY', exchange);
+      expectOAuthError(verdict, 'TOK-SCOPE-ERROR', exchange, { statuses: [400], error: 'invalid_scope' });
+    });
+  }
+
+  test(...cites(['TOK-SCOPE-MISSING'], `the ${service} token endpoint's answer to a request without scope is observed`), async ({ suite, http, record, redactor, verdict }) => {
+    const target = distinctTokenTarget(suite, service);
+    const exchange = await sendTokenRequest({ http, record, redactor }, target, { form: { grant_type: tokenEndpoint.grantType }, note: 'no scope parameter' });
+    const error = oauthErrorOf(exchange);
+    const outcome = issuedToken(exchange) ? 'a token was issued' : `no token${error === undefined ? '' : `, error ${JSON.stringify(error)}`}`;
+    verdict.observe('TOK-SCOPE-MISSING', `${service}: ${exchange.status}, ${outcome}`);
+  });
+}

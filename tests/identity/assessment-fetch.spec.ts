@@ -1,0 +1,29 @@
+import { expectAccepted, expectEqual, expectRefused } from '../../fixtures/checks.ts';
+import { bodyOf, createCase } from '../../fixtures/flows.ts';
+import { cites, test } from '../../fixtures/test.ts';
+import { neverIssuedId } from './valid-requests.ts';
+
+test(
+  ...cites(['ASM-FETCH-SAME-CASE'], 'fetching the earlier of two cases yields that case, not the later one'),
+  async ({ api, verdict, suite, data }) => {
+    const first = await createCase(api, verdict, suite, data);
+    await createCase(api, verdict, suite, data);
+    const fetched = await api.call('fetchAssessment', { pathParams: { caseId: first.authenticationId }, note: 'the earlier of two cases' });
+    expectAccepted(verdict, 'ASM-FETCH-SAME-CASE', fetched);
+    expectEqual(verdict, 'ASM-FETCH-SAME-CASE', 'authenticationId', bodyOf(fetched).authenticationId, first.authenticationId, fetched);
+    expectEqual(verdict, 'ASM-FETCH-SAME-CASE', 'inquiryId', bodyOf(fetched).inquiryId, first.inquiryId, fetched);
+  },
+);
+
+test(...cites(['ASM-FETCH-UNKNOWN'], 'fetching a case identifier that was never issued is refused'), async ({ api, verdict, data }) => {
+  const exchange = await api.call('fetchAssessment', { pathParams: { caseId: neverIssuedId({ data }) }, note: 'a case identifier never issued' });
+  expectRefused(verdict, 'ASM-FETCH-UNKNOWN', exchange);
+});
+
+for (const header of ['x-client-id', 'x-correlation-id']) {
+  test(...cites(['HDR-FETCH-ASSESSMENT'], `fetch by case identifier without ${header} is recorded`), async ({ api, verdict, suite, data }) => {
+    const ref = await createCase(api, verdict, suite, data);
+    const exchange = await api.call('fetchAssessment', { pathParams: { caseId: ref.authenticationId }, omit: [header] });
+    verdict.observe('HDR-FETCH-ASSESSMENT', `without ${header}: answered ${exchange.status}`);
+  });
+}

@@ -1,0 +1,64 @@
+import { expectAccepted, expectEqual, expectRefused } from '../../fixtures/checks.ts';
+import { caseUpdate } from '../../fixtures/builders/identity-bodies.ts';
+import { createCase, fetchCase } from '../../fixtures/flows.ts';
+import { cites, test } from '../../fixtures/test.ts';
+import { enumValues } from '../../schemas/registry.ts';
+
+const decisions = enumValues('CaseDecision');
+
+/** A listed decision other than the given one, so that setting it is a visible change. */
+function decisionOtherThan(current: unknown): string {
+  return decisions.find((d) => d !== current) as string;
+}
+
+for (const decision of decisions) {
+  test(...cites(['CU-DECISION-APPLIED'], `the decision ${decision} is accepted and fetched back as the case's decision`), async ({ api, verdict, suite, data }) => {
+    const ref = await createCase(api, verdict, suite, data);
+    const before = await fetchCase(api, verdict, ref);
+    if (before.body.decision === decision) {
+      // Move the case away first, so that the fetch shows a change this update made.
+      const away = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: decisionOtherThan(decision) }), note: 'moves the decision away first' });
+      expectAccepted(verdict, 'CU-DECISION-APPLIED', away);
+    }
+    const updated = await api.call('caseUpdate', { body: caseUpdate(ref, { decision }) });
+    expectAccepted(verdict, 'CU-DECISION-APPLIED', updated);
+    const after = await fetchCase(api, verdict, ref);
+    expectEqual(verdict, 'CU-DECISION-APPLIED', 'decision of the fetched case', after.body.decision, decision, after.exchange);
+  });
+}
+
+const [firstDecision = ''] = decisions;
+// No null variant: in proto3 JSON a null field reads as omitted (decision unchanged), which 2.5 allows.
+const outsideTheList = [
+  { name: 'another word "ESCALATE"', value: 'ESCALATE' },
+  { name: `lower case "${firstDecision.toLowerCase()}"`, value: firstDecision.toLowerCase() },
+  { name: 'empty string', value: '' },
+  { name: 'the number 1', value: 1 },
+] as const;
+
+for (const variant of outsideTheList) {
+  test(...cites(['CU-DECISION-ENUM'], `a decision outside the list is refused: ${variant.name}`), async ({ api, verdict, suite, data }) => {
+    const ref = await createCase(api, verdict, suite, data);
+    const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: variant.value }) });
+    expectRefused(verdict, 'CU-DECISION-ENUM', exchange);
+  });
+}
+
+test(...cites(['CU-DECISION-KEPT'], 'an update without decision leaves the decision set earlier'), async ({ api, verdict, suite, data }) => {
+  const ref = await createCase(api, verdict, suite, data);
+  const initial = await fetchCase(api, verdict, ref);
+  // Differs from the initial decision, so that a server resetting to it is caught.
+  const chosen = decisionOtherThan(initial.body.decision);
+  const set = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: chosen }) });
+  const afterSet = await fetchCase(api, verdict, ref);
+  verdict.precondition(set.status >= 200 && set.status < 300 && afterSet.body.decision === chosen, `an update sets the decision ${chosen}`, () => ({
+    sent: verdict.sent(set),
+    expected: `success (2xx), then the fetched decision ${chosen}`,
+    actual: `${verdict.answer(set)}; fetched decision ${JSON.stringify(afterSet.body.decision)}`,
+  }));
+
+  const withoutDecision = await api.call('caseUpdate', { body: caseUpdate(ref, { notes: data.faker.lorem.sentence() }), note: 'notes only, no decision' });
+  expectAccepted(verdict, 'CU-DECISION-KEPT', withoutDecision);
+  const after = await fetchCase(api, verdict, ref);
+  expectEqual(verdict, 'CU-DECISION-KEPT', 'decision of the fetched case', after.body.decision, chosen, after.exchange);
+});

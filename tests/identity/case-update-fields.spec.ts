@@ -1,0 +1,76 @@
+import { expectAccepted, expectRefused, expectThat } from '../../fixtures/checks.ts';
+import { caseUpdate, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
+import { createCase, fetchCase } from '../../fixtures/flows.ts';
+import { cites, test } from '../../fixtures/test.ts';
+
+/** Tagged with the run, so that neither an earlier run nor the portal can have created it. */
+const freshName = (prefix: string, { faker, runTag }: BodyContext) => `${prefix}-${runTag}-${faker.string.alphanumeric({ length: 8, casing: 'lower' })}`;
+
+/** 2.2 does not show the item shape of tags: a string item is a tag, an object item names its tag in a string member. */
+function tagNames(tags: unknown): string[] {
+  if (!Array.isArray(tags)) return [];
+  return tags.flatMap((item: unknown) => {
+    if (typeof item === 'string') return [item];
+    if (typeof item === 'object' && item !== null) return Object.values(item).filter((v): v is string => typeof v === 'string');
+    return [];
+  });
+}
+
+test(...cites(['CU-TAGS-APPEND'], 'new tags of two updates are both appended to the case, the earlier tags kept'), async ({ api, verdict, suite, data }) => {
+  const ref = await createCase(api, verdict, suite, data);
+  const before = await fetchCase(api, verdict, ref);
+  const added = [freshName('tag', data), freshName('tag', data)];
+  for (const tag of added) {
+    const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { tags: [tag] }) });
+    expectAccepted(verdict, 'CU-TAGS-APPEND', exchange);
+  }
+  const after = await fetchCase(api, verdict, ref);
+  const expected = [...tagNames(before.body.tags), ...added];
+  const missing = expected.filter((tag) => !tagNames(after.body.tags).includes(tag));
+  expectThat(verdict, 'CU-TAGS-APPEND', missing.length === 0, `fetched tags containing ${JSON.stringify(expected)}`, () => `tags ${verdict.redacted(after.body.tags)}, missing ${JSON.stringify(missing)}`, after.exchange);
+});
+
+const agents = [
+  { name: 'a reference no portal user has', build: (ctx: BodyContext) => freshName('agent', ctx) },
+  { name: 'a free-text name', build: (ctx: BodyContext) => `${ctx.faker.person.fullName()} (outsourced desk)` },
+] as const;
+
+for (const agent of agents) {
+  test(...cites(['CU-AGENT-ANY'], `an arbitrary externalAgent is accepted: ${agent.name}`), async ({ api, verdict, suite, data }) => {
+    const ref = await createCase(api, verdict, suite, data);
+    const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { externalAgent: agent.build(data) }) });
+    expectAccepted(verdict, 'CU-AGENT-ANY', exchange);
+  });
+}
+
+const unvalidated = [
+  { field: 'queue', name: 'a queue that does not exist', id: 'CU-QUEUE-UNKNOWN', kept: 'CU-QUEUE-KEPT' },
+  { field: 'rejectionCode', name: 'a rejection code that cannot be validated', id: 'CU-REJECTION-UNKNOWN', kept: 'CU-REJECTION-KEPT' },
+] as const;
+
+for (const variant of unvalidated) {
+  test(...cites([variant.id, variant.kept], `${variant.name} does not fail the update, and its new tag is applied`), async ({ api, verdict, suite, data }) => {
+    const ref = await createCase(api, verdict, suite, data);
+    const before = await fetchCase(api, verdict, ref);
+    const tag = freshName('tag', data);
+    const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { [variant.field]: freshName(variant.field, data), tags: [tag] }) });
+    expectAccepted(verdict, variant.id, exchange);
+    const after = await fetchCase(api, verdict, ref);
+    expectThat(verdict, variant.id, tagNames(after.body.tags).includes(tag), `fetched tags containing ${JSON.stringify(tag)}`, () => `tags ${verdict.redacted(after.body.tags)}`, after.exchange);
+    const shown = (body: Record<string, unknown>) => (variant.field in body ? JSON.stringify(body[variant.field]) : '(not in the fetched case)');
+    verdict.observe(variant.kept, `${variant.field} before ${shown(before.body)}, after ${shown(after.body)}`);
+  });
+}
+
+const notBooleans = [
+  { name: 'the string "true"', value: 'true' },
+  { name: 'the number 1', value: 1 },
+] as const;
+
+for (const variant of notBooleans) {
+  test(...cites(['CU-VERIFIED-FRAUD-TYPE'], `a verifiedFraud that is not a boolean is refused: ${variant.name}`), async ({ api, verdict, suite, data }) => {
+    const ref = await createCase(api, verdict, suite, data);
+    const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { verifiedFraud: variant.value }) });
+    expectRefused(verdict, 'CU-VERIFIED-FRAUD-TYPE', exchange);
+  });
+}

@@ -1,0 +1,36 @@
+import { expectRefused } from '../../fixtures/checks.ts';
+import { caseUpdate, inquiryId, unknownCaseId, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
+import { createCase } from '../../fixtures/flows.ts';
+import { cites, test } from '../../fixtures/test.ts';
+
+const notes = ({ faker }: BodyContext) => ({ notes: faker.lorem.sentence() });
+
+for (const field of ['inquiryId', 'authenticationId'] as const) {
+  test(...cites(['CU-REQ-REQUIRED'], `a case update without ${field} is refused`), async ({ api, verdict, suite, data }) => {
+    const ref = await createCase(api, verdict, suite, data);
+    const body = Object.fromEntries(Object.entries(caseUpdate(ref, notes(data))).filter(([name]) => name !== field));
+    const exchange = await api.call('caseUpdate', { body, note: `no ${field}` });
+    expectRefused(verdict, 'CU-REQ-REQUIRED', exchange);
+  });
+}
+
+test(...cites(['CU-CASE-KNOWN'], 'a case update for an authenticationId no assessment returned is refused'), async ({ api, verdict, suite, data }) => {
+  // The inquiryId is a real one, so that the unknown case is the only defect.
+  const ref = await createCase(api, verdict, suite, data);
+  const exchange = await api.call('caseUpdate', { body: caseUpdate({ inquiryId: ref.inquiryId, authenticationId: unknownCaseId(data) }, notes(data)), note: 'unknown authenticationId' });
+  expectRefused(verdict, 'CU-CASE-KNOWN', exchange);
+});
+
+const foreignInquiries = [
+  { name: 'the inquiryId of another existing case', ofAnotherCase: true },
+  { name: 'an inquiryId never used', ofAnotherCase: false },
+] as const;
+
+for (const variant of foreignInquiries) {
+  test(...cites(['CU-INQUIRY-MAPS'], `a case update whose inquiryId is not the case's is refused: ${variant.name}`), async ({ api, verdict, suite, data }) => {
+    const ref = await createCase(api, verdict, suite, data);
+    const foreign = variant.ofAnotherCase ? (await createCase(api, verdict, suite, data)).inquiryId : inquiryId(data);
+    const exchange = await api.call('caseUpdate', { body: caseUpdate({ inquiryId: foreign, authenticationId: ref.authenticationId }, notes(data)), note: variant.name });
+    expectRefused(verdict, 'CU-INQUIRY-MAPS', exchange);
+  });
+}

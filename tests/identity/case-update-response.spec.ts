@@ -1,0 +1,22 @@
+import { operation } from '../../catalog/catalog.ts';
+import { expectAccepted, expectEqual, expectSchema } from '../../fixtures/checks.ts';
+import { fullCaseUpdate } from '../../fixtures/builders/identity-bodies.ts';
+import { bodyOf, createCase } from '../../fixtures/flows.ts';
+import { cites, test } from '../../fixtures/test.ts';
+
+const caseUpdateOperation = operation('caseUpdate');
+
+test(
+  ...cites(['CU-FIELDS-ACCEPTED', 'CU-RES-SCHEMA', 'CU-RES-IDS', 'CU-CORRELATION-ECHO'], 'a full update (every field of 2.5) is accepted and answered with the case ids'),
+  async ({ api, verdict, suite, data }) => {
+    const ref = await createCase(api, verdict, suite, data);
+    const exchange = await api.call('caseUpdate', { body: fullCaseUpdate(data, ref, suite.strategies.assessment) });
+    expectAccepted(verdict, 'CU-FIELDS-ACCEPTED', exchange);
+    expectSchema(verdict, 'CU-RES-SCHEMA', caseUpdateOperation.responseSchema as string, exchange.json, exchange);
+    const answer = bodyOf(exchange);
+    expectEqual(verdict, 'CU-RES-IDS', 'inquiryId', answer.inquiryId, ref.inquiryId, exchange);
+    expectEqual(verdict, 'CU-RES-IDS', 'authenticationId', answer.authenticationId, ref.authenticationId, exchange);
+    const sentCorrelationId = exchange.request.headers.find(([name]) => name.toLowerCase() === 'x-correlation-id')?.[1];
+    expectEqual(verdict, 'CU-CORRELATION-ECHO', 'correlationId', answer.correlationId, sentCorrelationId, exchange);
+  },
+);

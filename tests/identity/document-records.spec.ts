@@ -1,0 +1,72 @@
+import { operation } from '../../catalog/catalog.ts';
+import { expectAccepted, expectEqual, expectJsonBody, expectRefused, expectSchema, expectThat } from '../../fixtures/checks.ts';
+import { bodyOf } from '../../fixtures/flows.ts';
+import { cites, test } from '../../fixtures/test.ts';
+import { enumValues, schemaDocument } from '../../schemas/registry.ts';
+import { neverIssuedId, startDocumentSession } from './valid-requests.ts';
+
+const records = operation('documentRecords');
+const recordsSchema = records.responseSchema as string;
+
+/** The record parts of 2.4: every member of the records but the identifier. */
+const recordParts = Object.keys(schemaDocument(recordsSchema)['properties'] as object).filter((name) => name !== 'authenticationId');
+const everyPart = 'all';
+
+/** The parts a data value selects; 4.4 spells formdata in lower case for the formData part (ERRATUM-FORMDATA). */
+function partsSelectedBy(value: string): string[] {
+  if (value === everyPart) return recordParts;
+  const selected = recordParts.filter((part) => part.toLowerCase() === value.toLowerCase());
+  if (selected.length !== 1) throw new Error(`The data value "${value}" of 4.4 names no single part of 2.4 (${recordParts.join(', ')})`);
+  return selected;
+}
+
+const dataValues = enumValues('DocumentRecordsData');
+if (!dataValues.includes(everyPart)) throw new Error(`enums.schema.json no longer lists "${everyPart}" for DocumentRecordsData`);
+
+const variants = [{ name: 'without data', data: undefined }, ...dataValues.map((value) => ({ name: `data=${value}`, data: value }))];
+
+for (const variant of variants) {
+  test(
+    ...cites(['DOCR-DATA-VALUES', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA', 'DOCR-RES-ID', 'DOCR-DATA-PART', 'OBS-SUCCESS-STATUS'], `document records are fetched ${variant.name}`),
+    async ({ api, verdict, suite, data }) => {
+      const session = await startDocumentSession({ api, verdict, suite, data });
+      const exchange = await api.call('documentRecords', {
+        pathParams: { authenticationId: session.authenticationId },
+        ...(variant.data !== undefined ? { query: { data: variant.data } } : {}),
+      });
+      expectAccepted(verdict, 'DOCR-DATA-VALUES', exchange);
+      verdict.observe('OBS-SUCCESS-STATUS', `${records.id} answered ${exchange.status}`);
+      expectJsonBody(verdict, 'GEN-JSON-RESPONSE', exchange);
+      expectSchema(verdict, 'DOCR-RES-SCHEMA', recordsSchema, exchange.json, exchange);
+      const answer = bodyOf(exchange);
+      expectEqual(verdict, 'DOCR-RES-ID', 'authenticationId', answer.authenticationId, session.authenticationId, exchange);
+      if (variant.data === undefined) return;
+      const absent = partsSelectedBy(variant.data).filter((part) => answer[part] === undefined || answer[part] === null);
+      expectThat(verdict, 'DOCR-DATA-PART', absent.length === 0, `the part${absent.length === 1 ? '' : 's'} selected by data=${variant.data} present`, () => `missing: ${absent.join(', ')}`, exchange);
+    },
+  );
+}
+
+test(
+  ...cites(['DOCR-SOURCE-CLIENT-ID', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA'], 'document records are fetched with the optional x-source-client-id header'),
+  async ({ api, verdict, suite, data }) => {
+    // A child organization's id only makes sense from its reseller; without one configured, the caller names itself.
+    const asReseller = suite.reseller !== undefined;
+    const sourceClientId = suite.reseller?.sourceClientId ?? suite.clientId;
+    const session = await startDocumentSession({ api, verdict, suite, data }, { asReseller });
+    const exchange = await api.call('documentRecords', {
+      pathParams: { authenticationId: session.authenticationId },
+      set: { 'x-source-client-id': sourceClientId },
+      ...(asReseller ? { asReseller } : {}),
+      note: `with x-source-client-id${asReseller ? ', as the reseller' : ''}`,
+    });
+    expectAccepted(verdict, 'DOCR-SOURCE-CLIENT-ID', exchange);
+    expectJsonBody(verdict, 'GEN-JSON-RESPONSE', exchange);
+    expectSchema(verdict, 'DOCR-RES-SCHEMA', recordsSchema, exchange.json, exchange);
+  },
+);
+
+test(...cites(['DOCR-UNKNOWN'], 'fetching the records of a case identifier that was never issued is refused'), async ({ api, verdict, data }) => {
+  const exchange = await api.call('documentRecords', { pathParams: { authenticationId: neverIssuedId({ data }) }, note: 'a case identifier never issued' });
+  expectRefused(verdict, 'DOCR-UNKNOWN', exchange);
+});

@@ -1,0 +1,46 @@
+import { operation } from '../../catalog/catalog.ts';
+import { documentVerification } from '../../fixtures/builders/identity-bodies.ts';
+import { expectAccepted, expectEqual, expectJsonBody, expectRefused, expectSchema } from '../../fixtures/checks.ts';
+import { bodyOf } from '../../fixtures/flows.ts';
+import { cites, test } from '../../fixtures/test.ts';
+import { minimalDocumentVerification } from './valid-requests.ts';
+
+const docv = operation('documentVerification');
+
+const requests = [
+  { name: 'every field of 2.3', build: documentVerification },
+  { name: 'strategy and inquiryId only', build: minimalDocumentVerification },
+] as const;
+
+for (const variant of requests) {
+  test(
+    ...cites(['DOCV-ACCEPTED', 'GEN-JSON-RESPONSE', 'DOCV-RES-SCHEMA', 'DOCV-RES-INQUIRY', 'OBS-SUCCESS-STATUS'], `a document verification is started: ${variant.name}`),
+    async ({ api, verdict, suite, data }) => {
+      const body = variant.build(data, suite.strategies.documentVerification);
+      const exchange = await api.call('documentVerification', { body });
+      expectAccepted(verdict, 'DOCV-ACCEPTED', exchange);
+      verdict.observe('OBS-SUCCESS-STATUS', `${docv.id} answered ${exchange.status}`);
+      expectJsonBody(verdict, 'GEN-JSON-RESPONSE', exchange);
+      expectSchema(verdict, 'DOCV-RES-SCHEMA', docv.responseSchema as string, exchange.json, exchange);
+      expectEqual(verdict, 'DOCV-RES-INQUIRY', 'inquiryId', bodyOf(exchange).inquiryId, body.inquiryId, exchange);
+    },
+  );
+}
+
+/** One field of 2.3 in a JSON type other than the one it states; the rest of the request is valid. */
+const wrongTypes: Array<{ field: string; type: string; value: unknown }> = [
+  { field: 'inquiryId', type: 'a number', value: 1234567 },
+  { field: 'strategy', type: 'a number', value: 42 },
+  { field: 'phoneNumber', type: 'a number', value: 15_551_234_567 },
+  { field: 'images', type: 'a string', value: 'aW1hZ2U=' },
+  { field: 'applicant', type: 'a string', value: 'Jane Sample' },
+  { field: 'customFields', type: 'an array', value: ['source'] },
+];
+
+for (const variant of wrongTypes) {
+  test(...cites(['DOCV-REQ-TYPES'], `a document verification with ${variant.field} as ${variant.type} is refused`), async ({ api, verdict, suite, data }) => {
+    const body = { ...documentVerification(data, suite.strategies.documentVerification), [variant.field]: variant.value };
+    const exchange = await api.call('documentVerification', { body, note: `${variant.field} as ${variant.type}` });
+    expectRefused(verdict, 'DOCV-REQ-TYPES', exchange);
+  });
+}

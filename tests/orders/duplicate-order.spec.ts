@@ -1,0 +1,12 @@
+import { orderErrorRow } from '../../catalog/catalog.ts';
+import { expectErrorEnvelope } from '../../fixtures/orders/error-envelope.ts';
+import { newOrder } from '../../fixtures/orders/order-requests.ts';
+import { citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
+
+test(...citesWithEnvelope(['ORD-409'], 'creating an order whose identifier already exists is answered 409 client'), async ({ api, verdict, suite, data }) => {
+  const body = newOrder(suite, data);
+  const first = await api.call('createOrder', { body, note: 'a new order' });
+  verdict.precondition(first.status >= 200 && first.status < 300, 'a new order is created', () => ({ sent: verdict.sent(first), expected: 'success (2xx)', actual: verdict.answer(first) }));
+  const again = await api.call('createOrder', { body, note: 'the same order identifier again' });
+  expectErrorEnvelope(verdict, again, { id: 'ORD-409', row: '409', messages: orderErrorRow('409').messages ?? [] });
+});

@@ -1,0 +1,35 @@
+import { expectThat } from '../../fixtures/checks.ts';
+import { expectErrorEnvelope, isValidationError } from '../../fixtures/orders/error-envelope.ts';
+import { newOrder } from '../../fixtures/orders/order-requests.ts';
+import { cites, citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
+import { enumValues } from '../../schemas/registry.ts';
+
+const allowedTypes = enumValues('FulfillmentType');
+
+const outsideTheList = [
+  { name: 'near miss "SHIPPING"', value: 'SHIPPING' },
+  { name: `lower case "${allowedTypes[0]?.toLowerCase()}"`, value: allowedTypes[0]?.toLowerCase() },
+  { name: 'empty string', value: '' },
+  { name: 'the number 7', value: 7 },
+  { name: 'null', value: null },
+] as const;
+for (const variant of outsideTheList) {
+  if (allowedTypes.includes(variant.value as string)) throw new Error(`${variant.name} is an allowed fulfillment type; it cannot test ORD-400-VALIDATION`);
+}
+
+for (const variant of outsideTheList) {
+  test(
+    ...citesWithEnvelope(['ORD-400-VALIDATION'], `a fulfillment type outside the allowed list is answered 400 validation: ${variant.name}`),
+    async ({ api, verdict, suite, data }) => {
+      const exchange = await api.call('createOrder', { body: newOrder(suite, data, variant.value), note: `fulfillment type ${JSON.stringify(variant.value)}` });
+      expectErrorEnvelope(verdict, exchange, { id: 'ORD-400-VALIDATION', row: '400-validation' });
+    },
+  );
+}
+
+for (const type of allowedTypes) {
+  test(...cites(['ORD-FULFILLMENT-ALLOWED'], `an allowed fulfillment type is not a validation error: ${type}`), async ({ api, verdict, suite, data }) => {
+    const exchange = await api.call('createOrder', { body: newOrder(suite, data, type), note: `fulfillment type ${type}` });
+    expectThat(verdict, 'ORD-FULFILLMENT-ALLOWED', !isValidationError(exchange), `no validation error for the allowed type ${type} (success, or any other row of the table)`, () => verdict.answer(exchange), exchange);
+  });
+}

@@ -1,0 +1,95 @@
+import { expectAccepted } from '../../fixtures/checks.ts';
+import { caseUpdate, documentVerification, minimalAssessment, stepUp, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
+import type { Api } from '../../fixtures/api.ts';
+import type { SuiteConfig } from '../../fixtures/config/load-config.ts';
+import { bodyOf, createCase } from '../../fixtures/flows.ts';
+import type { Exchange } from '../../fixtures/http/exchange.ts';
+import type { Verdict } from '../../fixtures/verdict.ts';
+import { cites, test } from '../../fixtures/test.ts';
+
+type Reseller = NonNullable<SuiteConfig['reseller']>;
+
+interface FlowContext {
+  api: Api;
+  verdict: Verdict;
+  suite: SuiteConfig;
+  data: BodyContext;
+  reseller: Reseller;
+}
+
+const NO_RESELLER = 'no reseller configured: set RESELLER_API_KEY, RESELLER_SOURCE_CLIENT_ID and RESELLER_SHARED_CONTEXT';
+
+const resellerCase = ({ api, verdict, suite, data, reseller }: FlowContext) =>
+  createCase(api, verdict, suite, data, { asReseller: true, extra: { sharedContext: reseller.sharedContext } });
+
+/** Starts a document verification for a reseller case, as a precondition of fetching its records. */
+async function resellerDocumentSession(ctx: FlowContext): Promise<string> {
+  const { api, verdict, suite, data, reseller } = ctx;
+  const ref = await resellerCase(ctx);
+  const started = await api.call('documentVerification', {
+    asReseller: true,
+    body: { ...documentVerification(data, suite.strategies.documentVerification, ref.inquiryId), sharedContext: reseller.sharedContext },
+  });
+  verdict.precondition(started.status >= 200 && started.status < 300, 'the reseller starts a document verification', () => ({
+    sent: verdict.sent(started),
+    expected: 'success (2xx)',
+    actual: verdict.answer(started),
+  }));
+  const answered = bodyOf(started).authenticationId;
+  return typeof answered === 'string' && answered !== '' ? answered : ref.authenticationId;
+}
+
+const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) => Promise<Exchange> }> = [
+  {
+    name: 'assessment with sharedContext',
+    id: 'RES-SHARED-CONTEXT',
+    run: ({ api, suite, data, reseller }) =>
+      api.call('assessment', { asReseller: true, body: { ...minimalAssessment(data, suite.strategies.assessment), sharedContext: reseller.sharedContext } }),
+  },
+  {
+    name: 'document verification with sharedContext',
+    id: 'RES-SHARED-CONTEXT',
+    run: async (ctx) => {
+      const ref = await resellerCase(ctx);
+      const body = { ...documentVerification(ctx.data, ctx.suite.strategies.documentVerification, ref.inquiryId), sharedContext: ctx.reseller.sharedContext };
+      return ctx.api.call('documentVerification', { asReseller: true, body });
+    },
+  },
+  {
+    name: 'case update with sharedContext',
+    id: 'RES-SHARED-CONTEXT',
+    run: async (ctx) => {
+      const ref = await resellerCase(ctx);
+      return ctx.api.call('caseUpdate', { asReseller: true, body: caseUpdate(ref, { notes: ctx.data.faker.lorem.sentence(), sharedContext: ctx.reseller.sharedContext }) });
+    },
+  },
+  {
+    name: 'step-up with sharedContext',
+    id: 'RES-SHARED-CONTEXT',
+    run: async (ctx) => {
+      const ref = await resellerCase(ctx);
+      return ctx.api.call('stepUp', { asReseller: true, body: { ...stepUp(ctx.data, ref, 'phone', ctx.suite.strategies.stepUp), sharedContext: ctx.reseller.sharedContext } });
+    },
+  },
+  {
+    name: 'document records fetch with x-source-client-id',
+    id: 'DOCR-SOURCE-CLIENT-ID',
+    run: async (ctx) => {
+      const authenticationId = await resellerDocumentSession(ctx);
+      return ctx.api.call('documentRecords', { asReseller: true, pathParams: { authenticationId }, set: { 'x-source-client-id': ctx.reseller.sourceClientId } });
+    },
+  },
+];
+
+for (const flow of flows) {
+  test(...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`), async ({ api, verdict, suite, data }) => {
+    const reseller = suite.reseller;
+    if (!reseller) {
+      verdict.notExercised(flow.id, NO_RESELLER);
+      test.skip(true, NO_RESELLER);
+      return;
+    }
+    const exchange = await flow.run({ api, verdict, suite, data, reseller });
+    expectAccepted(verdict, flow.id, exchange);
+  });
+}

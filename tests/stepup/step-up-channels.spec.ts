@@ -1,0 +1,29 @@
+import { operation } from '../../catalog/catalog.ts';
+import { expectAccepted, expectEqual, expectSchema } from '../../fixtures/checks.ts';
+import { stepUp, type StepUpChannel } from '../../fixtures/builders/identity-bodies.ts';
+import { bodyOf, createCase } from '../../fixtures/flows.ts';
+import { cites, test } from '../../fixtures/test.ts';
+
+const stepUpOperation = operation('stepUp');
+
+const channels: ReadonlyArray<{ channel: StepUpChannel; name: string }> = [
+  { channel: 'phone', name: 'by phone number' },
+  { channel: 'email', name: 'by email' },
+  { channel: 'images', name: 'with images' },
+];
+
+for (const { channel, name } of channels) {
+  test(
+    ...cites(['SU-CHANNELS', 'SU-RES-SCHEMA', 'SU-RES-IDS', 'SU-DECISION-VALUES'], `a step-up ${name} for an existing case is accepted and answered with the case ids`),
+    async ({ api, verdict, suite, data }) => {
+      const ref = await createCase(api, verdict, suite, data);
+      const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel, suite.strategies.stepUp) });
+      expectAccepted(verdict, 'SU-CHANNELS', exchange);
+      expectSchema(verdict, 'SU-RES-SCHEMA', stepUpOperation.responseSchema as string, exchange.json, exchange);
+      const answer = bodyOf(exchange);
+      expectEqual(verdict, 'SU-RES-IDS', 'inquiryId', answer.inquiryId, ref.inquiryId, exchange);
+      expectEqual(verdict, 'SU-RES-IDS', 'authenticationId', answer.authenticationId, ref.authenticationId, exchange);
+      verdict.observe('SU-DECISION-VALUES', `${name}: decision ${answer.decision === undefined ? '(absent)' : JSON.stringify(answer.decision)}`);
+    },
+  );
+}

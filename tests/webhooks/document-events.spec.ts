@@ -1,0 +1,63 @@
+import { documentVerification, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
+import type { SuiteConfig } from '../../fixtures/config/load-config.ts';
+import type { Api } from '../../fixtures/api.ts';
+import { createCase } from '../../fixtures/flows.ts';
+import type { Verdict } from '../../fixtures/verdict.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/webhooks/checks.ts';
+import { eventKind } from '../../fixtures/webhooks/events.ts';
+import { awaitOnboardingOfSession, awaitResultsOfInquiry, expectOnboardingOfSession, expectResultsForInquiry, type Window } from '../../fixtures/webhooks/ties.ts';
+import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks/webhook-test.ts';
+
+type Setup = (api: Api, verdict: Verdict, suite: SuiteConfig, data: BodyContext) => Promise<string | undefined>;
+
+const variants: ReadonlyArray<{ name: string; inquiry: Setup }> = [
+  { name: 'for a new inquiry', inquiry: async () => undefined },
+  { name: 'for the inquiry of an existing case', inquiry: async (api, verdict, suite, data) => (await createCase(api, verdict, suite, data)).inquiryId },
+];
+
+const isDocumentEvent = (d: { json?: unknown }) => ['onboarding', 'results'].includes(eventKind(d.json) ?? '');
+
+for (const variant of variants) {
+  test(
+    ...cites(
+      ['EVT-DELIVERY', 'EVT-ONBOARDING-SCHEMA', 'EVT-RESULTS-SCHEMA', 'EVT-RESULTS-INQUIRY', 'EVT-DOC-SESSION-ID', 'EVT-FLOW-DELIVERY'],
+      `a document verification ${variant.name} is reported by events tied to its inquiry and session`,
+    ),
+    async ({ api, verdict, suite, data, receiver, attachDeliveries }) => {
+      skipUnlessFlowsRun(verdict, suite, receiver);
+      const body = documentVerification(data, suite.strategies.documentVerification, await variant.inquiry(api, verdict, suite, data));
+      const window: Window = { receiver, since: Date.now(), timeoutMs: suite.webhook.waitMs };
+      const exchange = await api.call('documentVerification', { body });
+      verdict.precondition(exchange.status >= 200 && exchange.status < 300, `the document verification ${variant.name} is accepted`, () => ({
+        sent: verdict.sent(exchange),
+        expected: 'success (2xx)',
+        actual: verdict.answer(exchange),
+      }));
+
+      const results = await awaitResultsOfInquiry(window, body.inquiryId);
+      const onboarding = results ? await awaitOnboardingOfSession(window, results) : undefined;
+      const events = receiver.since(window.since).filter(isDocumentEvent);
+      await attachDeliveries(`document events after the document verification ${variant.name}`, events);
+      verdict.observe(
+        'EVT-FLOW-DELIVERY',
+        `document verification ${variant.name} (answered ${exchange.status}): ` +
+          [
+            `onboarding event of its session ${onboarding ? `${onboarding.receivedAt - window.since} ms` : 'not seen'}`,
+            `results event of its inquiry ${results ? `${results.receivedAt - window.since} ms` : 'not seen'} after the request`,
+            `${events.length} document events in the window`,
+          ].join(', '),
+      );
+      if (events.length === 0) {
+        const reason = `no document event arrived within ${suite.webhook.waitMs} ms of the document verification`;
+        for (const id of verdict.cited) verdict.notExercised(id, reason);
+        test.skip(true, reason);
+        return;
+      }
+      expectWellFormedDeliveries(verdict, events);
+      expectValidEvents(verdict, events, ['onboarding', 'results']);
+      expectResultsForInquiry(verdict, window, body.inquiryId, suite.runTag, results);
+      if (results) expectOnboardingOfSession(verdict, window, results, onboarding);
+      else verdict.notExercised('EVT-DOC-SESSION-ID', 'no document results event of this inquiry arrived, so its session is not known');
+    },
+  );
+}

@@ -1,0 +1,51 @@
+import { stepUp, type StepUpChannel } from '../../fixtures/builders/identity-bodies.ts';
+import { createCase } from '../../fixtures/flows.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/webhooks/checks.ts';
+import { field, ofKind } from '../../fixtures/webhooks/ties.ts';
+import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks/webhook-test.ts';
+
+const channels: ReadonlyArray<{ channel: StepUpChannel; name: string }> = [
+  { channel: 'phone', name: 'by phone number' },
+  { channel: 'email', name: 'by email' },
+];
+
+const isSession = ofKind('session');
+
+// 6.3 carries no id of the case or inquiry, so the event cannot be told from one of a concurrent step-up: every
+// verification session event that arrives after ours was sent is checked, and the flow's timing is only observed.
+for (const { channel, name } of channels) {
+  test(
+    ...cites(
+      ['EVT-DELIVERY', 'EVT-SESSION-SCHEMA', 'EVT-SESSION-INT64', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM', 'EVT-FLOW-DELIVERY'],
+      `a step-up ${name} is followed by a valid verification session event`,
+    ),
+    async ({ api, verdict, suite, data, receiver, attachDeliveries }) => {
+      skipUnlessFlowsRun(verdict, suite, receiver);
+      const ref = await createCase(api, verdict, suite, data);
+      const sentAt = Date.now();
+      const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel, suite.strategies.stepUp) });
+      verdict.precondition(exchange.status >= 200 && exchange.status < 300, `the step-up ${name} is accepted`, () => ({
+        sent: verdict.sent(exchange),
+        expected: 'success (2xx)',
+        actual: verdict.answer(exchange),
+      }));
+
+      const first = await receiver.waitFor(isSession, { since: sentAt, timeoutMs: suite.webhook.waitMs });
+      const events = receiver.since(sentAt).filter(isSession);
+      await attachDeliveries(`verification session events after the step-up ${name}`, events);
+      if (!first) {
+        const reason = `no verification session event arrived within ${suite.webhook.waitMs} ms of the step-up ${name} (6.3 is sent when the session completes)`;
+        for (const id of verdict.cited) verdict.notExercised(id, reason);
+        test.skip(true, reason);
+        return;
+      }
+      verdict.observe(
+        'EVT-FLOW-DELIVERY',
+        `step-up ${name} (answered ${exchange.status}): first verification session event ${first.receivedAt - sentAt} ms after the request, ` +
+          `channelType ${JSON.stringify(field(first, 'channelType') ?? '(absent)')}; ${events.length} in the window`,
+      );
+      expectWellFormedDeliveries(verdict, events);
+      expectValidEvents(verdict, events, ['session']);
+    },
+  );
+}

@@ -1,0 +1,53 @@
+import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/webhooks/checks.ts';
+import { eventKind, eventKinds, kindTitle, requirementsOf } from '../../fixtures/webhooks/events.ts';
+import { readJournal, type DeliveryRecord } from '../../fixtures/webhooks/receiver.ts';
+import { cites, test } from '../../fixtures/webhooks/webhook-test.ts';
+
+// This file sorts after the flows of tests/webhooks/, and the project runs its files in order on one worker, so this
+// check sees the flows' deliveries. It reads the receiver's journal, which outlives a worker restarted after a failure.
+
+/** How long the run must be quiet before the last deliveries are taken as in. */
+const QUIET_MS = 1_000;
+
+function policyObservation(deliveries: readonly DeliveryRecord[]): string {
+  const names = [...new Set(deliveries.flatMap((d) => d.headers.map(([name]) => name)))].sort();
+  const bodies = deliveries.filter((d) => d.jsonError === undefined).map((d) => JSON.stringify(d.json));
+  const repeated = bodies.length - new Set(bodies).size;
+  return `${deliveries.length} deliveries; header names seen: ${names.join(', ') || '(none)'}; ${repeated} repeated bodies (retries?); the receiver answered {} with 200 to every complete delivery`;
+}
+
+test(
+  ...cites(
+    ['EVT-DELIVERY', 'EVT-ONBOARDING-SCHEMA', 'EVT-RESULTS-SCHEMA', 'EVT-SESSION-SCHEMA', 'EVT-SESSION-INT64', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM', 'EVT-DELIVERY-POLICY'],
+    'every delivery the receiver got during the run is a valid part-6 event',
+  ),
+  async ({ suite, verdict, receiver, attachDeliveries }) => {
+    if (!receiver) {
+      for (const id of verdict.cited) verdict.notExercised(id, 'WEBHOOK_MODE=off: no webhook receiver');
+      test.skip(true, 'WEBHOOK_MODE=off: no webhook receiver');
+      return;
+    }
+    if (suite.webhook.mode === 'passive') {
+      test.setTimeout(suite.webhook.passiveWindowMs + 30_000);
+      await new Promise((resolve) => setTimeout(resolve, suite.webhook.passiveWindowMs));
+    } else {
+      await receiver.settle(QUIET_MS, suite.webhook.waitMs);
+    }
+    const deliveries = receiver.journalPath ? readJournal(receiver.journalPath) : [...receiver.deliveries()];
+    await attachDeliveries('every delivery of the run', deliveries);
+    if (deliveries.length === 0) {
+      const reason = suite.webhook.mode === 'passive' ? `no delivery received in the passive window of ${suite.webhook.passiveWindowMs} ms` : 'no delivery received during the run';
+      for (const id of verdict.cited) verdict.notExercised(id, reason);
+      test.skip(true, reason);
+      return;
+    }
+    verdict.observe('EVT-DELIVERY-POLICY', policyObservation(deliveries));
+    expectWellFormedDeliveries(verdict, deliveries);
+    expectValidEvents(verdict, deliveries, eventKinds);
+    for (const kind of eventKinds) {
+      if (!deliveries.some((d) => eventKind(d.json) === kind)) {
+        for (const id of requirementsOf(kind)) verdict.notExercised(id, `no ${kindTitle(kind).toLowerCase()} arrived during the run`);
+      }
+    }
+  },
+);
