@@ -6,6 +6,7 @@ import { header } from './context.ts';
 import type { Exchange, SandboxContext } from './context.ts';
 import { refusal, sendRefusal } from './errors.ts';
 import type { Refusal } from './errors.ts';
+import type { FaultId } from './faults.ts';
 
 export interface GuardedCall {
   clientId: string;
@@ -28,11 +29,31 @@ function requiredHeaders(ctx: SandboxContext, id: OperationId): string[] {
   let names = op.mandatoryHeaders.filter((h) => h !== 'authorization' && (h !== 'content-type' || !op.hasBody));
   // 4.4 lists Content-Type although it has no body (ERRATUM-GET-CONTENT-TYPE): only the reference flavor insists.
   if (ctx.flavor === 'alternative') names = names.filter((h) => h !== 'content-type');
-  if (id === 'caseUpdate' && faults.has('client-id-optional-on-case-update')) names = names.filter((h) => h !== 'x-client-id');
-  if (id === 'assessment' && faults.has('correlation-id-optional-on-assessment')) names = names.filter((h) => h !== 'x-correlation-id');
+  names = names.filter((h) => !optionalHeaderFaults.some(([op, name, fault]) => op === id && name === h && faults.has(fault)));
   if (id === 'stepUp' && faults.has('correlation-id-required-on-step-up')) names.push('x-correlation-id');
   return names;
 }
+
+/** Faults that let one operation go without one of the headers it lists. */
+const optionalHeaderFaults: ReadonlyArray<readonly [OperationId, string, FaultId]> = [
+  ['assessment', 'x-client-id', 'client-id-optional-on-assessment'],
+  ['documentVerification', 'x-client-id', 'client-id-optional-on-document-verification'],
+  ['documentRecords', 'x-client-id', 'client-id-optional-on-document-records'],
+  ['caseUpdate', 'x-client-id', 'client-id-optional-on-case-update'],
+  ['stepUp', 'x-client-id', 'client-id-optional-on-step-up'],
+  ['assessment', 'x-correlation-id', 'correlation-id-optional-on-assessment'],
+  ['documentVerification', 'x-correlation-id', 'correlation-id-optional-on-document-verification'],
+  ['documentRecords', 'x-correlation-id', 'correlation-id-optional-on-document-records'],
+  ['caseUpdate', 'x-correlation-id', 'correlation-id-optional-on-case-update'],
+];
+
+/** Faults that let one operation parse its body whatever Content-Type it carries. */
+const uncheckedContentTypeFaults: Readonly<Partial<Record<OperationId, FaultId>>> = {
+  assessment: 'content-type-unchecked-on-assessment',
+  documentVerification: 'content-type-unchecked-on-document-verification',
+  caseUpdate: 'content-type-unchecked-on-case-update',
+  stepUp: 'content-type-unchecked-on-step-up',
+};
 
 function headerRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refusal | undefined {
   for (const name of requiredHeaders(ctx, id)) {
@@ -43,7 +64,8 @@ function headerRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refu
 
 function contentTypeRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refusal | undefined {
   if (!operation(id).hasBody) return undefined;
-  if (id === 'stepUp' && ctx.faults.has('content-type-unchecked-on-step-up')) return undefined;
+  const unchecked = uncheckedContentTypeFaults[id];
+  if (unchecked && ctx.faults.has(unchecked)) return undefined;
   if (mediaType(header(ex, 'content-type')) === 'application/json') return undefined;
   return refusal(ctx.flavor === 'reference' ? 415 : 400, 'unsupported_media_type', 'the body must be sent as application/json');
 }

@@ -36,6 +36,8 @@ export interface SandboxOptions {
   tokenLifetimeSeconds?: number;
   /** Default 25. */
   webhookDelayMs?: number;
+  /** Where the sandbox's few warnings go (an unreachable webhook receiver, a server error). Default: console.warn. */
+  warn?: (line: string) => void;
   /** Called with every request as received, once its body is read (the bench replays them). */
   onRequest?: (request: ReceivedRequest) => void;
   /** Called with every access token issued. */
@@ -223,7 +225,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     faults,
     tokens: new TokenIssuer(flavor, options.tokenSecret, lifetime, options.onTokenIssued),
     cases: new CaseStore(flavor),
-    webhooks: new WebhookSender(webhookUrl, delayMs, flavor, faults),
+    webhooks: new WebhookSender(webhookUrl, delayMs, flavor, faults, options.warn),
     placedOrders: new Set(),
     origin: '',
   };
@@ -249,7 +251,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       resolve();
     });
   });
-  server.on('error', (error) => console.warn(`sandbox: server error: ${error.message}`));
+  server.on('error', (error) => (options.warn ?? console.warn)(`sandbox: server error: ${error.message}`));
   const address = server.address() as AddressInfo;
   ctx.origin = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 

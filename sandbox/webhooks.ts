@@ -33,6 +33,7 @@ export class WebhookSender {
     private readonly delayMs: number,
     private readonly flavor: Flavor,
     private readonly faults: FaultSet,
+    private readonly warn: (line: string) => void = console.warn,
   ) {}
 
   /** Queues the events of one flow, delivered in the order given. */
@@ -82,7 +83,7 @@ export class WebhookSender {
   private warnOnce(problem: string): void {
     if (this.warned) return;
     this.warned = true;
-    console.warn(`sandbox: webhook delivery to ${this.url?.href ?? '(none)'} failed (${problem}); later failures are not logged`);
+    this.warn(`sandbox: webhook delivery to ${this.url?.href ?? '(none)'} failed (${problem}); later failures are not logged`);
   }
 
   private deliver(kind: WebhookKind, body: string): Promise<void> {
