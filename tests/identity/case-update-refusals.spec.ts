@@ -1,6 +1,6 @@
 import { expectRefused } from '../../fixtures/checks.ts';
-import { caseUpdate, inquiryId, unknownCaseId, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
-import { createCase } from '../../fixtures/flows.ts';
+import { caseUpdate, unknownCaseId, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
+import { createCase, foreignInquiries, foreignInquiryId } from '../../fixtures/flows.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const notes = ({ faker }: BodyContext) => ({ notes: faker.lorem.sentence() });
@@ -21,15 +21,11 @@ test(...cites(['CU-CASE-KNOWN'], 'a case update for an authenticationId no asses
   expectRefused(verdict, 'CU-CASE-KNOWN', exchange);
 });
 
-const foreignInquiries = [
-  { name: 'the inquiryId of another existing case', ofAnotherCase: true },
-  { name: 'an inquiryId never used', ofAnotherCase: false },
-] as const;
 
 for (const variant of foreignInquiries) {
   test(...cites(['CU-INQUIRY-MAPS'], `a case update whose inquiryId is not the case's is refused: ${variant.name}`), async ({ api, verdict, suite, data }) => {
     const ref = await createCase(api, verdict, suite, data);
-    const foreign = variant.ofAnotherCase ? (await createCase(api, verdict, suite, data)).inquiryId : inquiryId(data);
+    const foreign = await foreignInquiryId(variant, api, verdict, suite, data);
     const exchange = await api.call('caseUpdate', { body: caseUpdate({ inquiryId: foreign, authenticationId: ref.authenticationId }, notes(data)), note: variant.name });
     expectRefused(verdict, 'CU-INQUIRY-MAPS', exchange);
   });

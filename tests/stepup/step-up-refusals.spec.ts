@@ -1,6 +1,6 @@
 import { expectRefused } from '../../fixtures/checks.ts';
-import { inquiryId, stepUp, unknownCaseId } from '../../fixtures/builders/identity-bodies.ts';
-import { createCase } from '../../fixtures/flows.ts';
+import { stepUp, unknownCaseId } from '../../fixtures/builders/identity-bodies.ts';
+import { createCase, foreignInquiries, foreignInquiryId } from '../../fixtures/flows.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 for (const field of ['inquiryId', 'authenticationId'] as const) {
@@ -20,15 +20,11 @@ test(...cites(['SU-CASE-KNOWN'], 'a step-up for an authenticationId no assessmen
   expectRefused(verdict, 'SU-CASE-KNOWN', exchange);
 });
 
-const foreignInquiries = [
-  { name: 'the inquiryId of another existing case', ofAnotherCase: true },
-  { name: 'an inquiryId never used', ofAnotherCase: false },
-] as const;
 
 for (const variant of foreignInquiries) {
   test(...cites(['SU-INQUIRY-MAPS'], `a step-up whose inquiryId is not the case's is refused: ${variant.name}`), async ({ api, verdict, suite, data }) => {
     const ref = await createCase(api, verdict, suite, data);
-    const foreign = variant.ofAnotherCase ? (await createCase(api, verdict, suite, data)).inquiryId : inquiryId(data);
+    const foreign = await foreignInquiryId(variant, api, verdict, suite, data);
     const body = stepUp(data, { inquiryId: foreign, authenticationId: ref.authenticationId }, 'phone', suite.strategies.stepUp);
     const exchange = await api.call('stepUp', { body, note: variant.name });
     expectRefused(verdict, 'SU-INQUIRY-MAPS', exchange);
