@@ -22,5 +22,10 @@ export function firstLines(error: TestError): string {
 }
 
 function errorName(error: TestError): string | undefined {
-  return /^(\w+(?:Failure|Error)):/.exec(error.message ?? '')?.[1] ?? /^(\w+(?:Failure|Error))\b/.exec(error.stack ?? '')?.[1];
+  return errorNameOf(error.message, error.stack);
+}
+
+/** The class of a thrown error (RequirementFailure, PreconditionFailure, TypeError...), read from its message or stack. */
+export function errorNameOf(message = '', stack = ''): string | undefined {
+  return /^(\w+(?:Failure|Error)):/.exec(message)?.[1] ?? /^(\w+(?:Failure|Error))\b/.exec(stack)?.[1];
 }

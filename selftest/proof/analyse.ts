@@ -1,5 +1,6 @@
 import { requirements, type Level } from '../../catalog/catalog.ts';
 import { ANNOTATION } from '../../fixtures/verdict.ts';
+import { errorNameOf } from '../../reporters/test-record.ts';
 import { outcomeInTest, type TestRecord } from '../../reporters/verdicts.ts';
 import type { ProofPlan } from './plan.ts';
 
@@ -29,7 +30,7 @@ export function recordsByProject(report: { suites: JsonSuite[] }): Map<string, T
           location: `${spec.file}:${spec.line}`,
           status: last?.status ?? 'skipped',
           annotations: [...test.annotations, ...(last?.annotations ?? [])],
-          ...(message ? { error: message.split('\n').slice(0, 8).join('\n'), errorName: /^(\w+(?:Failure|Error))/.exec(message)?.[1] ?? 'Error' } : {}),
+          ...(message ? { error: message.split('\n').slice(0, 8).join('\n'), errorName: errorNameOf(message) ?? 'Error' } : {}),
         };
         byProject.set(test.projectName, [...(byProject.get(test.projectName) ?? []), record]);
       }
