@@ -3,7 +3,8 @@ import { operation } from '../../catalog/catalog.ts';
 import { expectRefused } from '../../fixtures/checks.ts';
 import type { ServiceTarget } from '../../fixtures/config/load-config.ts';
 import { cites } from '../../fixtures/test.ts';
-import { expectBearerChallenge, tamperedInTheMiddle, tamperedNearTheEnd, unknownLike } from './bearer-credentials.ts';
+import { tamperedInTheMiddle, tamperedNearTheEnd, unknownLike } from '../../fixtures/token-variants.ts';
+import { expectBearerChallenge } from './bearer-credentials.ts';
 import { protectedOperations, test } from './protected-calls.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { expectAccepted, expectEqual, expectRefused } from '../../fixtures/checks.ts';
 import { bodyOf, createCase } from '../../fixtures/flows.ts';
 import { cites, test } from '../../fixtures/test.ts';
-import { neverIssuedId } from './valid-requests.ts';
+import { unknownCaseId } from '../../fixtures/builders/identity-bodies.ts';
 
 test(
   ...cites(['ASM-FETCH-SAME-CASE'], 'fetching the earlier of two cases yields that case, not the later one'),
@@ -16,7 +16,7 @@ test(
 );
 
 test(...cites(['ASM-FETCH-UNKNOWN'], 'fetching a case identifier that was never issued is refused'), async ({ api, verdict, data }) => {
-  const exchange = await api.call('fetchAssessment', { pathParams: { caseId: neverIssuedId({ data }) }, note: 'a case identifier never issued' });
+  const exchange = await api.call('fetchAssessment', { pathParams: { caseId: unknownCaseId(data) }, note: 'a case identifier never issued' });
   expectRefused(verdict, 'ASM-FETCH-UNKNOWN', exchange);
 });
 

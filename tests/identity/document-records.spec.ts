@@ -3,7 +3,8 @@ import { expectAccepted, expectEqual, expectJsonBody, expectRefused, expectSchem
 import { bodyOf } from '../../fixtures/flows.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues, schemaDocument } from '../../schemas/registry.ts';
-import { neverIssuedId, startDocumentSession } from './valid-requests.ts';
+import { startDocumentSession } from './valid-requests.ts';
+import { unknownCaseId } from '../../fixtures/builders/identity-bodies.ts';
 
 const records = operation('documentRecords');
 const recordsSchema = records.responseSchema as string;
@@ -67,6 +68,6 @@ test(
 );
 
 test(...cites(['DOCR-UNKNOWN'], 'fetching the records of a case identifier that was never issued is refused'), async ({ api, verdict, data }) => {
-  const exchange = await api.call('documentRecords', { pathParams: { authenticationId: neverIssuedId({ data }) }, note: 'a case identifier never issued' });
+  const exchange = await api.call('documentRecords', { pathParams: { authenticationId: unknownCaseId(data) }, note: 'a case identifier never issued' });
   expectRefused(verdict, 'DOCR-UNKNOWN', exchange);
 });

@@ -62,8 +62,3 @@ export const validRequest: Record<HeaderCheckedOperation, (ctx: CheckContext) =>
   documentRecords: async (ctx) => ({ pathParams: { authenticationId: (await startDocumentSession(ctx)).authenticationId } }),
   caseUpdate: async (ctx) => ({ body: caseUpdate(await createCase(ctx.api, ctx.verdict, ctx.suite, ctx.data)) }),
 };
-
-/** An identifier no target has issued: unique to this run and test. */
-export function neverIssuedId({ data }: Pick<CheckContext, 'data'>): string {
-  return `never-issued-${data.runTag}-${data.faker.string.alphanumeric({ length: 12, casing: 'lower' })}`;
-}

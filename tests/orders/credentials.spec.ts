@@ -2,7 +2,8 @@ import type { Api } from '../../fixtures/api.ts';
 import type { SuiteConfig } from '../../fixtures/config/load-config.ts';
 import type { Redactor } from '../../fixtures/redact.ts';
 import { expectErrorEnvelope } from '../../fixtures/orders/error-envelope.ts';
-import { newOrder, tamperedToken } from '../../fixtures/orders/order-requests.ts';
+import { newOrder } from '../../fixtures/orders/order-requests.ts';
+import { tamperedNearTheEnd } from '../../fixtures/token-variants.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
 
 interface CredentialDefect {
@@ -17,7 +18,7 @@ const credentialDefects: CredentialDefect[] = [
   {
     name: 'tampered',
     options: async ({ api, redactor }) => {
-      const token = tamperedToken(await api.tokenFor('createOrder'));
+      const token = tamperedNearTheEnd(await api.tokenFor('createOrder'));
       redactor.add(token);
       return { set: { authorization: `Bearer ${token}` }, note: 'an issued token with one character changed' };
     },
