@@ -19,7 +19,7 @@ function resolveOrExit(): ResolvedConfig {
   }
 }
 
-const { suite, sandbox } = resolveOrExit();
+const { config: suite, sandbox } = resolveOrExit();
 serializeRedacted(suite, suite.secrets);
 if (isMainProcess && !process.env.CONFORMANCE_QUIET) {
   const target = sandbox ? `embedded sandbox at ${sandbox.url}` : suite.services.identity.baseUrl;
@@ -29,7 +29,7 @@ if (isMainProcess && !process.env.CONFORMANCE_QUIET) {
 const project = (name: string, extra: Partial<NonNullable<PlaywrightTestConfig<object, WorkerFixtures>['projects']>[number]> = {}) => ({
   name,
   testDir: `./tests/${name}`,
-  use: { suite } satisfies { suite: SuiteConfig },
+  use: { config: suite } satisfies { config: SuiteConfig },
   ...extra,
 });
 

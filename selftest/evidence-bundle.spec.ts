@@ -125,13 +125,15 @@ test('the manifest verifies offline, and one changed byte makes verification fai
   expect(tampered.stderr).toContain('conformance.md: changed');
 });
 
-test('JUnit names every test by the requirement IDs it verifies', ({ certified }) => {
+test('JUnit gives every test the requirement IDs it verifies as properties, and a title without IDs', ({ certified }) => {
   const junit = readText(join(certified.bundle, 'junit.xml'));
-  const names = [...junit.matchAll(/<testcase name="([^"]*)"/g)].map((m) => m[1] ?? '');
-  expect(names.length).toBeGreaterThan(0);
-  for (const name of names) {
-    const first = name.split(' ')[0] ?? '';
-    expect(isRequirementId(first), `JUnit test name without a requirement ID first: ${name}`).toBe(true);
+  const cases = [...junit.matchAll(/<testcase name="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)];
+  expect(cases.length).toBeGreaterThan(0);
+  for (const [, name = '', inner = ''] of cases) {
+    const cited = [...inner.matchAll(/<property name="requirement" value="([^"]*)">/g)].map((m) => m[1] ?? '');
+    expect(cited.length, `JUnit test without a requirement property: ${name}`).toBeGreaterThan(0);
+    for (const id of cited) expect(isRequirementId(id), `unknown requirement ${id} on ${name}`).toBe(true);
+    expect(name.split(/\s+/).filter(isRequirementId), `JUnit test name carries requirement IDs: ${name}`).toEqual([]);
   }
 });
 

@@ -183,7 +183,7 @@ test.describe('secrets stay out of evidence', () => {
 
   test('the redacted configuration lists every variable, secrets as [REDACTED]', () => {
     const suite = loadConfig(env, { repoRoot: process.cwd(), embedded: false });
-    const rows = redactedConfiguration({ suite, variables: env });
+    const rows = redactedConfiguration({ config: suite, variables: env });
     expect(JSON.stringify(rows)).not.toContain(key);
     expect(rows.find((r) => r.name === 'API_KEY')).toEqual({ name: 'API_KEY', value: '[REDACTED]', source: 'set', secret: true });
     expect(rows.find((r) => r.name === 'CLIENT_ID')?.value).toBe('client-123');

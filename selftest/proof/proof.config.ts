@@ -27,7 +27,7 @@ function projectsFor(target: ProofTarget) {
     return AREAS.map((area) => ({
       name: `${target.name}/${area}`,
       testDir: `${repoRoot}tests/${area}`,
-      use: { suite },
+      use: { config: suite },
       ...(area === 'webhooks' ? { workers: 1, fullyParallel: false } : {}),
     }));
   }
@@ -36,8 +36,8 @@ function projectsFor(target: ProofTarget) {
     {
       name: target.name,
       testDir: `${repoRoot}tests`,
-      grep: new RegExp(`(^|\\s)${escape(target.fault.requirement)}(\\s|$)`),
-      use: { suite },
+      grep: new RegExp(`(^|\\s)@${escape(target.fault.requirement)}(\\s|$)`),
+      use: { config: suite },
       ...(webhooks ? { workers: 1, fullyParallel: false, testMatch: 'webhooks/**/*.spec.ts' } : { testIgnore: 'webhooks/**' }),
     },
   ];

@@ -48,8 +48,8 @@ const variants: readonly Variant[] = [
 
 for (const id of protectedOperations) {
   for (const variant of variants) {
-    test(...cites([variant.requirement, 'BEARER-CHALLENGE'], `${id} refuses ${variant.name}`), async ({ api, suite, data, verdict, redactor, validRequest }) => {
-      const target = suite.services[operation(id).service];
+    test(...cites([variant.requirement, 'BEARER-CHALLENGE'], `${id} refuses ${variant.name}`), async ({ api, config, data, verdict, redactor, validRequest }) => {
+      const target = config.services[operation(id).service];
       const credential = await variant.credential({ target, validToken: () => api.tokenFor(id), faker: data.faker });
       if ('unavailable' in credential) {
         verdict.notExercised(variant.requirement, credential.unavailable);

@@ -10,7 +10,7 @@ import { test as base, type TestFixtures, type WorkerFixtures } from '../../fixt
 export const protectedOperations = operations.filter((op) => op.service !== 'orders').map((op) => op.id as RoutedOperationId);
 
 type RequestParts = Pick<CallOptions, 'body' | 'pathParams'>;
-type Context = Pick<TestFixtures, 'api' | 'verdict' | 'data'> & Pick<WorkerFixtures, 'suite'>;
+type Context = Pick<TestFixtures, 'api' | 'verdict' | 'data'> & Pick<WorkerFixtures, 'config'>;
 
 const succeeded = (exchange: Exchange) => exchange.status >= 200 && exchange.status < 300;
 
@@ -23,7 +23,7 @@ interface WorkerCases {
 
 async function existingCase(ctx: Context, shared: WorkerCases): Promise<CaseRef> {
   if (!shared.existing) {
-    const { inquiryId, authenticationId } = await createCase(ctx.api, ctx.verdict, ctx.suite, ctx.data);
+    const { inquiryId, authenticationId } = await createCase(ctx.api, ctx.verdict, ctx.config, ctx.data);
     shared.existing = { inquiryId, authenticationId };
   }
   return shared.existing;
@@ -33,7 +33,7 @@ async function existingCase(ctx: Context, shared: WorkerCases): Promise<CaseRef>
 async function caseWithDocuments(ctx: Context, shared: WorkerCases): Promise<CaseRef> {
   if (!shared.withDocuments) {
     const ref = await existingCase(ctx, shared);
-    const started = await ctx.api.call('documentVerification', { body: documentVerification(ctx.data, ctx.suite.strategies.documentVerification, ref.inquiryId) });
+    const started = await ctx.api.call('documentVerification', { body: documentVerification(ctx.data, ctx.config.strategies.documentVerification, ref.inquiryId) });
     ctx.verdict.precondition(succeeded(started), 'a document verification can be started for the case (4.3)', () => ({
       sent: ctx.verdict.sent(started),
       expected: 'success (2xx)',
@@ -46,12 +46,12 @@ async function caseWithDocuments(ctx: Context, shared: WorkerCases): Promise<Cas
 }
 
 const validParts: Record<RoutedOperationId, (ctx: Context, shared: WorkerCases) => Promise<RequestParts>> = {
-  assessment: async ({ suite, data }) => ({ body: minimalAssessment(data, suite.strategies.assessment) }),
-  documentVerification: async ({ suite, data }) => ({ body: documentVerification(data, suite.strategies.documentVerification) }),
+  assessment: async ({ config, data }) => ({ body: minimalAssessment(data, config.strategies.assessment) }),
+  documentVerification: async ({ config, data }) => ({ body: documentVerification(data, config.strategies.documentVerification) }),
   documentRecords: async (ctx, shared) => ({ pathParams: { authenticationId: (await caseWithDocuments(ctx, shared)).authenticationId } }),
   fetchAssessment: async (ctx, shared) => ({ pathParams: { caseId: (await existingCase(ctx, shared)).authenticationId } }),
   caseUpdate: async (ctx, shared) => ({ body: caseUpdate(await existingCase(ctx, shared)) }),
-  stepUp: async (ctx, shared) => ({ body: stepUp(ctx.data, await existingCase(ctx, shared), 'phone', ctx.suite.strategies.stepUp) }),
+  stepUp: async (ctx, shared) => ({ body: stepUp(ctx.data, await existingCase(ctx, shared), 'phone', ctx.config.strategies.stepUp) }),
 };
 
 export const test = base.extend<
@@ -67,8 +67,8 @@ export const test = base.extend<
 >({
    
   workerCases: [async ({}, use) => use({ accepted: new Set() }), { scope: 'worker' }],
-  validRequest: async ({ api, verdict, data, suite, workerCases }, use) => {
-    const ctx = { api, verdict, data, suite };
+  validRequest: async ({ api, verdict, data, config, workerCases }, use) => {
+    const ctx = { api, verdict, data, config };
     await use(async (id) => {
       if (!workerCases.accepted.has(id)) {
         const control = await api.call(id, { ...(await validParts[id](ctx, workerCases)), note: 'control: a valid bearer token' });

@@ -16,9 +16,9 @@ export type TokenService = (typeof tokenServices)[number];
  * The service's token endpoint; the test is skipped when an earlier service uses the same URL, since that is
  * the same endpoint, checked there.
  */
-export function distinctTokenTarget(suite: SuiteConfig, service: TokenService): ServiceTarget {
-  const target = suite.services[service];
-  const sameAs = tokenServices.slice(0, tokenServices.indexOf(service)).find((other) => suite.services[other].tokenUrl === target.tokenUrl);
+export function distinctTokenTarget(config: SuiteConfig, service: TokenService): ServiceTarget {
+  const target = config.services[service];
+  const sameAs = tokenServices.slice(0, tokenServices.indexOf(service)).find((other) => config.services[other].tokenUrl === target.tokenUrl);
   test.skip(sameAs !== undefined, `the ${service} token URL is the ${sameAs} one, checked there`);
   return target;
 }

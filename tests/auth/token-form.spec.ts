@@ -10,8 +10,8 @@ const notAFormPost: ReadonlyArray<{ name: string; options: TokenRequestOptions }
 
 for (const service of tokenServices) {
   for (const variant of notAFormPost) {
-    test(...cites(['TOK-FORM-POST'], `the ${service} token endpoint refuses ${variant.name}`), async ({ suite, http, record, redactor, verdict }) => {
-      const target = distinctTokenTarget(suite, service);
+    test(...cites(['TOK-FORM-POST'], `the ${service} token endpoint refuses ${variant.name}`), async ({ config, http, record, redactor, verdict }) => {
+      const target = distinctTokenTarget(config, service);
       const exchange = await sendTokenRequest({ http, record, redactor }, target, { ...variant.options, note: variant.name });
       expectRefused(verdict, 'TOK-FORM-POST', exchange);
     });

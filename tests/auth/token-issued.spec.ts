@@ -10,8 +10,8 @@ for (const service of tokenServices) {
   test(
     ...cites(['TOK-ISSUED', 'TOK-PATH', 'TOK-RESPONSE-FIELDS', 'TOK-NO-STORE', 'TOK-LIFETIME'],
     `the ${service} token endpoint issues a token for the valid request of 4.1`),
-    async ({ suite, http, record, verdict, redactor }) => {
-      const target = distinctTokenTarget(suite, service);
+    async ({ config, http, record, verdict, redactor }) => {
+      const target = distinctTokenTarget(config, service);
       const path = new URL(target.tokenUrl).pathname;
       expectThat(verdict, 'TOK-PATH', path.endsWith(tokenEndpoint.pathSuffix), `a token URL whose path ends in ${tokenEndpoint.pathSuffix}`, () => path);
 

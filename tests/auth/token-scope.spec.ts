@@ -13,8 +13,8 @@ const otherScopes = [
 
 for (const service of tokenServices) {
   for (const variant of otherScopes) {
-    test(...cites(['TOK-SCOPE-ONLY', 'TOK-SCOPE-ERROR'], `the ${service} token endpoint refuses ${variant.name} (${JSON.stringify(variant.scope)})`), async ({ suite, http, record, redactor, verdict }) => {
-      const target = distinctTokenTarget(suite, service);
+    test(...cites(['TOK-SCOPE-ONLY', 'TOK-SCOPE-ERROR'], `the ${service} token endpoint refuses ${variant.name} (${JSON.stringify(variant.scope)})`), async ({ config, http, record, redactor, verdict }) => {
+      const target = distinctTokenTarget(config, service);
       const exchange = await sendTokenRequest({ http, record, redactor }, target, {
         form: { grant_type: tokenEndpoint.grantType, scope: variant.scope },
         note: `scope=${JSON.stringify(variant.scope)}`,
@@ -25,8 +25,8 @@ for (const service of tokenServices) {
     });
   }
 
-  test(...cites(['TOK-SCOPE-MISSING'], `the ${service} token endpoint's answer to a request without scope is observed`), async ({ suite, http, record, redactor, verdict }) => {
-    const target = distinctTokenTarget(suite, service);
+  test(...cites(['TOK-SCOPE-MISSING'], `the ${service} token endpoint's answer to a request without scope is observed`), async ({ config, http, record, redactor, verdict }) => {
+    const target = distinctTokenTarget(config, service);
     const exchange = await sendTokenRequest({ http, record, redactor }, target, { form: { grant_type: tokenEndpoint.grantType }, note: 'no scope parameter' });
     const error = oauthErrorOf(exchange);
     const outcome = issuedToken(exchange) ? 'a token was issued' : `no token${error === undefined ? '' : `, error ${JSON.stringify(error)}`}`;

@@ -5,9 +5,9 @@ import { unknownCaseId } from '../../fixtures/builders/identity-bodies.ts';
 
 test(
   ...cites(['ASM-FETCH-SAME-CASE'], 'fetching the earlier of two cases yields that case, not the later one'),
-  async ({ api, verdict, suite, data }) => {
-    const first = await createCase(api, verdict, suite, data);
-    await createCase(api, verdict, suite, data);
+  async ({ api, verdict, config, data }) => {
+    const first = await createCase(api, verdict, config, data);
+    await createCase(api, verdict, config, data);
     const fetched = await api.call('fetchAssessment', { pathParams: { caseId: first.authenticationId }, note: 'the earlier of two cases' });
     expectAccepted(verdict, 'ASM-FETCH-SAME-CASE', fetched);
     expectEqual(verdict, 'ASM-FETCH-SAME-CASE', 'authenticationId', bodyOf(fetched).authenticationId, first.authenticationId, fetched);
@@ -21,8 +21,8 @@ test(...cites(['ASM-FETCH-UNKNOWN'], 'fetching a case identifier that was never 
 });
 
 for (const header of ['x-client-id', 'x-correlation-id']) {
-  test(...cites(['HDR-FETCH-ASSESSMENT'], `fetch by case identifier without ${header} is recorded`), async ({ api, verdict, suite, data }) => {
-    const ref = await createCase(api, verdict, suite, data);
+  test(...cites(['HDR-FETCH-ASSESSMENT'], `fetch by case identifier without ${header} is recorded`), async ({ api, verdict, config, data }) => {
+    const ref = await createCase(api, verdict, config, data);
     const exchange = await api.call('fetchAssessment', { pathParams: { caseId: ref.authenticationId }, omit: [header] });
     verdict.observe('HDR-FETCH-ASSESSMENT', `without ${header}: answered ${exchange.status}`);
   });

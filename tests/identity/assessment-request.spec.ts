@@ -3,8 +3,8 @@ import { minimalAssessment } from '../../fixtures/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 for (const field of ['strategy', 'inquiryId'] as const) {
-  test(...cites(['ASM-REQ-REQUIRED'], `an assessment without ${field} is refused`), async ({ api, verdict, suite, data }) => {
-    const body: Record<string, unknown> = minimalAssessment(data, suite.strategies.assessment);
+  test(...cites(['ASM-REQ-REQUIRED'], `an assessment without ${field} is refused`), async ({ api, verdict, config, data }) => {
+    const body: Record<string, unknown> = minimalAssessment(data, config.strategies.assessment);
     delete body[field];
     const exchange = await api.call('assessment', { body, note: `without ${field}` });
     expectRefused(verdict, 'ASM-REQ-REQUIRED', exchange);
@@ -28,8 +28,8 @@ const wrongTypes: Array<{ field: string; type: string; value: unknown }> = [
 ];
 
 for (const variant of wrongTypes) {
-  test(...cites(['ASM-REQ-TYPES'], `an assessment with ${variant.field} as ${variant.type} is refused`), async ({ api, verdict, suite, data }) => {
-    const body = { ...minimalAssessment(data, suite.strategies.assessment), [variant.field]: variant.value };
+  test(...cites(['ASM-REQ-TYPES'], `an assessment with ${variant.field} as ${variant.type} is refused`), async ({ api, verdict, config, data }) => {
+    const body = { ...minimalAssessment(data, config.strategies.assessment), [variant.field]: variant.value };
     const exchange = await api.call('assessment', { body, note: `${variant.field} as ${variant.type}` });
     expectRefused(verdict, 'ASM-REQ-TYPES', exchange);
   });

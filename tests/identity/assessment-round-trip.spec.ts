@@ -16,8 +16,8 @@ for (const variant of variants) {
   test(
     ...cites(['ASM-ACCEPTED', 'GEN-JSON-RESPONSE', 'ASM-RES-SCHEMA', 'ASM-RES-IDS', 'ASM-FETCH-SAME-CASE', 'OBS-SUCCESS-STATUS', 'ASM-DECISION-VALUES'],
     `an assessment round-trips through fetch by case id: ${variant.name}`),
-    async ({ api, verdict, suite, data }) => {
-      const body = variant.build(data, suite.strategies.assessment);
+    async ({ api, verdict, config, data }) => {
+      const body = variant.build(data, config.strategies.assessment);
       const created = await api.call('assessment', { body });
       expectAccepted(verdict, 'ASM-ACCEPTED', created);
       verdict.observe('OBS-SUCCESS-STATUS', `${assessment.id} answered ${created.status}`);

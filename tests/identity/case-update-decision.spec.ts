@@ -12,8 +12,8 @@ function decisionOtherThan(current: unknown): string {
 }
 
 for (const decision of decisions) {
-  test(...cites(['CU-DECISION-APPLIED'], `the decision ${decision} is accepted and fetched back as the case's decision`), async ({ api, verdict, suite, data }) => {
-    const ref = await createCase(api, verdict, suite, data);
+  test(...cites(['CU-DECISION-APPLIED'], `the decision ${decision} is accepted and fetched back as the case's decision`), async ({ api, verdict, config, data }) => {
+    const ref = await createCase(api, verdict, config, data);
     const before = await fetchCase(api, verdict, ref);
     if (before.body.decision === decision) {
       // Move the case away first, so that the fetch shows a change this update made.
@@ -37,15 +37,15 @@ const outsideTheList = [
 ] as const;
 
 for (const variant of outsideTheList) {
-  test(...cites(['CU-DECISION-ENUM'], `a decision outside the list is refused: ${variant.name}`), async ({ api, verdict, suite, data }) => {
-    const ref = await createCase(api, verdict, suite, data);
+  test(...cites(['CU-DECISION-ENUM'], `a decision outside the list is refused: ${variant.name}`), async ({ api, verdict, config, data }) => {
+    const ref = await createCase(api, verdict, config, data);
     const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: variant.value }) });
     expectRefused(verdict, 'CU-DECISION-ENUM', exchange);
   });
 }
 
-test(...cites(['CU-DECISION-KEPT'], 'an update without decision leaves the decision set earlier'), async ({ api, verdict, suite, data }) => {
-  const ref = await createCase(api, verdict, suite, data);
+test(...cites(['CU-DECISION-KEPT'], 'an update without decision leaves the decision set earlier'), async ({ api, verdict, config, data }) => {
+  const ref = await createCase(api, verdict, config, data);
   const initial = await fetchCase(api, verdict, ref);
   // Differs from the initial decision, so that a server resetting to it is caught.
   const chosen = decisionOtherThan(initial.body.decision);

@@ -16,8 +16,8 @@ function tagNames(tags: unknown): string[] {
   });
 }
 
-test(...cites(['CU-TAGS-APPEND'], 'new tags of two updates are both appended to the case, the earlier tags kept'), async ({ api, verdict, suite, data }) => {
-  const ref = await createCase(api, verdict, suite, data);
+test(...cites(['CU-TAGS-APPEND'], 'new tags of two updates are both appended to the case, the earlier tags kept'), async ({ api, verdict, config, data }) => {
+  const ref = await createCase(api, verdict, config, data);
   const before = await fetchCase(api, verdict, ref);
   const added = [freshName('tag', data), freshName('tag', data)];
   for (const tag of added) {
@@ -36,8 +36,8 @@ const agents = [
 ] as const;
 
 for (const agent of agents) {
-  test(...cites(['CU-AGENT-ANY'], `an arbitrary externalAgent is accepted: ${agent.name}`), async ({ api, verdict, suite, data }) => {
-    const ref = await createCase(api, verdict, suite, data);
+  test(...cites(['CU-AGENT-ANY'], `an arbitrary externalAgent is accepted: ${agent.name}`), async ({ api, verdict, config, data }) => {
+    const ref = await createCase(api, verdict, config, data);
     const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { externalAgent: agent.build(data) }) });
     expectAccepted(verdict, 'CU-AGENT-ANY', exchange);
   });
@@ -49,8 +49,8 @@ const unvalidated = [
 ] as const;
 
 for (const variant of unvalidated) {
-  test(...cites([variant.id, variant.kept], `${variant.name} does not fail the update, and its new tag is applied`), async ({ api, verdict, suite, data }) => {
-    const ref = await createCase(api, verdict, suite, data);
+  test(...cites([variant.id, variant.kept], `${variant.name} does not fail the update, and its new tag is applied`), async ({ api, verdict, config, data }) => {
+    const ref = await createCase(api, verdict, config, data);
     const before = await fetchCase(api, verdict, ref);
     const tag = freshName('tag', data);
     const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { [variant.field]: freshName(variant.field, data), tags: [tag] }) });
@@ -68,8 +68,8 @@ const notBooleans = [
 ] as const;
 
 for (const variant of notBooleans) {
-  test(...cites(['CU-VERIFIED-FRAUD-TYPE'], `a verifiedFraud that is not a boolean is refused: ${variant.name}`), async ({ api, verdict, suite, data }) => {
-    const ref = await createCase(api, verdict, suite, data);
+  test(...cites(['CU-VERIFIED-FRAUD-TYPE'], `a verifiedFraud that is not a boolean is refused: ${variant.name}`), async ({ api, verdict, config, data }) => {
+    const ref = await createCase(api, verdict, config, data);
     const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { verifiedFraud: variant.value }) });
     expectRefused(verdict, 'CU-VERIFIED-FRAUD-TYPE', exchange);
   });

@@ -8,9 +8,9 @@ const caseUpdateOperation = operation('caseUpdate');
 
 test(
   ...cites(['CU-FIELDS-ACCEPTED', 'CU-RES-SCHEMA', 'CU-RES-IDS', 'CU-CORRELATION-ECHO'], 'a full update (every field of 2.5) is accepted and answered with the case ids'),
-  async ({ api, verdict, suite, data }) => {
-    const ref = await createCase(api, verdict, suite, data);
-    const exchange = await api.call('caseUpdate', { body: fullCaseUpdate(data, ref, suite.strategies.assessment) });
+  async ({ api, verdict, config, data }) => {
+    const ref = await createCase(api, verdict, config, data);
+    const exchange = await api.call('caseUpdate', { body: fullCaseUpdate(data, ref, config.strategies.assessment) });
     expectAccepted(verdict, 'CU-FIELDS-ACCEPTED', exchange);
     expectSchema(verdict, 'CU-RES-SCHEMA', caseUpdateOperation.responseSchema as string, exchange.json, exchange);
     const answer = bodyOf(exchange);

@@ -29,8 +29,8 @@ const variants = [{ name: 'without data', data: undefined }, ...dataValues.map((
 for (const variant of variants) {
   test(
     ...cites(['DOCR-DATA-VALUES', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA', 'DOCR-RES-ID', 'DOCR-DATA-PART', 'OBS-SUCCESS-STATUS'], `document records are fetched ${variant.name}`),
-    async ({ api, verdict, suite, data }) => {
-      const session = await startDocumentSession({ api, verdict, suite, data });
+    async ({ api, verdict, config, data }) => {
+      const session = await startDocumentSession({ api, verdict, config, data });
       const exchange = await api.call('documentRecords', {
         pathParams: { authenticationId: session.authenticationId },
         ...(variant.data !== undefined ? { query: { data: variant.data } } : {}),
@@ -50,11 +50,11 @@ for (const variant of variants) {
 
 test(
   ...cites(['DOCR-SOURCE-CLIENT-ID', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA'], 'document records are fetched with the optional x-source-client-id header'),
-  async ({ api, verdict, suite, data }) => {
+  async ({ api, verdict, config, data }) => {
     // A child organization's id only makes sense from its reseller; without one configured, the caller names itself.
-    const asReseller = suite.reseller !== undefined;
-    const sourceClientId = suite.reseller?.sourceClientId ?? suite.clientId;
-    const session = await startDocumentSession({ api, verdict, suite, data }, { asReseller });
+    const asReseller = config.reseller !== undefined;
+    const sourceClientId = config.reseller?.sourceClientId ?? config.clientId;
+    const session = await startDocumentSession({ api, verdict, config, data }, { asReseller });
     const exchange = await api.call('documentRecords', {
       pathParams: { authenticationId: session.authenticationId },
       set: { 'x-source-client-id': sourceClientId },

@@ -15,8 +15,8 @@ const requests = [
 for (const variant of requests) {
   test(
     ...cites(['DOCV-ACCEPTED', 'GEN-JSON-RESPONSE', 'DOCV-RES-SCHEMA', 'DOCV-RES-INQUIRY', 'OBS-SUCCESS-STATUS'], `a document verification is started: ${variant.name}`),
-    async ({ api, verdict, suite, data }) => {
-      const body = variant.build(data, suite.strategies.documentVerification);
+    async ({ api, verdict, config, data }) => {
+      const body = variant.build(data, config.strategies.documentVerification);
       const exchange = await api.call('documentVerification', { body });
       expectAccepted(verdict, 'DOCV-ACCEPTED', exchange);
       verdict.observe('OBS-SUCCESS-STATUS', `${docv.id} answered ${exchange.status}`);
@@ -38,8 +38,8 @@ const wrongTypes: Array<{ field: string; type: string; value: unknown }> = [
 ];
 
 for (const variant of wrongTypes) {
-  test(...cites(['DOCV-REQ-TYPES'], `a document verification with ${variant.field} as ${variant.type} is refused`), async ({ api, verdict, suite, data }) => {
-    const body = { ...documentVerification(data, suite.strategies.documentVerification), [variant.field]: variant.value };
+  test(...cites(['DOCV-REQ-TYPES'], `a document verification with ${variant.field} as ${variant.type} is refused`), async ({ api, verdict, config, data }) => {
+    const body = { ...documentVerification(data, config.strategies.documentVerification), [variant.field]: variant.value };
     const exchange = await api.call('documentVerification', { body, note: `${variant.field} as ${variant.type}` });
     expectRefused(verdict, 'DOCV-REQ-TYPES', exchange);
   });

@@ -18,7 +18,7 @@ const headerRules: Array<{ id: string; defects: HeaderDefect[] }> = [
   { id: 'HDR-CORRELATION-ID', defects: [missing('x-correlation-id')] },
   { id: 'HDR-CONTENT-TYPE', defects: [missing('content-type'), mediaType('text/plain'), mediaType('application/x-www-form-urlencoded')] },
   // 4.4 has no body yet lists Content-Type (ERRATUM-GET-CONTENT-TYPE).
-  { id: 'HDR-CONTENT-TYPE-GET', defects: [missing('content-type')] },
+  { id: 'HDR-GET-CONTENT-TYPE', defects: [missing('content-type')] },
 ];
 
 /** What a fully valid request of each operation is checked against; the step-up operation is covered in tests/stepup. */
@@ -36,8 +36,8 @@ for (const rule of headerRules) {
   for (const opId of (requirement(rule.id).operations ?? []).filter(isCovered)) {
     const op = operation(opId);
     for (const defect of rule.defects) {
-      test(...cites([rule.id], `${op.id} (${op.part}) ${defect.name} is refused`), async ({ api, verdict, suite, data }) => {
-        const request = await validRequest[opId]({ api, verdict, suite, data });
+      test(...cites([rule.id], `${op.id} (${op.part}) ${defect.name} is refused`), async ({ api, verdict, config, data }) => {
+        const request = await validRequest[opId]({ api, verdict, config, data });
         const exchange = await api.call(opId, { ...request, ...defect.change });
         expectRefused(verdict, rule.id, exchange);
       });
@@ -49,8 +49,8 @@ for (const rule of headerRules) {
 for (const [opId, ids] of Object.entries(covered) as Array<[HeaderCheckedOperation, (typeof covered)[HeaderCheckedOperation]]>) {
   const op = operation(opId);
   const cited = [...(ids.accepted ? [ids.accepted] : []), 'GEN-JSON-RESPONSE', ids.schema, 'OBS-SUCCESS-STATUS'];
-  test(...cites(cited, `${op.id} (${op.part}) with every mandatory header and a valid request is served as JSON`), async ({ api, verdict, suite, data }) => {
-    const request = await validRequest[opId]({ api, verdict, suite, data });
+  test(...cites(cited, `${op.id} (${op.part}) with every mandatory header and a valid request is served as JSON`), async ({ api, verdict, config, data }) => {
+    const request = await validRequest[opId]({ api, verdict, config, data });
     const exchange = await api.call(opId, request);
     if (ids.accepted) expectAccepted(verdict, ids.accepted, exchange);
     else {

@@ -12,8 +12,8 @@ function matching(headers: Record<string, string>, pattern: RegExp): string {
 
 test(
   ...cites(['VER-NO-VERSION-HEADER', 'LIM-NOT-SHOWN'], 'version and limit headers of an assessment and its fetch are recorded'),
-  async ({ api, verdict, suite, data }) => {
-    const created = await api.call('assessment', { body: minimalAssessment(data, suite.strategies.assessment) });
+  async ({ api, verdict, config, data }) => {
+    const created = await api.call('assessment', { body: minimalAssessment(data, config.strategies.assessment) });
     const caseId = bodyOf(created).authenticationId;
     const exchanges = [created, ...(typeof caseId === 'string' && caseId !== '' ? [await api.call('fetchAssessment', { pathParams: { caseId } })] : [])];
     for (const exchange of exchanges) {

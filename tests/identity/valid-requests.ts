@@ -9,7 +9,7 @@ import type { Verdict } from '../../fixtures/verdict.ts';
 export interface CheckContext {
   api: Api;
   verdict: Verdict;
-  suite: SuiteConfig;
+  config: SuiteConfig;
   data: BodyContext;
 }
 
@@ -24,8 +24,8 @@ export function minimalDocumentVerification(ctx: BodyContext, strategy: string, 
 }
 
 async function startVerification(ctx: CheckContext, body: Record<string, unknown>, asReseller: boolean): Promise<Exchange> {
-  const { api, verdict, suite } = ctx;
-  const sent = asReseller && suite.reseller ? { ...body, sharedContext: suite.reseller.sharedContext } : body;
+  const { api, verdict, config } = ctx;
+  const sent = asReseller && config.reseller ? { ...body, sharedContext: config.reseller.sharedContext } : body;
   const exchange = await api.call('documentVerification', { body: sent, ...(asReseller ? { asReseller: true } : {}) });
   verdict.precondition(succeeded(exchange), 'a document verification can be started (4.3)', () => ({
     sent: verdict.sent(exchange),
@@ -41,14 +41,14 @@ async function startVerification(ctx: CheckContext, body: Record<string, unknown
  * (linked through its inquiryId, the only link 2.3 offers) and that case's identifier is used.
  */
 export async function startDocumentSession(ctx: CheckContext, options: { asReseller?: boolean } = {}): Promise<CaseRef> {
-  const { suite, data } = ctx;
+  const { config, data } = ctx;
   const asReseller = options.asReseller ?? false;
-  const body = minimalDocumentVerification(data, suite.strategies.documentVerification);
+  const body = minimalDocumentVerification(data, config.strategies.documentVerification);
   const started = await startVerification(ctx, body, asReseller);
   const authenticationId = bodyOf(started).authenticationId;
   if (typeof authenticationId === 'string' && authenticationId !== '') return { inquiryId: body.inquiryId, authenticationId };
-  const ref = await createCase(ctx.api, ctx.verdict, suite, data, { asReseller });
-  await startVerification(ctx, minimalDocumentVerification(data, suite.strategies.documentVerification, ref.inquiryId), asReseller);
+  const ref = await createCase(ctx.api, ctx.verdict, config, data, { asReseller });
+  await startVerification(ctx, minimalDocumentVerification(data, config.strategies.documentVerification, ref.inquiryId), asReseller);
   return { inquiryId: ref.inquiryId, authenticationId: ref.authenticationId };
 }
 
@@ -57,8 +57,8 @@ export type HeaderCheckedOperation = Extract<OperationId, 'assessment' | 'docume
 
 /** A request to the operation that is valid in every part but its headers, with what it stands on already created. */
 export const validRequest: Record<HeaderCheckedOperation, (ctx: CheckContext) => Promise<Pick<CallOptions, 'body' | 'pathParams'>>> = {
-  assessment: async ({ suite, data }) => ({ body: minimalAssessment(data, suite.strategies.assessment) }),
-  documentVerification: async ({ suite, data }) => ({ body: minimalDocumentVerification(data, suite.strategies.documentVerification) }),
+  assessment: async ({ config, data }) => ({ body: minimalAssessment(data, config.strategies.assessment) }),
+  documentVerification: async ({ config, data }) => ({ body: minimalDocumentVerification(data, config.strategies.documentVerification) }),
   documentRecords: async (ctx) => ({ pathParams: { authenticationId: (await startDocumentSession(ctx)).authenticationId } }),
-  caseUpdate: async (ctx) => ({ body: caseUpdate(await createCase(ctx.api, ctx.verdict, ctx.suite, ctx.data)) }),
+  caseUpdate: async (ctx) => ({ body: caseUpdate(await createCase(ctx.api, ctx.verdict, ctx.config, ctx.data)) }),
 };

@@ -3,8 +3,8 @@ import { expectErrorEnvelope } from '../../fixtures/orders/error-envelope.ts';
 import { newOrder } from '../../fixtures/orders/order-requests.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
 
-test(...citesWithEnvelope(['ORD-409'], 'creating an order whose identifier already exists is answered 409 client'), async ({ api, verdict, suite, data }) => {
-  const body = newOrder(suite, data);
+test(...citesWithEnvelope(['ORD-409'], 'creating an order whose identifier already exists is answered 409 client'), async ({ api, verdict, config, data }) => {
+  const body = newOrder(config, data);
   const first = await api.call('createOrder', { body, note: 'a new order' });
   verdict.precondition(first.status >= 200 && first.status < 300, 'a new order is created', () => ({ sent: verdict.sent(first), expected: 'success (2xx)', actual: verdict.answer(first) }));
   const again = await api.call('createOrder', { body, note: 'the same order identifier again' });

@@ -20,16 +20,16 @@ for (const variant of outsideTheList) {
 for (const variant of outsideTheList) {
   test(
     ...citesWithEnvelope(['ORD-400-VALIDATION'], `a fulfillment type outside the allowed list is answered 400 validation: ${variant.name}`),
-    async ({ api, verdict, suite, data }) => {
-      const exchange = await api.call('createOrder', { body: newOrder(suite, data, variant.value), note: `fulfillment type ${JSON.stringify(variant.value)}` });
+    async ({ api, verdict, config, data }) => {
+      const exchange = await api.call('createOrder', { body: newOrder(config, data, variant.value), note: `fulfillment type ${JSON.stringify(variant.value)}` });
       expectErrorEnvelope(verdict, exchange, { id: 'ORD-400-VALIDATION', row: '400-validation' });
     },
   );
 }
 
 for (const type of allowedTypes) {
-  test(...cites(['ORD-FULFILLMENT-ALLOWED'], `an allowed fulfillment type is not a validation error: ${type}`), async ({ api, verdict, suite, data }) => {
-    const exchange = await api.call('createOrder', { body: newOrder(suite, data, type), note: `fulfillment type ${type}` });
+  test(...cites(['ORD-FULFILLMENT-ALLOWED'], `an allowed fulfillment type is not a validation error: ${type}`), async ({ api, verdict, config, data }) => {
+    const exchange = await api.call('createOrder', { body: newOrder(config, data, type), note: `fulfillment type ${type}` });
     expectThat(verdict, 'ORD-FULFILLMENT-ALLOWED', !isValidationError(exchange), `no validation error for the allowed type ${type} (success, or any other row of the table)`, () => verdict.answer(exchange), exchange);
   });
 }

@@ -9,8 +9,8 @@ const missingHeaders = [
 ] as const;
 
 for (const { header, id } of missingHeaders) {
-  test(...citesWithEnvelope([id], `an order request without ${header} is answered 400 with the table's message for it`), async ({ api, verdict, suite, data }) => {
-    const exchange = await api.call('createOrder', { body: newOrder(suite, data), omit: [header] });
+  test(...citesWithEnvelope([id], `an order request without ${header} is answered 400 with the table's message for it`), async ({ api, verdict, config, data }) => {
+    const exchange = await api.call('createOrder', { body: newOrder(config, data), omit: [header] });
     expectErrorEnvelope(verdict, exchange, { id, row: '400-other', messages: [messageNamingHeader('400-other', header)] });
   });
 }
@@ -24,8 +24,8 @@ const malformedBodies = [
 ] as const;
 
 for (const variant of malformedBodies) {
-  test(...citesWithEnvelope(['ORD-400-MALFORMED'], `an order body that is not well-formed JSON is answered with a 400 of the table: ${variant.name}`), async ({ api, verdict, suite, data }) => {
-    const exchange = await api.call('createOrder', { rawBody: variant.text(JSON.stringify(newOrder(suite, data))), note: `body with ${variant.name}` });
+  test(...citesWithEnvelope(['ORD-400-MALFORMED'], `an order body that is not well-formed JSON is answered with a 400 of the table: ${variant.name}`), async ({ api, verdict, config, data }) => {
+    const exchange = await api.call('createOrder', { rawBody: variant.text(JSON.stringify(newOrder(config, data))), note: `body with ${variant.name}` });
     expectErrorEnvelope(verdict, exchange, { id: 'ORD-400-MALFORMED', row: badRequestRows });
   });
 }

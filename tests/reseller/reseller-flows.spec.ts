@@ -12,23 +12,23 @@ type Reseller = NonNullable<SuiteConfig['reseller']>;
 interface FlowContext {
   api: Api;
   verdict: Verdict;
-  suite: SuiteConfig;
+  config: SuiteConfig;
   data: BodyContext;
   reseller: Reseller;
 }
 
 const NO_RESELLER = 'no reseller configured: set RESELLER_API_KEY, RESELLER_SOURCE_CLIENT_ID and RESELLER_SHARED_CONTEXT';
 
-const resellerCase = ({ api, verdict, suite, data, reseller }: FlowContext) =>
-  createCase(api, verdict, suite, data, { asReseller: true, extra: { sharedContext: reseller.sharedContext } });
+const resellerCase = ({ api, verdict, config, data, reseller }: FlowContext) =>
+  createCase(api, verdict, config, data, { asReseller: true, extra: { sharedContext: reseller.sharedContext } });
 
 /** Starts a document verification for a reseller case, as a precondition of fetching its records. */
 async function resellerDocumentSession(ctx: FlowContext): Promise<string> {
-  const { api, verdict, suite, data, reseller } = ctx;
+  const { api, verdict, config, data, reseller } = ctx;
   const ref = await resellerCase(ctx);
   const started = await api.call('documentVerification', {
     asReseller: true,
-    body: { ...documentVerification(data, suite.strategies.documentVerification, ref.inquiryId), sharedContext: reseller.sharedContext },
+    body: { ...documentVerification(data, config.strategies.documentVerification, ref.inquiryId), sharedContext: reseller.sharedContext },
   });
   verdict.precondition(started.status >= 200 && started.status < 300, 'the reseller starts a document verification', () => ({
     sent: verdict.sent(started),
@@ -43,15 +43,15 @@ const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) =
   {
     name: 'assessment with sharedContext',
     id: 'RES-SHARED-CONTEXT',
-    run: ({ api, suite, data, reseller }) =>
-      api.call('assessment', { asReseller: true, body: { ...minimalAssessment(data, suite.strategies.assessment), sharedContext: reseller.sharedContext } }),
+    run: ({ api, config, data, reseller }) =>
+      api.call('assessment', { asReseller: true, body: { ...minimalAssessment(data, config.strategies.assessment), sharedContext: reseller.sharedContext } }),
   },
   {
     name: 'document verification with sharedContext',
     id: 'RES-SHARED-CONTEXT',
     run: async (ctx) => {
       const ref = await resellerCase(ctx);
-      const body = { ...documentVerification(ctx.data, ctx.suite.strategies.documentVerification, ref.inquiryId), sharedContext: ctx.reseller.sharedContext };
+      const body = { ...documentVerification(ctx.data, ctx.config.strategies.documentVerification, ref.inquiryId), sharedContext: ctx.reseller.sharedContext };
       return ctx.api.call('documentVerification', { asReseller: true, body });
     },
   },
@@ -68,7 +68,7 @@ const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) =
     id: 'RES-SHARED-CONTEXT',
     run: async (ctx) => {
       const ref = await resellerCase(ctx);
-      return ctx.api.call('stepUp', { asReseller: true, body: { ...stepUp(ctx.data, ref, 'phone', ctx.suite.strategies.stepUp), sharedContext: ctx.reseller.sharedContext } });
+      return ctx.api.call('stepUp', { asReseller: true, body: { ...stepUp(ctx.data, ref, 'phone', ctx.config.strategies.stepUp), sharedContext: ctx.reseller.sharedContext } });
     },
   },
   {
@@ -82,14 +82,14 @@ const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) =
 ];
 
 for (const flow of flows) {
-  test(...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`), async ({ api, verdict, suite, data }) => {
-    const reseller = suite.reseller;
+  test(...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`), async ({ api, verdict, config, data }) => {
+    const reseller = config.reseller;
     if (!reseller) {
       verdict.notExercised(flow.id, NO_RESELLER);
       test.skip(true, NO_RESELLER);
       return;
     }
-    const exchange = await flow.run({ api, verdict, suite, data, reseller });
+    const exchange = await flow.run({ api, verdict, config, data, reseller });
     expectAccepted(verdict, flow.id, exchange);
   });
 }

@@ -15,9 +15,9 @@ const channels: ReadonlyArray<{ channel: StepUpChannel; name: string }> = [
 for (const { channel, name } of channels) {
   test(
     ...cites(['SU-CHANNELS', 'SU-RES-SCHEMA', 'SU-RES-IDS', 'SU-DECISION-VALUES'], `a step-up ${name} for an existing case is accepted and answered with the case ids`),
-    async ({ api, verdict, suite, data }) => {
-      const ref = await createCase(api, verdict, suite, data);
-      const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel, suite.strategies.stepUp) });
+    async ({ api, verdict, config, data }) => {
+      const ref = await createCase(api, verdict, config, data);
+      const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel, config.strategies.stepUp) });
       expectAccepted(verdict, 'SU-CHANNELS', exchange);
       expectSchema(verdict, 'SU-RES-SCHEMA', stepUpOperation.responseSchema as string, exchange.json, exchange);
       const answer = bodyOf(exchange);

@@ -8,11 +8,11 @@ import { eventKind } from '../../fixtures/webhooks/events.ts';
 import { awaitOnboardingOfSession, awaitResultsOfInquiry, expectOnboardingOfSession, expectResultsForInquiry, type Window } from '../../fixtures/webhooks/ties.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks/webhook-test.ts';
 
-type Setup = (api: Api, verdict: Verdict, suite: SuiteConfig, data: BodyContext) => Promise<string | undefined>;
+type Setup = (api: Api, verdict: Verdict, config: SuiteConfig, data: BodyContext) => Promise<string | undefined>;
 
 const variants: ReadonlyArray<{ name: string; inquiry: Setup }> = [
   { name: 'for a new inquiry', inquiry: async () => undefined },
-  { name: 'for the inquiry of an existing case', inquiry: async (api, verdict, suite, data) => (await createCase(api, verdict, suite, data)).inquiryId },
+  { name: 'for the inquiry of an existing case', inquiry: async (api, verdict, config, data) => (await createCase(api, verdict, config, data)).inquiryId },
 ];
 
 const isDocumentEvent = (d: { json?: unknown }) => ['onboarding', 'results'].includes(eventKind(d.json) ?? '');
@@ -23,10 +23,10 @@ for (const variant of variants) {
       ['EVT-DELIVERY', 'EVT-ONBOARDING-SCHEMA', 'EVT-RESULTS-SCHEMA', 'EVT-RESULTS-INQUIRY', 'EVT-DOC-SESSION-ID', 'EVT-FLOW-DELIVERY'],
       `a document verification ${variant.name} is reported by events tied to its inquiry and session`,
     ),
-    async ({ api, verdict, suite, data, receiver, attachDeliveries }) => {
-      skipUnlessFlowsRun(verdict, suite, receiver);
-      const body = documentVerification(data, suite.strategies.documentVerification, await variant.inquiry(api, verdict, suite, data));
-      const window: Window = { receiver, since: Date.now(), timeoutMs: suite.webhook.waitMs };
+    async ({ api, verdict, config, data, receiver, attachDeliveries }) => {
+      skipUnlessFlowsRun(verdict, config, receiver);
+      const body = documentVerification(data, config.strategies.documentVerification, await variant.inquiry(api, verdict, config, data));
+      const window: Window = { receiver, since: Date.now(), timeoutMs: config.webhook.waitMs };
       const exchange = await api.call('documentVerification', { body });
       verdict.precondition(exchange.status >= 200 && exchange.status < 300, `the document verification ${variant.name} is accepted`, () => ({
         sent: verdict.sent(exchange),
@@ -48,14 +48,14 @@ for (const variant of variants) {
           ].join(', '),
       );
       if (events.length === 0) {
-        const reason = `no document event arrived within ${suite.webhook.waitMs} ms of the document verification`;
+        const reason = `no document event arrived within ${config.webhook.waitMs} ms of the document verification`;
         for (const id of verdict.cited) verdict.notExercised(id, reason);
         test.skip(true, reason);
         return;
       }
       expectWellFormedDeliveries(verdict, events);
       expectValidEvents(verdict, events, ['onboarding', 'results']);
-      expectResultsForInquiry(verdict, window, body.inquiryId, suite.runTag, results);
+      expectResultsForInquiry(verdict, window, body.inquiryId, config.runTag, results);
       if (results) expectOnboardingOfSession(verdict, window, results, onboarding);
       else verdict.notExercised('EVT-DOC-SESSION-ID', 'no document results event of this inquiry arrived, so its session is not known');
     },

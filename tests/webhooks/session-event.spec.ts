@@ -19,22 +19,22 @@ for (const { channel, name } of channels) {
       ['EVT-DELIVERY', 'EVT-SESSION-SCHEMA', 'EVT-SESSION-INT64', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM', 'EVT-FLOW-DELIVERY'],
       `a step-up ${name} is followed by a valid verification session event`,
     ),
-    async ({ api, verdict, suite, data, receiver, attachDeliveries }) => {
-      skipUnlessFlowsRun(verdict, suite, receiver);
-      const ref = await createCase(api, verdict, suite, data);
+    async ({ api, verdict, config, data, receiver, attachDeliveries }) => {
+      skipUnlessFlowsRun(verdict, config, receiver);
+      const ref = await createCase(api, verdict, config, data);
       const sentAt = Date.now();
-      const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel, suite.strategies.stepUp) });
+      const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel, config.strategies.stepUp) });
       verdict.precondition(exchange.status >= 200 && exchange.status < 300, `the step-up ${name} is accepted`, () => ({
         sent: verdict.sent(exchange),
         expected: 'success (2xx)',
         actual: verdict.answer(exchange),
       }));
 
-      const first = await receiver.waitFor(isSession, { since: sentAt, timeoutMs: suite.webhook.waitMs });
+      const first = await receiver.waitFor(isSession, { since: sentAt, timeoutMs: config.webhook.waitMs });
       const events = receiver.since(sentAt).filter(isSession);
       await attachDeliveries(`verification session events after the step-up ${name}`, events);
       if (!first) {
-        const reason = `no verification session event arrived within ${suite.webhook.waitMs} ms of the step-up ${name} (6.3 is sent when the session completes)`;
+        const reason = `no verification session event arrived within ${config.webhook.waitMs} ms of the step-up ${name} (6.3 is sent when the session completes)`;
         for (const id of verdict.cited) verdict.notExercised(id, reason);
         test.skip(true, reason);
         return;

@@ -18,30 +18,30 @@ function policyObservation(deliveries: readonly DeliveryRecord[]): string {
 
 test(
   ...cites(
-    ['EVT-DELIVERY', 'EVT-ONBOARDING-SCHEMA', 'EVT-RESULTS-SCHEMA', 'EVT-SESSION-SCHEMA', 'EVT-SESSION-INT64', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM', 'EVT-DELIVERY-POLICY'],
+    ['EVT-DELIVERY', 'EVT-ONBOARDING-SCHEMA', 'EVT-RESULTS-SCHEMA', 'EVT-SESSION-SCHEMA', 'EVT-SESSION-INT64', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM', 'EVT-POLICY-OBSERVED'],
     'every delivery the receiver got during the run is a valid part-6 event',
   ),
-  async ({ suite, verdict, receiver, attachDeliveries }) => {
+  async ({ config, verdict, receiver, attachDeliveries }) => {
     if (!receiver) {
       for (const id of verdict.cited) verdict.notExercised(id, 'WEBHOOK_MODE=off: no webhook receiver');
       test.skip(true, 'WEBHOOK_MODE=off: no webhook receiver');
       return;
     }
-    if (suite.webhook.mode === 'passive') {
-      test.setTimeout(suite.webhook.passiveWindowMs + 30_000);
-      await new Promise((resolve) => setTimeout(resolve, suite.webhook.passiveWindowMs));
+    if (config.webhook.mode === 'passive') {
+      test.setTimeout(config.webhook.passiveWindowMs + 30_000);
+      await new Promise((resolve) => setTimeout(resolve, config.webhook.passiveWindowMs));
     } else {
-      await receiver.settle(QUIET_MS, suite.webhook.waitMs);
+      await receiver.settle(QUIET_MS, config.webhook.waitMs);
     }
     const deliveries = receiver.journalPath ? readJournal(receiver.journalPath) : [...receiver.deliveries()];
     await attachDeliveries('every delivery of the run', deliveries);
     if (deliveries.length === 0) {
-      const reason = suite.webhook.mode === 'passive' ? `no delivery received in the passive window of ${suite.webhook.passiveWindowMs} ms` : 'no delivery received during the run';
+      const reason = config.webhook.mode === 'passive' ? `no delivery received in the passive window of ${config.webhook.passiveWindowMs} ms` : 'no delivery received during the run';
       for (const id of verdict.cited) verdict.notExercised(id, reason);
       test.skip(true, reason);
       return;
     }
-    verdict.observe('EVT-DELIVERY-POLICY', policyObservation(deliveries));
+    verdict.observe('EVT-POLICY-OBSERVED', policyObservation(deliveries));
     expectWellFormedDeliveries(verdict, deliveries);
     expectValidEvents(verdict, deliveries, eventKinds);
     for (const kind of eventKinds) {
