@@ -55,6 +55,8 @@ export interface Operation {
   queryParams?: string[];
   optionalHeaders?: string[];
   mandatoryHeaders: string[];
+  /** What a conforming caller sends, in order: the mandatory headers plus those of part 5.6. */
+  sentHeaders: string[];
   hasBody: boolean;
   requestSchema?: string;
   responseSchema?: string;

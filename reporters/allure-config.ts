@@ -4,12 +4,15 @@ const exactly = (value: string) => `^${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$
 
 /**
  * Allure 3 categories, matched on the verdict label the reporter gives every test: failed MUST requirements,
- * SHOULD warnings (the test itself passes outside the certify profile) and requirements not exercised.
+ * MUST requirements the target blocked, SHOULD warnings (the test itself passes outside the certify profile), and
+ * requirements not exercised or not configured.
  */
 export const conformanceCategories = [
   { id: 'must-failed', name: 'MUST requirements failed', matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.mustFailed) } }, expand: true },
+  { id: 'must-blocked', name: 'MUST requirements blocked by the target', matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.blocked) } }, expand: true },
   { id: 'should-warning', name: 'SHOULD warnings', matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.shouldWarning) } } },
-  { id: 'not-exercised', name: 'Not exercised', matchers: [{ labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.notExercised) } }, { statuses: ['skipped'] }] },
+  { id: 'not-exercised', name: 'Not exercised', matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.notExercised) } } },
+  { id: 'not-configured', name: 'Not configured', matchers: [{ labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.notConfigured) } }, { statuses: ['skipped'] }] },
 ];
 
 export interface AllureReportSettings {

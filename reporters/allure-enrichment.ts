@@ -1,5 +1,5 @@
 import { requirement, type Level, type Requirement } from '../catalog/catalog.ts';
-import { ANNOTATION } from '../fixtures/verdict.ts';
+import { citedIds as citedIn } from '../fixtures/verdict-marks.ts';
 import type { SpecParts } from './spec-parts.ts';
 import { outcomeInTest, type RequirementOutcome, type TestRecord } from './verdicts.ts';
 
@@ -8,7 +8,9 @@ export const VERDICT_LABEL = 'verdict';
 export const TEST_VERDICT = {
   mustFailed: 'MUST failed',
   shouldWarning: 'SHOULD warning',
+  blocked: 'MUST blocked',
   notExercised: 'not exercised',
+  notConfigured: 'not configured',
   passed: 'passed',
   observed: 'observed',
 } as const;
@@ -44,14 +46,16 @@ export interface AllureEnrichment {
 }
 
 export function citedIds(record: Pick<TestRecord, 'annotations'>): string[] {
-  return [...new Set(record.annotations.filter((a) => a.type === ANNOTATION.cites).map((a) => a.description ?? ''))];
+  return citedIn(record.annotations);
 }
 
-/** One test's verdict for the categories: a failed MUST first, then a SHOULD warning, then anything not exercised. */
+/** One test's verdict for the categories: a failed MUST first, a blocked one, a SHOULD warning, then anything not exercised or not configured. */
 export function testVerdict(rows: readonly RequirementRow[]): TestVerdict {
   if (rows.some((r) => r.outcome === 'failed' && r.requirement.level === 'MUST')) return TEST_VERDICT.mustFailed;
-  if (rows.some((r) => r.outcome === 'warning' || r.outcome === 'failed')) return TEST_VERDICT.shouldWarning;
+  if (rows.some((r) => r.outcome === 'blocked' && r.requirement.level === 'MUST')) return TEST_VERDICT.blocked;
+  if (rows.some((r) => r.outcome === 'warning' || r.outcome === 'failed' || r.outcome === 'blocked')) return TEST_VERDICT.shouldWarning;
   if (rows.some((r) => r.outcome === 'not-exercised')) return TEST_VERDICT.notExercised;
+  if (rows.some((r) => r.outcome === 'not-configured')) return TEST_VERDICT.notConfigured;
   if (rows.length > 0 && rows.every((r) => r.outcome === 'observed')) return TEST_VERDICT.observed;
   return TEST_VERDICT.passed;
 }

@@ -3,7 +3,6 @@ import { relative, sep } from 'node:path';
 import type { FullConfig, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import type { StepResult, TestResult as AllureTestResult } from 'allure-js-commons';
 import { AllureReporter } from 'allure-playwright';
-import { ANNOTATION } from '../fixtures/verdict.ts';
 import { allureEnrichment, type AllureEnrichment, type RequirementRow } from './allure-enrichment.ts';
 import { isListingOnly } from './listing.ts';
 import { SpecParts } from './spec-parts.ts';
@@ -25,8 +24,10 @@ const STEP_STATUS: Record<RequirementRow['outcome'], string> = {
   passed: 'passed',
   observed: 'passed',
   failed: 'failed',
+  blocked: 'broken',
   warning: 'broken',
   'not-exercised': 'skipped',
+  'not-configured': 'skipped',
   uncovered: 'skipped',
 };
 
@@ -96,9 +97,9 @@ export default class ConformanceAllureReporter extends AllureReporter {
       result.labels = [...result.labels.filter((l) => !replaced.has(l.name)), ...enrichment.labels];
       result.links = [...result.links, ...enrichment.links];
       result.description = enrichment.description;
-      const citation = `${ANNOTATION.cites}: `;
+      const citation = 'requirement: ';
       result.steps = [...result.steps.filter((s) => !s.name?.startsWith(citation)), ...enrichment.rows.map(verdictStep)];
-      if (result.status === 'failed' && enrichment.verdict === 'not exercised') result.status = 'broken' as AllureTestResult['status'];
+      if (result.status === 'failed' && enrichment.verdict === 'MUST blocked') result.status = 'broken' as AllureTestResult['status'];
     }
     const redact = this.conformance.redact;
     if (redact) redactResult(result, redact);

@@ -5,7 +5,7 @@ import { catalogSha256, interfaceInfo, requirements } from '../catalog/catalog.t
 import { matrixMarkdown, summaryTable, uncoveredMust } from './matrix-markdown.ts';
 import { isListingOnly } from './listing.ts';
 import { firstLines, testRecordOf } from './test-record.ts';
-import { failureReasons, verdictsFor, type Profile, type TestRecord } from './verdicts.ts';
+import { failureReasons, resultOf, verdictsFor, type Profile, type TestRecord } from './verdicts.ts';
 
 export interface ConformanceReporterOptions {
   outputDir?: string;
@@ -17,7 +17,7 @@ export interface ConformanceReporterOptions {
 /**
  * Joins the run's results with the requirements catalog, writes conformance.json and conformance.md, prints a
  * summary, and sets the run's status from the requirements: under the gate profile the run fails exactly when a
- * MUST requirement failed.
+ * MUST requirement failed or the target blocked its check.
  */
 export default class ConformanceReporter implements Reporter {
   private readonly records = new Map<string, TestRecord>();
@@ -55,7 +55,7 @@ export default class ConformanceReporter implements Reporter {
       profile: this.profile,
       environment: this.options.environment ?? {},
       finishedAt: new Date().toISOString(),
-      result: reasons.length === 0 ? 'conformant' : 'not conformant',
+      result: resultOf(verdicts, reasons),
       reasons,
       globalErrors: this.globalErrors,
       uncoveredMust: uncovered,
@@ -65,7 +65,7 @@ export default class ConformanceReporter implements Reporter {
     writeFileSync(join(this.outputDir, 'conformance.json'), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(this.outputDir, 'conformance.md'), matrixMarkdown(report));
     console.log(`\n${summaryTable(verdicts)}`);
-    if (uncovered.length) console.log(`  MUST requirements with no test behind them (uncovered): ${uncovered.join(', ')}`);
+    if (uncovered.length) console.log(`  ${uncovered.length} MUST requirement${uncovered.length === 1 ? ' has' : 's have'} no test in this run: ${uncovered.length > 8 ? `${uncovered.slice(0, 8).join(', ')}, …` : uncovered.join(', ')}`);
     for (const reason of reasons) console.log(`  ${reason}`);
     console.log(`  Verdict (${this.profile} profile): ${report.result}. Matrix: ${join(this.outputDir, 'conformance.md')}\n`);
 

@@ -1,6 +1,4 @@
-import type { RequirementOutcome, RequirementVerdict } from './verdicts.ts';
-
-const OUTCOMES: RequirementOutcome[] = ['passed', 'failed', 'warning', 'observed', 'not-exercised', 'uncovered'];
+import { OUTCOMES, type RequirementVerdict } from './verdicts.ts';
 const LEVELS = ['MUST', 'SHOULD', 'INFO'] as const;
 
 /** Counts of outcomes per level, as a fixed-width table for the console. */
@@ -54,7 +52,7 @@ export function matrixMarkdown(report: MatrixReport): string {
     ...report.requirements.map((v) => {
       const tests = v.tests.map((t) => `${t.outcome}: ${t.project} › ${t.title}${t.detail && t.outcome !== 'passed' ? ` — ${t.detail}` : ''}`).join('<br>');
       const observed = v.observations.length ? `<br>observed: ${v.observations.join('; ')}` : '';
-      return `| ${v.id} | ${v.level} | ${v.part} | ${v.outcome} | ${cell(tests || '(no test)')}${cell(observed)} |`;
+      return `| ${v.id} | ${v.level} | ${v.part} | ${v.outcome}${v.breakdown ? ` (${v.breakdown})` : ''} | ${cell(tests || '(no test)')}${cell(observed)} |`;
     }),
     '',
   ];

@@ -1,7 +1,15 @@
 import type { Level, Requirement } from '../catalog/catalog.ts';
-import { ANNOTATION } from '../fixtures/verdict.ts';
+import { citedIds, marksOf, type MarkKind, type Profile } from '../fixtures/verdict-marks.ts';
 
-export type RequirementOutcome = 'failed' | 'warning' | 'passed' | 'observed' | 'not-exercised' | 'uncovered';
+export type { Profile } from '../fixtures/verdict-marks.ts';
+
+/**
+ * What became of a requirement, worst first. blocked: the target prevented the check (a precondition failed, a control
+ * request was refused, an expected event never came); not-exercised: the target gave nothing to judge and did nothing
+ * wrong; not-configured: the configuration left the check out; uncovered: no test of this run cites it.
+ */
+export const OUTCOMES = ['failed', 'blocked', 'warning', 'passed', 'observed', 'not-exercised', 'not-configured', 'uncovered'] as const;
+export type RequirementOutcome = (typeof OUTCOMES)[number];
 
 /** What the reporter keeps of one test's final result. */
 export interface TestRecord {
@@ -14,68 +22,128 @@ export interface TestRecord {
   errorName?: string;
 }
 
+export interface TestOutcome {
+  title: string;
+  project: string;
+  location: string;
+  outcome: RequirementOutcome;
+  detail?: string;
+}
+
 export interface RequirementVerdict {
   id: string;
   level: Level;
   part: string;
   statement: string;
   outcome: RequirementOutcome;
+  /** "passed in 3 of 5; 2 not configured" when the tests behind it did not all end the same way. */
+  breakdown: string;
   /** Tests that cite the requirement, each with its outcome for it and, when not passed, why. */
-  tests: Array<{ title: string; project: string; location: string; outcome: RequirementOutcome; detail?: string }>;
+  tests: TestOutcome[];
   observations: string[];
 }
 
-const RANK: RequirementOutcome[] = ['failed', 'warning', 'passed', 'observed', 'not-exercised', 'uncovered'];
+const MARK_OUTCOME: Record<MarkKind, RequirementOutcome> = {
+  fail: 'failed',
+  blocked: 'blocked',
+  warn: 'warning',
+  pass: 'passed',
+  observed: 'observed',
+  'not-exercised': 'not-exercised',
+  'not-configured': 'not-configured',
+};
 
-const idOf = (description: string | undefined) => (description ?? '').split(' ')[0] ?? '';
-const detailOf = (description: string | undefined) => (description ?? '').split(' ').slice(1).join(' ');
+const worst = (outcomes: readonly RequirementOutcome[]) => OUTCOMES.find((o) => outcomes.includes(o));
 
-/** The outcome of one requirement in one test, from the verdict annotations and the test's status. */
+/** The outcome of one requirement in one test: the worst of its marks, or what the test's end says when it has none. */
 export function outcomeInTest(req: Pick<Requirement, 'id' | 'level'>, test: TestRecord): { outcome: RequirementOutcome; detail?: string } {
-  const about = (type: string) => test.annotations.filter((a) => a.type === type && idOf(a.description) === req.id);
-  const first = (type: string) => about(type)[0];
-  if (first(ANNOTATION.fail)) return { outcome: 'failed', ...(test.error ? { detail: test.error } : {}) };
-  if (first(ANNOTATION.warn)) return { outcome: 'warning', detail: detailOf(first(ANNOTATION.warn)?.description) };
-  const unattributedError = (test.status === 'failed' || test.status === 'timedOut') && test.errorName !== 'PreconditionFailure' && !test.annotations.some((a) => a.type === ANNOTATION.fail);
-  if (unattributedError && about(ANNOTATION.pass).length === 0) {
-    if (req.level === 'MUST') return { outcome: 'failed', detail: `the check did not complete: ${test.error ?? test.status}` };
-    if (req.level === 'SHOULD') return { outcome: 'warning', detail: `the check did not complete: ${test.error ?? test.status}` };
+  const marks = marksOf(test.annotations, req.id);
+  const crashed = (test.status === 'failed' || test.status === 'timedOut') && test.errorName !== 'RequirementFailure' && test.errorName !== 'PreconditionFailure';
+  if (marks.length > 0) {
+    const outcome = worst(marks.map((m) => MARK_OUTCOME[m.kind])) ?? 'passed';
+    const detail = marks.find((m) => MARK_OUTCOME[m.kind] === outcome && m.detail)?.detail;
+    return { outcome, ...(detail ? { detail } : {}) };
   }
-  if (first(ANNOTATION.pass)) return { outcome: 'passed' };
-  if (first(ANNOTATION.observed)) return { outcome: 'observed', detail: detailOf(first(ANNOTATION.observed)?.description) };
-  const reason = first(ANNOTATION.notExercised) ?? first(ANNOTATION.blocked);
-  if (reason) return { outcome: 'not-exercised', detail: detailOf(reason.description) };
-  if (test.status === 'skipped') return { outcome: 'not-exercised', detail: 'skipped' };
-  if (test.errorName === 'PreconditionFailure') return { outcome: 'not-exercised', detail: test.error ?? 'a precondition failed' };
-  return { outcome: 'not-exercised', detail: 'the test ended before checking it' };
+  if (crashed) return crashedOutcome(req, test);
+  // A precondition that failed outside the Verdict's own checks (a helper threw it).
+  if (test.errorName === 'PreconditionFailure') return { outcome: 'blocked', detail: test.error ?? 'a precondition failed' };
+  if (test.status === 'skipped') return { outcome: 'not-configured', detail: skipReason(test) };
+  if (test.status === 'interrupted') return { outcome: 'not-exercised', detail: 'the run was interrupted' };
+  return { outcome: 'not-exercised', detail: 'the test ended without checking it' };
+}
+
+/** A test that ended with an error no check raised (a timeout, a TypeError): its unchecked MUST requirements failed. */
+function crashedOutcome(req: Pick<Requirement, 'level'>, test: TestRecord): { outcome: RequirementOutcome; detail: string } {
+  const detail = `the check did not complete: ${test.error ?? test.status}`;
+  return { outcome: req.level === 'MUST' ? 'failed' : req.level === 'SHOULD' ? 'warning' : 'not-exercised', detail };
+}
+
+function skipReason(test: TestRecord): string {
+  return test.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped';
+}
+
+/** "passed in 3 of 5; 2 not configured", or "" when every test ended the same way. */
+function breakdownOf(outcome: RequirementOutcome, rows: readonly TestOutcome[]): string {
+  const counts = OUTCOMES.map((o) => [o, rows.filter((r) => r.outcome === o).length] as const).filter(([, n]) => n > 0);
+  if (counts.length <= 1) return '';
+  const own = rows.filter((r) => r.outcome === outcome).length;
+  return [`${outcome} in ${own} of ${rows.length}`, ...counts.filter(([o]) => o !== outcome).map(([o, n]) => `${n} ${o.replace('-', ' ')}`)].join('; ');
 }
 
 /** Joins test results with the catalog: one verdict per requirement, the worst outcome of the tests behind it. */
 export function verdictsFor(catalog: readonly Requirement[], tests: readonly TestRecord[]): RequirementVerdict[] {
   return catalog.map((req) => {
-    const citing = tests.filter((t) => t.annotations.some((a) => a.type === ANNOTATION.cites && a.description === req.id));
+    const citing = tests.filter((t) => citedIds(t.annotations).includes(req.id));
     const rows = citing.map((t) => ({ title: t.title, project: t.project, location: t.location, ...outcomeInTest(req, t) }));
-    const outcome = rows.length === 0 ? 'uncovered' : RANK.find((candidate) => rows.some((r) => r.outcome === candidate)) ?? 'not-exercised';
-    const observations = citing.flatMap((t) =>
-      t.annotations.filter((a) => a.type === ANNOTATION.observed && idOf(a.description) === req.id).map((a) => detailOf(a.description)),
-    );
-    return { id: req.id, level: req.level, part: req.part, statement: req.statement, outcome, tests: rows, observations: [...new Set(observations)] };
+    const outcome = worst(rows.map((r) => r.outcome)) ?? 'uncovered';
+    const observations = citing.flatMap((t) => marksOf(t.annotations, req.id).filter((m) => m.kind === 'observed').map((m) => m.detail));
+    return {
+      id: req.id,
+      level: req.level,
+      part: req.part,
+      statement: req.statement,
+      outcome,
+      breakdown: breakdownOf(outcome, rows),
+      tests: rows,
+      observations: [...new Set(observations)],
+    };
   });
 }
 
-export type Profile = 'gate' | 'certify' | 'nightly';
+/** "ID (blocked by: what the target did)" for each blocked requirement. */
+function blockedList(verdicts: readonly RequirementVerdict[]): string {
+  return verdicts.map((v) => `${v.id} (blocked by: ${v.tests.find((t) => t.outcome === 'blocked')?.detail ?? 'unknown'})`).join('; ');
+}
 
 /** Why the run fails under the profile; empty when it passes. */
 export function failureReasons(verdicts: readonly RequirementVerdict[], profile: Profile): string[] {
   const reasons: string[] = [];
-  const listed = (filter: (v: RequirementVerdict) => boolean) => verdicts.filter(filter).map((v) => v.id);
-  const mustFailed = listed((v) => v.level === 'MUST' && v.outcome === 'failed');
-  if (mustFailed.length) reasons.push(`MUST requirements failed: ${mustFailed.join(', ')}`);
+  const must = verdicts.filter((v) => v.level === 'MUST');
+  const ids = (list: readonly RequirementVerdict[]) => list.map((v) => v.id).join(', ');
+  const mustFailed = must.filter((v) => v.outcome === 'failed');
+  if (mustFailed.length) reasons.push(`MUST requirements failed: ${ids(mustFailed)}`);
+  const mustBlocked = must.filter((v) => v.outcome === 'blocked');
+  if (mustBlocked.length) reasons.push(`MUST requirements blocked by the target: ${blockedList(mustBlocked)}`);
   if (profile === 'certify') {
-    const shouldFailed = listed((v) => v.level === 'SHOULD' && (v.outcome === 'warning' || v.outcome === 'failed'));
-    if (shouldFailed.length) reasons.push(`SHOULD requirements failed (certify profile): ${shouldFailed.join(', ')}`);
-    const unexercised = listed((v) => v.level === 'MUST' && (v.outcome === 'not-exercised' || v.outcome === 'uncovered'));
-    if (unexercised.length) reasons.push(`MUST requirements not exercised (certify profile): ${unexercised.join(', ')}`);
+    const shouldFailed = verdicts.filter((v) => v.level === 'SHOULD' && (v.outcome === 'warning' || v.outcome === 'failed' || v.outcome === 'blocked'));
+    if (shouldFailed.length) reasons.push(`SHOULD requirements failed or blocked (certify profile): ${ids(shouldFailed)}`);
+    const partly = must.filter((v) => v.tests.length === 0 || v.tests.some((t) => t.outcome === 'not-configured' || t.outcome === 'not-exercised'));
+    if (partly.length) reasons.push(`MUST requirements not fully exercised (certify profile): ${ids(partly)}`);
   }
   return reasons;
+}
+
+/**
+ * The one-line verdict of a run: "not conformant" when the profile fails it; "partial run" when some MUST has no test
+ * in this run (a --grep or --project filter); "conformant" only when every MUST was exercised and held.
+ */
+export function resultOf(verdicts: readonly RequirementVerdict[], reasons: readonly string[]): string {
+  if (reasons.length > 0) return 'not conformant';
+  const must = verdicts.filter((v) => v.level === 'MUST');
+  const uncovered = must.filter((v) => v.outcome === 'uncovered');
+  const exercised = must.filter((v) => v.outcome === 'passed');
+  if (uncovered.length > 0) return `partial run: ${exercised.length} of ${must.length} MUST exercised, no failures`;
+  const unexercised = must.filter((v) => v.outcome !== 'passed');
+  if (unexercised.length > 0) return `no failures, but not conformant as a whole: ${exercised.length} of ${must.length} MUST exercised (${unexercised.map((v) => `${v.id} ${v.outcome}`).join(', ')})`;
+  return 'conformant';
 }

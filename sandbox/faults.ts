@@ -19,6 +19,7 @@ const faultList = [
   { id: 'json-as-text-plain', requirement: 'GEN-JSON-RESPONSE', description: 'The assessment success response is labelled text/plain although its body is JSON.' },
 
   { id: 'token-response-not-json', requirement: 'TOK-ISSUED', description: 'The token success body is form-encoded (access_token=...&token_type=Bearer) and labelled application/x-www-form-urlencoded.' },
+  { id: 'token-answered-201', requirement: 'TOK-ISSUED', description: 'The token endpoint answers a valid request 201 Created (RFC 6749 §5.1 says 200), so no check that needs a token can run.' },
   {
     id: 'token-path-moved',
     requirement: 'TOK-PATH',
@@ -74,6 +75,7 @@ const faultList = [
   { id: 'update-unknown-case-accepted', requirement: 'CU-CASE-KNOWN', description: 'A case update for an unknown authenticationId is answered 200 without doing anything.' },
   { id: 'update-inquiry-unchecked', requirement: 'CU-INQUIRY-MAPS', description: 'A case update whose inquiryId belongs to another case is accepted.' },
   { id: 'update-documents-refused', requirement: 'CU-FIELDS-ACCEPTED', description: 'A case update carrying documents is refused with 400.' },
+  { id: 'update-valid-refused', requirement: 'CU-FIELDS-ACCEPTED', description: 'Every case update is refused with 400, valid or not, so no case-update rule can be observed.' },
   { id: 'update-decision-any', requirement: 'CU-DECISION-ENUM', description: 'Any decision string is accepted and stored.' },
   { id: 'update-decision-ignored', requirement: 'CU-DECISION-APPLIED', description: 'A valid decision is accepted but never stored.' },
   { id: 'update-decision-reset', requirement: 'CU-DECISION-KEPT', description: 'A case update without decision resets the case to its initial decision.' },
@@ -94,6 +96,7 @@ const faultList = [
 
   { id: 'shared-context-refused-on-step-up', requirement: 'RES-SHARED-CONTEXT', description: 'A step-up carrying sharedContext is refused with 400.' },
 
+  { id: 'webhooks-never-sent', requirement: 'EVT-FLOW-DELIVERY', description: 'The sandbox never delivers a webhook, whatever flow runs.' },
   { id: 'webhook-text-plain', requirement: 'EVT-DELIVERY', description: 'Webhook deliveries are labelled text/plain.' },
   { id: 'webhook-onboarding-status-number', requirement: 'EVT-ONBOARDING-SCHEMA', description: 'The document onboarding event carries status as a number.' },
   { id: 'webhook-results-ocr-string', requirement: 'EVT-RESULTS-SCHEMA', description: 'The document results event carries ocr as a JSON-encoded string.' },

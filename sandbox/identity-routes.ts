@@ -244,6 +244,7 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   const externalAgent = optionalString(body, 'externalAgent');
   const queue = optionalString(body, 'queue');
   const rejectionCode = optionalString(body, 'rejectionCode');
+  if (refuseIf(faults.has('update-valid-refused'), 'case updates are not accepted')) return;
   if (refuseIf(faults.has('update-documents-refused') && 'documents' in body, 'documents are not supported')) return;
   if (refuseIf(faults.has('update-agent-validated') && externalAgent !== undefined && !knownAgents.includes(externalAgent), 'externalAgent is not a portal user')) return;
   if (refuseIf(faults.has('update-unknown-queue-fails') && queue !== undefined && !knownQueues.includes(queue), 'queue does not exist')) return;

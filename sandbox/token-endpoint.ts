@@ -89,6 +89,6 @@ export function tokenHandler(audience: TokenAudience) {
     }
     const body: Record<string, unknown> = { access_token: issued.accessToken, token_type: tokenType, expires_in: issued.expiresIn, scope };
     if (ctx.flavor === 'alternative') body['refresh_expires_in'] = 0;
-    sendJson(ex.res, 200, body, cacheHeaders);
+    sendJson(ex.res, faults.has('token-answered-201') ? 201 : 200, body, cacheHeaders);
   };
 }

@@ -88,7 +88,7 @@ export class WebhookSender {
 
   private deliver(kind: WebhookKind, body: string): Promise<void> {
     const url = this.url;
-    if (!url || this.closed) return Promise.resolve();
+    if (!url || this.closed || this.faults.has('webhooks-never-sent')) return Promise.resolve();
     return new Promise((resolve) => {
       const payload = Buffer.from(body, 'utf8');
       const headers: Record<string, string | number> = {

@@ -5,7 +5,7 @@ import type { FullResult, TestCase, TestResult } from '@playwright/test/reporter
 import { expect, test } from '@playwright/test';
 import { requirement, requirements } from '../catalog/catalog.ts';
 import { loadConfig } from '../fixtures/config/load-config.ts';
-import { ANNOTATION } from '../fixtures/verdict.ts';
+import { citeAnnotation, markAnnotation } from '../fixtures/verdict-marks.ts';
 import { allureEnrichment, TEST_VERDICT } from '../reporters/allure-enrichment.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
 import { serializeRedacted } from '../reporters/serialize-redacted.ts';
@@ -15,10 +15,10 @@ import { offlineHtml, remoteReferences } from '../scripts/evidence/allure-single
 import { redactedConfiguration } from '../scripts/evidence/configuration.ts';
 import { MANIFEST_FILE, verifyBundle, writeManifest } from '../scripts/evidence/manifest.ts';
 
-const cite = (...ids: string[]) => ids.map((id) => ({ type: ANNOTATION.cites, description: id }));
-const pass = (id: string) => ({ type: ANNOTATION.pass, description: id });
-const fail = (id: string) => ({ type: ANNOTATION.fail, description: id });
-const warn = (id: string) => ({ type: ANNOTATION.warn, description: `${id} Cache-Control absent` });
+const cite = (...ids: string[]) => ids.map(citeAnnotation);
+const pass = (id: string) => markAnnotation({ kind: 'pass', id, detail: '' });
+const fail = (id: string) => markAnnotation({ kind: 'fail', id, detail: 'Expected: a token | Actual: none' });
+const warn = (id: string) => markAnnotation({ kind: 'warn', id, detail: 'Cache-Control absent' });
 
 function scratch(): string {
   return mkdtempSync(join(tmpdir(), 'evidence-unit-'));
@@ -67,19 +67,20 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
   const shouldWarning = (status: TestResult['status']): FakeTest => ({ title: 'TOK-NO-STORE cache', status, annotations: [...cite('TOK-NO-STORE'), warn('TOK-NO-STORE')] });
 
   test('every requirement gets a verdict and the tests behind it; an uncited MUST is listed as uncovered', async () => {
-    const run = await conformanceRun('gate', [passing('TOK-PATH'), shouldWarning('passed'), { title: 'ORD-403 skipped', status: 'skipped', annotations: [...cite('ORD-403'), { type: ANNOTATION.notExercised, description: 'ORD-403 no key' }] }]);
+    const run = await conformanceRun('gate', [passing('TOK-PATH'), shouldWarning('passed'), { title: 'ORD-403 skipped', status: 'skipped', annotations: [...cite('ORD-403'), markAnnotation({ kind: 'not-configured', id: 'ORD-403', detail: 'no key' })] }]);
     const verdictOf = (id: string) => run.json.requirements.find((r) => r.id === id);
     expect(run.json.requirements).toHaveLength(requirements.length);
     expect(verdictOf('TOK-PATH')).toMatchObject({ outcome: 'passed', tests: [{ title: 'TOK-PATH passes', outcome: 'passed' }] });
     expect(verdictOf('TOK-NO-STORE')?.outcome).toBe('warning');
-    expect(verdictOf('ORD-403')?.outcome).toBe('not-exercised');
+    expect(verdictOf('ORD-403')?.outcome).toBe('not-configured');
     expect(verdictOf('TOK-ISSUED')?.outcome).toBe('uncovered');
     expect(run.json.uncoveredMust).toContain('TOK-ISSUED');
     expect(run.json.uncoveredMust).not.toContain('TOK-PATH');
     expect(run.markdown).toContain('| TOK-NO-STORE | SHOULD | 4.1 | warning |');
     expect(run.markdown).toMatch(/uncovered\): .*TOK-ISSUED/);
-    expect(run.printed, 'the summary table is printed').toMatch(/level\s+passed\s+failed\s+warning\s+observed\s+not-exercised\s+uncovered\s+total/);
-    expect(run.printed).toMatch(/MUST requirements with no test behind them \(uncovered\): .*TOK-ISSUED/);
+    expect(run.printed, 'the summary table is printed').toMatch(/level\s+failed\s+blocked\s+warning\s+passed\s+observed\s+not-exercised\s+not-configured\s+uncovered\s+total/);
+    expect(run.printed).toMatch(/MUST requirements have no test in this run: .*TOK-ISSUED/);
+    expect(run.json.result, 'a run that leaves MUST requirements out is partial, never conformant').toMatch(/^partial run: 1 of \d+ MUST exercised, no failures$/);
   });
 
   test('gate and nightly fail only on a MUST failure; certify also on a SHOULD warning and on MUST not exercised', async () => {
@@ -89,8 +90,8 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
     expect((await conformanceRun('nightly', [passing('TOK-PATH'), shouldWarning('passed')])).status).toBe('passed');
     const certify = await conformanceRun('certify', [passing('TOK-PATH'), shouldWarning('failed')]);
     expect(certify.status).toBe('failed');
-    expect(certify.json.reasons.join('\n')).toContain('SHOULD requirements failed (certify profile): TOK-NO-STORE');
-    expect(certify.json.reasons.join('\n')).toMatch(/MUST requirements not exercised \(certify profile\): .*TOK-ISSUED/);
+    expect(certify.json.reasons.join('\n')).toContain('SHOULD requirements failed or blocked (certify profile): TOK-NO-STORE');
+    expect(certify.json.reasons.join('\n')).toMatch(/MUST requirements not fully exercised \(certify profile\): .*TOK-ISSUED/);
   });
 
   test('certify passes when every MUST and SHOULD requirement passed', async () => {
@@ -129,7 +130,8 @@ test.describe('Allure labels from the catalog', () => {
     const verdict = (annotations: TestRecord['annotations'], status?: TestRecord['status']) => allureEnrichment(record(annotations, status), parts).verdict;
     expect(verdict([...cite('TOK-ISSUED', 'TOK-NO-STORE'), fail('TOK-ISSUED'), warn('TOK-NO-STORE')], 'failed')).toBe(TEST_VERDICT.mustFailed);
     expect(verdict([...cite('TOK-NO-STORE'), warn('TOK-NO-STORE')])).toBe(TEST_VERDICT.shouldWarning);
-    expect(verdict(cite('ORD-403'), 'skipped')).toBe(TEST_VERDICT.notExercised);
+    expect(verdict(cite('ORD-403'), 'skipped')).toBe(TEST_VERDICT.notConfigured);
+    expect(verdict([...cite('CU-TAGS-APPEND'), markAnnotation({ kind: 'blocked', id: 'CU-TAGS-APPEND', detail: 'no case' })], 'failed')).toBe(TEST_VERDICT.blocked);
     expect(verdict([...cite('TOK-ISSUED'), pass('TOK-ISSUED')])).toBe(TEST_VERDICT.passed);
     expect(allureEnrichment(record(cite('TOK-LIFETIME')), parts).labels).toContainEqual({ name: 'severity', value: 'minor' });
   });

@@ -6,8 +6,8 @@ import { backoffMs, retryAfterMs, sendWithRetry } from '../fixtures/http/retry.t
 import { NoAnswerError } from '../fixtures/http/wire.ts';
 import { Redactor } from '../fixtures/redact.ts';
 import { requirements } from '../catalog/catalog.ts';
-import { ANNOTATION } from '../fixtures/verdict.ts';
-import { failureReasons, verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
+import { citeAnnotation, markAnnotation, type MarkKind } from '../fixtures/verdict-marks.ts';
+import { failureReasons, resultOf, verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
 
 async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
@@ -100,7 +100,8 @@ test.describe('redaction', () => {
 });
 
 test.describe('verdict aggregation', () => {
-  const cite = (...ids: string[]) => ids.map((id) => ({ type: ANNOTATION.cites, description: id }));
+  const cite = (...ids: string[]) => ids.map(citeAnnotation);
+  const mark = (kind: MarkKind, id: string, detail = '') => markAnnotation({ kind, id, detail });
   const record = (status: TestRecord['status'], annotations: TestRecord['annotations'], extra: Partial<TestRecord> = {}): TestRecord => ({
     title: 't',
     project: 'p',
@@ -112,34 +113,57 @@ test.describe('verdict aggregation', () => {
   const outcome = (tests: TestRecord[], id: string) => verdictsFor(requirements, tests).find((v) => v.id === id)?.outcome;
 
   test('the worst outcome of the tests behind a requirement wins', () => {
-    const pass = record('passed', [...cite('ORD-409'), { type: ANNOTATION.pass, description: 'ORD-409' }]);
-    const fail = record('failed', [...cite('ORD-409'), { type: ANNOTATION.fail, description: 'ORD-409' }]);
+    const pass = record('passed', [...cite('ORD-409'), mark('pass', 'ORD-409')]);
+    const fail = record('failed', [...cite('ORD-409'), mark('fail', 'ORD-409')]);
     expect(outcome([pass], 'ORD-409')).toBe('passed');
     expect(outcome([pass, fail], 'ORD-409')).toBe('failed');
     expect(outcome([], 'ORD-409')).toBe('uncovered');
   });
 
   test('an unexpected error fails the MUST requirements the test had not yet passed', () => {
-    const crashed = record('failed', [...cite('ORD-409', 'ORD-ERR-PAIR'), { type: ANNOTATION.pass, description: 'ORD-ERR-PAIR' }], { error: 'TypeError: x', errorName: 'TypeError' });
+    const crashed = record('failed', [...cite('ORD-409', 'ORD-ERR-PAIR'), mark('pass', 'ORD-ERR-PAIR')], { error: 'TypeError: x', errorName: 'TypeError' });
     expect(outcome([crashed], 'ORD-409')).toBe('failed');
     expect(outcome([crashed], 'ORD-ERR-PAIR')).toBe('passed');
   });
 
-  test('a failed precondition or a skip means not exercised, never passed', () => {
-    const blocked = record('failed', [...cite('CU-TAGS-APPEND'), { type: ANNOTATION.blocked, description: 'CU-TAGS-APPEND no case' }], { errorName: 'PreconditionFailure' });
-    const skipped = record('skipped', [...cite('ORD-403'), { type: ANNOTATION.notExercised, description: 'ORD-403 no key configured' }]);
-    expect(outcome([blocked], 'CU-TAGS-APPEND')).toBe('not-exercised');
-    expect(outcome([skipped], 'ORD-403')).toBe('not-exercised');
+  test('a failed precondition is blocked, a configured-out check is not configured; neither is ever passed', () => {
+    const blocked = record('failed', [...cite('CU-TAGS-APPEND'), mark('blocked', 'CU-TAGS-APPEND', 'no case')], { errorName: 'PreconditionFailure' });
+    const skipped = record('skipped', [...cite('ORD-403'), mark('not-configured', 'ORD-403', 'no key configured')]);
+    const bare = record('skipped', cite('ORD-403'));
+    expect(outcome([blocked], 'CU-TAGS-APPEND')).toBe('blocked');
+    expect(outcome([skipped], 'ORD-403')).toBe('not-configured');
+    expect(outcome([bare], 'ORD-403')).toBe('not-configured');
   });
 
-  test('profiles: gate fails only on MUST; certify also on SHOULD and on MUST not exercised', () => {
-    const warn = record('passed', [...cite('TOK-NO-STORE'), { type: ANNOTATION.warn, description: 'TOK-NO-STORE absent' }]);
+  test('blocked ranks above passed, and a requirement exercised by only some of its tests says so', () => {
+    const pass = (title: string) => ({ ...record('passed', [...cite('CU-TAGS-APPEND'), mark('pass', 'CU-TAGS-APPEND')]), title });
+    const blocked = record('failed', [...cite('CU-TAGS-APPEND'), mark('pass', 'CU-TAGS-APPEND'), mark('blocked', 'CU-TAGS-APPEND', 'a valid update was refused')], { errorName: 'PreconditionFailure' });
+    const notConfigured = record('skipped', [...cite('CU-TAGS-APPEND'), mark('not-configured', 'CU-TAGS-APPEND', 'no reseller')]);
+    const [mixed] = verdictsFor(requirements, [pass('a'), pass('b'), pass('c'), notConfigured, notConfigured]).filter((v) => v.id === 'CU-TAGS-APPEND');
+    expect(mixed).toMatchObject({ outcome: 'passed', breakdown: 'passed in 3 of 5; 2 not configured' });
+    expect(outcome([pass('a'), blocked], 'CU-TAGS-APPEND')).toBe('blocked');
+  });
+
+  test('profiles: gate fails on a MUST failed or blocked, never on not configured; certify also on SHOULD and on MUST not fully exercised', () => {
+    const warn = record('passed', [...cite('TOK-NO-STORE'), mark('warn', 'TOK-NO-STORE', 'absent')]);
     const skipped = record('skipped', cite('ORD-403'));
     const verdicts = verdictsFor(requirements, [warn, skipped]);
     expect(failureReasons(verdicts, 'gate')).toEqual([]);
     expect(failureReasons(verdicts, 'nightly')).toEqual([]);
     const certify = failureReasons(verdicts, 'certify').join('\n');
-    expect(certify).toContain('SHOULD requirements failed (certify profile): TOK-NO-STORE');
+    expect(certify).toContain('SHOULD requirements failed or blocked (certify profile): TOK-NO-STORE');
     expect(certify).toContain('ORD-403');
+    const blocked = record('failed', [...cite('TOK-ISSUED'), mark('blocked', 'TOK-ISSUED', 'the token endpoint answered 201')], { errorName: 'PreconditionFailure' });
+    expect(failureReasons(verdictsFor(requirements, [blocked]), 'gate')).toEqual(['MUST requirements blocked by the target: TOK-ISSUED (blocked by: the token endpoint answered 201)']);
+  });
+
+  test('the result says conformant only when every MUST was exercised and held', () => {
+    const passAll = requirements.filter((r) => r.level === 'MUST').map((r) => record('passed', [...cite(r.id), mark('pass', r.id)]));
+    expect(resultOf(verdictsFor(requirements, passAll), [])).toBe('conformant');
+    expect(resultOf(verdictsFor(requirements, passAll.slice(1)), [])).toMatch(/^partial run: \d+ of \d+ MUST exercised, no failures$/);
+    const notConfigured = record('skipped', [...cite('ORD-403'), mark('not-configured', 'ORD-403', 'no key')]);
+    const withGap = [...passAll.filter((t) => !t.annotations.some((a) => a.description === 'ORD-403')), notConfigured];
+    expect(resultOf(verdictsFor(requirements, withGap), [])).toMatch(/not conformant as a whole: .*ORD-403 not-configured/);
+    expect(resultOf(verdictsFor(requirements, passAll), ['MUST requirements failed: X'])).toBe('not conformant');
   });
 });

@@ -735,6 +735,7 @@ function headerFaultChecks(): Record<(typeof headerFaultProbes)[number][0], Conf
 const faultChecks: Record<FaultId, Conforms> = {
   'json-as-text-plain': async (api) => (await api.newCase()).reply.headers.get('content-type')?.startsWith('application/json') === true,
   'token-response-not-json': async (api) => typeof (await api.requestToken('identity')).body['access_token'] === 'string',
+  'token-answered-201': async (api) => (await api.requestToken('identity')).status === 200,
   'token-path-moved': async (api) => (await fetch(api.sandbox.url + tokenPath(api.flavor, 'identity'), { method: 'POST' })).status !== 404,
   'token-any-scope': async (api) => (await api.requestToken('identity', { form: { grant_type: 'client_credentials', scope: 'admin' } })).status === 400,
   'token-any-grant': async (api) => (await api.requestToken('identity', { form: { grant_type: 'password', scope: 'k1_integration_api' } })).status === 400,
@@ -791,6 +792,7 @@ const faultChecks: Record<FaultId, Conforms> = {
     const [a, b] = [await api.newCase(), await api.newCase()];
     return (await api.op('caseUpdate', { body: { inquiryId: b.inquiryId, authenticationId: a.authenticationId } })).status === 400;
   },
+  'update-valid-refused': async (api) => (await updateOf(api, {})).status === 200,
   'update-documents-refused': async (api) => (await updateOf(api, { documents: [{ type: 'passport' }] })).status === 200,
   'update-decision-any': async (api) => (await updateOf(api, { decision: 'MAYBE' })).status === 400,
   'update-decision-ignored': async (api) => ((await decisionAfter(api, [{ decision: 'DENY' }])) as Body)['decision'] === 'DENY',
@@ -816,6 +818,7 @@ const faultChecks: Record<FaultId, Conforms> = {
     return reply.body['inquiryId'] === c.inquiryId && reply.body['authenticationId'] === c.authenticationId;
   },
   'shared-context-refused-on-step-up': async (api) => (await stepUpOf(api, { phoneNumber: '+1555', sharedContext: { resellerId: 'r' } })).status === 200,
+  'webhooks-never-sent': async (api) => (await docvEvents(api, 'document-onboarding')).length > 0,
   'webhook-text-plain': async (api) => (await docvEvents(api, 'document-onboarding'))[0]?.headers['content-type'] === 'application/json',
   'webhook-onboarding-status-number': async (api) => typeof (await docvEvents(api, 'document-onboarding'))[0]?.body['status'] === 'string',
   'webhook-results-ocr-string': async (api) => typeof (await docvEvents(api, 'document-results'))[0]?.body['ocr'] === 'object',

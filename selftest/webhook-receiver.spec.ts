@@ -2,7 +2,8 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { expect, test, type TestInfo } from '@playwright/test';
 import { Redactor } from '../fixtures/redact.ts';
-import { ANNOTATION, RequirementFailure, Verdict } from '../fixtures/verdict.ts';
+import { RequirementFailure, Verdict } from '../fixtures/verdict.ts';
+import { citeAnnotation, marksOf } from '../fixtures/verdict-marks.ts';
 import { expectValidEvents, expectWellFormedDeliveries } from '../fixtures/webhooks/checks.ts';
 import { eventKind, eventKinds } from '../fixtures/webhooks/events.ts';
 import { readJournal, WebhookReceiver, type Delivery, type DeliveryOutcome } from '../fixtures/webhooks/receiver.ts';
@@ -23,7 +24,7 @@ const events = {
 
 /** A verdict outside a conformance run: it cites the webhook requirements and records into a bare annotation list. */
 function verdictFor(redactor = new Redactor([SECRET])): { verdict: Verdict; annotations: TestInfo['annotations'] } {
-  const annotations: TestInfo['annotations'] = EVT_IDS.map((id) => ({ type: ANNOTATION.cites, description: id }));
+  const annotations: TestInfo['annotations'] = EVT_IDS.map(citeAnnotation);
   return { verdict: new Verdict({ annotations } as unknown as TestInfo, 'gate', redactor), annotations };
 }
 
@@ -75,9 +76,11 @@ async function nextDelivery(receiver: WebhookReceiver, since: number): Promise<D
   return delivery;
 }
 
-function failureOf(check: () => unknown): string {
+/** The message of the failure a check collects, raised when its test ends. */
+function failureOf(verdict: Verdict, check: () => unknown): string {
   try {
     check();
+    verdict.finish();
   } catch (error) {
     if (error instanceof RequirementFailure) return error.message;
     throw error;
@@ -115,7 +118,8 @@ test.describe('webhook receiver', () => {
         expect(after, 'a valid delivery right after is answered {} as application/json').toEqual({ status: 200, contentType: 'application/json', body: '{}' });
         expect(receiver.deliveries()).toHaveLength(2);
 
-        const message = failureOf(() => expectWellFormedDeliveries(verdictFor().verdict, [delivery]));
+        const { verdict } = verdictFor();
+        const message = failureOf(verdict, () => expectWellFormedDeliveries(verdict, [delivery]));
         expect(message).toMatch(/^EVT-DELIVERY \(MUST, part 6\)/);
         expect(message).toMatch(variant.evidence);
         expect(message).toContain(`#${delivery.seq} `);
@@ -135,7 +139,7 @@ test.describe('webhook receiver', () => {
       const { verdict, annotations } = verdictFor();
       expect(expectWellFormedDeliveries(verdict, deliveries)).toBe(true);
       expectValidEvents(verdict, deliveries, eventKinds);
-      const passed = annotations.filter((a) => a.type === ANNOTATION.pass).map((a) => a.description);
+      const passed = marksOf(annotations).filter((m) => m.kind === 'pass').map((m) => m.id);
       expect(new Set(passed)).toEqual(new Set(EVT_IDS));
     } finally {
       await receiver.close();
@@ -161,10 +165,10 @@ test.describe('webhook receiver', () => {
         await send(receiver.port, json(variant.body));
         const deliveries = [...receiver.deliveries()];
         const { verdict, annotations } = verdictFor();
-        const message = failureOf(() => expectValidEvents(verdict, deliveries, eventKinds));
+        const message = failureOf(verdict, () => expectValidEvents(verdict, deliveries, eventKinds));
         expect(message).toMatch(new RegExp(`^${variant.id} \\(MUST`));
         expect(message).toContain(`at ${variant.path}`);
-        expect(annotations.filter((a) => a.type === ANNOTATION.fail).map((a) => a.description)).toEqual([variant.id]);
+        expect(marksOf(annotations).filter((m) => m.kind === 'fail').map((m) => m.id)).toEqual([variant.id]);
       } finally {
         await receiver.close();
       }

@@ -1,5 +1,5 @@
 import { requirements, type Level } from '../../catalog/catalog.ts';
-import { ANNOTATION } from '../../fixtures/verdict.ts';
+import { citedIds, marksOf } from '../../fixtures/verdict-marks.ts';
 import { errorNameOf } from '../../reporters/test-record.ts';
 import { outcomeInTest, type TestRecord } from '../../reporters/verdicts.ts';
 import type { ProofPlan } from './plan.ts';
@@ -48,16 +48,16 @@ export interface Problem {
   detail?: string;
 }
 
-/** Every failed or warned requirement in a set of test results, with the test and why. */
+/** Every failed, warned or blocked requirement in a set of test results, with the test and why. */
 export function problemsIn(records: readonly TestRecord[]): Problem[] {
   const problems: Problem[] = [];
   for (const record of records) {
-    const cited = record.annotations.filter((a) => a.type === ANNOTATION.cites).map((a) => a.description ?? '');
-    for (const id of new Set(cited)) {
+    const cited = citedIds(record.annotations);
+    for (const id of cited) {
       const req = requirements.find((r) => r.id === id);
       if (!req) continue;
       const { outcome, detail } = outcomeInTest(req, record);
-      if (outcome === 'failed' || outcome === 'warning') problems.push({ requirement: id, outcome, test: `${record.project} › ${record.title}`, ...(detail ? { detail } : {}) });
+      if (outcome === 'failed' || outcome === 'warning' || outcome === 'blocked') problems.push({ requirement: id, outcome, test: `${record.project} › ${record.title}`, ...(detail ? { detail } : {}) });
     }
     if (record.status === 'failed' && cited.length === 0) problems.push({ requirement: '(none cited)', outcome: 'failed', test: record.title, ...(record.error ? { detail: record.error } : {}) });
   }
@@ -91,7 +91,7 @@ export function analyse(plan: ProofPlan, report: { suites: JsonSuite[] }): Proof
 
   const clean = recordsOf('clean');
   const cleanPassed = new Set(
-    clean.flatMap((r) => r.annotations.filter((a) => a.type === ANNOTATION.pass).map((a) => (a.description ?? '').split(' ')[0] ?? '')),
+    clean.flatMap((r) => marksOf(r.annotations).filter((m) => m.kind === 'pass').map((m) => m.id)),
   );
   const portability = recordsOf('portability');
 
@@ -101,7 +101,8 @@ export function analyse(plan: ProofPlan, report: { suites: JsonSuite[] }): Proof
     const records = byProject.get(target.name) ?? [];
     const problems = problemsIn(records);
     const wanted = level === 'MUST' ? 'failed' : 'warning';
-    const caughtBy = problems.filter((p) => p.requirement === requirement && p.outcome === wanted).map((p) => p.test);
+    // A fault that breaks a precondition is caught when the gate fails on its requirement, as failed or as blocked.
+    const caughtBy = problems.filter((p) => p.requirement === requirement && (p.outcome === wanted || (level === 'MUST' && p.outcome === 'blocked'))).map((p) => p.test);
     const collateral = [...new Set(problems.filter((p) => p.requirement !== requirement).map((p) => `${p.requirement} (${p.outcome})`))];
     return [{ fault: id, requirement, level, caughtBy, collateral, testsRun: records.filter((r) => r.status !== 'skipped').length, killed: caughtBy.length > 0 }];
   });

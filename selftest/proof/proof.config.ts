@@ -17,7 +17,7 @@ const AREAS = ['auth', 'identity', 'stepup', 'orders', 'webhooks', 'reseller'] a
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const suiteFor = (target: ProofTarget) => {
-  const suite = { ...loadConfig(target.env, { repoRoot, embedded: false }), verdictMode: 'collect' as const };
+  const suite = { ...loadConfig(target.env, { repoRoot, embedded: false }), failurePolicy: 'record-only' as const };
   return serializeRedacted(suite, suite.secrets);
 };
 
