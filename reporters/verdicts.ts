@@ -110,9 +110,14 @@ export function verdictsFor(catalog: readonly Requirement[], tests: readonly Tes
   });
 }
 
-/** "ID (blocked by: what the target did)" for each blocked requirement. */
+/** "ID, ID (blocked by: what the target did)", one group per cause. */
 function blockedList(verdicts: readonly RequirementVerdict[]): string {
-  return verdicts.map((v) => `${v.id} (blocked by: ${v.tests.find((t) => t.outcome === 'blocked')?.detail ?? 'unknown'})`).join('; ');
+  const byCause = new Map<string, string[]>();
+  for (const v of verdicts) {
+    const cause = v.tests.find((t) => t.outcome === 'blocked')?.detail ?? 'unknown';
+    byCause.set(cause, [...(byCause.get(cause) ?? []), v.id]);
+  }
+  return [...byCause].map(([cause, ids]) => `${ids.join(', ')} (blocked by: ${cause})`).join('; ');
 }
 
 /** Why the run fails under the profile; empty when it passes. */
@@ -127,8 +132,8 @@ export function failureReasons(verdicts: readonly RequirementVerdict[], profile:
   if (profile === 'certify') {
     const shouldFailed = verdicts.filter((v) => v.level === 'SHOULD' && (v.outcome === 'warning' || v.outcome === 'failed' || v.outcome === 'blocked'));
     if (shouldFailed.length) reasons.push(`SHOULD requirements failed or blocked (certify profile): ${ids(shouldFailed)}`);
-    const partly = must.filter((v) => v.tests.length === 0 || v.tests.some((t) => t.outcome === 'not-configured' || t.outcome === 'not-exercised'));
-    if (partly.length) reasons.push(`MUST requirements not fully exercised (certify profile): ${ids(partly)}`);
+    const unexercised = must.filter((v) => v.outcome === 'not-exercised' || v.outcome === 'not-configured' || v.outcome === 'uncovered');
+    if (unexercised.length) reasons.push(`MUST requirements not exercised (certify profile): ${ids(unexercised)}`);
   }
   return reasons;
 }

@@ -144,7 +144,7 @@ test.describe('verdict aggregation', () => {
     expect(outcome([pass('a'), blocked], 'CU-TAGS-APPEND')).toBe('blocked');
   });
 
-  test('profiles: gate fails on a MUST failed or blocked, never on not configured; certify also on SHOULD and on MUST not fully exercised', () => {
+  test('profiles: gate fails on a MUST failed or blocked, never on not configured; certify also on SHOULD and on MUST not exercised', () => {
     const warn = record('passed', [...cite('TOK-NO-STORE'), mark('warn', 'TOK-NO-STORE', 'absent')]);
     const skipped = record('skipped', cite('ORD-403'));
     const verdicts = verdictsFor(requirements, [warn, skipped]);

@@ -2,10 +2,10 @@ import type { Faker } from '@faker-js/faker';
 import { operation } from '../../catalog/catalog.ts';
 import { expectRefused } from '../../fixtures/checks.ts';
 import type { ServiceTarget } from '../../fixtures/config/load-config.ts';
-import { cites } from '../../fixtures/test.ts';
+import { cites, test } from '../../fixtures/test.ts';
 import { tamperedInTheMiddle, tamperedNearTheEnd, unknownLike } from '../../fixtures/token-variants.ts';
 import { expectBearerChallenge } from './bearer-credentials.ts';
-import { protectedOperations, test } from './protected-calls.ts';
+import { protectedOperations } from './protected-calls.ts';
 
 /**
  * What goes in the Authorization header: a value (with the token made from a real one, to keep out of reports),

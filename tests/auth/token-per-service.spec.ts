@@ -1,7 +1,6 @@
 import { operation } from '../../catalog/catalog.ts';
 import type { RoutedOperationId } from '../../fixtures/config/load-config.ts';
-import { cites } from '../../fixtures/test.ts';
-import { test } from './protected-calls.ts';
+import { cites, test } from '../../fixtures/test.ts';
 
 /** Each service's operation, called with a token of the other service's token endpoint. */
 const crossings: ReadonlyArray<{ id: RoutedOperationId; tokenOf: RoutedOperationId }> = [

@@ -1,13 +1,13 @@
 import { expectAccepted, expectEqual, expectRefused } from '../../fixtures/checks.ts';
-import { bodyOf, createCase } from '../../fixtures/flows.ts';
+import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { unknownCaseId } from '../../fixtures/builders/identity-bodies.ts';
 
 test(
   ...cites(['ASM-FETCH-SAME-CASE'], 'fetching the earlier of two cases yields that case, not the later one'),
-  async ({ api, verdict, config, data }) => {
-    const first = await createCase(api, verdict, config, data);
-    await createCase(api, verdict, config, data);
+  async ({ api, verdict, newCase }) => {
+    const first = await newCase();
+    await newCase();
     const fetched = await api.call('fetchAssessment', { pathParams: { caseId: first.authenticationId }, note: 'the earlier of two cases' });
     expectAccepted(verdict, 'ASM-FETCH-SAME-CASE', fetched);
     expectEqual(verdict, 'ASM-FETCH-SAME-CASE', 'authenticationId', bodyOf(fetched).authenticationId, first.authenticationId, fetched);
@@ -21,8 +21,8 @@ test(...cites(['ASM-FETCH-UNKNOWN'], 'fetching a case identifier that was never 
 });
 
 for (const header of ['x-client-id', 'x-correlation-id']) {
-  test(...cites(['HDR-FETCH-ASSESSMENT'], `fetch by case identifier without ${header} is recorded`), async ({ api, verdict, config, data }) => {
-    const ref = await createCase(api, verdict, config, data);
+  test(...cites(['HDR-FETCH-ASSESSMENT'], `fetch by case identifier without ${header} is recorded`), async ({ api, verdict, newCase }) => {
+    const ref = await newCase();
     const exchange = await api.call('fetchAssessment', { pathParams: { caseId: ref.authenticationId }, omit: [header] });
     verdict.observe('HDR-FETCH-ASSESSMENT', `without ${header}: answered ${exchange.status}`);
   });

@@ -1,7 +1,7 @@
 import { operation } from '../../catalog/catalog.ts';
 import { expectAccepted, expectEqual, expectJsonBody, expectSchema, expectThat } from '../../fixtures/checks.ts';
 import { fullAssessment, minimalAssessment } from '../../fixtures/builders/identity-bodies.ts';
-import { bodyOf } from '../../fixtures/flows.ts';
+import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const assessment = operation('assessment');

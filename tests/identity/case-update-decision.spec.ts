@@ -1,6 +1,5 @@
 import { expectAccepted, expectEqual, expectRefused } from '../../fixtures/checks.ts';
 import { caseUpdate } from '../../fixtures/builders/identity-bodies.ts';
-import { createCase, fetchCase } from '../../fixtures/flows.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues } from '../../schemas/registry.ts';
 
@@ -12,9 +11,9 @@ function decisionOtherThan(current: unknown): string {
 }
 
 for (const decision of decisions) {
-  test(...cites(['CU-DECISION-APPLIED'], `the decision ${decision} is accepted and fetched back as the case's decision`), async ({ api, verdict, config, data }) => {
-    const ref = await createCase(api, verdict, config, data);
-    const before = await fetchCase(api, verdict, ref);
+  test(...cites(['CU-DECISION-APPLIED'], `the decision ${decision} is accepted and fetched back as the case's decision`), async ({ api, verdict, newCase, fetchCase }) => {
+    const ref = await newCase();
+    const before = await fetchCase(ref);
     if (before.body.decision === decision) {
       // Move the case away first, so that the fetch shows a change this update made.
       const away = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: decisionOtherThan(decision) }), note: 'moves the decision away first' });
@@ -22,7 +21,7 @@ for (const decision of decisions) {
     }
     const updated = await api.call('caseUpdate', { body: caseUpdate(ref, { decision }) });
     expectAccepted(verdict, 'CU-DECISION-APPLIED', updated);
-    const after = await fetchCase(api, verdict, ref);
+    const after = await fetchCase(ref);
     expectEqual(verdict, 'CU-DECISION-APPLIED', 'decision of the fetched case', after.body.decision, decision, after.exchange);
   });
 }
@@ -37,20 +36,20 @@ const outsideTheList = [
 ] as const;
 
 for (const variant of outsideTheList) {
-  test(...cites(['CU-DECISION-ENUM'], `a decision outside the list is refused: ${variant.name}`), async ({ api, verdict, config, data }) => {
-    const ref = await createCase(api, verdict, config, data);
+  test(...cites(['CU-DECISION-ENUM'], `a decision outside the list is refused: ${variant.name}`), async ({ api, verdict, newCase }) => {
+    const ref = await newCase();
     const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: variant.value }) });
     expectRefused(verdict, 'CU-DECISION-ENUM', exchange);
   });
 }
 
-test(...cites(['CU-DECISION-KEPT'], 'an update without decision leaves the decision set earlier'), async ({ api, verdict, config, data }) => {
-  const ref = await createCase(api, verdict, config, data);
-  const initial = await fetchCase(api, verdict, ref);
+test(...cites(['CU-DECISION-KEPT'], 'an update without decision leaves the decision set earlier'), async ({ api, verdict, data, newCase, fetchCase }) => {
+  const ref = await newCase();
+  const initial = await fetchCase(ref);
   // Differs from the initial decision, so that a server resetting to it is caught.
   const chosen = decisionOtherThan(initial.body.decision);
   const set = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: chosen }) });
-  const afterSet = await fetchCase(api, verdict, ref);
+  const afterSet = await fetchCase(ref);
   verdict.precondition(set.status >= 200 && set.status < 300 && afterSet.body.decision === chosen, `an update sets the decision ${chosen}`, () => ({
     sent: verdict.sent(set),
     expected: `success (2xx), then the fetched decision ${chosen}`,
@@ -59,6 +58,6 @@ test(...cites(['CU-DECISION-KEPT'], 'an update without decision leaves the decis
 
   const withoutDecision = await api.call('caseUpdate', { body: caseUpdate(ref, { notes: data.faker.lorem.sentence() }), note: 'notes only, no decision' });
   expectAccepted(verdict, 'CU-DECISION-KEPT', withoutDecision);
-  const after = await fetchCase(api, verdict, ref);
+  const after = await fetchCase(ref);
   expectEqual(verdict, 'CU-DECISION-KEPT', 'decision of the fetched case', after.body.decision, chosen, after.exchange);
 });

@@ -1,6 +1,5 @@
 import { expectAccepted, expectRefused, expectThat } from '../../fixtures/checks.ts';
 import { caseUpdate, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
-import { createCase, fetchCase } from '../../fixtures/flows.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 /** Tagged with the run, so that neither an earlier run nor the portal can have created it. */
@@ -16,15 +15,15 @@ function tagNames(tags: unknown): string[] {
   });
 }
 
-test(...cites(['CU-TAGS-APPEND'], 'new tags of two updates are both appended to the case, the earlier tags kept'), async ({ api, verdict, config, data }) => {
-  const ref = await createCase(api, verdict, config, data);
-  const before = await fetchCase(api, verdict, ref);
+test(...cites(['CU-TAGS-APPEND'], 'new tags of two updates are both appended to the case, the earlier tags kept'), async ({ api, verdict, data, newCase, fetchCase }) => {
+  const ref = await newCase();
+  const before = await fetchCase(ref);
   const added = [freshName('tag', data), freshName('tag', data)];
   for (const tag of added) {
     const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { tags: [tag] }) });
     expectAccepted(verdict, 'CU-TAGS-APPEND', exchange);
   }
-  const after = await fetchCase(api, verdict, ref);
+  const after = await fetchCase(ref);
   const expected = [...tagNames(before.body.tags), ...added];
   const missing = expected.filter((tag) => !tagNames(after.body.tags).includes(tag));
   expectThat(verdict, 'CU-TAGS-APPEND', missing.length === 0, `fetched tags containing ${JSON.stringify(expected)}`, () => `tags ${verdict.redacted(after.body.tags)}, missing ${JSON.stringify(missing)}`, after.exchange);
@@ -36,8 +35,8 @@ const agents = [
 ] as const;
 
 for (const agent of agents) {
-  test(...cites(['CU-AGENT-ANY'], `an arbitrary externalAgent is accepted: ${agent.name}`), async ({ api, verdict, config, data }) => {
-    const ref = await createCase(api, verdict, config, data);
+  test(...cites(['CU-AGENT-ANY'], `an arbitrary externalAgent is accepted: ${agent.name}`), async ({ api, verdict, data, newCase }) => {
+    const ref = await newCase();
     const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { externalAgent: agent.build(data) }) });
     expectAccepted(verdict, 'CU-AGENT-ANY', exchange);
   });
@@ -49,13 +48,13 @@ const unvalidated = [
 ] as const;
 
 for (const variant of unvalidated) {
-  test(...cites([variant.id, variant.kept], `${variant.name} does not fail the update, and its new tag is applied`), async ({ api, verdict, config, data }) => {
-    const ref = await createCase(api, verdict, config, data);
-    const before = await fetchCase(api, verdict, ref);
+  test(...cites([variant.id, variant.kept], `${variant.name} does not fail the update, and its new tag is applied`), async ({ api, verdict, data, newCase, fetchCase }) => {
+    const ref = await newCase();
+    const before = await fetchCase(ref);
     const tag = freshName('tag', data);
     const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { [variant.field]: freshName(variant.field, data), tags: [tag] }) });
     expectAccepted(verdict, variant.id, exchange);
-    const after = await fetchCase(api, verdict, ref);
+    const after = await fetchCase(ref);
     expectThat(verdict, variant.id, tagNames(after.body.tags).includes(tag), `fetched tags containing ${JSON.stringify(tag)}`, () => `tags ${verdict.redacted(after.body.tags)}`, after.exchange);
     const shown = (body: Record<string, unknown>) => (variant.field in body ? JSON.stringify(body[variant.field]) : '(not in the fetched case)');
     verdict.observe(variant.kept, `${variant.field} before ${shown(before.body)}, after ${shown(after.body)}`);
@@ -68,8 +67,8 @@ const notBooleans = [
 ] as const;
 
 for (const variant of notBooleans) {
-  test(...cites(['CU-VERIFIED-FRAUD-TYPE'], `a verifiedFraud that is not a boolean is refused: ${variant.name}`), async ({ api, verdict, config, data }) => {
-    const ref = await createCase(api, verdict, config, data);
+  test(...cites(['CU-VERIFIED-FRAUD-TYPE'], `a verifiedFraud that is not a boolean is refused: ${variant.name}`), async ({ api, verdict, newCase }) => {
+    const ref = await newCase();
     const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { verifiedFraud: variant.value }) });
     expectRefused(verdict, 'CU-VERIFIED-FRAUD-TYPE', exchange);
   });

@@ -1,31 +1,31 @@
 import { expectRefused } from '../../fixtures/checks.ts';
 import { caseUpdate, unknownCaseId, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
-import { createCase, foreignInquiries, foreignInquiryId } from '../../fixtures/flows.ts';
+import { foreignInquiries, foreignInquiryId } from '../../fixtures/flows.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const notes = ({ faker }: BodyContext) => ({ notes: faker.lorem.sentence() });
 
 for (const field of ['inquiryId', 'authenticationId'] as const) {
-  test(...cites(['CU-REQ-REQUIRED'], `a case update without ${field} is refused`), async ({ api, verdict, config, data }) => {
-    const ref = await createCase(api, verdict, config, data);
+  test(...cites(['CU-REQ-REQUIRED'], `a case update without ${field} is refused`), async ({ api, verdict, data, newCase }) => {
+    const ref = await newCase();
     const body = Object.fromEntries(Object.entries(caseUpdate(ref, notes(data))).filter(([name]) => name !== field));
     const exchange = await api.call('caseUpdate', { body, note: `no ${field}` });
     expectRefused(verdict, 'CU-REQ-REQUIRED', exchange);
   });
 }
 
-test(...cites(['CU-CASE-KNOWN'], 'a case update for an authenticationId no assessment returned is refused'), async ({ api, verdict, config, data }) => {
+test(...cites(['CU-CASE-KNOWN'], 'a case update for an authenticationId no assessment returned is refused'), async ({ api, verdict, data, newCase }) => {
   // The inquiryId is a real one, so that the unknown case is the only defect.
-  const ref = await createCase(api, verdict, config, data);
+  const ref = await newCase();
   const exchange = await api.call('caseUpdate', { body: caseUpdate({ inquiryId: ref.inquiryId, authenticationId: unknownCaseId(data) }, notes(data)), note: 'unknown authenticationId' });
   expectRefused(verdict, 'CU-CASE-KNOWN', exchange);
 });
 
 
 for (const variant of foreignInquiries) {
-  test(...cites(['CU-INQUIRY-MAPS'], `a case update whose inquiryId is not the case's is refused: ${variant.name}`), async ({ api, verdict, config, data }) => {
-    const ref = await createCase(api, verdict, config, data);
-    const foreign = await foreignInquiryId(variant, api, verdict, config, data);
+  test(...cites(['CU-INQUIRY-MAPS'], `a case update whose inquiryId is not the case's is refused: ${variant.name}`), async ({ api, verdict, data, newCase }) => {
+    const ref = await newCase();
+    const foreign = await foreignInquiryId(variant, newCase, data);
     const exchange = await api.call('caseUpdate', { body: caseUpdate({ inquiryId: foreign, authenticationId: ref.authenticationId }, notes(data)), note: variant.name });
     expectRefused(verdict, 'CU-INQUIRY-MAPS', exchange);
   });

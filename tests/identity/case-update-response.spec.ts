@@ -1,15 +1,15 @@
 import { operation } from '../../catalog/catalog.ts';
 import { expectAccepted, expectEqual, expectSchema } from '../../fixtures/checks.ts';
 import { fullCaseUpdate } from '../../fixtures/builders/identity-bodies.ts';
-import { bodyOf, createCase } from '../../fixtures/flows.ts';
+import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const caseUpdateOperation = operation('caseUpdate');
 
 test(
   ...cites(['CU-FIELDS-ACCEPTED', 'CU-RES-SCHEMA', 'CU-RES-IDS', 'CU-CORRELATION-ECHO'], 'a full update (every field of 2.5) is accepted and answered with the case ids'),
-  async ({ api, verdict, config, data }) => {
-    const ref = await createCase(api, verdict, config, data);
+  async ({ api, verdict, config, data, newCase }) => {
+    const ref = await newCase();
     const exchange = await api.call('caseUpdate', { body: fullCaseUpdate(data, ref, config.strategies.assessment) });
     expectAccepted(verdict, 'CU-FIELDS-ACCEPTED', exchange);
     expectSchema(verdict, 'CU-RES-SCHEMA', caseUpdateOperation.responseSchema as string, exchange.json, exchange);

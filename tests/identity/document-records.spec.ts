@@ -1,9 +1,8 @@
 import { operation } from '../../catalog/catalog.ts';
 import { expectAccepted, expectEqual, expectJsonBody, expectRefused, expectSchema, expectThat } from '../../fixtures/checks.ts';
-import { bodyOf } from '../../fixtures/flows.ts';
+import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues, schemaDocument } from '../../schemas/registry.ts';
-import { startDocumentSession } from './valid-requests.ts';
 import { unknownCaseId } from '../../fixtures/builders/identity-bodies.ts';
 
 const records = operation('documentRecords');
@@ -29,8 +28,8 @@ const variants = [{ name: 'without data', data: undefined }, ...dataValues.map((
 for (const variant of variants) {
   test(
     ...cites(['DOCR-DATA-VALUES', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA', 'DOCR-RES-ID', 'DOCR-DATA-PART', 'OBS-SUCCESS-STATUS'], `document records are fetched ${variant.name}`),
-    async ({ api, verdict, config, data }) => {
-      const session = await startDocumentSession({ api, verdict, config, data });
+    async ({ api, verdict, documentSession }) => {
+      const session = await documentSession();
       const exchange = await api.call('documentRecords', {
         pathParams: { authenticationId: session.authenticationId },
         ...(variant.data !== undefined ? { query: { data: variant.data } } : {}),
@@ -50,11 +49,11 @@ for (const variant of variants) {
 
 test(
   ...cites(['DOCR-SOURCE-CLIENT-ID', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA'], 'document records are fetched with the optional x-source-client-id header'),
-  async ({ api, verdict, config, data }) => {
+  async ({ api, verdict, config, documentSession }) => {
     // A child organization's id only makes sense from its reseller; without one configured, the caller names itself.
     const asReseller = config.reseller !== undefined;
     const sourceClientId = config.reseller?.sourceClientId ?? config.clientId;
-    const session = await startDocumentSession({ api, verdict, config, data }, { asReseller });
+    const session = await documentSession({ asReseller });
     const exchange = await api.call('documentRecords', {
       pathParams: { authenticationId: session.authenticationId },
       set: { 'x-source-client-id': sourceClientId },

@@ -1,9 +1,8 @@
 import { operation } from '../../catalog/catalog.ts';
-import { documentVerification } from '../../fixtures/builders/identity-bodies.ts';
+import { documentVerification, minimalDocumentVerification } from '../../fixtures/builders/identity-bodies.ts';
 import { expectAccepted, expectEqual, expectJsonBody, expectRefused, expectSchema } from '../../fixtures/checks.ts';
-import { bodyOf } from '../../fixtures/flows.ts';
+import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
-import { minimalDocumentVerification } from './valid-requests.ts';
 
 const docv = operation('documentVerification');
 

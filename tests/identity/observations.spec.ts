@@ -1,5 +1,5 @@
 import { minimalAssessment } from '../../fixtures/builders/identity-bodies.ts';
-import { bodyOf } from '../../fixtures/flows.ts';
+import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const versionHeader = /version/i;

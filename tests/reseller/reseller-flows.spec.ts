@@ -2,8 +2,9 @@ import { expectAccepted } from '../../fixtures/checks.ts';
 import { caseUpdate, documentVerification, minimalAssessment, stepUp, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
 import type { Api } from '../../fixtures/api.ts';
 import type { SuiteConfig } from '../../fixtures/config/load-config.ts';
-import { bodyOf, createCase } from '../../fixtures/flows.ts';
+import { bodyOf } from '../../fixtures/preconditions.ts';
 import type { Exchange } from '../../fixtures/http/exchange.ts';
+import type { Preconditions } from '../../fixtures/preconditions.ts';
 import type { Verdict } from '../../fixtures/verdict.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
@@ -11,6 +12,7 @@ type Reseller = NonNullable<SuiteConfig['reseller']>;
 
 interface FlowContext {
   api: Api;
+  newCase: Preconditions['newCase'];
   verdict: Verdict;
   config: SuiteConfig;
   data: BodyContext;
@@ -19,8 +21,8 @@ interface FlowContext {
 
 const NO_RESELLER = 'no reseller configured: set RESELLER_API_KEY, RESELLER_SOURCE_CLIENT_ID and RESELLER_SHARED_CONTEXT';
 
-const resellerCase = ({ api, verdict, config, data, reseller }: FlowContext) =>
-  createCase(api, verdict, config, data, { asReseller: true, extra: { sharedContext: reseller.sharedContext } });
+const resellerCase = ({ newCase, reseller }: FlowContext) =>
+  newCase({ asReseller: true, extra: { sharedContext: reseller.sharedContext } });
 
 /** Starts a document verification for a reseller case, as a precondition of fetching its records. */
 async function resellerDocumentSession(ctx: FlowContext): Promise<string> {
@@ -82,12 +84,12 @@ const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) =
 ];
 
 for (const flow of flows) {
-  test(...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`), async ({ api, verdict, config, data }) => {
+  test(...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`), async ({ api, newCase, verdict, config, data }) => {
     const reseller = config.reseller;
     if (!reseller) {
       return verdict.notConfigured(NO_RESELLER);
     }
-    const exchange = await flow.run({ api, verdict, config, data, reseller });
+    const exchange = await flow.run({ api, newCase, verdict, config, data, reseller });
     expectAccepted(verdict, flow.id, exchange);
   });
 }

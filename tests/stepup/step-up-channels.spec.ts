@@ -1,7 +1,7 @@
 import { operation } from '../../catalog/catalog.ts';
 import { expectAccepted, expectEqual, expectSchema } from '../../fixtures/checks.ts';
 import { stepUp, type StepUpChannel } from '../../fixtures/builders/identity-bodies.ts';
-import { bodyOf, createCase } from '../../fixtures/flows.ts';
+import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const stepUpOperation = operation('stepUp');
@@ -15,8 +15,8 @@ const channels: ReadonlyArray<{ channel: StepUpChannel; name: string }> = [
 for (const { channel, name } of channels) {
   test(
     ...cites(['SU-CHANNELS', 'SU-RES-SCHEMA', 'SU-RES-IDS', 'SU-DECISION-VALUES'], `a step-up ${name} for an existing case is accepted and answered with the case ids`),
-    async ({ api, verdict, config, data }) => {
-      const ref = await createCase(api, verdict, config, data);
+    async ({ api, verdict, config, data, newCase }) => {
+      const ref = await newCase();
       const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel, config.strategies.stepUp) });
       expectAccepted(verdict, 'SU-CHANNELS', exchange);
       expectSchema(verdict, 'SU-RES-SCHEMA', stepUpOperation.responseSchema as string, exchange.json, exchange);

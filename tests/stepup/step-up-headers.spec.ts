@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { expectAccepted, expectRefused } from '../../fixtures/checks.ts';
 import { stepUp } from '../../fixtures/builders/identity-bodies.ts';
-import { createCase } from '../../fixtures/flows.ts';
 import type { CallOptions } from '../../fixtures/api.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const sentHeader = (headers: ReadonlyArray<readonly [string, string]>, name: string) => headers.some(([sent]) => sent.toLowerCase() === name);
 
-test(...cites(['HDR-CLIENT-ID'], 'a step-up without x-client-id is refused'), async ({ api, verdict, config, data }) => {
-  const ref = await createCase(api, verdict, config, data);
-  const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone', config.strategies.stepUp), omit: ['x-client-id'] });
+test(...cites(['HDR-CLIENT-ID'], 'a step-up without x-client-id is refused, the same request with it accepted'), async ({ api, verdict, validRequest }) => {
+  const exchange = await api.call('stepUp', { ...(await validRequest('stepUp')), omit: ['x-client-id'] });
   expectRefused(verdict, 'HDR-CLIENT-ID', exchange);
 });
 
@@ -19,15 +17,14 @@ const contentTypeDefects: ReadonlyArray<{ name: string; options: Pick<CallOption
 ];
 
 for (const defect of contentTypeDefects) {
-  test(...cites(['HDR-CONTENT-TYPE'], `a step-up with a JSON body is refused with ${defect.name}`), async ({ api, verdict, config, data }) => {
-    const ref = await createCase(api, verdict, config, data);
-    const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone', config.strategies.stepUp), ...defect.options, note: defect.name });
+  test(...cites(['HDR-CONTENT-TYPE'], `a step-up with a JSON body is refused with ${defect.name}, the same request with application/json accepted`), async ({ api, verdict, validRequest }) => {
+    const exchange = await api.call('stepUp', { ...(await validRequest('stepUp')), ...defect.options, note: defect.name });
     expectRefused(verdict, 'HDR-CONTENT-TYPE', exchange);
   });
 }
 
-test(...cites(['HDR-STEPUP-NO-CORRELATION'], 'a step-up without x-correlation-id is accepted'), async ({ api, verdict, config, data }) => {
-  const ref = await createCase(api, verdict, config, data);
+test(...cites(['HDR-STEPUP-NO-CORRELATION'], 'a step-up without x-correlation-id is accepted'), async ({ api, verdict, config, data, newCase }) => {
+  const ref = await newCase();
   const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone', config.strategies.stepUp), note: 'no x-correlation-id' });
   verdict.precondition(!sentHeader(exchange.request.headers, 'x-correlation-id'), 'the step-up request carries no x-correlation-id', () => ({
     sent: verdict.sent(exchange),
@@ -37,8 +34,8 @@ test(...cites(['HDR-STEPUP-NO-CORRELATION'], 'a step-up without x-correlation-id
   expectAccepted(verdict, 'HDR-STEPUP-NO-CORRELATION', exchange);
 });
 
-test(...cites(['HDR-STEPUP-CORRELATION-SENT'], 'a step-up carrying an x-correlation-id anyway: the answer is recorded'), async ({ api, verdict, config, data }) => {
-  const ref = await createCase(api, verdict, config, data);
+test(...cites(['HDR-STEPUP-CORRELATION-SENT'], 'a step-up carrying an x-correlation-id anyway: the answer is recorded'), async ({ api, verdict, config, data, newCase }) => {
+  const ref = await newCase();
   const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone', config.strategies.stepUp), set: { 'x-correlation-id': randomUUID() } });
   verdict.observe('HDR-STEPUP-CORRELATION-SENT', `answered ${exchange.status}`);
 });

@@ -1,18 +1,15 @@
-import { documentVerification, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
-import type { SuiteConfig } from '../../fixtures/config/load-config.ts';
-import type { Api } from '../../fixtures/api.ts';
-import { createCase } from '../../fixtures/flows.ts';
-import type { Verdict } from '../../fixtures/verdict.ts';
+import { documentVerification } from '../../fixtures/builders/identity-bodies.ts';
+import type { Preconditions } from '../../fixtures/preconditions.ts';
 import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/webhooks/checks.ts';
 import { eventKind } from '../../fixtures/webhooks/events.ts';
 import { awaitOnboardingOfSession, awaitResultsOfInquiry, expectOnboardingOfSession, expectResultsForInquiry, type Window } from '../../fixtures/webhooks/ties.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks/webhook-test.ts';
 
-type Setup = (api: Api, verdict: Verdict, config: SuiteConfig, data: BodyContext) => Promise<string | undefined>;
+type Setup = (newCase: Preconditions['newCase']) => Promise<string | undefined>;
 
 const variants: ReadonlyArray<{ name: string; inquiry: Setup }> = [
   { name: 'for a new inquiry', inquiry: async () => undefined },
-  { name: 'for the inquiry of an existing case', inquiry: async (api, verdict, config, data) => (await createCase(api, verdict, config, data)).inquiryId },
+  { name: 'for the inquiry of an existing case', inquiry: async (newCase) => (await newCase()).inquiryId },
 ];
 
 const isDocumentEvent = (d: { json?: unknown }) => ['onboarding', 'results'].includes(eventKind(d.json) ?? '');
@@ -23,9 +20,9 @@ for (const variant of variants) {
       ['EVT-DELIVERY', 'EVT-ONBOARDING-SCHEMA', 'EVT-RESULTS-SCHEMA', 'EVT-RESULTS-INQUIRY', 'EVT-DOC-SESSION-ID', 'EVT-FLOW-DELIVERY'],
       `a document verification ${variant.name} is reported by events tied to its inquiry and session`,
     ),
-    async ({ api, verdict, config, data, receiver, attachDeliveries }) => {
+    async ({ api, verdict, config, data, receiver, attachDeliveries, newCase }) => {
       skipUnlessFlowsRun(verdict, config, receiver);
-      const body = documentVerification(data, config.strategies.documentVerification, await variant.inquiry(api, verdict, config, data));
+      const body = documentVerification(data, config.strategies.documentVerification, await variant.inquiry(newCase));
       const window: Window = { receiver, since: Date.now(), timeoutMs: config.webhook.waitMs };
       const exchange = await api.call('documentVerification', { body });
       verdict.precondition(exchange.status >= 200 && exchange.status < 300, `the document verification ${variant.name} is accepted`, () => ({

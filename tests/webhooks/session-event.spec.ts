@@ -1,5 +1,4 @@
 import { stepUp, type StepUpChannel } from '../../fixtures/builders/identity-bodies.ts';
-import { createCase } from '../../fixtures/flows.ts';
 import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/webhooks/checks.ts';
 import { ofKind } from '../../fixtures/webhooks/ties.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks/webhook-test.ts';
@@ -19,9 +18,9 @@ for (const { channel, name } of channels) {
       ['EVT-DELIVERY', 'EVT-SESSION-SCHEMA', 'EVT-SESSION-INT64', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM', 'EVT-FLOW-DELIVERY'],
       `a step-up ${name} is followed by a valid verification session event`,
     ),
-    async ({ api, verdict, config, data, receiver, attachDeliveries }) => {
+    async ({ api, verdict, config, data, receiver, attachDeliveries, newCase }) => {
       skipUnlessFlowsRun(verdict, config, receiver);
-      const ref = await createCase(api, verdict, config, data);
+      const ref = await newCase();
       const sentAt = Date.now();
       const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel, config.strategies.stepUp) });
       verdict.precondition(exchange.status >= 200 && exchange.status < 300, `the step-up ${name} is accepted`, () => ({
