@@ -72,6 +72,7 @@ const faultList = [
   { id: 'records-source-client-refused', requirement: 'DOCR-SOURCE-CLIENT-ID', description: 'Fetching document records with an x-source-client-id header is refused with 403.' },
 
   { id: 'update-inquiry-optional', requirement: 'CU-REQ-REQUIRED', description: 'A case update without inquiryId is accepted.' },
+  { id: 'update-types-unchecked', requirement: 'CU-REQ-TYPES', description: 'Case update field types are not checked, but for verifiedFraud (a numeric notes, a string tags, an object documents are accepted).' },
   { id: 'update-unknown-case-accepted', requirement: 'CU-CASE-KNOWN', description: 'A case update for an unknown authenticationId is answered 200 without doing anything.' },
   { id: 'update-inquiry-unchecked', requirement: 'CU-INQUIRY-MAPS', description: 'A case update whose inquiryId belongs to another case is accepted.' },
   { id: 'update-documents-refused', requirement: 'CU-FIELDS-ACCEPTED', description: 'A case update carrying documents is refused with 400.' },
@@ -89,6 +90,7 @@ const faultList = [
 
   { id: 'step-up-email-refused', requirement: 'SU-CHANNELS', description: 'A step-up by email is refused with 400.' },
   { id: 'step-up-authentication-id-optional', requirement: 'SU-REQ-REQUIRED', description: 'A step-up without authenticationId is accepted; the case is looked up by inquiryId.' },
+  { id: 'step-up-types-unchecked', requirement: 'SU-REQ-TYPES', description: 'Step-up field types are not checked (a string strategy, a numeric phoneNumber are accepted).' },
   { id: 'step-up-unknown-case-accepted', requirement: 'SU-CASE-KNOWN', description: 'A step-up for an unknown authenticationId is accepted.' },
   { id: 'step-up-inquiry-unchecked', requirement: 'SU-INQUIRY-MAPS', description: 'A step-up whose inquiryId belongs to another case is accepted.' },
   { id: 'step-up-strategy-as-string', requirement: 'SU-RES-SCHEMA', description: 'The step-up response carries strategy as a string.' },

@@ -22,7 +22,7 @@ export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
   const { body } = call;
   const { faults } = ctx;
   const required = faults.has('step-up-authentication-id-optional') ? ['inquiryId'] : ['inquiryId', 'authenticationId'];
-  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, stepUpFields);
+  const issue = requiredStringIssue(body, required) ?? (faults.has('step-up-types-unchecked') ? undefined : fieldTypeIssue(body, stepUpFields));
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('step-up-email-refused') && 'email' in body) {
     return sendRefusal(ex.res, refusal(400, 'validation_failed', 'verification by email is not supported'));

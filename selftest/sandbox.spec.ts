@@ -792,6 +792,7 @@ const faultChecks: Record<FaultId, Conforms> = {
     const [a, b] = [await api.newCase(), await api.newCase()];
     return (await api.op('caseUpdate', { body: { inquiryId: b.inquiryId, authenticationId: a.authenticationId } })).status === 400;
   },
+  'update-types-unchecked': async (api) => (await updateOf(api, { notes: 42 })).status === 400,
   'update-valid-refused': async (api) => (await updateOf(api, {})).status === 200,
   'update-documents-refused': async (api) => (await updateOf(api, { documents: [{ type: 'passport' }] })).status === 200,
   'update-decision-any': async (api) => (await updateOf(api, { decision: 'MAYBE' })).status === 400,
@@ -808,6 +809,10 @@ const faultChecks: Record<FaultId, Conforms> = {
   'step-up-authentication-id-optional': async (api) => {
     const c = await api.newCase();
     return (await api.op('stepUp', { body: { inquiryId: c.inquiryId, phoneNumber: '+1555' } })).status === 400;
+  },
+  'step-up-types-unchecked': async (api) => {
+    const call = await validCall(api, 'stepUp');
+    return (await api.op('stepUp', { ...call, body: { ...(call.body as object), strategy: 'x' } })).status === 400;
   },
   'step-up-unknown-case-accepted': async (api) => (await api.op('stepUp', { body: { inquiryId: 'inq-x', authenticationId: 'no-such-case', phoneNumber: '+1555' } })).status === 404,
   'step-up-inquiry-unchecked': async (api) => (await stepUpOf(api, { inquiryId: 'inq-other', phoneNumber: '+1555' })).status === 400,
