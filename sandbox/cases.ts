@@ -93,6 +93,11 @@ export class CaseStore {
     return this.latest;
   }
 
+  hasDeviceSession(deviceSessionId: string): boolean {
+    for (const c of this.byId.values()) if (c.deviceSessionId === deviceSessionId) return true;
+    return false;
+  }
+
   /** The most recent case opened for an inquiry. */
   byInquiry(inquiryId: string): StoredCase | undefined {
     let found: StoredCase | undefined;

@@ -58,6 +58,7 @@ const faultList = [
 
   { id: 'assessment-strategy-optional', requirement: 'ASM-REQ-REQUIRED', description: 'An assessment without strategy is accepted.' },
   { id: 'assessment-types-unchecked', requirement: 'ASM-REQ-TYPES', description: 'Assessment field types are not checked (a numeric inquiryId or strategy, a string applicant are accepted).' },
+  { id: 'assessment-device-session-unique', requirement: 'ASM-DEVICE-SESSION-REUSE', description: 'An assessment whose deviceSessionId an earlier assessment used is refused with 409.' },
   { id: 'assessment-co-applicant-refused', requirement: 'ASM-ACCEPTED', description: 'An assessment carrying coApplicant is refused with 400.' },
   { id: 'assessment-tags-as-string', requirement: 'ASM-RES-SCHEMA', description: 'The assessment response (4.2 and 4.5) carries tags as one comma-joined string.' },
   { id: 'assessment-inquiry-not-echoed', requirement: 'ASM-RES-IDS', description: 'The assessment response of 4.2 answers the inquiryId upper-cased (lower-cased if it already was).' },

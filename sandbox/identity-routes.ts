@@ -122,6 +122,9 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
   }
 
   const deviceSessionId = optionalString(body, 'deviceSessionId');
+  if (faults.has('assessment-device-session-unique') && deviceSessionId !== undefined && ctx.cases.hasDeviceSession(deviceSessionId)) {
+    return sendRefusal(ex.res, refusal(409, 'conflict', 'deviceSessionId is already in use'));
+  }
   const entryUser = optionalString(body, 'entryUser');
   const sharedContext = optionalObject(body, 'sharedContext');
   const customFields = optionalObject(body, 'customFields');

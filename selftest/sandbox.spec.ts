@@ -758,6 +758,11 @@ const faultChecks: Record<FaultId, Conforms> = {
   },
   ...headerFaultChecks(),
   'correlation-id-required-on-step-up': async (api) => (await api.op('stepUp', { ...(await validCall(api, 'stepUp')), headers: { 'x-correlation-id': undefined } })).status === 200,
+  'assessment-device-session-unique': async (api) => {
+    const body = () => ({ strategy: 'default', inquiryId: `inq-${randomUUID()}`, deviceSessionId: 'device-session-1' });
+    await api.op('assessment', { body: body() });
+    return (await api.op('assessment', { body: body() })).status === 200;
+  },
   'assessment-strategy-optional': async (api) => (await api.op('assessment', { body: { inquiryId: 'inq-1' } })).status === 400,
   'assessment-types-unchecked': async (api) => (await api.op('assessment', { body: { strategy: 'default', inquiryId: 'inq-1', applicant: 'Jane' } })).status === 400,
   'assessment-co-applicant-refused': async (api) => (await api.op('assessment', { body: { strategy: 'default', inquiryId: 'inq-1', coApplicant: { firstName: 'A' } } })).status === 200,

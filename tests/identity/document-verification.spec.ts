@@ -34,6 +34,7 @@ const wrongTypes: Array<{ field: string; type: string; value: unknown }> = [
   { field: 'images', type: 'a string', value: 'aW1hZ2U=' },
   { field: 'applicant', type: 'a string', value: 'Jane Sample' },
   { field: 'customFields', type: 'an array', value: ['source'] },
+  { field: 'sharedContext', type: 'a string', value: 'child-organization' },
 ];
 
 for (const variant of wrongTypes) {
