@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { childEnv, freePort, playwrightCli, readText, runCli, type CliRun } from './evidence-harness.ts';
+
+// The gate end to end, against the embedded sandbox started with faults: what an implementer's CI sees.
+
+interface Report {
+  result: string;
+  reasons: string[];
+  requirements: Array<{ id: string; outcome: string; tests: Array<{ title: string; outcome: string; detail?: string }> }>;
+}
+
+async function gateRun(faults: string[], args: string[], extra: Record<string, string> = {}): Promise<{ run: CliRun; report: Report; junit: string }> {
+  const work = mkdtempSync(join(tmpdir(), 'honest-gate-'));
+  try {
+    const reportsDir = join(work, 'reports');
+    const env = childEnv(work, {
+      SANDBOX_FAULTS: faults.join(','),
+      SANDBOX_PORT: String(await freePort()),
+      WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+      REPORTS_DIR: reportsDir,
+      TEST_RESULTS_DIR: join(work, 'test-results'),
+      ...extra,
+    });
+    const run = await runCli(process.execPath, [playwrightCli, 'test', ...args], env);
+    return { run, report: JSON.parse(readText(join(reportsDir, 'conformance.json'))) as Report, junit: readText(join(reportsDir, 'junit.xml')) };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`.slice(-4000);
+
+test('three independent defects checked by one test are all reported by one run, in one error', async () => {
+  const faults = ['json-as-text-plain', 'assessment-tags-as-string', 'assessment-inquiry-not-echoed'];
+  const { run, report } = await gateRun(faults, ['--project', 'identity', '--grep', '@ASM-RES-IDS']);
+  expect(run.code, output(run)).toBe(1);
+  const roundTrip = (id: string) => report.requirements.find((r) => r.id === id)?.tests.find((t) => t.title.includes('every field of 2.1'));
+  for (const id of ['GEN-JSON-RESPONSE', 'ASM-RES-SCHEMA', 'ASM-RES-IDS']) expect(roundTrip(id)?.outcome, id).toBe('failed');
+  const error = run.stdout.slice(run.stdout.indexOf('requirement checks failed in this test'));
+  for (const id of ['GEN-JSON-RESPONSE (MUST', 'ASM-RES-SCHEMA (MUST', 'ASM-RES-IDS (MUST']) expect(error, output(run)).toContain(id);
+  expect(report.result).toBe('not conformant');
+});
+
+test('a target that never delivers a webhook fails the gate: the flows fail EVT-FLOW-DELIVERY, the rest is blocked, JUnit agrees', async () => {
+  const { run, report, junit } = await gateRun(['webhooks-never-sent'], ['--project', 'webhooks'], { WEBHOOK_WAIT_MS: '300' });
+  expect(run.code, output(run)).toBe(1);
+  expect(report.requirements.find((r) => r.id === 'EVT-FLOW-DELIVERY')?.outcome).toBe('failed');
+  expect(report.requirements.find((r) => r.id === 'EVT-SESSION-SCHEMA')?.outcome).toBe('blocked');
+  expect(report.reasons.join('\n')).toMatch(/MUST requirements blocked by the target: .*EVT-SESSION-SCHEMA.*\(blocked by: /);
+  expect(run.stdout).toContain('Verdict (gate profile): not conformant');
+  // Every test with a MUST blocked or failed is a failure (or error) in JUnit, and none passes.
+  const cases = [...junit.matchAll(/<testcase name="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)];
+  expect(cases.length).toBeGreaterThan(0);
+  for (const [, name, body] of cases) expect(body, name).toMatch(/<failure|<error /);
+});
+
+test('a filtered run that passes says it is partial, never conformant, and exits 0', async () => {
+  const { run, report } = await gateRun([], ['--project', 'identity', '--grep', '@CU-TAGS-APPEND']);
+  expect(run.code, output(run)).toBe(0);
+  expect(report.result).toMatch(/^partial run: 1 of \d+ MUST exercised, no failures$/);
+  expect(run.stdout).not.toMatch(/Verdict \(gate profile\): conformant/);
+});
