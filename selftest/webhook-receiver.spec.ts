@@ -4,7 +4,7 @@ import { expect, test, type TestInfo } from '@playwright/test';
 import { Redactor } from '../fixtures/redact.ts';
 import { RequirementFailure, Verdict } from '../fixtures/verdict.ts';
 import { citeAnnotation, marksOf } from '../fixtures/verdict-marks.ts';
-import { expectValidEvents, expectWellFormedDeliveries } from '../fixtures/webhooks/checks.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../fixtures/checks/webhook-events.ts';
 import { eventKind, eventKinds } from '../fixtures/webhooks/events.ts';
 import { readJournal, WebhookReceiver, type Delivery, type DeliveryOutcome } from '../fixtures/webhooks/receiver.ts';
 

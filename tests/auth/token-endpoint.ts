@@ -1,7 +1,7 @@
 import type { ServiceName } from '../../catalog/catalog.ts';
 import { test } from '../../fixtures/test.ts';
 import type { ServiceTarget, SuiteConfig } from '../../fixtures/config/load-config.ts';
-import { expectThat } from '../../fixtures/checks.ts';
+import { expectThat } from '../../fixtures/checks/responses.ts';
 import type { HttpClient } from '../../fixtures/http/client.ts';
 import type { Exchange } from '../../fixtures/http/exchange.ts';
 import type { Redactor } from '../../fixtures/redact.ts';

@@ -1,4 +1,4 @@
-import { expectRefused } from '../../fixtures/checks.ts';
+import { expectRefused } from '../../fixtures/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { validTokenForm, type TokenRequestOptions } from '../../fixtures/tokens.ts';
 import { distinctTokenTarget, sendTokenRequest, tokenServices } from './token-endpoint.ts';

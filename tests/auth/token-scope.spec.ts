@@ -1,5 +1,5 @@
 import { tokenEndpoint } from '../../catalog/catalog.ts';
-import { expectRefused } from '../../fixtures/checks.ts';
+import { expectRefused } from '../../fixtures/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { issuedToken } from '../../fixtures/tokens.ts';
 import { distinctTokenTarget, expectNoAccessToken, expectOAuthError, oauthErrorOf, sendTokenRequest, tokenServices } from './token-endpoint.ts';

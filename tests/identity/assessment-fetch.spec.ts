@@ -1,4 +1,4 @@
-import { expectAccepted, expectEqual, expectRefused } from '../../fixtures/checks.ts';
+import { expectAccepted, expectEqual, expectRefused } from '../../fixtures/checks/responses.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { unknownCaseId } from '../../fixtures/builders/identity-bodies.ts';

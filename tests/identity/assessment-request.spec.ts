@@ -1,4 +1,4 @@
-import { expectAccepted, expectRefused } from '../../fixtures/checks.ts';
+import { expectAccepted, expectRefused } from '../../fixtures/checks/responses.ts';
 import { minimalAssessment } from '../../fixtures/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 

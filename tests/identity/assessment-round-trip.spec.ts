@@ -1,5 +1,5 @@
 import { operation } from '../../catalog/catalog.ts';
-import { expectAccepted, expectEqual, expectJsonBody, expectSchema, expectThat } from '../../fixtures/checks.ts';
+import { expectAccepted, expectEqual, expectJsonBody, expectSchema, expectThat } from '../../fixtures/checks/responses.ts';
 import { fullAssessment, minimalAssessment } from '../../fixtures/builders/identity-bodies.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';

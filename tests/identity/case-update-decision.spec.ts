@@ -1,4 +1,4 @@
-import { expectAccepted, expectEqual, expectRefused } from '../../fixtures/checks.ts';
+import { expectAccepted, expectEqual, expectRefused } from '../../fixtures/checks/responses.ts';
 import { caseUpdate } from '../../fixtures/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues } from '../../schemas/registry.ts';

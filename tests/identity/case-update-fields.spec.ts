@@ -1,4 +1,4 @@
-import { expectAccepted, expectRefused, expectThat } from '../../fixtures/checks.ts';
+import { expectAccepted, expectRefused, expectThat } from '../../fixtures/checks/responses.ts';
 import { caseUpdate, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 

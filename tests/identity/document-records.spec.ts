@@ -1,5 +1,5 @@
 import { operation } from '../../catalog/catalog.ts';
-import { expectAccepted, expectEqual, expectJsonBody, expectRefused, expectSchema, expectThat } from '../../fixtures/checks.ts';
+import { expectAccepted, expectEqual, expectJsonBody, expectRefused, expectSchema, expectThat } from '../../fixtures/checks/responses.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues, schemaDocument } from '../../schemas/registry.ts';

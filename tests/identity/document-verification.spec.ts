@@ -1,6 +1,6 @@
 import { operation } from '../../catalog/catalog.ts';
 import { documentVerification, minimalDocumentVerification } from '../../fixtures/builders/identity-bodies.ts';
-import { expectAccepted, expectEqual, expectJsonBody, expectRefused, expectSchema } from '../../fixtures/checks.ts';
+import { expectAccepted, expectEqual, expectJsonBody, expectRefused, expectSchema } from '../../fixtures/checks/responses.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 

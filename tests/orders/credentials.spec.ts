@@ -1,7 +1,7 @@
 import type { Api } from '../../fixtures/api.ts';
 import type { SuiteConfig } from '../../fixtures/config/load-config.ts';
 import type { Redactor } from '../../fixtures/redact.ts';
-import { expectErrorEnvelope } from '../../fixtures/orders/error-envelope.ts';
+import { expectErrorEnvelope } from '../../fixtures/checks/order-envelope.ts';
 import { newOrder } from '../../fixtures/orders/order-requests.ts';
 import { tamperedNearTheEnd } from '../../fixtures/token-variants.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';

@@ -1,5 +1,5 @@
 import { orderErrorRow } from '../../catalog/catalog.ts';
-import { expectErrorEnvelope } from '../../fixtures/orders/error-envelope.ts';
+import { expectErrorEnvelope } from '../../fixtures/checks/order-envelope.ts';
 import { newOrder } from '../../fixtures/orders/order-requests.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
 

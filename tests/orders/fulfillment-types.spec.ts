@@ -1,5 +1,5 @@
-import { expectThat } from '../../fixtures/checks.ts';
-import { expectErrorEnvelope, isValidationError } from '../../fixtures/orders/error-envelope.ts';
+import { expectThat } from '../../fixtures/checks/responses.ts';
+import { expectErrorEnvelope, isValidationError } from '../../fixtures/checks/order-envelope.ts';
 import { newOrder } from '../../fixtures/orders/order-requests.ts';
 import { cites, citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
 import { enumValues } from '../../schemas/registry.ts';

@@ -1,4 +1,4 @@
-import { expectErrorEnvelope } from '../../fixtures/orders/error-envelope.ts';
+import { expectErrorEnvelope } from '../../fixtures/checks/order-envelope.ts';
 import { newOrder, triggeredOrder } from '../../fixtures/orders/order-requests.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
 

@@ -1,6 +1,6 @@
-import { expectThat } from '../../fixtures/checks.ts';
+import { expectThat } from '../../fixtures/checks/responses.ts';
 import { negativeGroups, type NegativeGroup } from '../../fixtures/orders/negative-bodies.ts';
-import { expectErrorEnvelope } from '../../fixtures/orders/error-envelope.ts';
+import { expectErrorEnvelope } from '../../fixtures/checks/order-envelope.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
 
 for (const group of Object.keys(negativeGroups) as NegativeGroup[]) {

@@ -1,5 +1,5 @@
 import { orderErrorTable } from '../../catalog/catalog.ts';
-import { expectErrorEnvelope, messageNamingHeader } from '../../fixtures/orders/error-envelope.ts';
+import { expectErrorEnvelope, messageNamingHeader } from '../../fixtures/checks/order-envelope.ts';
 import { newOrder } from '../../fixtures/orders/order-requests.ts';
 import { cites, citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
 

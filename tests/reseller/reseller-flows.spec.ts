@@ -1,4 +1,4 @@
-import { expectAccepted } from '../../fixtures/checks.ts';
+import { expectAccepted } from '../../fixtures/checks/responses.ts';
 import { caseUpdate, documentVerification, minimalAssessment, stepUp, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
 import type { Api } from '../../fixtures/api.ts';
 import type { SuiteConfig } from '../../fixtures/config/load-config.ts';

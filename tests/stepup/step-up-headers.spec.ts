@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectAccepted, expectRefused } from '../../fixtures/checks.ts';
+import { expectAccepted, expectRefused } from '../../fixtures/checks/responses.ts';
 import { stepUp } from '../../fixtures/builders/identity-bodies.ts';
 import type { CallOptions } from '../../fixtures/api.ts';
 import { cites, test } from '../../fixtures/test.ts';

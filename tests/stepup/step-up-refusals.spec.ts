@@ -1,4 +1,4 @@
-import { expectRefused } from '../../fixtures/checks.ts';
+import { expectRefused } from '../../fixtures/checks/responses.ts';
 import { stepUp, unknownCaseId } from '../../fixtures/builders/identity-bodies.ts';
 import { foreignInquiries, foreignInquiryId } from '../../fixtures/flows.ts';
 import { cites, test } from '../../fixtures/test.ts';

@@ -1,6 +1,6 @@
 import { documentVerification } from '../../fixtures/builders/identity-bodies.ts';
 import type { Preconditions } from '../../fixtures/preconditions.ts';
-import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/webhooks/checks.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/checks/webhook-events.ts';
 import { eventKind } from '../../fixtures/webhooks/events.ts';
 import { awaitOnboardingOfSession, awaitResultsOfInquiry, expectOnboardingOfSession, expectResultsForInquiry, type Window } from '../../fixtures/webhooks/ties.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks/webhook-test.ts';

@@ -1,5 +1,5 @@
 import { stepUp, type StepUpChannel } from '../../fixtures/builders/identity-bodies.ts';
-import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/webhooks/checks.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/checks/webhook-events.ts';
 import { ofKind } from '../../fixtures/webhooks/ties.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks/webhook-test.ts';
 

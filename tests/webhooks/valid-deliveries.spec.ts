@@ -1,4 +1,4 @@
-import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/webhooks/checks.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/checks/webhook-events.ts';
 import { eventKind, eventKinds, kindTitle, requirementsOf } from '../../fixtures/webhooks/events.ts';
 import { readJournal, type DeliveryRecord } from '../../fixtures/webhooks/receiver.ts';
 import { cites, test } from '../../fixtures/webhooks/webhook-test.ts';
