@@ -41,6 +41,9 @@ export function recordsByProject(report: { suites: JsonSuite[] }): Map<string, T
   return byProject;
 }
 
+/** A test ran when it was not skipped, or when it checked something before the proof run's record-only policy skipped it as blocked. */
+const ran = (record: TestRecord) => record.status !== 'skipped' || marksOf(record.annotations).length > 0;
+
 export interface Problem {
   requirement: string;
   outcome: string;
@@ -104,7 +107,7 @@ export function analyse(plan: ProofPlan, report: { suites: JsonSuite[] }): Proof
     // A fault that breaks a precondition is caught when the gate fails on its requirement, as failed or as blocked.
     const caughtBy = problems.filter((p) => p.requirement === requirement && (p.outcome === wanted || (level === 'MUST' && p.outcome === 'blocked'))).map((p) => p.test);
     const collateral = [...new Set(problems.filter((p) => p.requirement !== requirement).map((p) => `${p.requirement} (${p.outcome})`))];
-    return [{ fault: id, requirement, level, caughtBy, collateral, testsRun: records.filter((r) => r.status !== 'skipped').length, killed: caughtBy.length > 0 }];
+    return [{ fault: id, requirement, level, caughtBy, collateral, testsRun: records.filter(ran).length, killed: caughtBy.length > 0 }];
   });
   const faulted = new Set(kills.map((k) => k.requirement));
   return {
