@@ -3,6 +3,7 @@ import { relative, sep } from 'node:path';
 import type { FullConfig, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import type { StepResult, TestResult as AllureTestResult } from 'allure-js-commons';
 import { AllureReporter } from 'allure-playwright';
+import { UnsyncedFileWriter } from './allure-writer.ts';
 import { allureEnrichment, type AllureEnrichment, type RequirementRow } from './allure-enrichment.ts';
 import { isListingOnly } from './listing.ts';
 import { SpecParts } from './spec-parts.ts';
@@ -65,6 +66,7 @@ export default class ConformanceAllureReporter extends AllureReporter {
     // One run per results folder: the report shows this run; Allure 3 keeps history apart (npm run report, nightly).
     rmSync(this.conformance.resultsDir, { recursive: true, force: true });
     super.onBegin(suite);
+    (this as unknown as { allureRuntime: { writer: unknown } }).allureRuntime.writer = new UnsyncedFileWriter(this.conformance.resultsDir);
   }
 
   override async onEnd(): Promise<void> {

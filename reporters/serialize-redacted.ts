@@ -3,7 +3,7 @@ import { Redactor } from '../fixtures/redact.ts';
 /**
  * Makes JSON.stringify of `value` produce a copy with the secrets masked, leaving the value itself untouched. The
  * JSON reporter writes the whole configuration into results.json, including every project's `use` (the suite
- * configuration, with its API keys) and the webServer's environment (the sandbox token secret).
+ * configuration, with its API keys).
  */
 export function serializeRedacted<T extends object>(value: T, secrets: Iterable<string | undefined>): T {
   const redactor = new Redactor();

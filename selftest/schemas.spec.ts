@@ -460,6 +460,10 @@ test.describe('registry', () => {
     expect([...ids].sort(), 'the registry loads every schema file').toEqual([...schemaIds].sort());
   });
 
+  test('every schema compiles under strict mode (the registry compiles them lazily, on first use)', () => {
+    for (const id of schemaIds) expect(() => schemaIssues(id, null), id).not.toThrow();
+  });
+
   test('every schema named in catalog/operations.json is in the registry', () => {
     const named = operations.flatMap((o) => [o.requestSchema, o.responseSchema]).filter((id): id is string => id !== undefined);
     expect(named.length, 'operations name schemas').toBeGreaterThan(0);
