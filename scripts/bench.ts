@@ -1,17 +1,18 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { freePorts } from '../selftest/proof/plan.ts';
 
-// npm run bench: wall time of a full conformance run against the sandbox and of the kill matrix (median of
-// BENCH_RUNS runs each, default 3), the requests and tokens a run sends, and the ratio of the run's time to a plain
-// sequential fetch loop of the same requests, which shows the harness's overhead. Figures, not assertions: the
-// machines are shared and noisy, so read medians and ratios.
+// npm run bench: wall and CPU time of a full conformance run against the sandbox, of a run of one trivial test (the
+// fixed cost) and of the kill matrix (median of BENCH_RUNS runs each, default 3; BENCH_KILL_RUNS for the kill
+// matrix; BENCH_NPM_TEST_RUNS, default 0, times `npm test`), the requests and tokens a run sends, and the ratio to a
+// plain fetch loop of the same requests. Writes reports/bench.json and the README's table (BENCH_README=0: not the
+// README). Figures, not assertions: the machines are shared and noisy, so read medians.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const killRuns = Number(process.env.BENCH_KILL_RUNS ?? runs);
@@ -51,6 +52,14 @@ async function plainLoop(origin: string, requests: ReceivedRequest[]): Promise<n
   return performance.now() - started;
 }
 
+/** Runs a command through bash, which reports the CPU time of everything the command started (`times`). */
+async function timed(command: string, env: Record<string, string | undefined>) {
+  const result = await run('bash', ['-c', `${command}; status=$?; times; exit $status`], env);
+  const children = result.output.trim().split('\n').at(-1) ?? '';
+  const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+  return { ...result, cpuSeconds: seconds };
+}
+
 async function conformanceRun() {
   const requests: ReceivedRequest[] = [];
   const tokenSecret = randomBytes(16).toString('hex');
@@ -67,17 +76,17 @@ async function conformanceRun() {
       CONFORMANCE_QUIET: '1',
       CI: '',
     };
-    // The configured reporters stay on (matrix, JUnit, Allure): the figure is the run as users get it.
-    const result = await run('npx', ['playwright', 'test'], env);
+    // The configured reporters stay on (list, JUnit, JSON, Allure, matrix): the figure is the run as users get it.
+    const result = await timed('npx playwright test', env);
     if (result.code !== 0) throw new Error(`The conformance run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
     const suiteRequests = [...requests];
     const loopMs = await plainLoop(sandbox.url, suiteRequests);
     return {
       ms: result.ms,
+      cpuSeconds: result.cpuSeconds,
       requests: suiteRequests.length,
       tokens: suiteRequests.filter((r) => r.url.split('?')[0]?.endsWith('/v1/token')).length,
       loopMs,
-      webhookDeliveries: sandbox.deliveries,
     };
   } finally {
     await sandbox.close();
@@ -85,13 +94,46 @@ async function conformanceRun() {
   }
 }
 
+/** The fixed cost: one trivial test, with the embedded sandbox and every reporter, as `npx playwright test` runs it. */
+async function fixedCostRun() {
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-fixed-'));
+  try {
+    const [sandboxPort, webhookPort] = await freePorts(2);
+    const env = {
+      SANDBOX_PORT: String(sandboxPort),
+      WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
+      REPORTS_DIR: join(scratch, 'reports'),
+      TEST_RESULTS_DIR: join(scratch, 'test-results'),
+      ALLURE_RESULTS_DIR: join(scratch, 'allure-results'),
+      CONFORMANCE_QUIET: '1',
+      CI: '',
+    };
+    const result = await timed(`npx playwright test --project orders --grep ${TRIVIAL_TEST}`, env);
+    if (result.code !== 0) throw new Error(`The one-test run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
+    return result;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** A test that sends nothing (it records that the order update operation is not shown): what remains is fixed cost. */
+const TRIVIAL_TEST = '@ORD-400-UPDATE-ORDER-ID';
+const npmTestRuns = Number(process.env.BENCH_NPM_TEST_RUNS ?? 0);
+const seconds = (ms: number) => +(ms / 1000).toFixed(2);
+
 async function main() {
-  console.log(`bench: ${runs} conformance run(s), ${killRuns} kill-matrix run(s)`);
+  console.log(`bench: ${runs} conformance run(s), ${runs} one-test run(s), ${killRuns} kill-matrix run(s), ${npmTestRuns} npm test run(s)`);
   const conformance = [];
   for (let i = 0; i < runs; i += 1) {
     const one = await conformanceRun();
-    console.log(`  conformance run ${i + 1}: ${(one.ms / 1000).toFixed(2)} s, ${one.requests} requests (${one.tokens} to token endpoints), plain fetch loop ${(one.loopMs / 1000).toFixed(2)} s`);
+    console.log(`  conformance run ${i + 1}: ${seconds(one.ms)} s, ${one.cpuSeconds.toFixed(1)} CPU-s, ${one.requests} requests (${one.tokens} to token endpoints), plain fetch loop ${seconds(one.loopMs)} s`);
     conformance.push(one);
+  }
+  const fixed = [];
+  for (let i = 0; i < runs; i += 1) {
+    const one = await fixedCostRun();
+    console.log(`  one-test run ${i + 1}: ${seconds(one.ms)} s, ${one.cpuSeconds.toFixed(1)} CPU-s`);
+    fixed.push(one);
   }
   const kill = [];
   for (let i = 0; i < killRuns; i += 1) {
@@ -100,34 +142,75 @@ async function main() {
       CI: '',
     });
     if (one.code !== 0) console.log(`  kill matrix run ${i + 1} did not pass (exit ${one.code}); timing kept`);
-    console.log(`  kill matrix run ${i + 1}: ${(one.ms / 1000).toFixed(2)} s`);
+    console.log(`  kill matrix run ${i + 1}: ${seconds(one.ms)} s`);
     kill.push(one.ms);
+  }
+  const npmTest = [];
+  for (let i = 0; i < npmTestRuns; i += 1) {
+    const one = await run('npm', ['test'], { CI: '' });
+    console.log(`  npm test run ${i + 1}: ${seconds(one.ms)} s (exit ${one.code})`);
+    npmTest.push(one.ms);
   }
   const summary = {
     measuredAt: new Date().toISOString(),
-    machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+    machine: { cpus: cpus().length, node: process.version },
     conformanceRun: {
       runs,
-      medianSeconds: +(median(conformance.map((c) => c.ms)) / 1000).toFixed(2),
+      medianSeconds: seconds(median(conformance.map((c) => c.ms))),
+      medianCpuSeconds: +median(conformance.map((c) => c.cpuSeconds)).toFixed(1),
       requests: median(conformance.map((c) => c.requests)),
       tokensFetched: median(conformance.map((c) => c.tokens)),
-      plainFetchLoopMedianSeconds: +(median(conformance.map((c) => c.loopMs)) / 1000).toFixed(2),
+      plainFetchLoopMedianSeconds: seconds(median(conformance.map((c) => c.loopMs))),
       ratioToPlainLoop: +median(conformance.map((c) => c.ms / c.loopMs)).toFixed(1),
     },
+    oneTestRun: { runs, medianSeconds: seconds(median(fixed.map((f) => f.ms))), medianCpuSeconds: +median(fixed.map((f) => f.cpuSeconds)).toFixed(1) },
     killMatrix: killRuns > 0 ? { runs: killRuns, medianSeconds: +(median(kill) / 1000).toFixed(1) } : 'not measured (BENCH_KILL_RUNS=0)',
+    npmTest: npmTestRuns > 0 ? { runs: npmTestRuns, medianSeconds: +(median(npmTest) / 1000).toFixed(1) } : 'not measured (BENCH_NPM_TEST_RUNS=0)',
   };
   mkdirSync(join(repoRoot, 'reports'), { recursive: true });
   writeFileSync(join(repoRoot, 'reports/bench.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  const c = summary.conformanceRun;
-  console.log(`\n| Measure | Median |\n|---|---|`);
-  console.log(`| Full conformance run against the sandbox (${c.runs} runs) | ${c.medianSeconds} s |`);
-  console.log(`| Requests sent per run / tokens fetched | ${c.requests} / ${c.tokensFetched} |`);
-  console.log(`| Same requests in a plain sequential fetch loop | ${c.plainFetchLoopMedianSeconds} s |`);
-  console.log(`| Ratio run / plain loop | ${c.ratioToPlainLoop}x |`);
-  if (typeof summary.killMatrix === 'object') {
-    console.log(`| Kill matrix with clean and portability runs (${killRuns} runs) | ${summary.killMatrix.medianSeconds} s |`);
-  }
-  console.log('\nwritten: reports/bench.json');
+  const table = benchTable(summary);
+  console.log(`\n${table}`);
+  if (process.env.BENCH_README !== '0') {
+    writeReadmeTable(table);
+    console.log('written: reports/bench.json and the README table');
+  } else console.log('written: reports/bench.json');
+}
+
+type Summary = {
+  measuredAt: string;
+  machine: { cpus: number; node: string };
+  conformanceRun: { runs: number; medianSeconds: number; medianCpuSeconds: number; requests: number; tokensFetched: number; plainFetchLoopMedianSeconds: number; ratioToPlainLoop: number };
+  oneTestRun: { runs: number; medianSeconds: number; medianCpuSeconds: number };
+  killMatrix: { runs: number; medianSeconds: number } | string;
+  npmTest: { runs: number; medianSeconds: number } | string;
+};
+
+function benchTable(s: Summary): string {
+  const c = s.conformanceRun;
+  return [
+    `Measured ${s.measuredAt.slice(0, 10)} on a ${s.machine.cpus}-core machine, Node ${s.machine.node} (\`reports/bench.json\`, medians):`,
+    '',
+    '| Measure | Median | Target |',
+    '|---|---|---|',
+    `| Full conformance run against the sandbox, all reporters on (${c.runs} runs) | ${c.medianSeconds} s | 6 s |`,
+    `| CPU time of that run (all processes) | ${c.medianCpuSeconds} CPU-s | 10 CPU-s |`,
+    `| One trivial test with the embedded sandbox and every reporter: the fixed cost (${s.oneTestRun.runs} runs) | ${s.oneTestRun.medianSeconds} s (${s.oneTestRun.medianCpuSeconds} CPU-s) | 1.5 s |`,
+    `| Requests sent per run / tokens fetched | ${c.requests} / ${c.tokensFetched} | |`,
+    `| The same requests in a plain sequential \`fetch\` loop (ratio run / loop) | ${c.plainFetchLoopMedianSeconds} s (${c.ratioToPlainLoop}x) | |`,
+    typeof s.killMatrix === 'object' ? `| Proof run: kill matrix with the clean and portability runs (${s.killMatrix.runs} runs) | ${s.killMatrix.medianSeconds} s | |` : `| Proof run | ${s.killMatrix} | |`,
+    typeof s.npmTest === 'object' ? `| \`npm test\` (${s.npmTest.runs} runs) | ${s.npmTest.medianSeconds} s | 180 s |` : `| \`npm test\` | ${s.npmTest} | 180 s |`,
+  ].join('\n');
+}
+
+/** Replaces the README's figures between <!-- bench --> and <!-- /bench --> with the table just measured. */
+function writeReadmeTable(table: string): void {
+  const path = join(repoRoot, 'README.md');
+  const readme = readFileSync(path, 'utf8');
+  const start = readme.indexOf('<!-- bench -->');
+  const end = readme.indexOf('<!-- /bench -->');
+  if (start < 0 || end < start) throw new Error('README.md has no <!-- bench --> ... <!-- /bench --> block');
+  writeFileSync(path, `${readme.slice(0, start)}<!-- bench -->\n${table}\n${readme.slice(end)}`);
 }
 
 await main();
