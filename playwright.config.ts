@@ -52,12 +52,13 @@ export default defineConfig<object, WorkerFixtures>({
   reporter: reportersFor(suite),
   use: { trace: 'off', screenshot: 'off', video: 'off' },
   projects: [
+    // First, because its flows mostly wait for deliveries: the other projects' tests run meanwhile. Its files run in
+    // order on its one worker (the webhook receiver listens on one configured address).
+    project('webhooks', { fullyParallel: false }),
     project('auth'),
     project('identity'),
     project('stepup'),
     project('orders'),
-    // One worker: the webhook receiver listens on one configured address.
-    project('webhooks', { workers: 1, fullyParallel: false }),
     project('reseller'),
   ],
   ...(sandbox && isMainProcess ? { globalSetup: './fixtures/config/embedded-sandbox-setup.ts' } : {}),

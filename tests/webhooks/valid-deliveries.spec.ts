@@ -7,7 +7,7 @@ import { cites, test } from '../../fixtures/webhooks/webhook-test.ts';
 // check sees the flows' deliveries. It reads the receiver's journal, which outlives a worker restarted after a failure.
 
 /** How long the run must be quiet before the last deliveries are taken as in. */
-const QUIET_MS = 1_000;
+const QUIET_MS = 300;
 
 function policyObservation(deliveries: readonly DeliveryRecord[]): string {
   const names = [...new Set(deliveries.flatMap((d) => d.headers.map(([name]) => name)))].sort();
