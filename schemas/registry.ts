@@ -109,12 +109,23 @@ function toIssue(error: ErrorObject): SchemaIssue {
   };
 }
 
+/**
+ * An optional member written as `{ anyOf: [<its schema>, { type: 'null' }] }` (null means unset in the proto3 JSON
+ * mapping) fails both branches when it is wrong; what matters is why it fails its own schema, so the null branch's
+ * type error and the anyOf summary are left out when the member's own errors are there.
+ */
+function withoutNullBranch(issues: SchemaIssue[]): SchemaIssue[] {
+  const isNullBranch = (i: SchemaIssue) => i.keyword === 'type' && i.params.type === 'null';
+  const own = (i: SchemaIssue) => issues.some((o) => o !== i && o.instancePath === i.instancePath && o.keyword !== 'anyOf' && !isNullBranch(o));
+  return issues.filter((i) => !((isNullBranch(i) || i.keyword === 'anyOf') && own(i)));
+}
+
 /** Validates value against the schema with this $id; an empty array means it conforms. */
 export function schemaIssues(schemaId: string, value: unknown): SchemaIssue[] {
   const validate = validatorFor(schemaId);
   if (!validate) throw unknownSchema(schemaId);
   if (validate(value)) return [];
-  return (validate.errors ?? []).map(toIssue);
+  return withoutNullBranch((validate.errors ?? []).map(toIssue));
 }
 
 const enumCache = new Map<EnumName, readonly string[]>();

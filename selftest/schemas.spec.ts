@@ -279,7 +279,7 @@ const invalidCases: InvalidCase[] = [
   { schema: 'assessment-response', variant: 'scoreCards as an object', value: { ...fullAssessmentResponse, scoreCards: {} }, issues: [at('/scoreCards', 'type')], reqs: ['ASM-RES-SCHEMA'] },
   { schema: 'assessment-response', variant: 'insights as an array', value: { ...fullAssessmentResponse, insights: [] }, issues: [at('/insights', 'type')], reqs: ['ASM-RES-SCHEMA'] },
   { schema: 'assessment-response', variant: 'authenticationId as a number', value: { ...fullAssessmentResponse, authenticationId: 1 }, issues: [at('/authenticationId', 'type')], reqs: ['ASM-RES-SCHEMA'] },
-  { schema: 'assessment-response', variant: 'decision null', value: { ...fullAssessmentResponse, decision: null }, issues: [at('/decision', 'type')], reqs: ['ASM-RES-SCHEMA'] },
+  { schema: 'assessment-response', variant: 'decision as a number', value: { ...fullAssessmentResponse, decision: 7 }, issues: [at('/decision', 'type')], reqs: ['ASM-RES-SCHEMA'] },
 
   { schema: 'document-verification-request', variant: 'phoneNumber as a number', value: { ...fullDocvRequest, phoneNumber: 15550100 }, issues: [at('/phoneNumber', 'type')], reqs: ['DOCV-REQ-TYPES'] },
   { schema: 'document-verification-request', variant: 'images as a string', value: { ...fullDocvRequest, images: 'front.png' }, issues: [at('/images', 'type')], reqs: ['DOCV-REQ-TYPES'] },
@@ -458,6 +458,24 @@ test.describe('registry', () => {
       ids.add(String(schema.$id));
     }
     expect([...ids].sort(), 'the registry loads every schema file').toEqual([...schemaIds].sort());
+  });
+
+  test('null is unset (proto3 JSON mapping): every optional member of each response and event schema accepts null, and a present value of another type still fails', () => {
+    const responseSchemas = ['assessment-response', 'case-update-response', 'document-records', 'document-verification-response', 'step-up-response', 'webhook-document-onboarding', 'webhook-document-results', 'webhook-verification-session'];
+    for (const file of responseSchemas) {
+      const id = schemaIdFor(file);
+      const document = schemaDocument(id) as { properties: Record<string, unknown>; required?: string[] };
+      const valid = validCases.find((c) => c.schema === file)?.value as Record<string, unknown> | undefined;
+      expect(valid, `a valid case of ${file}`).toBeDefined();
+      const optional = Object.keys(document.properties).filter((name) => !(document.required ?? []).includes(name));
+      const allNull = { ...valid, ...Object.fromEntries(optional.map((name) => [name, null])) };
+      expect(schemaIssues(id, allNull), `${file} with every optional member null`).toEqual([]);
+      for (const name of optional) {
+        const wrong = typeof valid?.[name] === 'string' ? 12 : 'not-an-object-or-list';
+        const issues = schemaIssues(id, { ...allNull, [name]: wrong });
+        expect(issues.map((i) => i.instancePath), `${file}.${name} as ${JSON.stringify(wrong)}`).toContain(`/${name}`);
+      }
+    }
   });
 
   test('every schema compiles under strict mode (the registry compiles them lazily, on first use)', () => {
