@@ -20,16 +20,6 @@ const faultList = [
 
   { id: 'token-response-not-json', requirement: 'TOK-ISSUED', description: 'The token success body is form-encoded (access_token=...&token_type=Bearer) and labelled application/x-www-form-urlencoded.' },
   { id: 'token-answered-201', requirement: 'TOK-ISSUED', description: 'The token endpoint answers a valid request 201 Created (RFC 6749 §5.1 says 200), so no check that needs a token can run.' },
-  {
-    id: 'token-path-moved',
-    requirement: 'TOK-PATH',
-    description: 'Both token endpoints are served at .../v1/oauth/token instead of .../v1/token.',
-    suiteEnv: {
-      IDENTITY_TOKEN_URL: '{origin}{identityTokenPrefix}/v1/oauth/token',
-      STEPUP_TOKEN_URL: '{origin}{stepupTokenPrefix}/v1/oauth/token',
-      ORDERS_TOKEN_URL: '{origin}{identityTokenPrefix}/v1/oauth/token',
-    },
-  },
   { id: 'token-any-scope', requirement: 'TOK-SCOPE-ONLY', description: 'The token endpoint issues a token for any scope value it is sent.' },
   { id: 'token-any-grant', requirement: 'TOK-GRANT-TYPE', description: 'The token endpoint issues a token whatever grant_type it is sent, or none.' },
   { id: 'token-no-client-auth', requirement: 'TOK-CLIENT-AUTH', description: 'The token endpoint does not check client credentials at all and issues tokens to the main client.' },

@@ -41,11 +41,11 @@ export function sandboxLayout(flavor: Flavor): SandboxLayout {
 
 export type TokenAudience = 'identity' | 'stepup';
 
-/** Where a token endpoint is served: `{prefix}/v1/token`, or `{prefix}/v1/oauth/token` when the path was moved. */
-export function tokenPath(flavor: Flavor, audience: TokenAudience, moved = false): string {
+/** Where a token endpoint is served: `{prefix}/v1/token`. */
+export function tokenPath(flavor: Flavor, audience: TokenAudience): string {
   const layout = sandboxLayout(flavor);
   const prefix = audience === 'identity' ? layout.identityTokenPrefix : layout.stepupTokenPrefix;
-  return moved ? `${prefix}/v1/oauth/token` : prefix + tokenEndpoint.pathSuffix;
+  return prefix + tokenEndpoint.pathSuffix;
 }
 
 export function serviceBase(flavor: Flavor, service: ServiceName): string {

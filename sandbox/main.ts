@@ -72,14 +72,13 @@ async function main(): Promise<void> {
     ...(settings.issuedTokensFile ? { onTokenIssued: (token: string) => appendFileSync(settings.issuedTokensFile as string, `${token}\n`) } : {}),
   });
   const origin = sandbox.url;
-  const moved = settings.faultIds.includes('token-path-moved');
   const routeLine = (id: OperationId): string => `  ${operation(id).part} ${id.padEnd(21)} ${operationRoute(flavor, id).method.padEnd(6)} ${origin}${operationPath(flavor, operation(id))}`;
   const lines = [
     `Sandbox (${flavor} flavor) listening on ${origin}`,
     '',
     'Token endpoints (4.1):',
-    `  identity (also for orders)  ${origin}${tokenPath(flavor, 'identity', moved)}`,
-    `  step-up                     ${origin}${tokenPath(flavor, 'stepup', moved)}`,
+    `  identity (also for orders)  ${origin}${tokenPath(flavor, 'identity')}`,
+    `  step-up                     ${origin}${tokenPath(flavor, 'stepup')}`,
     '',
     'Base URLs:',
     `  identity  ${origin}${serviceBase(flavor, 'identity')}`,

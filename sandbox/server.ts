@@ -102,7 +102,7 @@ function methodNotAllowed(allowed: string[]): Handler {
   return (_ctx, ex) => sendRefusal(ex.res, refusal(405, 'method_not_allowed', `use ${allowed.join(' or ')}`, { allow: allowed.join(', ') }));
 }
 
-function buildResources(flavor: Flavor, faults: FaultSet): Resource[] {
+function buildResources(flavor: Flavor): Resource[] {
   const byPath = new Map<string, Map<string, Handler>>();
   const add = (path: string, method: string, handler: Handler): void => {
     const methods = byPath.get(path) ?? new Map<string, Handler>();
@@ -110,9 +110,8 @@ function buildResources(flavor: Flavor, faults: FaultSet): Resource[] {
     methods.set(method, handler);
     byPath.set(path, methods);
   };
-  const moved = faults.has('token-path-moved');
-  add(tokenPath(flavor, 'identity', moved), '*', tokenHandler('identity'));
-  add(tokenPath(flavor, 'stepup', moved), '*', tokenHandler('stepup'));
+  add(tokenPath(flavor, 'identity'), '*', tokenHandler('identity'));
+  add(tokenPath(flavor, 'stepup'), '*', tokenHandler('stepup'));
   for (const [id, handler] of Object.entries(operationHandlers) as [keyof typeof operationHandlers, Handler][]) {
     add(operationPath(flavor, operation(id)), operationRoute(flavor, id).method, handler);
   }
@@ -229,7 +228,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     placedOrders: new Set(),
     origin: '',
   };
-  const resources = buildResources(flavor, faults);
+  const resources = buildResources(flavor);
   let requests = 0;
   const server = createServer((req, res) => {
     requests += 1;

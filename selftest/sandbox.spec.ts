@@ -11,7 +11,6 @@ import { enumValues, schemaIdFor, schemaIssues } from '../schemas/registry.ts';
 import { limitedClient, mainClient, resellerClient } from '../sandbox/credentials.ts';
 import { faultSuiteEnv, faults } from '../sandbox/faults.ts';
 import type { FaultId } from '../sandbox/faults.ts';
-import { tokenPath } from '../sandbox/layout.ts';
 import type { Flavor } from '../sandbox/layout.ts';
 import { startSandbox } from '../sandbox/server.ts';
 import type { RunningSandbox, SandboxOptions } from '../sandbox/server.ts';
@@ -661,11 +660,6 @@ test.describe('sandbox: plumbing', () => {
       const expired = await api.op('stepUp', { ...(await validCall(api, 'stepUp')), headers: { authorization: `Bearer ${api.env['STEPUP_EXPIRED_TOKEN']}` } });
       expect(expired.status, 'the expired token is genuine: accepted once expiry is not checked').toBe(200);
     });
-    await withSandbox({ flavor: 'alternative', faults: ['token-path-moved'] }, async (api) => {
-      expect(api.env['IDENTITY_TOKEN_URL']).toBe(`${api.sandbox.url}/oauth2/identity/v1/oauth/token`);
-      expect((await api.requestToken('identity')).status).toBe(200);
-      expect((await api.requestToken('stepup')).status).toBe(200);
-    });
   });
 
   test('startSandbox refuses unknown faults and bad options', async () => {
@@ -736,7 +730,6 @@ const faultChecks: Record<FaultId, Conforms> = {
   'json-as-text-plain': async (api) => (await api.newCase()).reply.headers.get('content-type')?.startsWith('application/json') === true,
   'token-response-not-json': async (api) => typeof (await api.requestToken('identity')).body['access_token'] === 'string',
   'token-answered-201': async (api) => (await api.requestToken('identity')).status === 200,
-  'token-path-moved': async (api) => (await fetch(api.sandbox.url + tokenPath(api.flavor, 'identity'), { method: 'POST' })).status !== 404,
   'token-any-scope': async (api) => (await api.requestToken('identity', { form: { grant_type: 'client_credentials', scope: 'admin' } })).status === 400,
   'token-any-grant': async (api) => (await api.requestToken('identity', { form: { grant_type: 'password', scope: 'k1_integration_api' } })).status === 400,
   'token-no-client-auth': async (api) => (await api.requestToken('identity', { apiKey: 'd3Jvbmc6d3Jvbmc=' })).status === 401,
@@ -871,7 +864,7 @@ const faultChecks: Record<FaultId, Conforms> = {
 };
 
 /** Faults whose behaviour differs by flavor are checked in both. */
-const checkedInBothFlavors: readonly FaultId[] = ['bearer-signature-unchecked', 'bearer-expiry-unchecked', 'webhook-mfa-outside-enum', 'order-expired-accepted', 'token-path-moved'];
+const checkedInBothFlavors: readonly FaultId[] = ['bearer-signature-unchecked', 'bearer-expiry-unchecked', 'webhook-mfa-outside-enum', 'order-expired-accepted'];
 
 test.describe('sandbox: faults', () => {
   test('every fault names an existing requirement, once, and is checked in sandbox code', () => {

@@ -8,7 +8,12 @@ const otherScopes = [
   { name: 'another scope name', scope: 'k1_admin_api' },
   { name: 'the scope in upper case', scope: tokenEndpoint.scope.toUpperCase() },
   { name: 'the scope with an extra one', scope: `${tokenEndpoint.scope} openid` },
-  { name: 'an empty scope', scope: '' },
+] as const;
+
+/** RFC 6749 §3.1: a parameter sent without a value is treated as omitted, so an empty scope is a missing one. */
+const noScope = [
+  { name: 'without a scope parameter', form: { grant_type: tokenEndpoint.grantType } },
+  { name: 'with an empty scope (an omitted parameter, RFC 6749 §3.1)', form: { grant_type: tokenEndpoint.grantType, scope: '' } },
 ] as const;
 
 for (const service of tokenServices) {
@@ -25,11 +30,13 @@ for (const service of tokenServices) {
     });
   }
 
-  test(...cites(['TOK-SCOPE-MISSING'], `the ${service} token endpoint's answer to a request without scope is observed`), async ({ config, http, record, redactor, verdict }) => {
-    const target = distinctTokenTarget(config, service);
-    const exchange = await sendTokenRequest({ http, record, redactor }, target, { form: { grant_type: tokenEndpoint.grantType }, note: 'no scope parameter' });
-    const error = oauthErrorOf(exchange);
-    const outcome = issuedToken(exchange) ? 'a token was issued' : `no token${error === undefined ? '' : `, error ${JSON.stringify(error)}`}`;
-    verdict.observe('TOK-SCOPE-MISSING', `${service}: ${exchange.status}, ${outcome}`);
-  });
+  for (const variant of noScope) {
+    test(...cites(['TOK-SCOPE-MISSING'], `the ${service} token endpoint's answer to a request ${variant.name} is observed`), async ({ config, http, record, redactor, verdict }) => {
+      const target = distinctTokenTarget(config, service);
+      const exchange = await sendTokenRequest({ http, record, redactor }, target, { form: variant.form, note: variant.name });
+      const error = oauthErrorOf(exchange);
+      const outcome = issuedToken(exchange) ? 'a token was issued' : `no token${error === undefined ? '' : `, error ${JSON.stringify(error)}`}`;
+      verdict.observe('TOK-SCOPE-MISSING', `${service} ${variant.name}: ${exchange.status}, ${outcome}`);
+    });
+  }
 }

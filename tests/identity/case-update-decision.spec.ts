@@ -1,20 +1,20 @@
-import { expectAccepted, expectEqual, expectRefused } from '../../fixtures/checks/responses.ts';
+import { expectAccepted, expectEnumValue, expectRefused, sameEnumValue } from '../../fixtures/checks/responses.ts';
 import { caseUpdate } from '../../fixtures/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues } from '../../schemas/registry.ts';
 
 const decisions = enumValues('CaseDecision');
 
-/** A listed decision other than the given one, so that setting it is a visible change. */
+/** A listed decision other than the given one (in any case), so that setting it is a visible change. */
 function decisionOtherThan(current: unknown): string {
-  return decisions.find((d) => d !== current) as string;
+  return decisions.find((d) => !sameEnumValue(current, d)) as string;
 }
 
 for (const decision of decisions) {
   test(...cites(['CU-DECISION-APPLIED'], `the decision ${decision} is accepted and fetched back as the case's decision`), async ({ api, verdict, newCase, fetchCase }) => {
     const ref = await newCase();
     const before = await fetchCase(ref);
-    if (before.body.decision === decision) {
+    if (sameEnumValue(before.body.decision, decision)) {
       // Move the case away first, so that the fetch shows a change this update made.
       const away = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: decisionOtherThan(decision) }), note: 'moves the decision away first' });
       expectAccepted(verdict, 'CU-DECISION-APPLIED', away);
@@ -22,17 +22,18 @@ for (const decision of decisions) {
     const updated = await api.call('caseUpdate', { body: caseUpdate(ref, { decision }) });
     expectAccepted(verdict, 'CU-DECISION-APPLIED', updated);
     const after = await fetchCase(ref);
-    expectEqual(verdict, 'CU-DECISION-APPLIED', 'decision of the fetched case', after.body.decision, decision, after.exchange);
+    expectEnumValue(verdict, 'CU-DECISION-APPLIED', 'decision of the fetched case', after.body.decision, decision, after.exchange);
   });
 }
 
 const [firstDecision = ''] = decisions;
-// No null variant: in proto3 JSON a null field reads as omitted (decision unchanged), which 2.5 allows.
+// Near misses only. No null variant: in proto3 JSON a null field reads as omitted (decision unchanged), which 2.5
+// allows; no number: proto3 JSON accepts an enum's number as the same value (CU-DECISION-NUMBER observes it).
 const outsideTheList = [
   { name: 'another word "ESCALATE"', value: 'ESCALATE' },
   { name: `lower case "${firstDecision.toLowerCase()}"`, value: firstDecision.toLowerCase() },
   { name: 'empty string', value: '' },
-  { name: 'the number 1', value: 1 },
+  { name: `with spaces " ${firstDecision} "`, value: ` ${firstDecision} ` },
 ] as const;
 
 for (const variant of outsideTheList) {
@@ -43,6 +44,12 @@ for (const variant of outsideTheList) {
   });
 }
 
+test(...cites(['CU-DECISION-NUMBER'], 'a decision sent as its enum number: the answer is observed'), async ({ api, verdict, newCase }) => {
+  const ref = await newCase();
+  const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: 1 }), note: 'decision as the number 1' });
+  verdict.observe('CU-DECISION-NUMBER', `decision 1 answered ${exchange.status}`);
+});
+
 test(...cites(['CU-DECISION-KEPT'], 'an update without decision leaves the decision set earlier'), async ({ api, verdict, data, newCase, fetchCase }) => {
   const ref = await newCase();
   const initial = await fetchCase(ref);
@@ -50,7 +57,7 @@ test(...cites(['CU-DECISION-KEPT'], 'an update without decision leaves the decis
   const chosen = decisionOtherThan(initial.body.decision);
   const set = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: chosen }) });
   const afterSet = await fetchCase(ref);
-  verdict.precondition(set.status >= 200 && set.status < 300 && afterSet.body.decision === chosen, `an update sets the decision ${chosen}`, () => ({
+  verdict.precondition(set.status >= 200 && set.status < 300 && sameEnumValue(afterSet.body.decision, chosen), `an update sets the decision ${chosen}`, () => ({
     sent: verdict.sent(set),
     expected: `success (2xx), then the fetched decision ${chosen}`,
     actual: `${verdict.answer(set)}; fetched decision ${JSON.stringify(afterSet.body.decision)}`,
@@ -59,5 +66,5 @@ test(...cites(['CU-DECISION-KEPT'], 'an update without decision leaves the decis
   const withoutDecision = await api.call('caseUpdate', { body: caseUpdate(ref, { notes: data.faker.lorem.sentence() }), note: 'notes only, no decision' });
   expectAccepted(verdict, 'CU-DECISION-KEPT', withoutDecision);
   const after = await fetchCase(ref);
-  expectEqual(verdict, 'CU-DECISION-KEPT', 'decision of the fetched case', after.body.decision, chosen, after.exchange);
+  expectEnumValue(verdict, 'CU-DECISION-KEPT', 'decision of the fetched case', after.body.decision, chosen, after.exchange);
 });
