@@ -9,10 +9,10 @@ const GROUPS: Array<[string, RegExp]> = [
   ['Strategies', /^(STRATEGY_|STEPUP_STRATEGY)/],
   ['Routes of the operations whose method and path the spec does not show ("METHOD /path", relative to the base URL)', /^ROUTE_/],
   ['Reseller flows (part 1): unset RESELLER_API_KEY to skip them', /^RESELLER_/],
-  ['Optional credentials for the 401 and 403 rows and for token expiry', /^(ORDERS_NO_ENTITLEMENT_API_KEY|.*_EXPIRED_TOKEN)$/],
+  ['Optional credentials for the 401 and 403 rows and for token expiry', /^(ORDERS_NO_ENTITLEMENT_API_KEY|ORDERS_NO_ENTITLEMENT_CLIENT_ID|.*_EXPIRED_TOKEN)$/],
   ['Order endpoint: body template and the triggers of the 404, 500 and 503 rows', /^ORDER_/],
   ['Webhook receiver (part 6)', /^WEBHOOK_/],
-  ['Run', /^(PROFILE|SEED|HTTP_)/],
+  ['Run', /^(PROFILE|SEED|HTTP_|DOCUMENT_READY_)/],
   ['Embedded sandbox (only when IDENTITY_BASE_URL is unset)', /^SANDBOX_/],
 ];
 

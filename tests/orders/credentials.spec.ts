@@ -49,6 +49,12 @@ test(...citesWithEnvelope(['ORD-403'], 'a client without the order entitlements 
     const reason = 'no client without the entitlements is configured (ORDERS_NO_ENTITLEMENT_API_KEY)';
     return verdict.notConfigured(reason);
   }
-  const exchange = await api.call('createOrder', { body: newOrder(config, data), apiKey, note: 'as a client without PAYMENTS_FRAUD or CHARGEBACK_MANAGEMENT' });
+  const clientId = config.orders.noEntitlementClientId;
+  const exchange = await api.call('createOrder', {
+    body: newOrder(config, data),
+    apiKey,
+    ...(clientId ? { set: { 'x-client-id': clientId } } : {}),
+    note: 'as a client without PAYMENTS_FRAUD or CHARGEBACK_MANAGEMENT',
+  });
   expectErrorEnvelope(verdict, exchange, { id: 'ORD-403', row: '403' });
 });

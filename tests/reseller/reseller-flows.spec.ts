@@ -2,7 +2,6 @@ import { expectAccepted } from '../../fixtures/checks/responses.ts';
 import { caseUpdate, documentVerification, minimalAssessment, stepUp, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
 import type { Api } from '../../fixtures/api.ts';
 import type { SuiteConfig } from '../../fixtures/config/load-config.ts';
-import { bodyOf } from '../../fixtures/preconditions.ts';
 import type { Exchange } from '../../fixtures/http/exchange.ts';
 import type { Preconditions } from '../../fixtures/preconditions.ts';
 import type { Verdict } from '../../fixtures/verdict.ts';
@@ -13,6 +12,7 @@ type Reseller = NonNullable<SuiteConfig['reseller']>;
 interface FlowContext {
   api: Api;
   newCase: Preconditions['newCase'];
+  documentSession: Preconditions['documentSession'];
   verdict: Verdict;
   config: SuiteConfig;
   data: BodyContext;
@@ -23,23 +23,6 @@ const NO_RESELLER = 'no reseller configured: set RESELLER_API_KEY, RESELLER_SOUR
 
 const resellerCase = ({ newCase, reseller }: FlowContext) =>
   newCase({ asReseller: true, extra: { sharedContext: reseller.sharedContext } });
-
-/** Starts a document verification for a reseller case, as a precondition of fetching its records. */
-async function resellerDocumentSession(ctx: FlowContext): Promise<string> {
-  const { api, verdict, config, data, reseller } = ctx;
-  const ref = await resellerCase(ctx);
-  const started = await api.call('documentVerification', {
-    asReseller: true,
-    body: { ...documentVerification(data, config.strategies.documentVerification, ref.inquiryId), sharedContext: reseller.sharedContext },
-  });
-  verdict.precondition(started.status >= 200 && started.status < 300, 'the reseller starts a document verification', () => ({
-    sent: verdict.sent(started),
-    expected: 'success (2xx)',
-    actual: verdict.answer(started),
-  }));
-  const answered = bodyOf(started).authenticationId;
-  return typeof answered === 'string' && answered !== '' ? answered : ref.authenticationId;
-}
 
 const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) => Promise<Exchange> }> = [
   {
@@ -77,19 +60,19 @@ const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) =
     name: 'document records fetch with x-source-client-id',
     id: 'DOCR-SOURCE-CLIENT-ID',
     run: async (ctx) => {
-      const authenticationId = await resellerDocumentSession(ctx);
+      const { authenticationId } = await ctx.documentSession({ asReseller: true });
       return ctx.api.call('documentRecords', { asReseller: true, pathParams: { authenticationId }, set: { 'x-source-client-id': ctx.reseller.sourceClientId } });
     },
   },
 ];
 
 for (const flow of flows) {
-  test(...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`), async ({ api, newCase, verdict, config, data }) => {
+  test(...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`), async ({ api, newCase, documentSession, verdict, config, data }) => {
     const reseller = config.reseller;
     if (!reseller) {
       return verdict.notConfigured(NO_RESELLER);
     }
-    const exchange = await flow.run({ api, newCase, verdict, config, data, reseller });
+    const exchange = await flow.run({ api, newCase, documentSession, verdict, config, data, reseller });
     expectAccepted(verdict, flow.id, exchange);
   });
 }
