@@ -50,6 +50,8 @@ export interface Operation {
   routeEnv?: string;
   defaultRoute?: string;
   alternativeRoute?: string;
+  /** Route of the gateway sandbox flavor (sandbox/gateway/). */
+  gatewayRoute?: string;
   fixedRoute?: string;
   pathParams: string[];
   queryParams?: string[];

@@ -7,7 +7,7 @@ export const knownRejectionCodes: readonly string[] = ['R01', 'R02', 'R03'];
 /** Portal users; only the update-agent-validated fault checks externalAgent against them. */
 export const knownAgents: readonly string[] = ['agent-001', 'agent-002'];
 
-export const initialDecision: Record<Flavor, string> = { reference: 'REVIEW', alternative: 'ALLOW' };
+export const initialDecision: Record<Flavor, string> = { reference: 'REVIEW', alternative: 'ALLOW', gateway: 'REVIEW' };
 
 export interface DocumentSession {
   interviewId: string;

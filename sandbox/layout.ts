@@ -1,9 +1,13 @@
 import { operation, tokenEndpoint } from '../catalog/catalog.ts';
 import type { Operation, OperationId, ServiceName } from '../catalog/catalog.ts';
 
-export type Flavor = 'reference' | 'alternative';
+/**
+ * reference: our reading of the document; alternative: every open choice made differently; gateway: a service behind a
+ * protobuf JSON gateway (sandbox/gateway/), in front of a reference sandbox.
+ */
+export type Flavor = 'reference' | 'alternative' | 'gateway';
 
-export const flavors: readonly Flavor[] = ['reference', 'alternative'];
+export const flavors: readonly Flavor[] = ['reference', 'alternative', 'gateway'];
 
 /** Paths of one sandbox flavor; everything is served on one origin. */
 export interface SandboxLayout {
@@ -33,6 +37,7 @@ function layout(identityTokenPrefix: string, stepupTokenPrefix: string, identity
 const layouts: Record<Flavor, SandboxLayout> = {
   reference: layout('/identity-auth', '/stepup-auth', '/business/identity-proofing/v1', '/business/step-up/v1', '/commerce'),
   alternative: layout('/oauth2/identity', '/oauth2/stepup', '/api/idp', '/api/stepup', '/risk'),
+  gateway: layout('/auth/identity', '/auth/stepup', '/gw/identity-proofing', '/gw/step-up', '/gw/commerce'),
 };
 
 export function sandboxLayout(flavor: Flavor): SandboxLayout {
@@ -64,7 +69,7 @@ export interface OperationRoute {
 /** Method and route of an operation for a flavor, as catalog/operations.json gives them. */
 export function operationRoute(flavor: Flavor, id: OperationId): OperationRoute {
   const op = operation(id);
-  const text = op.fixedRoute ?? (flavor === 'reference' ? op.defaultRoute : op.alternativeRoute);
+  const text = op.fixedRoute ?? { reference: op.defaultRoute, alternative: op.alternativeRoute, gateway: op.gatewayRoute }[flavor];
   if (!text) throw new Error(`catalog/operations.json gives no ${flavor} route for ${id}`);
   const [method, route, ...rest] = text.trim().split(/\s+/);
   if (!method || !route || rest.length > 0) throw new Error(`Route of ${id} is not "METHOD /path": ${text}`);

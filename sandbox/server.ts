@@ -10,6 +10,7 @@ import { allowedValues } from './enums.ts';
 import { refusal, sendJson, sendRefusal } from './errors.ts';
 import { FaultSet } from './faults.ts';
 import { assessmentHandler, caseUpdateHandler, documentRecordsHandler, documentVerificationHandler, fetchAssessmentHandler } from './identity-routes.ts';
+import { startGatewaySandbox } from './gateway/front.ts';
 import { compilePath, flavors, operationPath, operationRoute, sandboxLayout, serviceBase, tokenPath } from './layout.ts';
 import type { Flavor, PathPattern, SandboxLayout } from './layout.ts';
 import { createOrderHandler } from './orders.ts';
@@ -203,6 +204,7 @@ function optionError(name: string, expected: string): Error {
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   const flavor = options.flavor ?? 'reference';
   if (!flavors.includes(flavor)) throw optionError('flavor', flavors.join(' or '));
+  if (flavor === 'gateway') return startGatewaySandbox(options, startSandbox);
   if (typeof options.tokenSecret !== 'string' || options.tokenSecret === '') throw optionError('tokenSecret', 'a non-empty string');
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw optionError('port', 'an integer from 0 to 65535');

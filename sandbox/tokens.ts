@@ -10,7 +10,7 @@ export function audienceOf(service: TokenService): TokenAudience {
   return service === 'stepup' ? 'stepup' : 'identity';
 }
 
-export const defaultTokenLifetimeSeconds: Record<Flavor, number> = { reference: 1200, alternative: 300 };
+export const defaultTokenLifetimeSeconds: Record<Flavor, number> = { reference: 1200, alternative: 300, gateway: 3600 };
 
 export interface IssuedToken {
   accessToken: string;

@@ -81,7 +81,7 @@ export interface KillRow {
 
 export interface ProofAnalysis {
   clean: { tests: number; skipped: string[]; problems: Problem[]; mustNotPassed: string[] };
-  portability: { tests: number; skipped: string[]; problems: Problem[] };
+  portability: { tests: number; testsByTarget: Record<string, number>; skipped: string[]; problems: Problem[] };
   kills: KillRow[];
   mustWithoutFault: string[];
   mutationScore: number;
@@ -117,7 +117,12 @@ export function analyse(plan: ProofPlan, report: { suites: JsonSuite[] }): Proof
       problems: problemsIn(clean),
       mustNotPassed: requirements.filter((r) => r.level === 'MUST' && !cleanPassed.has(r.id)).map((r) => r.id),
     },
-    portability: { tests: portability.length, skipped: skippedIn(portability), problems: problemsIn(portability) },
+    portability: {
+      tests: portability.length,
+      testsByTarget: Object.fromEntries(plan.targets.filter((t) => t.kind === 'portability').map((t) => [t.name, recordsOf(t.name).length])),
+      skipped: skippedIn(portability),
+      problems: problemsIn(portability),
+    },
     kills,
     mustWithoutFault: requirements.filter((r) => r.level === 'MUST' && !faulted.has(r.id)).map((r) => r.id),
     mutationScore: kills.length === 0 ? 0 : kills.filter((k) => k.killed).length / kills.length,
@@ -132,7 +137,7 @@ export function killMatrixMarkdown(analysis: ProofAnalysis, durationMs: number):
     '',
     `Mutation score: **${(analysis.mutationScore * 100).toFixed(1)}%** (${killed} of ${analysis.kills.length} faults caught), proof run ${(durationMs / 1000).toFixed(1)} s.`,
     `Clean reference sandbox: ${analysis.clean.tests} tests, ${analysis.clean.problems.length} problems, ${analysis.clean.skipped.length} skipped; MUST requirements not passed: ${analysis.clean.mustNotPassed.join(', ') || 'none'}.`,
-    `Alternative implementation (portability): ${analysis.portability.tests} tests, ${analysis.portability.problems.filter((p) => p.outcome === 'failed').length} failures, ${analysis.portability.skipped.length} skipped; SHOULD warnings: ${analysis.portability.problems.filter((p) => p.outcome === 'warning').map((p) => p.requirement).join(', ') || 'none'}.`,
+    `Portability (alternative and gateway implementations): ${analysis.portability.tests} tests, ${analysis.portability.problems.filter((p) => p.outcome === 'failed').length} failures, ${analysis.portability.skipped.length} skipped; SHOULD warnings: ${analysis.portability.problems.filter((p) => p.outcome === 'warning').map((p) => p.requirement).join(', ') || 'none'}.`,
     `MUST requirements without a fault: ${analysis.mustWithoutFault.join(', ') || 'none'}.`,
     '',
     '| Fault | Requirement | Level | Caught | Checks that caught it | Collateral |',

@@ -47,7 +47,8 @@ export async function freePorts(count: number, from = 20_000 + Math.floor(Math.r
 export async function startProofTargets(faults: readonly Fault[], seed: number): Promise<{ plan: ProofPlan; close: () => Promise<void>; sandboxes: RunningSandbox[] }> {
   const specs: Array<Omit<ProofTarget, 'env'>> = [
     { name: 'clean', kind: 'clean', flavor: 'reference' },
-    { name: 'portability', kind: 'portability', flavor: 'alternative' },
+    { name: 'portability/alternative', kind: 'portability', flavor: 'alternative' },
+    { name: 'portability/gateway', kind: 'portability', flavor: 'gateway' },
     ...faults.map((f) => {
       const req = requirement(f.requirement);
       return { name: `fault/${f.id}`, kind: 'fault' as const, flavor: 'reference' as const, fault: { id: f.id, requirement: f.requirement, level: req.level, area: req.area } };
