@@ -67,15 +67,15 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
   const shouldWarning = (status: TestResult['status']): FakeTest => ({ title: 'TOK-NO-STORE cache', status, annotations: [...cite('TOK-NO-STORE'), warn('TOK-NO-STORE')] });
 
   test('every requirement gets a verdict and the tests behind it; an uncited MUST is listed as uncovered', async () => {
-    const run = await conformanceRun('gate', [passing('TOK-PATH'), shouldWarning('passed'), { title: 'ORD-403 skipped', status: 'skipped', annotations: [...cite('ORD-403'), markAnnotation({ kind: 'not-configured', id: 'ORD-403', detail: 'no key' })] }]);
+    const run = await conformanceRun('gate', [passing('TOK-GRANT-TYPE'), shouldWarning('passed'), { title: 'ORD-403 skipped', status: 'skipped', annotations: [...cite('ORD-403'), markAnnotation({ kind: 'not-configured', id: 'ORD-403', detail: 'no key' })] }]);
     const verdictOf = (id: string) => run.json.requirements.find((r) => r.id === id);
     expect(run.json.requirements).toHaveLength(requirements.length);
-    expect(verdictOf('TOK-PATH')).toMatchObject({ outcome: 'passed', tests: [{ title: 'TOK-PATH passes', outcome: 'passed' }] });
+    expect(verdictOf('TOK-GRANT-TYPE')).toMatchObject({ outcome: 'passed', tests: [{ title: 'TOK-GRANT-TYPE passes', outcome: 'passed' }] });
     expect(verdictOf('TOK-NO-STORE')?.outcome).toBe('warning');
     expect(verdictOf('ORD-403')?.outcome).toBe('not-configured');
     expect(verdictOf('TOK-ISSUED')?.outcome).toBe('uncovered');
     expect(run.json.uncoveredMust).toContain('TOK-ISSUED');
-    expect(run.json.uncoveredMust).not.toContain('TOK-PATH');
+    expect(run.json.uncoveredMust).not.toContain('TOK-GRANT-TYPE');
     expect(run.markdown).toContain('| TOK-NO-STORE | SHOULD | 4.1 | warning |');
     expect(run.markdown).toMatch(/uncovered\): .*TOK-ISSUED/);
     expect(run.printed, 'the summary table is printed').toMatch(/level\s+failed\s+blocked\s+warning\s+passed\s+observed\s+not-exercised\s+not-configured\s+uncovered\s+total/);
@@ -86,9 +86,9 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
   test('gate and nightly fail only on a MUST failure; certify also on a SHOULD warning and on MUST not exercised', async () => {
     expect((await conformanceRun('gate', [mustFailing])).status).toBe('failed');
     expect((await conformanceRun('nightly', [mustFailing])).status).toBe('failed');
-    expect((await conformanceRun('gate', [passing('TOK-PATH'), shouldWarning('passed')])).status).toBe('passed');
-    expect((await conformanceRun('nightly', [passing('TOK-PATH'), shouldWarning('passed')])).status).toBe('passed');
-    const certify = await conformanceRun('certify', [passing('TOK-PATH'), shouldWarning('failed')]);
+    expect((await conformanceRun('gate', [passing('TOK-GRANT-TYPE'), shouldWarning('passed')])).status).toBe('passed');
+    expect((await conformanceRun('nightly', [passing('TOK-GRANT-TYPE'), shouldWarning('passed')])).status).toBe('passed');
+    const certify = await conformanceRun('certify', [passing('TOK-GRANT-TYPE'), shouldWarning('failed')]);
     expect(certify.status).toBe('failed');
     expect(certify.json.reasons.join('\n')).toContain('SHOULD requirements failed or blocked (certify profile): TOK-NO-STORE');
     expect(certify.json.reasons.join('\n')).toMatch(/MUST requirements not exercised \(certify profile\): .*TOK-ISSUED/);

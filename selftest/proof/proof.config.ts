@@ -24,11 +24,13 @@ const suiteFor = (target: ProofTarget) => {
 function projectsFor(target: ProofTarget) {
   const suite = suiteFor(target);
   if (!target.fault) {
+    // One worker per project, as in playwright.config.ts: every worker costs about a second of loading.
     return AREAS.map((area) => ({
       name: `${target.name}/${area}`,
       testDir: `${repoRoot}tests/${area}`,
       use: { config: suite },
-      ...(area === 'webhooks' ? { workers: 1, fullyParallel: false } : {}),
+      workers: 1,
+      ...(area === 'webhooks' ? { fullyParallel: false } : {}),
     }));
   }
   const webhooks = requirement(target.fault.requirement).area === 'webhooks';
@@ -38,7 +40,8 @@ function projectsFor(target: ProofTarget) {
       testDir: `${repoRoot}tests`,
       grep: new RegExp(`(^|\\s)@${escape(target.fault.requirement)}(\\s|$)`),
       use: { config: suite },
-      ...(webhooks ? { workers: 1, fullyParallel: false, testMatch: 'webhooks/**/*.spec.ts' } : { testIgnore: 'webhooks/**' }),
+      workers: 1,
+      ...(webhooks ? { fullyParallel: false, testMatch: 'webhooks/**/*.spec.ts' } : { testIgnore: 'webhooks/**' }),
     },
   ];
 }

@@ -20,7 +20,7 @@ for (const service of tokenServices) {
       expectJsonBody(verdict, 'TOK-ISSUED', exchange);
       expectSchema(verdict, 'TOK-ISSUED', TOKEN_SCHEMA, exchange.json, exchange);
 
-      const body = exchange.json as { token_type?: unknown; expires_in?: unknown };
+      const body = (exchange.json ?? {}) as { token_type?: unknown; expires_in?: unknown };
       expectThat(verdict, 'TOK-RESPONSE-FIELDS', typeof body.token_type === 'string' && body.token_type.toLowerCase() === 'bearer', 'token_type "Bearer" (any case)', () => JSON.stringify(body.token_type), exchange);
       expectThat(verdict, 'TOK-RESPONSE-FIELDS', Number.isInteger(body.expires_in) && (body.expires_in as number) > 0, 'expires_in, a positive integer', () => JSON.stringify(body.expires_in), exchange);
       expectThat(verdict, 'TOK-NO-STORE', /(^|,)\s*no-store\s*(,|$)/i.test(exchange.headers['cache-control'] ?? ''), 'Cache-Control: no-store', () => `Cache-Control: ${exchange.headers['cache-control'] ?? '(absent)'}`, exchange);

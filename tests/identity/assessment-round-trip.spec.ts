@@ -28,7 +28,11 @@ for (const variant of variants) {
       expectEqual(verdict, 'ASM-RES-IDS', 'inquiryId', answer.inquiryId, body.inquiryId, created);
       if (answer.decision !== undefined) verdict.observe('ASM-DECISION-VALUES', `decision ${JSON.stringify(answer.decision)}`);
 
-      const fetched = await api.call('fetchAssessment', { pathParams: { caseId: answer.authenticationId as string } });
+      if (typeof answer.authenticationId !== 'string' || answer.authenticationId === '') {
+        // The fetch stands on the identifier the assessment returns: without one it cannot run.
+        return verdict.blocked('the assessment returned no authenticationId to fetch the case by', { sent: verdict.sent(created), expected: 'a non-empty authenticationId', actual: verdict.answer(created) }, ['ASM-FETCH-SAME-CASE']);
+      }
+      const fetched = await api.call('fetchAssessment', { pathParams: { caseId: answer.authenticationId } });
       expectAccepted(verdict, 'ASM-FETCH-SAME-CASE', fetched);
       verdict.observe('OBS-SUCCESS-STATUS', `${fetchAssessment.id} answered ${fetched.status}`);
       expectJsonBody(verdict, 'GEN-JSON-RESPONSE', fetched);

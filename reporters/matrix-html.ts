@@ -1,0 +1,66 @@
+import type { RequirementVerdict } from './verdicts.ts';
+
+interface HtmlReport {
+  interface: { title: string; version: string };
+  profile: string;
+  finishedAt: string;
+  result: string;
+  reasons: string[];
+  environment: Record<string, string>;
+  requirements: RequirementVerdict[];
+}
+
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+const NEEDS_DETAIL = new Set(['failed', 'blocked', 'warning', 'known']);
+
+/**
+ * The conformance matrix as one self-contained page: no request leaves it (styles and the filter script are inline),
+ * so it opens from disk and travels in an evidence bundle. Filter by level and outcome; each failed, blocked or
+ * warning requirement links to its details: the statement and, per test, what was sent, expected and seen.
+ */
+export function matrixHtml(report: HtmlReport): string {
+  const levels = ['MUST', 'SHOULD', 'INFO'];
+  const outcomes = [...new Set(report.requirements.map((v) => v.outcome))];
+  const rows = report.requirements
+    .map((v) => {
+      const name = NEEDS_DETAIL.has(v.outcome) ? `<a href="#${escape(v.id)}">${escape(v.id)}</a>` : escape(v.id);
+      return `<tr data-level="${v.level}" data-outcome="${escape(v.outcome)}"><td>${name}</td><td>${v.level}</td><td>${escape(v.part)}</td><td class="o-${escape(v.outcome)}">${escape(v.outcome)}</td><td>${v.tests.length}</td><td>${escape(v.breakdown)}</td></tr>`;
+    })
+    .join('\n');
+  const details = report.requirements
+    .filter((v) => NEEDS_DETAIL.has(v.outcome))
+    .map((v) => {
+      const tests = v.tests
+        .filter((t) => t.outcome !== 'passed' && t.outcome !== 'observed')
+        .map((t) => `<li><b>${escape(t.outcome)}</b>: ${escape(t.project)} › ${escape(t.title)} <code>${escape(t.location)}</code>${t.detail ? `<pre>${escape(t.detail)}</pre>` : ''}</li>`)
+        .join('\n');
+      return `<section id="${escape(v.id)}" data-level="${v.level}" data-outcome="${escape(v.outcome)}"><h3>${escape(v.id)} (${v.level}, part ${escape(v.part)}): ${escape(v.outcome)}</h3><p>${escape(v.statement)}</p>${v.breakdown ? `<p>${escape(v.breakdown)}</p>` : ''}<ul>${tests}</ul></section>`;
+    })
+    .join('\n');
+  const checkbox = (kind: string, value: string) => `<label><input type="checkbox" data-filter="${kind}" value="${escape(value)}" checked> ${escape(value)}</label>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Conformance matrix: ${escape(report.interface.title)} ${escape(report.interface.version)}</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
+.o-failed,.o-blocked{background:#fdd}.o-warning,.o-known{background:#ffe9b3}.o-passed{background:#dfd}pre{white-space:pre-wrap;background:#f6f6f6;padding:4px}
+.filters label{margin-right:1em}section{border-top:1px solid #ddd;margin-top:1em}
+</style></head><body>
+<h1>Conformance matrix: ${escape(report.interface.title)} ${escape(report.interface.version)}</h1>
+<p id="result">Result: <b>${escape(report.result)}</b> (profile ${escape(report.profile)}), ${escape(report.finishedAt)}</p>
+<ul>${report.reasons.map((r) => `<li>${escape(r)}</li>`).join('')}</ul>
+<details><summary>Environment</summary><ul>${Object.entries(report.environment).map(([k, v]) => `<li>${escape(k)}: ${escape(v)}</li>`).join('')}</ul></details>
+<p class="filters">Level: ${levels.map((l) => checkbox('level', l)).join('')} Outcome: ${outcomes.map((o) => checkbox('outcome', o)).join('')}</p>
+<table id="matrix"><thead><tr><th>Requirement</th><th>Level</th><th>Part</th><th>Outcome</th><th>Tests</th><th>Breakdown</th></tr></thead><tbody>
+${rows}
+</tbody></table>
+<h2>Failures, blocks and warnings</h2>
+${details || '<p>None.</p>'}
+<script>
+const boxes=[...document.querySelectorAll('input[data-filter]')];
+function apply(){const on=k=>new Set(boxes.filter(b=>b.dataset.filter===k&&b.checked).map(b=>b.value));const lv=on('level'),oc=on('outcome');
+document.querySelectorAll('[data-level]').forEach(el=>{if(el.tagName==='INPUT')return;el.hidden=!(lv.has(el.dataset.level)&&oc.has(el.dataset.outcome));});}
+boxes.forEach(b=>b.addEventListener('change',apply));
+</script>
+</body></html>
+`;
+}
