@@ -27,6 +27,7 @@ const STEP_STATUS: Record<RequirementRow['outcome'], string> = {
   failed: 'failed',
   blocked: 'broken',
   warning: 'broken',
+  known: 'skipped',
   'not-exercised': 'skipped',
   'not-configured': 'skipped',
   uncovered: 'skipped',

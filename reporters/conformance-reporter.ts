@@ -5,6 +5,7 @@ import { catalogSha256, interfaceInfo, requirements } from '../catalog/catalog.t
 import { matrixMarkdown, summaryTable, uncoveredMust } from './matrix-markdown.ts';
 import { isListingOnly } from './listing.ts';
 import { firstLines, testRecordOf } from './test-record.ts';
+import { applyLedger, type LedgerEntry } from './ledger.ts';
 import { failureReasons, resultOf, verdictsFor, type Profile, type TestRecord } from './verdicts.ts';
 
 export interface ConformanceReporterOptions {
@@ -12,6 +13,8 @@ export interface ConformanceReporterOptions {
   profile?: Profile;
   /** Printed and written with the matrix: target, seed, suite version (no secrets). */
   environment?: Record<string, string>;
+  /** Known failures (conformance-ledger.json): they read "known" and do not fail the run, except under certify. */
+  ledger?: LedgerEntry[];
 }
 
 /**
@@ -46,8 +49,10 @@ export default class ConformanceReporter implements Reporter {
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     if (isListingOnly()) return undefined;
     const tests = [...this.records.values()];
-    const verdicts = verdictsFor(requirements, tests);
-    const reasons = [...runProblems(tests.length, this.globalErrors), ...failureReasons(verdicts, this.profile)];
+    const judged = verdictsFor(requirements, tests);
+    // A certification is not granted on promises: the certify profile ignores the ledger.
+    const { verdicts, problems: ledgerProblems } = this.profile === 'certify' ? { verdicts: judged, problems: [] } : applyLedger(judged, this.options.ledger ?? [], new Date().toISOString().slice(0, 10));
+    const reasons = [...runProblems(tests.length, this.globalErrors), ...ledgerProblems, ...failureReasons(verdicts, this.profile)];
     const uncovered = uncoveredMust(verdicts);
     const report = {
       interface: interfaceInfo,

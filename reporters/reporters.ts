@@ -21,7 +21,7 @@ export function reportersFor(suite: SuiteConfig, env: Env = process.env): Report
   const reportsDir = env.REPORTS_DIR ?? 'reports';
   const environment = runEnvironment(suite, suite.embedded ? { flavor: env.SANDBOX_FLAVOR ?? 'reference', faults: env.SANDBOX_FAULTS ?? '' } : undefined);
   const redactor = new Redactor(suite.secrets);
-  const conformance: ConformanceReporterOptions = { outputDir: reportsDir, profile: suite.profile, environment };
+  const conformance: ConformanceReporterOptions = { outputDir: reportsDir, profile: suite.profile, environment, ledger: suite.ledger };
   const allure: ConformanceAllureOptions = {
     resultsDir: allureResultsDir(env),
     environmentInfo: environment,

@@ -6,9 +6,10 @@ export type { Profile } from '../fixtures/verdict-marks.ts';
 /**
  * What became of a requirement, worst first. blocked: the target prevented the check (a precondition failed, a control
  * request was refused, an expected event never came); not-exercised: the target gave nothing to judge and did nothing
- * wrong; not-configured: the configuration left the check out; uncovered: no test of this run cites it.
+ * wrong; not-configured: the configuration left the check out; uncovered: no test of this run cites it; known: a
+ * failure, block or warning that conformance-ledger.json lists (reporters/ledger.ts), which does not fail the gate.
  */
-export const OUTCOMES = ['failed', 'blocked', 'warning', 'passed', 'observed', 'not-exercised', 'not-configured', 'uncovered'] as const;
+export const OUTCOMES = ['failed', 'blocked', 'warning', 'known', 'passed', 'observed', 'not-exercised', 'not-configured', 'uncovered'] as const;
 export type RequirementOutcome = (typeof OUTCOMES)[number];
 
 /** What the reporter keeps of one test's final result. */

@@ -8,6 +8,8 @@ import { loadConfig } from '../fixtures/config/load-config.ts';
 import { citeAnnotation, markAnnotation } from '../fixtures/verdict-marks.ts';
 import { allureEnrichment, TEST_VERDICT } from '../reporters/allure-enrichment.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
+import { loadLedger, type LedgerEntry } from '../reporters/ledger.ts';
+import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { serializeRedacted } from '../reporters/serialize-redacted.ts';
 import { SpecParts } from '../reporters/spec-parts.ts';
 import type { Profile, TestRecord } from '../reporters/verdicts.ts';
@@ -32,9 +34,9 @@ interface FakeTest {
 }
 
 /** Feeds the conformance reporter the results of fake tests, as Playwright would, and returns what it wrote and printed. */
-async function conformanceRun(profile: Profile, tests: FakeTest[]) {
+async function conformanceRun(profile: Profile, tests: FakeTest[], ledger: LedgerEntry[] = []) {
   const dir = scratch();
-  const reporter = new ConformanceReporter({ outputDir: dir, profile, environment: { seed: '1' } });
+  const reporter = new ConformanceReporter({ outputDir: dir, profile, environment: { seed: '1' }, ledger });
   reporter.onBegin({ rootDir: '/repo' } as never, {} as never);
   tests.forEach((t, index) => {
     const testCase = { id: String(index), title: t.title, annotations: [], location: { file: '/repo/tests/auth/x.spec.ts', line: index + 1 }, parent: { project: () => ({ name: 'auth' }) } };
@@ -78,7 +80,7 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
     expect(run.json.uncoveredMust).not.toContain('TOK-GRANT-TYPE');
     expect(run.markdown).toContain('| TOK-NO-STORE | SHOULD | 4.1 | warning |');
     expect(run.markdown).toMatch(/uncovered\): .*TOK-ISSUED/);
-    expect(run.printed, 'the summary table is printed').toMatch(/level\s+failed\s+blocked\s+warning\s+passed\s+observed\s+not-exercised\s+not-configured\s+uncovered\s+total/);
+    expect(run.printed, 'the summary table is printed').toMatch(/level\s+failed\s+blocked\s+warning\s+known\s+passed\s+observed\s+not-exercised\s+not-configured\s+uncovered\s+total/);
     expect(run.printed).toMatch(/MUST requirements have no test in this run: .*TOK-ISSUED/);
     expect(run.json.result, 'a run that leaves MUST requirements out is partial, never conformant').toMatch(/^partial run: 1 of \d+ MUST exercised, no failures$/);
   });
@@ -210,5 +212,46 @@ test.describe('secrets stay out of evidence', () => {
     expect(offline).not.toContain('dataLayer');
     expect(offline).toContain('data:text/javascript;base64,AA==');
     expect(offline).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none';[^"]*connect-src data: blob:/);
+  });
+});
+
+test.describe('expected-failure ledger (conformance-ledger.json)', () => {
+  const failing: FakeTest = { title: 'ORD-409 duplicate', status: 'failed', annotations: [...cite('ORD-409'), fail('ORD-409')], error: 'RequirementFailure: ORD-409' };
+  const passingOrder: FakeTest = { title: 'ORD-409 duplicate', status: 'passed', annotations: [...cite('ORD-409'), pass('ORD-409')] };
+  const entry = (expires: string): LedgerEntry => ({ requirement: 'ORD-409', reason: 'answers 400; fix planned', owner: 'risk team', expires });
+
+  test('a listed failure reads known and does not fail the gate', async () => {
+    const run = await conformanceRun('gate', [failing], [entry('2999-12-31')]);
+    expect(run.status).toBe('passed');
+    expect(run.json.requirements.find((r) => r.id === 'ORD-409')?.outcome).toBe('known');
+    expect(run.json.reasons).toEqual([]);
+  });
+
+  test('an expired entry fails the run, and so does an entry whose requirement no longer fails', async () => {
+    const expired = await conformanceRun('gate', [failing], [entry('2020-01-01')]);
+    expect(expired.status).toBe('failed');
+    expect(expired.json.reasons.join('\n')).toContain('Ledger entry for ORD-409 (risk team) expired on 2020-01-01');
+    const unused = await conformanceRun('gate', [passingOrder], [entry('2999-12-31')]);
+    expect(unused.status).toBe('failed');
+    expect(unused.json.reasons.join('\n')).toContain('Ledger entry for ORD-409 (risk team) is unused: the requirement is passed');
+  });
+
+  test('the certify profile ignores the ledger', async () => {
+    const run = await conformanceRun('certify', [failing], [entry('2999-12-31')]);
+    expect(run.status).toBe('failed');
+    expect(run.json.requirements.find((r) => r.id === 'ORD-409')?.outcome).toBe('failed');
+  });
+
+  test('a malformed ledger, or one naming an unknown requirement, is refused before any test with the variable named', () => {
+    const dir = scratch();
+    const path = join(dir, 'ledger.json');
+    writeFileSync(path, JSON.stringify({ entries: [{ requirement: 'ORD-409', reason: 'x', owner: 'y' }] }));
+    expect(() => loadConfig({ ...sandboxTargetEnv({ url: 'http://127.0.0.1:1', flavor: 'reference', tokenSecret: 's' }), CONFORMANCE_LEDGER: path }, { repoRoot: process.cwd(), embedded: false })).toThrow(
+      /CONFORMANCE_LEDGER: .*ledger\.json is not a valid ledger.*expires/,
+    );
+    writeFileSync(path, JSON.stringify({ entries: [{ ...entry('2999-12-31'), requirement: 'ORD-999' }] }));
+    expect(() => loadLedger(path)).toThrow(/names requirements the catalog does not have: ORD-999/);
+    expect(loadLedger(join(dir, 'absent.json')), 'no ledger file, no entries').toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
