@@ -1,7 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { catalogSha256, interfaceInfo, requirements } from '../catalog/catalog.ts';
+import { matrixHtml } from './matrix-html.ts';
 import { matrixMarkdown, summaryTable, uncoveredMust } from './matrix-markdown.ts';
 import { isListingOnly } from './listing.ts';
 import { firstLines, testRecordOf } from './test-record.ts';
@@ -68,7 +69,11 @@ export default class ConformanceReporter implements Reporter {
     };
     mkdirSync(this.outputDir, { recursive: true });
     writeFileSync(join(this.outputDir, 'conformance.json'), `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(join(this.outputDir, 'conformance.md'), matrixMarkdown(report));
+    const markdown = matrixMarkdown(report);
+    writeFileSync(join(this.outputDir, 'conformance.md'), markdown);
+    writeFileSync(join(this.outputDir, 'conformance.html'), matrixHtml(report));
+    // GitHub Actions shows this file on the run's summary page.
+    if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, markdown);
     console.log(`\n${summaryTable(verdicts)}`);
     if (uncovered.length) console.log(`  ${uncovered.length} MUST requirement${uncovered.length === 1 ? ' has' : 's have'} no test in this run: ${uncovered.length > 8 ? `${uncovered.slice(0, 8).join(', ')}, …` : uncovered.join(', ')}`);
     for (const reason of reasons) console.log(`  ${reason}`);

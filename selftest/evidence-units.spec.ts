@@ -78,8 +78,9 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
     expect(verdictOf('TOK-ISSUED')?.outcome).toBe('uncovered');
     expect(run.json.uncoveredMust).toContain('TOK-ISSUED');
     expect(run.json.uncoveredMust).not.toContain('TOK-GRANT-TYPE');
-    expect(run.markdown).toContain('| TOK-NO-STORE | SHOULD | 4.1 | warning |');
-    expect(run.markdown).toMatch(/uncovered\): .*TOK-ISSUED/);
+    expect(run.markdown).toContain('| TOK-NO-STORE | SHOULD | 4.1 | [warning](#tok-no-store-should-part-41-warning) | 1 |');
+    expect(run.markdown).toContain('| TOK-ISSUED | MUST | 4.1 | uncovered | 0 |');
+    expect(run.markdown, 'each warning has a section with its statement and evidence').toMatch(/### TOK-NO-STORE \(SHOULD, part 4\.1\): warning\n\n.*no-store[\s\S]*Cache-Control absent/);
     expect(run.printed, 'the summary table is printed').toMatch(/level\s+failed\s+blocked\s+warning\s+known\s+passed\s+observed\s+not-exercised\s+not-configured\s+uncovered\s+total/);
     expect(run.printed).toMatch(/MUST requirements have no test in this run: .*TOK-ISSUED/);
     expect(run.json.result, 'a run that leaves MUST requirements out is partial, never conformant').toMatch(/^partial run: 1 of \d+ MUST exercised, no failures$/);
@@ -101,6 +102,15 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
     const run = await conformanceRun('certify', all);
     expect(run.json.reasons).toEqual([]);
     expect(run.status).toBe('passed');
+    expect(run.json.result).toBe('conformant');
+  });
+
+  test('the matrix stays readable: a clean run fits in 200 lines, no line is longer than 300 characters', async () => {
+    const all = requirements.map((r) => (r.level === 'INFO' ? { title: `${r.id} observed`, status: 'passed' as const, annotations: [...cite(r.id), markAnnotation({ kind: 'observed', id: r.id, detail: 'x'.repeat(400) })] } : passing(r.id)));
+    const run = await conformanceRun('gate', all);
+    const lines = run.markdown.split('\n');
+    expect(lines.length).toBeLessThan(200);
+    expect(lines.filter((line) => line.length > 300)).toEqual([]);
     expect(run.json.result).toBe('conformant');
   });
 
