@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { diffRuns, type RunReport } from '../reporters/run-diff.ts';
+import { childEnv, repoRoot, runCli } from './evidence-harness.ts';
+
+const run = (outcomes: Record<string, string>): RunReport => ({
+  finishedAt: 'then',
+  result: 'x',
+  requirements: Object.entries(outcomes).map(([id, outcome]) => ({ id, level: id.startsWith('TOK-NO') ? 'SHOULD' : 'MUST', outcome })),
+});
+
+test('a diff lists the requirements that changed outcome, what broke first', () => {
+  const before = run({ 'ORD-409': 'passed', 'CU-TAGS-APPEND': 'failed', 'TOK-NO-STORE': 'passed', 'ASM-RES-IDS': 'passed' });
+  const after = run({ 'ORD-409': 'blocked', 'CU-TAGS-APPEND': 'passed', 'TOK-NO-STORE': 'warning', 'ASM-RES-IDS': 'passed' });
+  expect(diffRuns(before, after)).toEqual([
+    { id: 'ORD-409', level: 'MUST', before: 'passed', after: 'blocked', direction: 'worse' },
+    { id: 'TOK-NO-STORE', level: 'SHOULD', before: 'passed', after: 'warning', direction: 'worse' },
+    { id: 'CU-TAGS-APPEND', level: 'MUST', before: 'failed', after: 'passed', direction: 'better' },
+  ]);
+  expect(diffRuns(after, after)).toEqual([]);
+});
+
+test('npm run diff exits 1 when something got worse, 0 otherwise, 2 on a file that is not a matrix', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'run-diff-'));
+  try {
+    const write = (name: string, value: unknown) => {
+      writeFileSync(join(dir, name), JSON.stringify(value));
+      return join(dir, name);
+    };
+    const good = write('good.json', run({ 'ORD-409': 'passed' }));
+    const bad = write('bad.json', run({ 'ORD-409': 'failed' }));
+    const env = childEnv(dir, {});
+    const cli = join(repoRoot, 'node_modules', '.bin', 'tsx');
+    const worse = await runCli(cli, ['scripts/diff.ts', good, bad], env);
+    expect(worse.code, worse.stderr).toBe(1);
+    expect(worse.stdout).toContain('| ORD-409 | MUST | passed | failed | **worse** |');
+    expect((await runCli(cli, ['scripts/diff.ts', bad, good], env)).code).toBe(0);
+    const notMatrix = await runCli(cli, ['scripts/diff.ts', good, write('other.json', { hello: 1 })], env);
+    expect(notMatrix.code).toBe(2);
+    expect(notMatrix.stderr).toContain('not a conformance.json');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
