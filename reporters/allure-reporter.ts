@@ -58,7 +58,8 @@ export default class ConformanceAllureReporter extends AllureReporter {
   }
 
   override onConfigure(config: FullConfig): void {
-    super.onConfigure(config);
+    // Under merge-reports the configuration has no projects, and allure-playwright reads the first one's outputDir.
+    super.onConfigure(config.projects.length > 0 ? config : { ...config, projects: [{ outputDir: `${config.rootDir}/test-results` } as FullConfig['projects'][number]] });
     this.parts = SpecParts.load(config.rootDir, this.conformance.specUrl);
   }
 

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ReporterDescription } from '@playwright/test';
 import type { SuiteConfig } from '../fixtures/config/load-config.ts';
 import { Redactor } from '../fixtures/redact.ts';
@@ -16,8 +17,18 @@ export function allureResultsDir(env: Env = process.env): string {
   return env.ALLURE_RESULTS_DIR ?? (env.REPORTS_DIR ? join(env.REPORTS_DIR, 'allure-results') : 'allure-results');
 }
 
-/** The reporters of a conformance run; REPORTS_DIR moves all of their files (the kill matrix gives each run its own). */
+/**
+ * The reporters of a conformance run; REPORTS_DIR moves all of their files (the kill matrix gives each run its own).
+ * A shard (CONFORMANCE_SHARD=1, with --shard=i/n) writes only a blob report; `npm run merge-reports` then runs the
+ * reporters below over all shards' blobs (reporters/merge.config.ts), and exits as one run would.
+ */
 export function reportersFor(suite: SuiteConfig, env: Env = process.env): ReporterDescription[] {
+  if (env.CONFORMANCE_SHARD) return [[env.CI ? 'dot' : 'list'], ['blob', { outputDir: env.BLOB_DIR ?? 'blob-report' }]];
+  return mergedReporters(suite, env);
+}
+
+/** The reporters that judge a whole run: list, JUnit, JSON, Allure and the conformance matrix. */
+export function mergedReporters(suite: SuiteConfig, env: Env = process.env): ReporterDescription[] {
   const reportsDir = env.REPORTS_DIR ?? 'reports';
   const environment = runEnvironment(suite, suite.embedded ? { flavor: env.SANDBOX_FLAVOR ?? 'reference', faults: env.SANDBOX_FAULTS ?? '' } : undefined);
   const redactor = new Redactor(suite.secrets);
@@ -33,7 +44,8 @@ export function reportersFor(suite: SuiteConfig, env: Env = process.env): Report
     [env.CI ? 'dot' : 'list'],
     ['junit', { outputFile: `${reportsDir}/junit.xml` }],
     ['json', { outputFile: `${reportsDir}/results.json` }],
-    ['./reporters/allure-reporter.ts', allure],
-    ['./reporters/conformance-reporter.ts', conformance],
+    // Absolute, so that both playwright.config.ts and reporters/merge.config.ts find them.
+    [fileURLToPath(new URL('./allure-reporter.ts', import.meta.url)), allure],
+    [fileURLToPath(new URL('./conformance-reporter.ts', import.meta.url)), conformance],
   ];
 }

@@ -1,0 +1,23 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// npm run merge-reports -- <folder of the shards' blob reports>: Playwright's merge-reports with the suite's own
+// reporters (reporters/merge.config.ts), then the gate's exit code, which merge-reports itself does not give: 1 when
+// the merged matrix has a reason to fail the run, 2 on a configuration error, 0 otherwise.
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+const folder = process.argv[2];
+if (!folder) {
+  console.error('usage: npm run merge-reports -- <folder holding every shard\'s blob report (.zip)>');
+  process.exit(2);
+}
+const merged = spawnSync(process.execPath, [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'merge-reports', '--config', join(repoRoot, 'reporters/merge.config.ts'), folder], { stdio: 'inherit' });
+if (merged.status !== 0) process.exit(merged.status ?? 1);
+const matrix = join(process.env.REPORTS_DIR ?? join(repoRoot, 'reports'), 'conformance.json');
+if (!existsSync(matrix)) {
+  console.error(`merge-reports wrote no ${matrix}`);
+  process.exit(1);
+}
+const { reasons } = JSON.parse(readFileSync(matrix, 'utf8')) as { reasons: string[] };
+process.exit(reasons.length > 0 ? 1 : 0);
