@@ -1,0 +1,39 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { parse } from 'yaml';
+import { repoRoot } from './evidence-harness.ts';
+
+// No CI service is reachable here, so the example pipelines are linted: each parses as YAML, and every npm script
+// and npx command it runs exists in this repository.
+const folder = join(repoRoot, 'examples', 'ci');
+const files = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.yml'));
+const scripts = Object.keys((JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
+
+/** Every shell line of a pipeline: GitHub's `run:` and GitLab's `script`, `before_script` and `after_script`. */
+function commands(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(commands);
+  if (typeof node !== 'object' || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) => {
+    if (key === 'run' && typeof value === 'string') return value.split('\n');
+    if (['script', 'before_script', 'after_script'].includes(key) && Array.isArray(value)) return value.map(String);
+    return commands(value);
+  });
+}
+
+test('there are example pipelines for GitHub Actions (gate and nightly) and GitLab CI', () => {
+  expect(files.sort()).toEqual(['github/conformance-gate.yml', 'github/conformance-nightly.yml', 'gitlab/gitlab-ci.yml']);
+});
+
+for (const file of files) {
+  test(`${file} parses and runs only commands that exist`, () => {
+    const pipeline = parse(readFileSync(join(folder, file), 'utf8')) as unknown;
+    const lines = commands(pipeline);
+    expect(lines.length, 'the pipeline runs commands').toBeGreaterThan(0);
+    const npmRuns = lines.flatMap((line) => [...line.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1] as string));
+    expect(npmRuns.filter((name) => !scripts.includes(name)), 'npm scripts that package.json does not define').toEqual([]);
+    const npxRuns = lines.flatMap((line) => [...line.matchAll(/npx ([\w@/.-]+)/g)].map((m) => m[1] as string));
+    expect(npxRuns.filter((bin) => !existsSync(join(repoRoot, 'node_modules', '.bin', bin))), 'npx commands with no binary in node_modules/.bin').toEqual([]);
+    expect(lines.some((line) => /npm (run conformance|run merge-reports|ci)/.test(line)), 'the pipeline installs and runs the suite').toBe(true);
+  });
+}
