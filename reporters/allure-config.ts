@@ -22,7 +22,7 @@ export interface AllureReportSettings {
   historyPath?: string;
 }
 
-/** The allurerc of the conformance report: one self-contained HTML file, grouped by service, spec part and requirement. */
+/** The allurerc of the conformance report: one self-contained HTML file, grouped by spec part, then requirement. */
 export function allureReportConfig(settings: AllureReportSettings): Record<string, unknown> {
   return {
     name: settings.name,
@@ -35,7 +35,7 @@ export function allureReportConfig(settings: AllureReportSettings): Record<strin
           singleFile: true,
           reportName: settings.name,
           reportLanguage: 'en',
-          groupBy: ['epic', 'feature', 'story'],
+          groupBy: ['epic', 'feature'],
         },
       },
     },

@@ -61,9 +61,10 @@ export function testVerdict(rows: readonly RequirementRow[]): TestVerdict {
 }
 
 /**
- * Allure metadata of one test, from the catalog: epic = the Playwright project (the service), feature = each spec
- * part cited, story = each requirement ID, severity from the highest level cited, tags = the levels, a link to
- * each part's clause, and the verdict label the categories sort on.
+ * Allure metadata of one test, from the catalog, so that the behaviours tree reads part -> requirement -> test:
+ * epic = each spec part cited, feature = each requirement ID with its level, parentSuite = the Playwright project
+ * (the service), severity from the highest level cited, tags = the levels, a link to each part's clause, and the
+ * verdict label the categories sort on.
  */
 export function allureEnrichment(record: TestRecord, parts: SpecParts): AllureEnrichment {
   const rows: RequirementRow[] = citedIds(record).map((id) => {
@@ -74,9 +75,9 @@ export function allureEnrichment(record: TestRecord, parts: SpecParts): AllureEn
   const specParts = [...new Set(rows.map((r) => r.requirement.part))].map((part) => parts.of(part));
   const verdict = testVerdict(rows);
   const labels: AllureLabel[] = [
-    ...(record.project ? [{ name: 'epic', value: record.project }] : []),
-    ...specParts.map((p) => ({ name: 'feature', value: p.title ? `${p.part} ${p.title}` : `part ${p.part}` })),
-    ...rows.map((r) => ({ name: 'story', value: r.requirement.id })),
+    ...specParts.map((p) => ({ name: 'epic', value: p.title ? `${p.part} ${p.title}` : `part ${p.part}` })),
+    ...rows.map((r) => ({ name: 'feature', value: `${r.requirement.id} (${r.requirement.level})` })),
+    ...(record.project ? [{ name: 'parentSuite', value: record.project }] : []),
     ...(levels[0] ? [{ name: 'severity', value: SEVERITY[levels[0]] }] : []),
     ...levels.map((level) => ({ name: 'tag', value: level })),
     { name: VERDICT_LABEL, value: verdict },

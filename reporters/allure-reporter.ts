@@ -97,7 +97,7 @@ export default class ConformanceAllureReporter extends AllureReporter {
     const enrichment = this.enrichments.get(key);
     this.enrichments.delete(key);
     if (enrichment) {
-      const replaced = new Set(['epic', 'feature', 'story', 'severity']);
+      const replaced = new Set(['epic', 'feature', 'story', 'severity', 'parentSuite']);
       result.labels = [...result.labels.filter((l) => !replaced.has(l.name)), ...enrichment.labels];
       result.links = [...result.links, ...enrichment.links];
       result.description = enrichment.description;

@@ -143,8 +143,10 @@ test('Allure results carry the labels, the environment and the exchanges', ({ ce
   expect(results.length).toBeGreaterThan(0);
   for (const result of results) {
     const names = new Set(result.labels.map((l) => l.name));
-    for (const label of ['epic', 'feature', 'story', 'severity', 'tag', 'verdict']) expect(names, `label ${label}`).toContain(label);
-    expect(result.labels.find((l) => l.name === 'epic')?.value).toBe('auth');
+    for (const label of ['epic', 'feature', 'parentSuite', 'severity', 'tag', 'verdict']) expect(names, `label ${label}`).toContain(label);
+    expect(result.labels.find((l) => l.name === 'parentSuite')?.value).toBe('auth');
+    expect(result.labels.find((l) => l.name === 'epic')?.value, 'grouped by spec part').toMatch(/^(\d+(\.\d+)?|part \d)/);
+    expect(result.labels.find((l) => l.name === 'feature')?.value, 'then by requirement').toMatch(/^[A-Z0-9-]+ \((MUST|SHOULD|INFO)\)$/);
     expect(result.links.length).toBeGreaterThan(0);
   }
   const environment = readText(join(dir, 'environment.properties'));

@@ -125,12 +125,12 @@ test.describe('Allure labels from the catalog', () => {
   const parts = new SpecParts('spec/interface.md', '## 4. Endpoints\n### 4.1 Token endpoint\n## 5. Authentication\n1. OAuth\n');
   const record = (annotations: TestRecord['annotations'], status: TestRecord['status'] = 'passed'): TestRecord => ({ title: 't', project: 'auth', location: 'x:1', status, annotations });
 
-  test('epic is the project, feature the spec part, one story per requirement, severity from the highest level, a link per clause', () => {
+  test('epic is the spec part, feature the requirement with its level, parent suite the project, severity from the highest level, a link per clause', () => {
     const { labels, links, description } = allureEnrichment(record([...cite('TOK-NO-STORE', 'TOK-ISSUED', 'TOK-SCOPE-ONLY'), pass('TOK-ISSUED'), pass('TOK-SCOPE-ONLY'), warn('TOK-NO-STORE')]), parts);
     const values = (name: string) => labels.filter((l) => l.name === name).map((l) => l.value);
-    expect(values('epic')).toEqual(['auth']);
-    expect(values('feature')).toEqual(['4.1 Token endpoint', '5.3 Authentication']);
-    expect(values('story')).toEqual(['TOK-NO-STORE', 'TOK-ISSUED', 'TOK-SCOPE-ONLY']);
+    expect(values('epic')).toEqual(['4.1 Token endpoint', '5.3 Authentication']);
+    expect(values('feature')).toEqual(['TOK-NO-STORE (SHOULD)', 'TOK-ISSUED (MUST)', 'TOK-SCOPE-ONLY (MUST)']);
+    expect(values('parentSuite')).toEqual(['auth']);
     expect(values('severity')).toEqual(['critical']);
     expect(values('tag')).toEqual(['MUST', 'SHOULD']);
     expect(values('verdict')).toEqual([TEST_VERDICT.shouldWarning]);
