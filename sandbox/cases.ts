@@ -53,8 +53,16 @@ export interface NewCase {
 }
 
 /** The cases of one sandbox, in memory, in creation order. */
+/**
+ * Cases kept in memory at most: past it the oldest case is forgotten (a sandbox running for days under load stays
+ * bounded; a case that old answers as unknown).
+ */
+export const MAX_CASES = 50_000;
+
 export class CaseStore {
   private readonly byId = new Map<string, StoredCase>();
+  /** The latest case of each inquiry, so that an update finds it without a scan. */
+  private readonly latestByInquiry = new Map<string, StoredCase>();
   private caseCounter = 0;
   private interviewCounter = 0;
   private latest: StoredCase | undefined;
@@ -81,7 +89,9 @@ export class CaseStore {
       ...(input.sharedContext !== undefined ? { sharedContext: input.sharedContext } : {}),
     };
     this.byId.set(authenticationId, stored);
+    this.latestByInquiry.set(stored.inquiryId, stored);
     this.latest = stored;
+    if (this.byId.size > MAX_CASES) this.forgetOldest();
     return stored;
   }
 
@@ -100,9 +110,17 @@ export class CaseStore {
 
   /** The most recent case opened for an inquiry. */
   byInquiry(inquiryId: string): StoredCase | undefined {
-    let found: StoredCase | undefined;
-    for (const c of this.byId.values()) if (c.inquiryId === inquiryId) found = c;
-    return found;
+    return this.latestByInquiry.get(inquiryId);
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  private forgetOldest(): void {
+    const [oldestId, oldest] = this.byId.entries().next().value as [string, StoredCase];
+    this.byId.delete(oldestId);
+    if (this.latestByInquiry.get(oldest.inquiryId) === oldest) this.latestByInquiry.delete(oldest.inquiryId);
   }
 
   startDocumentSession(c: StoredCase): DocumentSession {

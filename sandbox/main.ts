@@ -39,6 +39,9 @@ function readSettings(env: NodeJS.ProcessEnv) {
     if (!addExtraClient(key)) throw new UsageError('SANDBOX_EXTRA_API_KEYS holds a key that is not base64("id:secret"): expected a comma-separated list of such keys');
   }
   const issuedTokensFile = env.SANDBOX_ISSUED_TOKENS_FILE?.trim() || undefined;
+  const flakyText = env.SANDBOX_FLAKY_503?.trim() || '0';
+  const flaky503Rate = Number(flakyText);
+  if (!/^\d*\.?\d+$/.test(flakyText) || !(flaky503Rate >= 0 && flaky503Rate <= 1)) throw new UsageError(`SANDBOX_FLAKY_503=${JSON.stringify(flakyText)} is not valid: expected a share from 0 to 1, e.g. 0.2`);
   return {
     host,
     port,
@@ -49,6 +52,7 @@ function readSettings(env: NodeJS.ProcessEnv) {
     secretGenerated: givenSecret === undefined,
     extraClients: extraApiKeys.length,
     issuedTokensFile,
+    flaky503Rate,
   };
 }
 
@@ -68,6 +72,7 @@ async function main(): Promise<void> {
     flavor,
     faults: settings.faultIds,
     tokenSecret: settings.tokenSecret,
+    flaky503Rate: settings.flaky503Rate,
     ...(settings.webhookUrl ? { webhookUrl: settings.webhookUrl } : {}),
     ...(settings.issuedTokensFile ? { onTokenIssued: (token: string) => appendFileSync(settings.issuedTokensFile as string, `${token}\n`) } : {}),
   });

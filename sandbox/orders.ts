@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { orderErrorRow } from '../catalog/catalog.ts';
 import { checkBearer } from './bearer.ts';
-import { isPlainObject, parseJsonBody } from './body.ts';
+import { isPlainObject, maxBodyBytes, parseJsonBody } from './body.ts';
 import { header } from './context.ts';
 import type { Exchange, SandboxContext } from './context.ts';
 import { hasOrderEntitlement } from './credentials.ts';
@@ -116,6 +116,8 @@ export function createOrderHandler(ctx: SandboxContext, ex: Exchange): void {
 function createOrder(ctx: SandboxContext, ex: Exchange, placed: Set<string>): OrderError | undefined {
   const { faults } = ctx;
   if (ex.method !== 'POST') return { ...badRequest(messages.malformed), headers: { allow: 'POST' } };
+  // Part 8 shows no size limit: past the sandbox's own (1 MiB), the answer is 413 in the envelope's shape.
+  if (ex.body.kind === 'too-large') return { status: 413, errorType: 'client', message: `the request body is larger than the limit of ${maxBodyBytes} bytes` };
   if (ex.body.kind !== 'ok') return badRequest(messages.malformed);
 
   const headerCheck = (): OrderError | undefined => {

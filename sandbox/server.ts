@@ -43,6 +43,10 @@ export interface SandboxOptions {
   onRequest?: (request: ReceivedRequest) => void;
   /** Called with every access token issued. */
   onTokenIssued?: (accessToken: string) => void;
+  /** Share of answers (0 to 1) that are a part-7 style 503 before any processing: a flaky target. Default 0. */
+  flaky503Rate?: number;
+  /** How long a request may take to arrive whole before it is answered 408 (slow senders). Default 10 000 ms. */
+  requestTimeoutMs?: number;
 }
 
 export interface ReceivedRequest {
@@ -189,11 +193,31 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
     socket.destroy();
     return;
   }
-  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   const body = JSON.stringify({ error: { code: 'bad_request', message: STATUS_CODES[status] ?? 'bad request' } });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
+}
+
+/**
+ * Which requests a flaky sandbox answers 503 before reading them: a seeded sequence, so that a run can be replayed.
+ * The sandbox's own endpoints (/__sandbox/...) are never flaky.
+ */
+function flakySelector(rate: number, seed: string): (url: string) => boolean {
+  if (rate <= 0) return () => false;
+  let state = [...seed].reduce((hash, char) => (Math.imul(hash, 31) + char.charCodeAt(0)) >>> 0, 2166136261);
+  return (url) => {
+    if (url.startsWith('/__sandbox/')) return false;
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32 < rate;
+  };
+}
+
+/** The part-7 503 row, for any path: what a flaky gateway in front of every service answers. */
+function sendUnavailable(res: ServerResponse): void {
+  res.shouldKeepAlive = false;
+  sendJson(res, 503, { message: 'the service is currently unavailable: a transient condition, retry with backoff', errorType: 'unavailable', code: 503 }, { 'retry-after': '0' });
 }
 
 function optionError(name: string, expected: string): Error {
@@ -217,6 +241,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     webhookUrl = URL.canParse(options.webhookUrl) ? new URL(options.webhookUrl) : undefined;
     if (!webhookUrl || !['http:', 'https:'].includes(webhookUrl.protocol)) throw optionError('webhookUrl', 'an http or https URL');
   }
+  const flakyRate = options.flaky503Rate ?? 0;
+  if (!(flakyRate >= 0 && flakyRate <= 1)) throw optionError('flaky503Rate', 'a share from 0 to 1');
+  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0) throw optionError('requestTimeoutMs', 'a positive number of milliseconds');
   const faults = new FaultSet(options.faults ?? []);
   for (const name of ['DocumentRecordsData', 'CaseDecision', 'FulfillmentType'] as const) allowedValues(name);
 
@@ -232,8 +260,12 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   };
   const resources = buildResources(flavor);
   let requests = 0;
-  const server = createServer((req, res) => {
+  const flaky = flakySelector(flakyRate, options.tokenSecret);
+  // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough to cut a slow sender.
+  const timeouts = { requestTimeout: requestTimeoutMs, headersTimeout: Math.min(requestTimeoutMs, 60_000), connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs) };
+  const server = createServer(timeouts, (req, res) => {
     requests += 1;
+    if (flaky(req.url ?? '/')) return sendUnavailable(res);
     handleRequest(ctx, resources, req, res, options.onRequest).catch((error: unknown) => {
       if (!res.headersSent) {
         sendRefusal(res, refusal(500, 'internal', `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`));
