@@ -6,7 +6,7 @@ import { RequirementFailure, Verdict } from '../fixtures/verdict.ts';
 import { citeAnnotation, marksOf } from '../fixtures/verdict-marks.ts';
 import { expectValidEvents, expectWellFormedDeliveries } from '../fixtures/checks/webhook-events.ts';
 import { eventKind, eventKinds } from '../fixtures/webhooks/events.ts';
-import { readJournal, WebhookReceiver, type Delivery, type DeliveryOutcome } from '../fixtures/webhooks/receiver.ts';
+import { deliveryMediaType, MAX_RETAINED_BODY_BYTES, readJournal, WebhookReceiver, type Delivery, type DeliveryOutcome } from '../fixtures/webhooks/receiver.ts';
 
 const SECRET = 'sk_live_selftest_4f9a2c';
 const EVT_IDS = ['EVT-DELIVERY', 'EVT-ONBOARDING-SCHEMA', 'EVT-RESULTS-SCHEMA', 'EVT-SESSION-SCHEMA', 'EVT-SESSION-INT64', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM'];
@@ -200,4 +200,42 @@ test.describe('webhook receiver', () => {
     expect((await send(port, json(events.onboarding))).status).toBe(200);
     await second.close();
   });
+});
+
+test('a flood of 1,000 malformed deliveries, in concurrent bursts, is recorded with its reason and the receiver stays up with bounded memory', async () => {
+  test.setTimeout(120_000);
+  const receiver = await startReceiver();
+  try {
+    const tenMegabytes = Buffer.alloc(10 * 1024 * 1024, 0x41);
+    const malformed = (i: number): Parameters<typeof send>[1] => {
+      switch (i % 5) {
+        case 0:
+          return { headers: { 'content-type': 'application/json' }, body: `not json ${i}` };
+        case 1:
+          return { headers: { 'content-type': 'text/plain' }, body: JSON.stringify(events.session) };
+        case 2:
+          return { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' };
+        case 3:
+          return { headers: { 'content-type': 'application/json' }, body: i % 50 === 3 ? tenMegabytes : `{"sessionId": ${i}` };
+        default:
+          return { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hello: i }) };
+      }
+    };
+    for (let burst = 0; burst < 20; burst += 1) {
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, j) => send(receiver.port, malformed(burst * 50 + j))));
+      expect(answers.every((a) => a.status === 200 || a.status === 413), `burst ${burst}: ${answers.map((a) => a.status).join(',')}`).toBe(true);
+    }
+    const deliveries = [...receiver.deliveries()];
+    expect(deliveries).toHaveLength(1_000);
+    // Each one says what is wrong with it: cut off, not JSON, not labelled JSON, not a POST, or none of the events.
+    const { verdict } = verdictFor();
+    const unexplained = deliveries.filter((d) => !d.problem && d.jsonError === undefined && deliveryMediaType(d) === 'application/json' && d.method === 'POST' && eventKind(d.json) !== undefined);
+    expect(unexplained.map((d) => d.seq)).toEqual([]);
+    expect(expectWellFormedDeliveries(verdict, deliveries), 'EVT-DELIVERY fails on them, with the evidence').toBe(false);
+    expect(receiver.retainedBodyBytes, 'raw bodies kept in memory are bounded').toBeLessThanOrEqual(MAX_RETAINED_BODY_BYTES);
+    const after = await send(receiver.port, json(events.onboarding));
+    expect(after.status, 'the receiver still answers').toBe(200);
+  } finally {
+    await receiver.close();
+  }
 });
