@@ -88,7 +88,8 @@ interface Resource {
   wrongMethod: Handler;
 }
 
-const healthHandler: Handler = (_ctx, ex) => sendJson(ex.res, 200, { status: 'ok' });
+/** Liveness, with what a long run needs to watch: memory and the cases kept. */
+const healthHandler: Handler = (ctx, ex) => sendJson(ex.res, 200, { status: 'ok', rssBytes: process.memoryUsage().rss, heapUsedBytes: process.memoryUsage().heapUsed, cases: ctx.cases.size });
 
 const echoHandler: Handler = (_ctx, ex) => {
   if (ex.body.kind !== 'ok') return sendRefusal(ex.res, refusal(413, 'body_too_large', 'the request body is larger than 1 MiB'));
