@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { CaseStore, MAX_CASES } from '../sandbox/cases.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { childEnv, freePort, playwrightCli, readText, runCli } from './evidence-harness.ts';
@@ -169,4 +170,16 @@ test('the suite against a flaky target (SANDBOX_FLAKY_503=0.2) under the nightly
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+});
+
+test('the case store is bounded: past MAX_CASES the oldest case is forgotten, the newest kept and found by inquiry', () => {
+  const store = new CaseStore('reference');
+  const first = store.create({ inquiryId: 'inq-first', strategyName: 'default' });
+  let last = first;
+  for (let i = 0; i < MAX_CASES; i += 1) last = store.create({ inquiryId: `inq-${i}`, strategyName: 'default' });
+  expect(store.size).toBe(MAX_CASES);
+  expect(store.get(first.authenticationId), 'the oldest is forgotten').toBeUndefined();
+  expect(store.byInquiry('inq-first')).toBeUndefined();
+  expect(store.get(last.authenticationId)).toBe(last);
+  expect(store.byInquiry(`inq-${MAX_CASES - 1}`)).toBe(last);
 });

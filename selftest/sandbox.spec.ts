@@ -667,7 +667,7 @@ test.describe('sandbox: plumbing', () => {
         rawHeaders: ['Host', 'sandbox', 'X-Mixed-Case', 'One', 'x-mixed-case', 'Two', 'Content-Length', '3', 'Connection', 'close'],
         bodyBase64: Buffer.from('abc').toString('base64'),
       });
-      expect((await fetch(`${api.sandbox.url}/__sandbox/health`).then(toReply)).body).toEqual({ status: 'ok' });
+      expect((await fetch(`${api.sandbox.url}/__sandbox/health`).then(toReply)).body).toMatchObject({ status: 'ok', cases: expect.any(Number), rssBytes: expect.any(Number) });
       expect((await fetch(`${api.sandbox.url}/nowhere`)).status).toBe(404);
     });
   });
@@ -694,7 +694,8 @@ test.describe('sandbox: plumbing', () => {
       expect(attempts.length).toBe(200);
       for (let i = 0; i < attempts.length; i += 25) await Promise.all(attempts.slice(i, i + 25).map((a) => a()));
       const tooLarge = await api.order({ raw: 'x'.repeat(1024 * 1024 + 1) });
-      expectEnvelope(tooLarge, '400-other');
+      expect(tooLarge.status, 'over the 1 MiB limit: 413, a limit part 8 does not show').toBe(413);
+      expect(tooLarge.body).toEqual({ message: expect.stringContaining('larger than the limit'), errorType: 'client', code: 413 });
       expect((await api.op('assessment', { raw: 'x'.repeat(1024 * 1024 + 1) })).status).toBe(413);
       expect((await fetch(`${api.sandbox.url}/__sandbox/health`)).status).toBe(200);
       expect(api.sandbox.requests).toBeGreaterThan(100);
