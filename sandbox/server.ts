@@ -45,6 +45,12 @@ export interface SandboxOptions {
   onTokenIssued?: (accessToken: string) => void;
   /** Share of answers (0 to 1) that are a part-7 style 503 before any processing: a flaky target. Default 0. */
   flaky503Rate?: number;
+  /** Which requests may be flaky: all (default) or only the order endpoint's (client certification's --inject-503). */
+  flaky503Scope?: 'all' | 'orders';
+  /** Called with the customer's answer to each webhook delivery (client certification judges it). */
+  onDelivery?: (answer: DeliveryAnswer) => void;
+  /** Called with every request and the status it was answered with, flaky 503s included (client certification). */
+  onExchange?: (exchange: RecordedExchange) => void;
   /** How long a request may take to arrive whole before it is answered 408 (slow senders). Default 10 000 ms. */
   requestTimeoutMs?: number;
 }
@@ -54,6 +60,28 @@ export interface ReceivedRequest {
   url: string;
   rawHeaders: string[];
   body: Buffer;
+}
+
+/** One request a client sent, as it arrived, and the status it got. */
+export interface RecordedExchange {
+  at: number;
+  method: string;
+  url: string;
+  rawHeaders: string[];
+  body: Buffer;
+  status: number;
+}
+
+/** How the customer's callback address answered one delivery. */
+export interface DeliveryAnswer {
+  kind: string;
+  sentAt: number;
+  ms: number;
+  /** undefined when there was no answer (refused, timed out). */
+  status?: number;
+  contentType?: string;
+  body: string;
+  error?: string;
 }
 
 export interface RunningSandbox {
@@ -69,6 +97,10 @@ export interface RunningSandbox {
   readonly requests: number;
   /** Settles once every webhook queued so far was delivered or given up. */
   webhooksIdle(): Promise<void>;
+  /** The case an authenticationId names, if this sandbox issued it (client certification). */
+  caseOf?(authenticationId: string): { inquiryId: string } | undefined;
+  /** Whether an access token is one this sandbox issued for the service and has not expired. */
+  checkToken?(token: string, service: 'identity' | 'stepup'): { ok: boolean; reason?: string };
 }
 
 const operationHandlers: Record<Exclude<OperationId, 'createOrder'>, Handler> = {
@@ -205,11 +237,11 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
  * Which requests a flaky sandbox answers 503 before reading them: a seeded sequence, so that a run can be replayed.
  * The sandbox's own endpoints (/__sandbox/...) are never flaky.
  */
-function flakySelector(rate: number, seed: string): (url: string) => boolean {
+function flakySelector(rate: number, seed: string, inScope: (url: string) => boolean): (url: string) => boolean {
   if (rate <= 0) return () => false;
   let state = [...seed].reduce((hash, char) => (Math.imul(hash, 31) + char.charCodeAt(0)) >>> 0, 2166136261);
   return (url) => {
-    if (url.startsWith('/__sandbox/')) return false;
+    if (url.startsWith('/__sandbox/') || !inScope(url)) return false;
     state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
     return state / 2 ** 32 < rate;
   };
@@ -219,6 +251,18 @@ function flakySelector(rate: number, seed: string): (url: string) => boolean {
 function sendUnavailable(res: ServerResponse): void {
   res.shouldKeepAlive = false;
   sendJson(res, 503, { message: 'the service is currently unavailable: a transient condition, retry with backoff', errorType: 'unavailable', code: 503 }, { 'retry-after': '0' });
+}
+
+/** Keeps what arrived, and the status once the answer is sent. */
+function record(req: IncomingMessage, res: ServerResponse, onExchange: (exchange: RecordedExchange) => void): void {
+  const at = Date.now();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= 1024 * 1024) chunks.push(chunk);
+  });
+  res.on('finish', () => onExchange({ at, method: req.method ?? 'GET', url: req.url ?? '/', rawHeaders: req.rawHeaders, body: Buffer.concat(chunks), status: res.statusCode }));
 }
 
 function optionError(name: string, expected: string): Error {
@@ -255,18 +299,23 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     faults,
     tokens: new TokenIssuer(flavor, options.tokenSecret, lifetime, options.onTokenIssued),
     cases: new CaseStore(flavor),
-    webhooks: new WebhookSender(webhookUrl, delayMs, flavor, faults, options.warn),
+    webhooks: new WebhookSender(webhookUrl, delayMs, flavor, faults, options.warn, options.onDelivery),
     placedOrders: new Set(),
     origin: '',
   };
   const resources = buildResources(flavor);
   let requests = 0;
-  const flaky = flakySelector(flakyRate, options.tokenSecret);
+  const flaky = flakySelector(flakyRate, options.tokenSecret, options.flaky503Scope === 'orders' ? (url) => url.includes('/v2/orders') : () => true);
   // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough to cut a slow sender.
   const timeouts = { requestTimeout: requestTimeoutMs, headersTimeout: Math.min(requestTimeoutMs, 60_000), connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs) };
   const server = createServer(timeouts, (req, res) => {
     requests += 1;
-    if (flaky(req.url ?? '/')) return sendUnavailable(res);
+    if (options.onExchange) record(req, res, options.onExchange);
+    if (flaky(req.url ?? '/')) {
+      // Read first, so that the recording holds the body the client sent.
+      void readBody(req).then(() => sendUnavailable(res));
+      return;
+    }
     handleRequest(ctx, resources, req, res, options.onRequest).catch((error: unknown) => {
       if (!res.headersSent) {
         sendRefusal(res, refusal(500, 'internal', `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`));
@@ -302,6 +351,14 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       return requests;
     },
     webhooksIdle: () => ctx.webhooks.idle(),
+    caseOf: (authenticationId) => {
+      const found = ctx.cases.get(authenticationId);
+      return found ? { inquiryId: found.inquiryId } : undefined;
+    },
+    checkToken: (token, service) => {
+      const checked = ctx.tokens.check(token, service);
+      return checked.ok ? { ok: true } : { ok: false, reason: checked.reason };
+    },
     close() {
       closing ??= new Promise<void>((resolve) => {
         ctx.webhooks.close();

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { FaultSet } from './faults.ts';
+import type { DeliveryAnswer } from './server.ts';
 import type { Flavor } from './layout.ts';
 
 export type WebhookKind = 'document-onboarding' | 'document-results' | 'verification-session';
@@ -34,6 +35,7 @@ export class WebhookSender {
     private readonly flavor: Flavor,
     private readonly faults: FaultSet,
     private readonly warn: (line: string) => void = console.warn,
+    private readonly onAnswer?: (answer: DeliveryAnswer) => void,
   ) {}
 
   /** Queues the events of one flow, delivered in the order given. */
@@ -112,16 +114,23 @@ export class WebhookSender {
         this.inFlight.delete(req);
         resolve();
       };
+      const sentAt = Date.now();
       req.on('response', (res) => {
         this.deliveries += 1;
-        res.resume();
-        res.on('end', finish);
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.length < 64 && chunks.push(chunk));
+        res.on('end', () => {
+          const contentType = res.headers['content-type'];
+          this.onAnswer?.({ kind, sentAt, ms: Date.now() - sentAt, status: res.statusCode ?? 0, ...(contentType ? { contentType } : {}), body: Buffer.concat(chunks).toString('utf8').slice(0, 4096) });
+          finish();
+        });
         res.on('error', finish);
         res.on('close', finish);
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${deliveryTimeoutMs} ms`)));
       req.on('error', (error) => {
         if (!this.closed) this.warnOnce(error.message);
+        this.onAnswer?.({ kind, sentAt, ms: Date.now() - sentAt, body: '', error: error.message });
         finish();
       });
       req.end(payload);

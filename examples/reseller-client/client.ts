@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+
+// A small, well-behaved client of the API acting for a reseller's child organisation, as a certifier would run it:
+//   npm run certify-client -- --run "npx tsx examples/reseller-client/client.ts" --scenario examples/reseller-client/scenario.json
+// It reads the URLs, routes and credentials from its environment (the certification sets them), performs the default
+// scenario and answers the webhook deliveries. CLIENT_FAULT=<name> makes it misbehave in one way, for the self-tests.
+const env = process.env;
+const fault = env.CLIENT_FAULT ?? '';
+const need = (name: string): string => env[name] ?? (console.error(`client: ${name} is not set`), process.exit(2));
+
+type Service = 'identity' | 'stepup';
+const tokenUrls: Record<Service, string> = { identity: need('IDENTITY_TOKEN_URL'), stepup: need('STEPUP_TOKEN_URL') };
+const cached = new Map<string, { token: string; expiresAt: number }>();
+
+/** A token of the service's token endpoint, reused until a minute before it expires. */
+async function token(service: Service, apiKey: string): Promise<string> {
+  const key = `${service} ${apiKey}`;
+  const hit = cached.get(key);
+  if (hit && hit.expiresAt > Date.now() && fault !== 'token-per-call') return hit.token;
+  const scope = fault === 'wrong-scope' ? 'k1_integration_api openid' : 'k1_integration_api';
+  const reply = await fetch(tokenUrls[service], {
+    method: 'POST',
+    headers: { authorization: `Basic ${apiKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope }),
+  });
+  if (reply.status !== 200) throw new Error(`token endpoint answered ${reply.status}`);
+  const body = (await reply.json()) as { access_token: string; expires_in: number };
+  cached.set(key, { token: body.access_token, expiresAt: Date.now() + (body.expires_in - 60) * 1000 });
+  return body.access_token;
+}
+
+interface Caller {
+  apiKey: string;
+  clientId: string;
+}
+
+const main: Caller = { apiKey: need('API_KEY'), clientId: need('CLIENT_ID') };
+const reseller: Caller = { apiKey: need('RESELLER_API_KEY'), clientId: env.RESELLER_CLIENT_ID ?? 'sandbox-reseller' };
+const child = (env.RESELLER_CHILD_CLIENT_IDS ?? need('RESELLER_SOURCE_CLIENT_ID')).split(',')[0] as string;
+const sharedContext = JSON.parse(env.RESELLER_SHARED_CONTEXT ?? '{}') as Record<string, unknown>;
+
+function route(name: string, params: Record<string, string> = {}): { method: string; path: string } {
+  const [method = 'POST', path = '/'] = need(name).split(' ');
+  return { method, path: path.replace(/\{(\w+)\}/g, (_, p: string) => encodeURIComponent(params[p] ?? '')) };
+}
+
+async function call(service: Service | 'orders', routeName: string | undefined, caller: Caller, options: { body?: unknown; params?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+  const base = service === 'stepup' ? need('STEPUP_BASE_URL') : service === 'orders' ? need('ORDERS_BASE_URL') : need('IDENTITY_BASE_URL');
+  const { method, path } = routeName ? route(routeName, options.params) : { method: 'POST', path: '/v2/orders' };
+  const tokenService: Service = service === 'stepup' ? (fault === 'stepup-token-on-identity' ? 'identity' : 'stepup') : fault === 'stepup-token-on-identity' && service === 'identity' ? 'stepup' : 'identity';
+  const headers: Record<string, string> = { authorization: `Bearer ${await token(tokenService, caller.apiKey)}`, 'x-client-id': caller.clientId, ...(options.headers ?? {}) };
+  if (service !== 'stepup' && fault !== 'no-correlation-id') headers['x-correlation-id'] = randomUUID();
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  return fetch(`${base}${path}`, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
+}
+
+/** The order endpoint's 503 is transient (part 7): retried with growing delays, Retry-After honoured. */
+async function placeOrder(body: unknown): Promise<Response> {
+  for (let attempt = 0; ; attempt += 1) {
+    const reply = await call('orders', undefined, main, { body });
+    if (reply.status !== 503 || attempt >= 3) return reply;
+    const retryAfter = Number(reply.headers.get('retry-after') ?? 0) * 1000;
+    const delay = fault === 'retry-storm' ? 0 : Math.max(retryAfter, 150 * 2 ** attempt);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+function webhookReceiver(): Promise<() => Promise<void>> {
+  const port = Number(env.WEBHOOK_PORT ?? 0);
+  if (!port) return Promise.resolve(async () => undefined);
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (fault === 'webhook-500') res.writeHead(500, { 'content-type': 'text/plain' }).end('no');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(() => new Promise((done) => server.close(() => done())))));
+}
+
+async function run(): Promise<void> {
+  const stopReceiver = await webhookReceiver();
+  const inquiryId = `inq-${randomUUID()}`;
+  const assessment = (await (await call('identity', 'ROUTE_ASSESSMENT', main, { body: { strategy: env.STRATEGY_ASSESSMENT ?? 'default', inquiryId } })).json()) as { authenticationId: string };
+  const authenticationId = fault === 'made-up-authentication-id' ? randomUUID() : assessment.authenticationId;
+  await call('identity', 'ROUTE_CASE_UPDATE', main, { body: { inquiryId, authenticationId, decision: 'REVIEW', tags: ['certification'] } });
+  await call('stepup', 'ROUTE_STEP_UP', main, { body: { inquiryId, authenticationId: assessment.authenticationId, email: 'jane@example.test' } });
+  await placeOrder({ merchantOrderId: `order-${randomUUID()}`, fulfillment: [{ type: 'SHIPPED' }], items: [], transactions: [], promotions: [] });
+
+  // For the child organisation, as the reseller.
+  const context = fault === 'no-shared-context' ? {} : { sharedContext };
+  const childInquiry = `inq-${randomUUID()}`;
+  const childCase = (await (await call('identity', 'ROUTE_ASSESSMENT', reseller, { body: { strategy: env.STRATEGY_ASSESSMENT ?? 'default', inquiryId: childInquiry, ...context } })).json()) as { authenticationId: string };
+  const started = (await (await call('identity', 'ROUTE_DOCUMENT_VERIFICATION', reseller, { body: { strategy: env.STRATEGY_DOCUMENT_VERIFICATION ?? 'docv-default', inquiryId: childInquiry, ...context } })).json()) as { authenticationId?: string };
+  const recordsOf = started.authenticationId ?? childCase.authenticationId;
+  // The records exist once the session completed: a 404 is waited out for up to 2 s.
+  const until = Date.now() + 2_000;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 400)) {
+    const records = await call('identity', 'ROUTE_DOCUMENT_RECORDS', reseller, { params: { authenticationId: recordsOf ?? '' }, headers: { 'x-source-client-id': child } });
+    if (records.status !== 404 || Date.now() + delay > until) break;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+  // Deliveries of the flows above arrive shortly after them.
+  await new Promise((resolve) => setTimeout(resolve, Number(env.WEBHOOK_GRACE_MS ?? 500)));
+  await stopReceiver();
+}
+
+run().catch((error: unknown) => {
+  console.error(`client: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

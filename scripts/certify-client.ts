@@ -1,0 +1,137 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { interfaceInfo, type OperationId } from '../catalog/catalog.ts';
+import { Redactor } from '../fixtures/redact.ts';
+import { matrixHtml } from '../reporters/matrix-html.ts';
+import { matrixMarkdown } from '../reporters/matrix-markdown.ts';
+import type { RequirementVerdict } from '../reporters/verdicts.ts';
+import { resellerClient, resellerChildOrganizationId } from '../sandbox/credentials.ts';
+import { flavors, operationRouteText, type Flavor } from '../sandbox/layout.ts';
+import { startSandbox, type DeliveryAnswer, type RecordedExchange } from '../sandbox/server.ts';
+import { sandboxTargetEnv } from '../sandbox/target-env.ts';
+import { defaultTokenLifetimeSeconds } from '../sandbox/tokens.ts';
+import { writeManifest } from './evidence/manifest.ts';
+import { judgeClient, type ScenarioStep } from './client/judge.ts';
+
+// npm run certify-client -- --run "<command>" [--scenario <file>] [--inject-503 <rate>] [--flavor <f>] [--bundle]
+//                         [--listen] [--out <dir>]
+// Starts a sandbox that records every request, runs the reseller's client against it with the sandbox's URLs and
+// credentials in its environment, then judges what the client sent (catalog/client-requirements.json) and writes the
+// client matrix, JUnit and, with --bundle, a certification bundle that npm run verify-bundle checks.
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+
+function usage(message: string): never {
+  console.error(`certify-client: ${message}\nusage: npm run certify-client -- --run "<command>" | --listen [--scenario <file>] [--inject-503 <0..1>] [--flavor reference|alternative|gateway] [--bundle] [--out <dir>]`);
+  process.exit(2);
+}
+
+const { values } = parseArgs({
+  options: { run: { type: 'string' }, listen: { type: 'boolean' }, scenario: { type: 'string' }, 'inject-503': { type: 'string' }, flavor: { type: 'string' }, bundle: { type: 'boolean' }, out: { type: 'string' } },
+  strict: true,
+});
+if (!values.run && !values.listen) usage('give --run "<command>" or --listen');
+const flavor = (values.flavor ?? 'reference') as Flavor;
+if (!flavors.includes(flavor)) usage(`--flavor ${values.flavor} is not one of ${flavors.join(', ')}`);
+const inject = Number(values['inject-503'] ?? 0);
+if (!(inject >= 0 && inject <= 1)) usage('--inject-503 takes a share from 0 to 1');
+let scenario: ScenarioStep[] | undefined;
+if (values.scenario) {
+  try {
+    scenario = (JSON.parse(readFileSync(values.scenario, 'utf8')) as { steps: ScenarioStep[] }).steps;
+    if (!Array.isArray(scenario)) throw new Error('no "steps" list');
+  } catch (error) {
+    usage(`--scenario ${values.scenario}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+const exchanges: RecordedExchange[] = [];
+const deliveries: DeliveryAnswer[] = [];
+const tokenSecret = randomBytes(24).toString('hex');
+const webhookTarget = process.env.WEBHOOK_TARGET;
+const sandbox = await startSandbox({
+  flavor,
+  tokenSecret,
+  flaky503Rate: inject,
+  flaky503Scope: 'orders',
+  onExchange: (exchange) => exchanges.push(exchange),
+  onDelivery: (answer) => deliveries.push(answer),
+  ...(webhookTarget ? { webhookUrl: webhookTarget } : {}),
+  warn: () => undefined,
+});
+const env = sandboxTargetEnv({ url: sandbox.url, flavor, tokenSecret });
+const clientEnv: Record<string, string> = { ...env, RESELLER_CHILD_CLIENT_IDS: resellerChildOrganizationId };
+console.log(`certify-client: sandbox (${flavor}) at ${sandbox.url}, recording${inject ? `, ${inject * 100}% of order calls answered 503` : ''}`);
+
+if (values.run) {
+  const code = await new Promise<number | null>((done) => {
+    const child = spawn(values.run as string, { shell: true, stdio: 'inherit', env: { ...process.env, ...clientEnv } });
+    child.on('close', done);
+  });
+  console.log(`certify-client: the client's command ended with exit code ${code}`);
+} else {
+  console.log('certify-client: listening; run the client with these variables, then press Ctrl-C to judge:');
+  for (const [name, value] of Object.entries(clientEnv)) console.log(`  ${name}=${value}`);
+  await new Promise<void>((done) => process.once('SIGINT', () => done()));
+}
+await sandbox.webhooksIdle();
+await sandbox.close();
+
+const target = {
+  identityBaseUrl: env['IDENTITY_BASE_URL'] ?? '',
+  stepupBaseUrl: env['STEPUP_BASE_URL'] ?? '',
+  ordersBaseUrl: env['ORDERS_BASE_URL'] ?? '',
+  identityTokenUrl: env['IDENTITY_TOKEN_URL'] ?? '',
+  stepupTokenUrl: env['STEPUP_TOKEN_URL'] ?? '',
+  routes: Object.fromEntries((['assessment', 'documentVerification', 'documentRecords', 'fetchAssessment', 'caseUpdate', 'stepUp'] as const).map((id) => [id, operationRouteText(flavor, id)])) as Partial<Record<OperationId, string>>,
+  apiKeys: [env['API_KEY'] ?? '', env['RESELLER_API_KEY'] ?? ''],
+  resellerClientId: resellerClient.clientId,
+  childClientIds: [resellerChildOrganizationId],
+  tokenLifetimeSeconds: defaultTokenLifetimeSeconds[flavor],
+  caseOf: (id: string) => sandbox.caseOf?.(id),
+  checkToken: (token: string, service: 'identity' | 'stepup') => sandbox.checkToken?.(token, service) ?? { ok: false, reason: 'unknown' },
+};
+const verdicts = judgeClient({ exchanges, deliveries, target, ...(scenario ? { scenario } : {}), inject503: inject > 0 });
+const failed = verdicts.filter((v) => v.level === 'MUST' && v.outcome === 'failed').map((v) => v.id);
+const warned = verdicts.filter((v) => v.outcome === 'warning').map((v) => v.id);
+const reasons = [...(failed.length ? [`MUST requirements failed: ${failed.join(', ')}`] : []), ...(exchanges.length === 0 ? ['The client sent nothing'] : [])];
+const redactor = new Redactor([env['API_KEY'], env['RESELLER_API_KEY'], tokenSecret].filter((s): s is string => Boolean(s)));
+const report = {
+  role: 'client',
+  interface: { ...interfaceInfo, title: `${interfaceInfo.title} (client)` },
+  catalogSha256: '',
+  profile: 'certify-client',
+  environment: { flavor, 'requests recorded': String(exchanges.length), 'webhook deliveries answered': String(deliveries.length), 'injected 503 share': String(inject) },
+  finishedAt: new Date().toISOString(),
+  result: reasons.length ? 'not conformant' : warned.length ? `conformant with warnings: ${warned.join(', ')}` : 'conformant',
+  reasons,
+  requirements: verdicts.map((v) => ({ ...v, tests: v.tests.map((t) => ({ ...t, ...(t.detail ? { detail: redactor.text(t.detail) } : {}) })) })),
+};
+const out = resolve(values.out ?? join(repoRoot, 'reports', 'client'));
+mkdirSync(out, { recursive: true });
+writeFileSync(join(out, 'client-conformance.json'), `${JSON.stringify(report, null, 2)}\n`);
+writeFileSync(join(out, 'client-conformance.md'), matrixMarkdown(report));
+writeFileSync(join(out, 'client-conformance.html'), matrixHtml(report));
+writeFileSync(join(out, 'junit.xml'), junit(report.requirements));
+console.log(`certify-client: ${report.result}. Matrix: ${join(out, 'client-conformance.md')}`);
+for (const reason of reasons) console.log(`  ${reason}`);
+if (values.bundle) {
+  const bundle = join(repoRoot, 'certification', `client-${report.finishedAt.replace(/[:.]/g, '-')}`);
+  mkdirSync(bundle, { recursive: true });
+  for (const file of ['client-conformance.json', 'client-conformance.md', 'client-conformance.html', 'junit.xml']) cpSync(join(out, file), join(bundle, file));
+  writeManifest(bundle);
+  console.log(`certify-client: bundle ${bundle} (npm run verify-bundle -- ${bundle})`);
+}
+process.exit(reasons.length ? 1 : 0);
+
+function junit(requirements: readonly RequirementVerdict[]): string {
+  const escape = (text: string) => text.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c] as string);
+  const cases = requirements.map((v) => {
+    const problem = v.outcome === 'failed' ? `<failure message="${escape(v.tests.map((t) => t.detail ?? '').join('; ').slice(0, 2000))}"/>` : v.outcome === 'not-exercised' ? '<skipped/>' : '';
+    return `  <testcase classname="client" name="${escape(`${v.id} (${v.level}): ${v.statement}`)}">${problem}</testcase>`;
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="client certification" tests="${requirements.length}" failures="${requirements.filter((v) => v.outcome === 'failed').length}">\n${cases.join('\n')}\n</testsuite>\n`;
+}

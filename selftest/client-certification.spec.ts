@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { clientRequirements } from '../catalog/client-catalog.ts';
+import { requirements } from '../catalog/catalog.ts';
+import { childEnv, freePort, readText, repoRoot, runCli } from './evidence-harness.ts';
+
+// The client side of certification: the example reseller client, run by npm run certify-client against a recording
+// sandbox, passes clean; each way of misbehaving it can be switched to is caught by the client requirement it breaks.
+const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+const CLIENT = `"${tsx}" examples/reseller-client/client.ts`;
+
+interface Judged {
+  code: number | null;
+  output: string;
+  outcomes: Record<string, string>;
+}
+
+async function certify(fault: string | undefined, extra: string[] = ['--scenario', 'examples/reseller-client/scenario.json', '--inject-503', '1'], run = CLIENT): Promise<Judged> {
+  const work = mkdtempSync(join(tmpdir(), 'client-cert-'));
+  try {
+    const port = await freePort();
+    const env = childEnv(work, { WEBHOOK_TARGET: `http://127.0.0.1:${port}/hook`, WEBHOOK_PORT: String(port), WEBHOOK_GRACE_MS: '700', ...(fault ? { CLIENT_FAULT: fault } : {}) });
+    const result = await runCli(tsx, ['scripts/certify-client.ts', '--run', run, '--out', join(work, 'out'), ...extra], env, 90_000);
+    const report = JSON.parse(readText(join(work, 'out', 'client-conformance.json'))) as { requirements: Array<{ id: string; outcome: string }> };
+    return { code: result.code, output: `${result.stdout}\n${result.stderr}`.slice(-2500), outcomes: Object.fromEntries(report.requirements.map((r) => [r.id, r.outcome])) };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+test('client requirement IDs are unique across both catalogs', () => {
+  const ids = [...requirements.map((r) => r.id), ...clientRequirements.map((r) => r.id)];
+  expect(new Set(ids).size).toBe(ids.length);
+});
+
+test('the example reseller client passes: every MUST and SHOULD judged and held, retries and webhook answers included', async () => {
+  test.setTimeout(60_000);
+  const judged = await certify(undefined);
+  expect(judged.code, judged.output).toBe(0);
+  const notPassed = Object.entries(judged.outcomes).filter(([id, outcome]) => outcome !== 'passed' && !(id === 'CLI-TRAFFIC' && outcome === 'observed'));
+  expect(notPassed, judged.output).toEqual([]);
+});
+
+test('a client that calls nothing does not pass', async () => {
+  const judged = await certify(undefined, ['--scenario', 'examples/reseller-client/scenario.json'], 'true');
+  expect(judged.code).toBe(1);
+  expect(judged.outcomes['CLI-SCENARIO']).toBe('failed');
+});
+
+const faults: ReadonlyArray<{ fault: string; requirement: string; outcome: 'failed' | 'warning' }> = [
+  { fault: 'no-correlation-id', requirement: 'CLI-CORRELATION-ID', outcome: 'failed' },
+  { fault: 'token-per-call', requirement: 'CLI-TOKEN-REUSE', outcome: 'warning' },
+  { fault: 'wrong-scope', requirement: 'CLI-TOKEN-REQUEST', outcome: 'failed' },
+  { fault: 'no-shared-context', requirement: 'CLI-RESELLER-CONTEXT', outcome: 'failed' },
+  { fault: 'made-up-authentication-id', requirement: 'CLI-KNOWN-CASE', outcome: 'failed' },
+  { fault: 'stepup-token-on-identity', requirement: 'CLI-TOKEN-PER-SERVICE', outcome: 'failed' },
+  { fault: 'retry-storm', requirement: 'CLI-ORDER-RETRY', outcome: 'warning' },
+  { fault: 'webhook-500', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'warning' },
+];
+
+for (const { fault, requirement, outcome } of faults) {
+  test(`client fault ${fault} is caught by ${requirement}`, async () => {
+    test.setTimeout(60_000);
+    const judged = await certify(fault);
+    expect(judged.outcomes[requirement], judged.output).toBe(outcome);
+    expect(judged.code, 'a MUST failure fails the certification; a SHOULD warning does not').toBe(outcome === 'failed' ? 1 : 0);
+  });
+}
