@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { freePorts } from '../selftest/proof/plan.ts';
+import { replaceReadmeBlock } from './readme-block.ts';
 
 // npm run bench: wall and CPU time of a full conformance run against the sandbox, of a run of one trivial test (the
 // fixed cost) and of the kill matrix (median of BENCH_RUNS runs each, default 3; BENCH_KILL_RUNS for the kill
@@ -60,6 +61,11 @@ async function timed(command: string, env: Record<string, string | undefined>) {
   return { ...result, cpuSeconds: seconds };
 }
 
+/** A run's outputs in a scratch folder, quiet, with the local reporters. */
+function scratchRunEnv(scratch: string): Record<string, string> {
+  return { REPORTS_DIR: join(scratch, 'reports'), TEST_RESULTS_DIR: join(scratch, 'test-results'), ALLURE_RESULTS_DIR: join(scratch, 'allure-results'), CONFORMANCE_QUIET: '1', CI: '' };
+}
+
 async function conformanceRun() {
   const requests: ReceivedRequest[] = [];
   const tokenSecret = randomBytes(16).toString('hex');
@@ -67,15 +73,7 @@ async function conformanceRun() {
   const sandbox = await startSandbox({ tokenSecret, webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`, onRequest: (r) => requests.push(r) });
   const scratch = mkdtempSync(join(tmpdir(), 'bench-'));
   try {
-    const env = {
-      ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }),
-      WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
-      REPORTS_DIR: join(scratch, 'reports'),
-      TEST_RESULTS_DIR: join(scratch, 'test-results'),
-      ALLURE_RESULTS_DIR: join(scratch, 'allure-results'),
-      CONFORMANCE_QUIET: '1',
-      CI: '',
-    };
+    const env = { ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`, ...scratchRunEnv(scratch) };
     // The configured reporters stay on (list, JUnit, JSON, Allure, matrix): the figure is the run as users get it.
     const result = await timed('npx playwright test', env);
     if (result.code !== 0) throw new Error(`The conformance run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
@@ -99,15 +97,7 @@ async function fixedCostRun() {
   const scratch = mkdtempSync(join(tmpdir(), 'bench-fixed-'));
   try {
     const [sandboxPort, webhookPort] = await freePorts(2);
-    const env = {
-      SANDBOX_PORT: String(sandboxPort),
-      WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
-      REPORTS_DIR: join(scratch, 'reports'),
-      TEST_RESULTS_DIR: join(scratch, 'test-results'),
-      ALLURE_RESULTS_DIR: join(scratch, 'allure-results'),
-      CONFORMANCE_QUIET: '1',
-      CI: '',
-    };
+    const env = { SANDBOX_PORT: String(sandboxPort), WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`, ...scratchRunEnv(scratch) };
     const result = await timed(`npx playwright test --project orders --grep ${TRIVIAL_TEST}`, env);
     if (result.code !== 0) throw new Error(`The one-test run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
     return result;
@@ -172,7 +162,7 @@ async function main() {
   const table = benchTable(summary);
   console.log(`\n${table}`);
   if (process.env.BENCH_README !== '0') {
-    writeReadmeTable(table);
+    replaceReadmeBlock('bench', table);
     console.log('written: reports/bench.json and the README table');
   } else console.log('written: reports/bench.json');
 }
@@ -201,16 +191,6 @@ function benchTable(s: Summary): string {
     typeof s.killMatrix === 'object' ? `| Proof run: kill matrix with the clean and portability runs (${s.killMatrix.runs} runs) | ${s.killMatrix.medianSeconds} s | |` : `| Proof run | ${s.killMatrix} | |`,
     typeof s.npmTest === 'object' ? `| \`npm test\` (${s.npmTest.runs} runs) | ${s.npmTest.medianSeconds} s | 180 s |` : `| \`npm test\` | ${s.npmTest} | 180 s |`,
   ].join('\n');
-}
-
-/** Replaces the README's figures between <!-- bench --> and <!-- /bench --> with the table just measured. */
-function writeReadmeTable(table: string): void {
-  const path = join(repoRoot, 'README.md');
-  const readme = readFileSync(path, 'utf8');
-  const start = readme.indexOf('<!-- bench -->');
-  const end = readme.indexOf('<!-- /bench -->');
-  if (start < 0 || end < start) throw new Error('README.md has no <!-- bench --> ... <!-- /bench --> block');
-  writeFileSync(path, `${readme.slice(0, start)}<!-- bench -->\n${table}\n${readme.slice(end)}`);
 }
 
 await main();

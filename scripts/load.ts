@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { freePorts } from '../selftest/proof/plan.ts';
+import { replaceReadmeBlock } from './readme-block.ts';
 
 // npm run load: the sandbox (a process of its own) under autocannon, LOAD_CONNECTIONS connections (64) for
 // LOAD_SECONDS seconds (30), over a mix of token, assessment, fetch, case update, step-up and order requests, valid
@@ -85,7 +86,7 @@ async function main(): Promise<void> {
   writeFileSync(join(repoRoot, 'reports/load.json'), `${JSON.stringify(summary, null, 2)}\n`);
   const table = loadTable(summary);
   console.log(`\n${table}`);
-  if (process.env.LOAD_README !== '0') writeReadmeTable(table);
+  if (process.env.LOAD_README !== '0') replaceReadmeBlock('load', table);
   const broken = summary.unexpected5xx > 0 || !summary.sandboxAliveAfter;
   if (broken) console.error(`load: ${summary.unexpected5xx} unexpected 5xx, sandbox alive after: ${summary.sandboxAliveAfter}`);
   process.exit(broken ? 1 : 0);
@@ -103,15 +104,6 @@ function loadTable(s: { measuredAt: string; machine: { cpus: number; node: strin
     `| Unexpected 5xx, connection errors, timeouts | ${s.unexpected5xx}, ${s.errors}, ${s.timeouts} |`,
     `| Sandbox after the run | ${s.sandboxAliveAfter ? 'up' : '**down**'}, ${s.sandboxRssMiBAfter} MiB resident, ${String(s.casesKept)} cases kept (at most 50 000) |`,
   ].join('\n');
-}
-
-function writeReadmeTable(table: string): void {
-  const path = join(repoRoot, 'README.md');
-  const readme = readFileSync(path, 'utf8');
-  const start = readme.indexOf('<!-- load -->');
-  const end = readme.indexOf('<!-- /load -->');
-  if (start < 0 || end < start) throw new Error('README.md has no <!-- load --> ... <!-- /load --> block');
-  writeFileSync(path, `${readme.slice(0, start)}<!-- load -->\n${table}\n${readme.slice(end)}`);
 }
 
 await main();
