@@ -5,9 +5,9 @@ import { expect, test } from '@playwright/test';
 import { childEnv, freePort, playwrightCli, readText, repoRoot, runCli, type CliRun } from './evidence-harness.ts';
 
 // Scaling out: shards write blob reports; merge-reports with the suite's own reporters gives the verdicts, the JUnit
-// and the exit code of one whole run. Checked on the orders project against a sandbox with one fault, so that the
-// merged run has a failure to agree on.
-const SUBSET = ['--project', 'orders'];
+// and the exit code of one whole run. Checked on the orders checks citing ORD-ERR-CODE-STATUS against a sandbox with
+// one fault, so that the merged run has a failure to agree on.
+const SUBSET = ['--project', 'orders', '--grep', '@ORD-ERR-CODE-STATUS'];
 const FAULT = 'order-code-differs';
 
 type Outcomes = Record<string, string>;
