@@ -49,6 +49,8 @@ export interface SandboxOptions {
   flaky503Scope?: 'all' | 'orders';
   /** Called with the customer's answer to each webhook delivery (client certification judges it). */
   onDelivery?: (answer: DeliveryAnswer) => void;
+  /** Client certification: each flow's last event is delivered again, and once more with an unknown member. */
+  webhookRobustness?: boolean;
   /** Called with every request and the status it was answered with, flaky 503s included (client certification). */
   onExchange?: (exchange: RecordedExchange) => void;
   /** How long a request may take to arrive whole before it is answered 408 (slow senders). Default 10 000 ms. */
@@ -299,7 +301,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     faults,
     tokens: new TokenIssuer(flavor, options.tokenSecret, lifetime, options.onTokenIssued),
     cases: new CaseStore(flavor),
-    webhooks: new WebhookSender(webhookUrl, delayMs, flavor, faults, options.warn, options.onDelivery),
+    webhooks: new WebhookSender(webhookUrl, delayMs, flavor, faults, options.warn, options.onDelivery, options.webhookRobustness ?? false),
     placedOrders: new Set(),
     origin: '',
   };

@@ -36,6 +36,8 @@ export class WebhookSender {
     private readonly faults: FaultSet,
     private readonly warn: (line: string) => void = console.warn,
     private readonly onAnswer?: (answer: DeliveryAnswer) => void,
+    /** Client certification: after each flow, its last event again, then once more with a member part 6 does not list. */
+    private readonly robustness = false,
   ) {}
 
   /** Queues the events of one flow, delivered in the order given. */
@@ -45,6 +47,11 @@ export class WebhookSender {
       for (const event of events) {
         await this.wait();
         await this.deliver(event.kind, JSON.stringify(event.body));
+      }
+      const last = events.at(-1);
+      if (this.robustness && last) {
+        await this.deliver(last.kind, JSON.stringify(last.body));
+        await this.deliver(last.kind, JSON.stringify({ ...last.body, certificationProbe: 'a member part 6 does not list' }));
       }
     })()
       .catch(() => undefined)

@@ -59,6 +59,7 @@ const sandbox = await startSandbox({
   flaky503Scope: 'orders',
   onExchange: (exchange) => exchanges.push(exchange),
   onDelivery: (answer) => deliveries.push(answer),
+  webhookRobustness: true,
   ...(webhookTarget ? { webhookUrl: webhookTarget } : {}),
   warn: () => undefined,
 });

@@ -58,6 +58,7 @@ const faults: ReadonlyArray<{ fault: string; requirement: string; outcome: 'fail
   { fault: 'stepup-token-on-identity', requirement: 'CLI-TOKEN-PER-SERVICE', outcome: 'failed' },
   { fault: 'retry-storm', requirement: 'CLI-ORDER-RETRY', outcome: 'warning' },
   { fault: 'webhook-500', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'warning' },
+  { fault: 'webhook-strict', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'warning' },
 ];
 
 for (const { fault, requirement, outcome } of faults) {

@@ -70,9 +70,13 @@ function webhookReceiver(): Promise<() => Promise<void>> {
   const port = Number(env.WEBHOOK_PORT ?? 0);
   if (!port) return Promise.resolve(async () => undefined);
   const server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      if (fault === 'webhook-500') res.writeHead(500, { 'content-type': 'text/plain' }).end('no');
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+      const known = ['sessionId', 'status', 'ocr', 'score', 'image', 'inquiryId', 'form', 'sessionIdHash', 'mfaType', 'sendAttempts', 'verificationStatus', 'error', 'verificationAttempts', 'resendStatus', 'autoTrustDevice', 'sentTimeStamp', 'channelType', 'docVerification', 'remainingSendAttempts', 'remainingVerificationAttempts'];
+      const strictAndSurprised = fault === 'webhook-strict' && Object.keys(event).some((name) => !known.includes(name));
+      if (fault === 'webhook-500' || strictAndSurprised) res.writeHead(fault === 'webhook-500' ? 500 : 400, { 'content-type': 'text/plain' }).end('no');
       else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
