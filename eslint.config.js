@@ -15,7 +15,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['fixtures/config/**', 'playwright.config.ts', 'sandbox/**', 'selftest/**', 'scripts/**', 'reporters/**', 'examples/**'],
+    files: ['fixtures/config/**', 'fixtures/run/**', 'playwright.config.ts', 'sandbox/**', 'selftest/**', 'scripts/**', 'reporters/**', 'examples/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type PlaywrightTestConfig } from '@playwright/test';
 import { ConfigError, type SuiteConfig } from './fixtures/config/load-config.ts';
-import { rememberSandbox, spawnEmbeddedSandbox } from './fixtures/config/embedded-sandbox.ts';
+import { spawnEmbeddedSandbox } from './fixtures/config/embedded-sandbox.ts';
+import { runState } from './fixtures/run/run-state.ts';
 import { resolveConfig, type ResolvedConfig } from './fixtures/config/resolve.ts';
 import type { WorkerFixtures } from './fixtures/test.ts';
 import { reportersFor } from './reporters/reporters.ts';
@@ -28,8 +29,9 @@ if (isMainProcess && !process.env.CONFORMANCE_QUIET) {
 }
 
 // Started now, so that it boots while the runner collects the tests; a listing runs no test and needs none.
-if (sandbox && isMainProcess && !process.argv.includes('--list')) {
-  rememberSandbox(spawnEmbeddedSandbox(repoRoot, sandbox.env));
+const listing = process.argv.includes('--list');
+if (sandbox && isMainProcess && !listing) {
+  runState().sandbox = spawnEmbeddedSandbox(repoRoot, sandbox.env);
 }
 
 // One worker per project: the projects run side by side, so that one project's worker boots (about a second of
@@ -47,7 +49,8 @@ export default defineConfig<object, WorkerFixtures>({
   forbidOnly: Boolean(process.env.CI),
   workers: process.env.CONFORMANCE_WORKERS ? Number(process.env.CONFORMANCE_WORKERS) : 2,
   retries: 0,
-  timeout: 30_000 + suite.http.timeoutMs * (suite.http.retries503 + 1),
+  // A test may wait out 429s for as long as the run's budget lasts (RATE_LIMIT_BUDGET_MS).
+  timeout: 30_000 + suite.http.timeoutMs * (suite.http.retries503 + 1) + suite.http.rateLimitBudgetMs,
   outputDir: process.env.TEST_RESULTS_DIR ?? './test-results/conformance',
   reporter: reportersFor(suite),
   use: { trace: 'off', screenshot: 'off', video: 'off' },
@@ -61,5 +64,6 @@ export default defineConfig<object, WorkerFixtures>({
     project('orders'),
     project('reseller'),
   ],
-  ...(sandbox && isMainProcess ? { globalSetup: './fixtures/config/embedded-sandbox-setup.ts' } : {}),
+  // The embedded sandbox listening, the run's token broker, then the preflight (fixtures/run/global-setup.ts).
+  ...(isMainProcess && !listing ? { globalSetup: './fixtures/run/global-setup.ts' } : {}),
 });

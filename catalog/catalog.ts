@@ -48,6 +48,8 @@ export interface Operation {
   service: ServiceName;
   title: string;
   routeEnv?: string;
+  /** Variable naming a JSON file whose members fill the object-valued fields of this operation's requests. */
+  templateEnv?: string;
   defaultRoute?: string;
   alternativeRoute?: string;
   /** Route of the gateway sandbox flavor (sandbox/gateway/). */

@@ -6,7 +6,10 @@ import { matrixHtml } from './matrix-html.ts';
 import { matrixMarkdown, summaryTable, uncoveredMust } from './matrix-markdown.ts';
 import { isListingOnly } from './listing.ts';
 import { firstLines, testRecordOf } from './test-record.ts';
+import { marksOf } from '../fixtures/verdict-marks.ts';
 import { applyLedger, type LedgerEntry } from './ledger.ts';
+import { brokenPreconditions, costLine, runCost } from './run-summary.ts';
+import { runState } from '../fixtures/run/run-state.ts';
 import { failureReasons, resultOf, verdictsFor, type Profile, type TestRecord } from './verdicts.ts';
 
 export interface ConformanceReporterOptions {
@@ -27,6 +30,7 @@ export default class ConformanceReporter implements Reporter {
   private readonly records = new Map<string, TestRecord>();
   private rootDir = process.cwd();
   private globalErrors: string[] = [];
+  private readonly announced = new Set<string>();
   private readonly outputDir: string;
   private readonly profile: Profile;
 
@@ -40,7 +44,18 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    this.records.set(test.id, testRecordOf(test, result, this.rootDir));
+    const record = testRecordOf(test, result, this.rootDir);
+    this.records.set(test.id, record);
+    this.announceBrokenPreconditions(record);
+  }
+
+  /** A broken precondition is named once, as soon as a test is blocked by it, before the tests it will block too. */
+  private announceBrokenPreconditions(record: TestRecord): void {
+    for (const mark of marksOf(record.annotations)) {
+      if (mark.kind !== 'blocked' || this.announced.has(mark.detail)) continue;
+      this.announced.add(mark.detail);
+      if (this.announced.size <= BROKEN_SHOWN) console.log(`  Blocked: ${mark.detail} (every check standing on it is blocked too; see the summary)`);
+    }
   }
 
   onError(error: TestError): void {
@@ -55,6 +70,8 @@ export default class ConformanceReporter implements Reporter {
     const { verdicts, problems: ledgerProblems } = this.profile === 'certify' ? { verdicts: judged, problems: [] } : applyLedger(judged, this.options.ledger ?? [], new Date().toISOString().slice(0, 10));
     const reasons = [...runProblems(tests.length, this.globalErrors), ...ledgerProblems, ...failureReasons(verdicts, this.profile)];
     const uncovered = uncoveredMust(verdicts);
+    const stats = runState().broker?.stats();
+    const cost = stats ? runCost(stats) : undefined;
     const report = {
       interface: interfaceInfo,
       catalogSha256,
@@ -65,6 +82,7 @@ export default class ConformanceReporter implements Reporter {
       reasons,
       globalErrors: this.globalErrors,
       uncoveredMust: uncovered,
+      ...(cost ? { cost } : {}),
       requirements: verdicts,
     };
     mkdirSync(this.outputDir, { recursive: true });
@@ -74,7 +92,14 @@ export default class ConformanceReporter implements Reporter {
     writeFileSync(join(this.outputDir, 'conformance.html'), matrixHtml(report));
     // GitHub Actions shows this file on the run's summary page.
     if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, markdown);
+    const broken = brokenPreconditions(verdicts);
+    if (broken.length) {
+      console.log(`\nBroken preconditions: what the target did that kept checks from running (fix these first)`);
+      for (const line of broken.slice(0, BROKEN_SHOWN)) console.log(`  - ${line}`);
+      if (broken.length > BROKEN_SHOWN) console.log(`  - … ${broken.length - BROKEN_SHOWN} more in ${join(this.outputDir, 'conformance.md')}`);
+    }
     console.log(`\n${summaryTable(verdicts)}`);
+    if (cost) console.log(costLine(cost));
     if (uncovered.length) console.log(`  ${uncovered.length} MUST requirement${uncovered.length === 1 ? ' has' : 's have'} no test in this run: ${uncovered.length > 8 ? `${uncovered.slice(0, 8).join(', ')}, …` : uncovered.join(', ')}`);
     for (const reason of reasons) console.log(`  ${reason}`);
     console.log(`  Verdict (${this.profile} profile): ${report.result}. Matrix: ${join(this.outputDir, 'conformance.md')}\n`);
@@ -87,6 +112,9 @@ export default class ConformanceReporter implements Reporter {
     return true;
   }
 }
+
+/** Causes of blocked checks printed in the console; the matrix lists all of them. */
+const BROKEN_SHOWN = 8;
 
 /** A run that checked nothing, or broke outside its tests, proves nothing: it is never conformant. */
 function runProblems(testCount: number, globalErrors: readonly string[]): string[] {

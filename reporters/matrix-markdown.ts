@@ -1,9 +1,14 @@
+import { brokenPreconditions } from './run-summary.ts';
 import { OUTCOMES, type RequirementVerdict } from './verdicts.ts';
 
 const LEVELS = ['MUST', 'SHOULD', 'INFO'] as const;
 /** Outcomes whose requirements get a section of their own, with each failing test's evidence. */
 const DETAILED = new Set(['failed', 'blocked', 'warning', 'known']);
 const MAX_LINE = 300;
+/** A GitHub PR comment or step summary holds 65,536 characters; the matrix stays below, whatever fails. */
+export const MARKDOWN_MAX_CHARS = 60_000;
+/** The longest evidence shown per failing test; the whole of it is in conformance.html and .json. */
+const DETAIL_MAX_CHARS = 3_000;
 
 /** Counts of outcomes per level, as a fixed-width table for the console. */
 export function summaryTable(verdicts: readonly RequirementVerdict[]): string {
@@ -43,7 +48,10 @@ function failureSection(v: RequirementVerdict, seed: string | undefined): string
   for (const t of v.tests.filter((row) => DETAILED.has(row.outcome) || row.outcome === 'failed')) {
     lines.push(`- **${t.outcome}**: ${t.project} › ${t.title} (\`${t.location}\`)`);
     // Unindented, so that the replay command (a heredoc for the body) can be copied and run as it is.
-    if (t.detail) lines.push('', '```', ...t.detail.split(/\n| \| /).map((l) => l.trim()), '```', '');
+    if (t.detail) {
+      const detail = t.detail.length > DETAIL_MAX_CHARS ? `${t.detail.slice(0, DETAIL_MAX_CHARS)}\n… (cut: the whole evidence is in conformance.html)` : t.detail;
+      lines.push('', '```', ...detail.split(/\n| \| /).map((l) => l.trim()), '```', '');
+    }
   }
   lines.push(`Rerun: \`${seed ? `SEED=${seed} ` : ''}npx playwright test --grep @${v.id}\``, '');
   return lines;
@@ -56,6 +64,11 @@ function failureSection(v: RequirementVerdict, seed: string | undefined): string
  */
 export function matrixMarkdown(report: MatrixReport): string {
   const detailed = report.requirements.filter((v) => DETAILED.has(v.outcome));
+  // A filtered run lists only the requirements its tests cite.
+  const uncovered = report.requirements.filter((v) => v.outcome === 'uncovered');
+  const partial = uncovered.length > 0 && uncovered.length < report.requirements.length;
+  const listed = partial ? report.requirements.filter((v) => v.outcome !== 'uncovered') : report.requirements;
+  const broken = brokenPreconditions(report.requirements);
   const lines = [
     `# Conformance matrix: ${report.interface.title} ${report.interface.version}`,
     '',
@@ -63,6 +76,7 @@ export function matrixMarkdown(report: MatrixReport): string {
     '',
     ...report.reasons.map((r) => `- ${r}`),
     ...(report.reasons.length ? [''] : []),
+    ...(broken.length ? ['Broken preconditions (what the target did that kept checks from running; fix these first):', '', ...broken.map((b) => `- ${b}`), ''] : []),
     ...Object.entries(report.environment).map(([k, v]) => `- ${k}: ${v}`),
     '',
     '```',
@@ -71,12 +85,28 @@ export function matrixMarkdown(report: MatrixReport): string {
     '',
     '| Requirement | Level | Part | Outcome | Tests |',
     '|---|---|---|---|---|',
-    ...report.requirements.map((v) => {
+    ...listed.map((v) => {
       const outcome = DETAILED.has(v.outcome) ? `[${v.outcome}](#${v.id.toLowerCase()}-${v.level.toLowerCase()}-part-${v.part.replace(/\./g, '')}-${v.outcome})` : v.outcome;
       return `| ${v.id} | ${v.level} | ${v.part} | ${outcome}${v.breakdown ? ` (${cell(v.breakdown)})` : ''} | ${v.tests.length} |`;
     }),
+    ...(partial ? ['', `${uncovered.length} requirements have no test in this run (a filtered run) and are not listed.`] : []),
     '',
-    ...(detailed.length ? ['## Failures, blocks and warnings', '', ...detailed.flatMap((v) => failureSection(v, report.environment['seed']))] : []),
   ];
-  return `${lines.join('\n').split('\n').map(clip).join('\n')}\n`;
+  const head = `${lines.join('\n').split('\n').map(clip).join('\n')}\n`;
+  if (detailed.length === 0) return head;
+  return head + sectionsWithin(detailed.map((v) => failureSection(v, report.environment['seed']).map(clip).join('\n')), MARKDOWN_MAX_CHARS - head.length);
+}
+
+/** The sections that fit in `room` characters, in order, then one line saying where the rest are. */
+function sectionsWithin(sections: readonly string[], room: number): string {
+  const heading = '## Failures, blocks and warnings\n\n';
+  let text = heading;
+  let shown = 0;
+  const overflowLine = (left: number) => `… ${left} more requirement section${left === 1 ? '' : 's'} did not fit the ${MARKDOWN_MAX_CHARS.toLocaleString('en')} characters this file keeps to: they are in conformance.html and conformance.json.\n`;
+  for (const section of sections) {
+    if (text.length + section.length + 1 + overflowLine(sections.length).length > room) break;
+    text += `${section}\n`;
+    shown += 1;
+  }
+  return shown === sections.length ? text : text + overflowLine(sections.length - shown);
 }

@@ -73,7 +73,7 @@ async function conformanceRun() {
   const sandbox = await startSandbox({ tokenSecret, webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`, onRequest: (r) => requests.push(r) });
   const scratch = mkdtempSync(join(tmpdir(), 'bench-'));
   try {
-    const env = { ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`, ...scratchRunEnv(scratch) };
+    const env = { ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${webhookPort}/webhooks`, ...scratchRunEnv(scratch) };
     // The configured reporters stay on (list, JUnit, JSON, Allure, matrix): the figure is the run as users get it.
     const result = await timed('npx playwright test', env);
     if (result.code !== 0) throw new Error(`The conformance run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);

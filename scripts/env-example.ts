@@ -6,13 +6,13 @@ import { configSchema, configVariables } from '../fixtures/config/variables.ts';
 const GROUPS: Array<[string, RegExp]> = [
   ['Target: base URLs and token endpoints (unset IDENTITY_BASE_URL to run against the embedded sandbox)', /^(IDENTITY|STEPUP|ORDERS)_(BASE|TOKEN)_URL$/],
   ['Credentials (secrets: redacted from every report)', /^(API_KEY|IDENTITY_API_KEY|STEPUP_API_KEY|ORDERS_API_KEY|CLIENT_ID)$/],
-  ['Strategies', /^(STRATEGY_|STEPUP_STRATEGY)/],
+  ['Strategies, and templates for the object-valued fields whose inner fields the document does not show', /^(STRATEGY_|(ASSESSMENT|DOCUMENT_VERIFICATION|CASE_UPDATE|STEP_UP)_TEMPLATE$)/],
   ['Routes of the operations whose method and path the spec does not show ("METHOD /path", relative to the base URL)', /^ROUTE_/],
   ['Reseller flows (part 1): unset RESELLER_API_KEY to skip them', /^RESELLER_/],
   ['Optional credentials for the 401 and 403 rows and for token expiry', /^(ORDERS_NO_ENTITLEMENT_API_KEY|ORDERS_NO_ENTITLEMENT_CLIENT_ID|.*_EXPIRED_TOKEN)$/],
   ['Order endpoint: body template and the triggers of the 404, 500 and 503 rows', /^ORDER_/],
   ['Webhook receiver (part 6)', /^WEBHOOK_/],
-  ['Run', /^(PROFILE|SEED|HTTP_|DOCUMENT_READY_|CONFORMANCE_LEDGER)/],
+  ['Run', /^(PROFILE|SEED|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|CONFORMANCE_LEDGER)/],
   ['Embedded sandbox (only when IDENTITY_BASE_URL is unset)', /^SANDBOX_/],
 ];
 

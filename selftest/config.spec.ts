@@ -36,7 +36,11 @@ test.describe('configuration', () => {
     expect(config.routes.assessment).toEqual({ method: 'POST', path: '/assessment' });
     expect(config.routes.documentRecords.path).toContain('{authenticationId}');
     expect(config.profile).toBe('gate');
-    expect(config.webhook).toMatchObject({ mode: 'active', host: '127.0.0.1', port: 4455, publicUrl: 'http://127.0.0.1:4455/webhooks' });
+    // A real target cannot post to this machine's loopback: without WEBHOOK_PUBLIC_URL the event checks are not configured.
+    expect(config.webhook).toMatchObject({ mode: 'off', host: '127.0.0.1', port: 4455, publicUrl: 'http://127.0.0.1:4455/webhooks' });
+    expect(config.webhook.offReason).toContain('WEBHOOK_PUBLIC_URL is not set');
+    expect(loadConfig({ ...validEnv, WEBHOOK_PUBLIC_URL: 'https://tunnel.example.com/hooks' }, { repoRoot, embedded: false }).webhook.mode, 'a receiver URL the target can reach turns active mode on').toBe('active');
+    expect(config.http.rateLimitBudgetMs).toBe(300_000);
     expect(config.reseller, 'no reseller without RESELLER_API_KEY').toBeUndefined();
     expect(config.secrets).toContain(validEnv.API_KEY);
     expect(config.orders.template).toHaveProperty('merchantOrderId');
@@ -60,7 +64,8 @@ test.describe('configuration', () => {
     { variant: 'a route missing its placeholder', env: { ROUTE_DOCUMENT_RECORDS: 'GET /records' }, variable: 'ROUTE_DOCUMENT_RECORDS', says: /\{authenticationId\}/ },
     { variant: 'a placeholder where none belongs', env: { ROUTE_CASE_UPDATE: 'POST /cases/{caseId}' }, variable: 'ROUTE_CASE_UPDATE', says: /without \{placeholders\}/ },
     { variant: 'invalid JSON', env: { RESELLER_API_KEY: 'a2V5', RESELLER_SOURCE_CLIENT_ID: 'c', RESELLER_SHARED_CONTEXT: '{child: 1}' }, variable: 'RESELLER_SHARED_CONTEXT', says: /expected valid JSON/ },
-    { variant: 'JSON that is not an object', env: { STEPUP_STRATEGY: '["a"]' }, variable: 'STEPUP_STRATEGY', says: /expected JSON object sent as the step-up strategy/ },
+    { variant: 'JSON that is not an object', env: { RESELLER_API_KEY: 'a2V5', RESELLER_SOURCE_CLIENT_ID: 'c', RESELLER_SHARED_CONTEXT: '["a"]' }, variable: 'RESELLER_SHARED_CONTEXT', says: /expected JSON object sent as sharedContext/ },
+    { variant: 'a request template that is not a readable JSON object', env: { STEP_UP_TEMPLATE: 'fixtures/no-such-template.json' }, variable: 'STEP_UP_TEMPLATE', says: /expected a readable JSON file holding an object/ },
     { variant: 'a reseller key without its child client', env: { RESELLER_API_KEY: 'a2V5', RESELLER_SHARED_CONTEXT: '{}' }, variable: 'RESELLER_SOURCE_CLIENT_ID', says: /is not set: .*required when RESELLER_API_KEY is set/ },
     { variant: 'a missing required variable', env: { CLIENT_ID: undefined }, variable: 'CLIENT_ID', says: /CLIENT_ID is not set: expected Value sent in x-client-id/ },
     { variant: 'an unknown profile', env: { PROFILE: 'strict' }, variable: 'PROFILE', says: /expected one of gate, certify, nightly/ },

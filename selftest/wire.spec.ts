@@ -5,7 +5,7 @@ import { Api } from '../fixtures/api.ts';
 import { loadConfig } from '../fixtures/config/load-config.ts';
 import { HttpClient } from '../fixtures/http/client.ts';
 import { Redactor } from '../fixtures/redact.ts';
-import { TokenProvider } from '../fixtures/tokens.ts';
+import { TokenCache, TokenProvider } from '../fixtures/tokens.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 
@@ -21,7 +21,7 @@ const test = base.extend<object, { sandbox: RunningSandbox; api: Api; http: Http
   http: [async ({}, use) => use(new HttpClient({ retries: 0, baseMs: 10, maxMs: 10, timeoutMs: 5000 })), { scope: 'worker' }],
   api: [async ({ sandbox, http }, use) => {
     const suite = loadConfig(sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret: 'wire-test-secret' }), { repoRoot, embedded: false });
-    await use(new Api(suite, http, new TokenProvider(http, new Redactor()), async () => undefined, (_title, body) => body(), (what) => {
+    await use(new Api(suite, http, new TokenProvider(new TokenCache(http, new Redactor()), new Redactor()), async () => undefined, (_title, body) => body(), (what) => {
       throw new Error(what);
     }));
   }, { scope: 'worker' }],

@@ -74,6 +74,8 @@ export async function startProofTargets(faults: readonly Fault[], seed: number):
       const env = {
         ...sandboxTargetEnv({ url: sandbox.url, flavor: spec.flavor, tokenSecret, faultSuiteEnv: faultSuiteEnv(spec.fault ? [spec.fault.id] : []) }),
         WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
+        // The sandbox posts to the receiver on loopback: a receiver URL the target reaches, so the flows run.
+        WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${webhookPort}/webhooks`,
         // Loopback deliveries take milliseconds; a short wait keeps the faults that withhold an event quick.
         WEBHOOK_WAIT_MS: '1500',
         SEED: String(seed),

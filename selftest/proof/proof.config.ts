@@ -13,6 +13,8 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const planFile = process.env.PROOF_PLAN;
 if (!planFile) throw new Error('PROOF_PLAN is not set: this configuration is started by selftest/proof.spec.ts');
 const plan = JSON.parse(readFileSync(planFile, 'utf8')) as ProofPlan;
+// Every target is a sandbox this process started: the run's broker without the preflight of a real deployment.
+process.env.PREFLIGHT ??= '0';
 const AREAS = ['auth', 'identity', 'stepup', 'orders', 'webhooks', 'reseller'] as const;
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -54,5 +56,6 @@ export default defineConfig<object, WorkerFixtures>({
   outputDir: `${repoRoot}test-results/proof-run`,
   reporter: [['json', { outputFile: process.env.PROOF_RESULTS ?? `${repoRoot}test-results/proof-results.json` }]],
   use: { trace: 'off' },
+  globalSetup: `${repoRoot}fixtures/run/global-setup.ts`,
   projects: plan.targets.flatMap(projectsFor),
 });

@@ -2,7 +2,7 @@ import type { ServiceName } from '../../catalog/catalog.ts';
 import { test } from '../../fixtures/test.ts';
 import type { ServiceTarget, SuiteConfig } from '../../fixtures/config/load-config.ts';
 import { expectThat } from '../../fixtures/checks/responses.ts';
-import type { HttpClient } from '../../fixtures/http/client.ts';
+import type { Sender } from '../../fixtures/http/client.ts';
 import type { Exchange } from '../../fixtures/http/exchange.ts';
 import type { Redactor } from '../../fixtures/redact.ts';
 import { issuedToken, tokenRequest, type TokenRequestOptions } from '../../fixtures/tokens.ts';
@@ -27,7 +27,7 @@ export function distinctTokenTarget(config: SuiteConfig, service: TokenService):
 }
 
 export interface TokenContext {
-  http: HttpClient;
+  http: Sender;
   redactor: Redactor;
   record: (exchange: Exchange) => Promise<void>;
 }

@@ -53,7 +53,7 @@ const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) =
     id: 'RES-SHARED-CONTEXT',
     run: async (ctx) => {
       const ref = await resellerCase(ctx);
-      return ctx.api.call('stepUp', { asReseller: true, body: { ...stepUp(ctx.data, ref, 'phone', ctx.config.strategies.stepUp), sharedContext: ctx.reseller.sharedContext } });
+      return ctx.api.call('stepUp', { asReseller: true, body: { ...stepUp(ctx.data, ref, 'phone'), sharedContext: ctx.reseller.sharedContext } });
     },
   },
   {

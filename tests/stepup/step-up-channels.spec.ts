@@ -17,10 +17,9 @@ const channels: ReadonlyArray<{ channel: StepUpChannel; name: string; strategyOb
 for (const { channel, name, strategyObject } of channels) {
   test(
     ...cites(['SU-CHANNELS', 'SU-RES-SCHEMA', 'SU-RES-IDS', 'SU-DECISION-VALUES'], `a step-up ${name} for an existing case is accepted and answered with the case ids`),
-    async ({ api, verdict, config, data, newCase }) => {
+    async ({ api, verdict, data, newCase }) => {
       const ref = await newCase();
-      const strategy = strategyObject ? (config.strategies.stepUp ?? {}) : config.strategies.stepUp;
-      const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel, strategy) });
+      const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel, strategyObject) });
       expectAccepted(verdict, 'SU-CHANNELS', exchange);
       expectSchema(verdict, 'SU-RES-SCHEMA', stepUpOperation.responseSchema as string, exchange.json, exchange);
       const answer = bodyOf(exchange);

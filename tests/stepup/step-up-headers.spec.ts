@@ -23,9 +23,9 @@ for (const defect of contentTypeDefects) {
   });
 }
 
-test(...cites(['HDR-STEPUP-NO-CORRELATION'], 'a step-up without x-correlation-id is accepted'), async ({ api, verdict, config, data, newCase }) => {
+test(...cites(['HDR-STEPUP-NO-CORRELATION'], 'a step-up without x-correlation-id is accepted'), async ({ api, verdict, data, newCase }) => {
   const ref = await newCase();
-  const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone', config.strategies.stepUp), note: 'no x-correlation-id' });
+  const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone'), note: 'no x-correlation-id' });
   verdict.precondition(!sentHeader(exchange.request.headers, 'x-correlation-id'), 'the step-up request carries no x-correlation-id', () => ({
     sent: verdict.sent(exchange),
     expected: 'no x-correlation-id header sent',
@@ -34,8 +34,8 @@ test(...cites(['HDR-STEPUP-NO-CORRELATION'], 'a step-up without x-correlation-id
   expectAccepted(verdict, 'HDR-STEPUP-NO-CORRELATION', exchange);
 });
 
-test(...cites(['HDR-STEPUP-CORRELATION-SENT'], 'a step-up carrying an x-correlation-id anyway: the answer is recorded'), async ({ api, verdict, config, data, newCase }) => {
+test(...cites(['HDR-STEPUP-CORRELATION-SENT'], 'a step-up carrying an x-correlation-id anyway: the answer is recorded'), async ({ api, verdict, data, newCase }) => {
   const ref = await newCase();
-  const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone', config.strategies.stepUp), set: { 'x-correlation-id': randomUUID() } });
+  const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone'), set: { 'x-correlation-id': randomUUID() } });
   verdict.observe('HDR-STEPUP-CORRELATION-SENT', `answered ${exchange.status}`);
 });

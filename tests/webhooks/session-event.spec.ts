@@ -22,7 +22,7 @@ for (const { channel, name } of channels) {
       skipUnlessFlowsRun(verdict, config, receiver);
       const ref = await newCase();
       const sentAt = Date.now();
-      const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel, config.strategies.stepUp) });
+      const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel) });
       verdict.precondition(exchange.status >= 200 && exchange.status < 300, `the step-up ${name} is accepted`, () => ({
         sent: verdict.sent(exchange),
         expected: 'success (2xx)',

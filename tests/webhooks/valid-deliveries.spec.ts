@@ -1,7 +1,7 @@
 import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/checks/webhook-events.ts';
 import { eventKind, eventKinds, isObject, kindTitle, requirementsOf } from '../../fixtures/webhooks/events.ts';
 import { readJournal, type DeliveryRecord } from '../../fixtures/webhooks/receiver.ts';
-import { cites, test } from '../../fixtures/webhooks/webhook-test.ts';
+import { cites, noReceiver, test } from '../../fixtures/webhooks/webhook-test.ts';
 
 // This file sorts after the flows of tests/webhooks/, and the project runs its files in order on one worker, so this
 // check sees the flows' deliveries. It reads the receiver's journal, which outlives a worker restarted after a failure.
@@ -33,7 +33,7 @@ test(
     'every delivery the receiver got during the run is a valid part-6 event',
   ),
   async ({ config, verdict, receiver, attachDeliveries }) => {
-    if (!receiver) return verdict.notConfigured('WEBHOOK_MODE=off: no webhook receiver');
+    if (!receiver) return verdict.notConfigured(noReceiver(config));
     if (config.webhook.mode === 'passive') {
       test.setTimeout(config.webhook.passiveWindowMs + 30_000);
       await new Promise((resolve) => setTimeout(resolve, config.webhook.passiveWindowMs));

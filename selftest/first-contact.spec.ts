@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { MARKDOWN_MAX_CHARS } from '../reporters/matrix-markdown.ts';
+import { startSandbox } from '../sandbox/server.ts';
+import { sandboxTargetEnv } from '../sandbox/target-env.ts';
+import { childEnv, freePort, playwrightCli, runCli, type CliRun } from './evidence-harness.ts';
+
+// What a new user meets on day one against a deployment that is not our sandbox: a precise verdict in seconds.
+
+interface Report {
+  result: string;
+  cost?: { tokenFetches: number; tokenRequests: number; requests: number };
+  requirements: Array<{ id: string; level: string; outcome: string; tests: Array<{ outcome: string; detail?: string }> }>;
+}
+
+interface Run {
+  run: CliRun;
+  output: string;
+  report?: Report;
+  markdown?: string;
+}
+
+async function conformanceRun(env: Record<string, string>, args: string[] = []): Promise<Run> {
+  const work = mkdtempSync(join(tmpdir(), 'first-contact-'));
+  const reportsDir = join(work, 'reports');
+  try {
+    const run = await runCli(process.execPath, [playwrightCli, 'test', ...args], childEnv(work, { REPORTS_DIR: reportsDir, TEST_RESULTS_DIR: join(work, 'test-results'), CONFORMANCE_WORKERS: '2', ...env }));
+    const read = (name: string) => {
+      try {
+        return readFileSync(join(reportsDir, name), 'utf8');
+      } catch {
+        return undefined;
+      }
+    };
+    const json = read('conformance.json');
+    const markdown = read('conformance.md');
+    return { run, output: `${run.stdout}\n${run.stderr}`, ...(json ? { report: JSON.parse(json) as Report } : {}), ...(markdown ? { markdown } : {}) };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function embedded(extra: Record<string, string> = {}): Promise<Record<string, string>> {
+  return { SANDBOX_PORT: String(await freePort()), WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`, ...extra };
+}
+
+test.describe.configure({ timeout: 120_000 });
+
+test('a dead host stops the run before any test: exit 2, one line per service naming the variables and what came back', async () => {
+  const port = await freePort();
+  const dead = `http://127.0.0.1:${port}`;
+  const { run, output, report } = await conformanceRun({
+    IDENTITY_BASE_URL: `${dead}/identity`,
+    IDENTITY_TOKEN_URL: `${dead}/auth/v1/token`,
+    STEPUP_BASE_URL: `${dead}/stepup`,
+    STEPUP_TOKEN_URL: `${dead}/auth2/v1/token`,
+    ORDERS_BASE_URL: `${dead}/commerce`,
+    API_KEY: 'a2V5OnNlY3JldA==',
+    CLIENT_ID: 'client',
+  });
+  expect(run.code, output).toBe(2);
+  expect(report, 'no test ran, so no matrix').toBeUndefined();
+  const lines = run.stderr.split('\n').filter((line) => /^ {2}(identity|stepup|orders): /.test(line));
+  expect(lines.map((line) => line.trim().split(':')[0]), output).toEqual(['identity', 'stepup', 'orders']);
+  expect(lines[0]).toContain(`IDENTITY_BASE_URL=${dead}/identity: the host does not answer (ECONNREFUSED`);
+  expect(output).not.toMatch(/\d+ (passed|failed)/);
+});
+
+test('a wrong API key stops the run before any test: exit 2, a line per service naming API_KEY and the refusal, the key itself redacted', async () => {
+  const wrongKey = Buffer.from(`nobody:${randomBytes(6).toString('hex')}`).toString('base64');
+  const { run, output } = await conformanceRun(await embedded({ API_KEY: wrongKey }));
+  expect(run.code, output).toBe(2);
+  expect(output).toMatch(/identity, orders: a token request to IDENTITY_TOKEN_URL with API_KEY as Basic credentials: the credentials in API_KEY were refused: POST http:\/\/127\.0\.0\.1:\d+\/identity-auth\/v1\/token was answered 401/);
+  expect(output).toMatch(/stepup: a token request to STEPUP_TOKEN_URL with API_KEY as Basic credentials: the credentials in API_KEY were refused/);
+  expect(output).not.toContain(wrongKey);
+});
+
+test('a token endpoint answering 201 fails the gate fast: TOK-ISSUED failed, the rest blocked by it, named once and first, no stack of the suite, a matrix that fits a PR comment', async () => {
+  const { run, output, report, markdown } = await conformanceRun(await embedded({ SANDBOX_FAULTS: 'token-answered-201', WEBHOOK_WAIT_MS: '300' }));
+  expect(run.code, output.slice(-3000)).toBe(1);
+  expect(report?.requirements.find((r) => r.id === 'TOK-ISSUED')?.outcome).toBe('failed');
+  const blocked = report?.requirements.filter((r) => r.level === 'MUST' && r.outcome === 'blocked') ?? [];
+  expect(blocked.length).toBeGreaterThan(40);
+  const firstBlocked = output.indexOf('Blocked: no access token for the');
+  expect(firstBlocked, 'the broken precondition is named as soon as it blocks').toBeGreaterThan(-1);
+  expect(firstBlocked).toBeLessThan(output.indexOf('Conformance by requirement'));
+  expect(output.indexOf('Broken preconditions')).toBeLessThan(output.indexOf('Conformance by requirement'));
+  expect(output.match(/Blocked: no access token for the identity service/g), 'named once, not once per test').toHaveLength(1);
+  expect(output).not.toMatch(/at (Verdict|Api|TokenProvider)\.\w+ \(/);
+  expect(markdown?.length).toBeLessThan(MARKDOWN_MAX_CHARS);
+});
+
+test('every test stands on one token per token endpoint and credential for the whole run, whatever the number of workers, and the summary counts them', async () => {
+  const issued: string[] = [];
+  const tokenSecret = randomBytes(16).toString('hex');
+  const sandbox = await startSandbox({ tokenSecret, onTokenIssued: (token) => issued.push(token) });
+  try {
+    const env = { ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), WEBHOOK_MODE: 'off' };
+    const { run, output, report } = await conformanceRun(env, ['--project', 'identity', '--project', 'stepup', '--project', 'reseller']);
+    expect(run.code, output.slice(-3000)).toBe(0);
+    // Each configured credential once (the preflight asks for all of them): identity and step-up for the main client
+    // and for the reseller, and the orders client without entitlements, on the identity token endpoint.
+    expect(issued).toHaveLength(5);
+    expect(report?.cost?.tokenFetches).toBe(issued.length);
+    expect(output).toMatch(new RegExp(`token endpoints asked ${issued.length} times \\(${issued.length} for the run's tokens, 0 by the token checks\\)`));
+  } finally {
+    await sandbox.close();
+  }
+});
+
+test('a target that cannot reach a receiver on this machine: without WEBHOOK_PUBLIC_URL the event checks are not configured, naming it, and the rest of the run is judged', async () => {
+  const tokenSecret = randomBytes(16).toString('hex');
+  const sandbox = await startSandbox({ tokenSecret });
+  try {
+    const env = { ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}` };
+    const { run, output, report } = await conformanceRun(env, ['--project', 'webhooks']);
+    expect(run.code, output.slice(-3000)).toBe(0);
+    const events = report?.requirements.filter((r) => r.id.startsWith('EVT-')) ?? [];
+    expect(events.length).toBeGreaterThan(0);
+    for (const r of events) {
+      expect(r.outcome, r.id).toBe('not-configured');
+      expect(r.tests[0]?.detail, r.id).toContain('WEBHOOK_PUBLIC_URL');
+    }
+  } finally {
+    await sandbox.close();
+  }
+});
+
+test('a control answered 404 names the route variable to check and its current value', async () => {
+  const { run, output, report } = await conformanceRun(await embedded({ ROUTE_ASSESSMENT: 'POST /assessments/evaluate' }), ['--project', 'identity', '--grep', '@ASM-REQ-TYPES|@HDR-CLIENT-ID']);
+  expect(run.code, output.slice(-3000)).toBe(1);
+  const detail = report?.requirements.find((r) => r.id === 'HDR-CLIENT-ID')?.tests.find((t) => t.outcome === 'blocked')?.detail ?? '';
+  expect(detail).toContain('check ROUTE_ASSESSMENT (now "POST /assessments/evaluate") and IDENTITY_BASE_URL (now http://127.0.0.1:');
+});
