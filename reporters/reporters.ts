@@ -5,6 +5,7 @@ import type { SuiteConfig } from '../fixtures/config/load-config.ts';
 import { Redactor } from '../fixtures/redact.ts';
 import type { ConformanceAllureOptions } from './allure-reporter.ts';
 import type { ConformanceReporterOptions } from './conformance-reporter.ts';
+import { isListingOnly } from './listing.ts';
 import { runEnvironment } from './run-environment.ts';
 
 type Env = Record<string, string | undefined>;
@@ -23,6 +24,7 @@ export function allureResultsDir(env: Env = process.env): string {
  * reporters below over all shards' blobs (reporters/merge.config.ts), and exits as one run would.
  */
 export function reportersFor(suite: SuiteConfig, env: Env = process.env): ReporterDescription[] {
+  if (isListingOnly()) return [[fileURLToPath(new URL('./listing-reporter.ts', import.meta.url))]];
   if (env.CONFORMANCE_SHARD) return [[env.CI ? 'dot' : 'list'], ['blob', { outputDir: env.BLOB_DIR ?? 'blob-report' }]];
   return mergedReporters(suite, env);
 }
