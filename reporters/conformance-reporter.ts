@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { catalogSha256, interfaceInfo, requirements } from '../catalog/catalog.ts';
+import { junitXml } from './junit.ts';
 import { matrixHtml } from './matrix-html.ts';
 import { matrixMarkdown, summaryTable, uncoveredMust } from './matrix-markdown.ts';
 import { isListingOnly } from './listing.ts';
@@ -90,6 +91,8 @@ export default class ConformanceReporter implements Reporter {
     const markdown = matrixMarkdown(report);
     writeFileSync(join(this.outputDir, 'conformance.md'), markdown);
     writeFileSync(join(this.outputDir, 'conformance.html'), matrixHtml(report));
+    const known = new Set(verdicts.filter((v) => v.outcome === 'known').map((v) => v.id));
+    writeFileSync(join(this.outputDir, 'junit.xml'), junitXml(tests, { profile: this.profile, catalog: requirements, known, name: `${interfaceInfo.title} ${interfaceInfo.version} conformance` }));
     // GitHub Actions shows this file on the run's summary page.
     if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, markdown);
     const broken = brokenPreconditions(verdicts);

@@ -29,7 +29,7 @@ export function reportersFor(suite: SuiteConfig, env: Env = process.env): Report
   return mergedReporters(suite, env);
 }
 
-/** The reporters that judge a whole run: list, JUnit, JSON, Allure and the conformance matrix. */
+/** The reporters that judge a whole run: list, JSON, Allure and the conformance matrix (which also writes JUnit). */
 export function mergedReporters(suite: SuiteConfig, env: Env = process.env): ReporterDescription[] {
   const reportsDir = env.REPORTS_DIR ?? 'reports';
   const environment = runEnvironment(suite, suite.embedded ? { flavor: env.SANDBOX_FLAVOR ?? 'reference', faults: env.SANDBOX_FAULTS ?? '' } : undefined);
@@ -44,7 +44,6 @@ export function mergedReporters(suite: SuiteConfig, env: Env = process.env): Rep
   };
   return [
     [env.CI ? 'dot' : 'list'],
-    ['junit', { outputFile: `${reportsDir}/junit.xml` }],
     ['json', { outputFile: `${reportsDir}/results.json` }],
     // Absolute, so that both playwright.config.ts and reporters/merge.config.ts find them.
     [fileURLToPath(new URL('./allure-reporter.ts', import.meta.url)), allure],

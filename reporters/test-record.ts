@@ -12,6 +12,7 @@ export function testRecordOf(test: TestCase, result: TestResult, rootDir: string
     project: test.parent.project()?.name ?? '',
     location: `${relative(rootDir, test.location.file)}:${test.location.line}`,
     status: result.status,
+    durationMs: result.duration,
     annotations: [...test.annotations, ...(result.annotations ?? [])].map((a) => ({ type: a.type, ...(a.description !== undefined ? { description: a.description } : {}) })),
     ...(error ? { error: firstLines(error), errorName: errorName(error) } : {}),
   };

@@ -21,6 +21,7 @@ export interface TestRecord {
   annotations: Array<{ type: string; description?: string }>;
   error?: string;
   errorName?: string;
+  durationMs?: number;
 }
 
 export interface TestOutcome {

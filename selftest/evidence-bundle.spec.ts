@@ -130,7 +130,7 @@ test('JUnit gives every test the requirement IDs it verifies as properties, and 
   const cases = [...junit.matchAll(/<testcase name="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)];
   expect(cases.length).toBeGreaterThan(0);
   for (const [, name = '', inner = ''] of cases) {
-    const cited = [...inner.matchAll(/<property name="requirement" value="([^"]*)">/g)].map((m) => m[1] ?? '');
+    const cited = [...inner.matchAll(/<property name="requirement" value="([^"]*)"\s*\/?>/g)].map((m) => m[1] ?? '');
     expect(cited.length, `JUnit test without a requirement property: ${name}`).toBeGreaterThan(0);
     for (const id of cited) expect(isRequirementId(id), `unknown requirement ${id} on ${name}`).toBe(true);
     expect(name.split(/\s+/).filter(isRequirementId), `JUnit test name carries requirement IDs: ${name}`).toEqual([]);
@@ -189,16 +189,20 @@ test('the single-file report opens offline in Chromium, shows the requirement ID
     for (const id of ['TOK-ISSUED', 'TOK-NO-STORE']) {
       await page.getByTestId('search-input').fill(id);
       const found = page.getByText(new RegExp(`^${id}\\b`)).first();
-      // The tree opens one level per click: open each section once, level by level, until the ID shows.
+      // The tree opens one level per click, and re-renders as the search applies: each attempt looks at the tree as it
+      // is now and opens one section not opened yet, until the ID shows.
       const opened = new Set<string>();
-      for (let depth = 0; depth < 6 && !(await found.isVisible()); depth += 1) {
+      await expect(async () => {
+        if (await found.isVisible()) return;
         for (const section of await page.getByTestId('tree-section').all()) {
           const node = (await section.getAttribute('data-tree-node-id')) ?? '';
           if (opened.has(node)) continue;
           opened.add(node);
-          await section.getByTestId('tree-section-title').click();
+          await section.getByTestId('tree-section-title').first().click({ timeout: 2_000 });
+          break;
         }
-      }
+        await expect(found).toBeVisible({ timeout: 500 });
+      }).toPass({ timeout: 30_000 });
       await expect(found, `${id} is shown in the report`).toBeVisible();
     }
     const outside = requests.filter((url) => !/^(file|data|blob):/.test(url));
