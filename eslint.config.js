@@ -11,11 +11,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // Playwright reads a fixture's dependencies from its destructuring pattern; `{}` means "none".
       'no-empty-pattern': ['error', { allowObjectPatternsAsParameters: true }],
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through fixtures/config only.' }],
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through harness/config only.' }],
     },
   },
   {
-    files: ['fixtures/config/**', 'fixtures/run/**', 'playwright.config.ts', 'sandbox/**', 'selftest/**', 'scripts/**', 'reporters/**', 'examples/**'],
+    files: ['harness/config/**', 'harness/run/**', 'playwright.config.ts', 'sandbox/**', 'selftest/**', 'scripts/**', 'reporters/**', 'examples/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

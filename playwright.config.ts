@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type PlaywrightTestConfig } from '@playwright/test';
-import { ConfigError, type SuiteConfig } from './fixtures/config/load-config.ts';
-import { spawnEmbeddedSandbox } from './fixtures/config/embedded-sandbox.ts';
-import { runState } from './fixtures/run/run-state.ts';
-import { resolveConfig, type ResolvedConfig } from './fixtures/config/resolve.ts';
+import { ConfigError, type SuiteConfig } from './harness/config/load-config.ts';
+import { spawnEmbeddedSandbox } from './harness/config/embedded-sandbox.ts';
+import { runState } from './harness/run/run-state.ts';
+import { resolveConfig, type ResolvedConfig } from './harness/config/resolve.ts';
 import type { WorkerFixtures } from './fixtures/test.ts';
 import { reportersFor } from './reporters/reporters.ts';
 import { serializeRedacted } from './reporters/serialize-redacted.ts';
@@ -64,6 +64,6 @@ export default defineConfig<object, WorkerFixtures>({
     project('orders'),
     project('reseller'),
   ],
-  // The embedded sandbox listening, the run's token broker, then the preflight (fixtures/run/global-setup.ts).
-  ...(isMainProcess && !listing ? { globalSetup: './fixtures/run/global-setup.ts' } : {}),
+  // The embedded sandbox listening, the run's token broker, then the preflight (harness/run/global-setup.ts).
+  ...(isMainProcess && !listing ? { globalSetup: './harness/run/global-setup.ts' } : {}),
 });

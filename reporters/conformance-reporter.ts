@@ -7,10 +7,10 @@ import { matrixHtml } from './matrix-html.ts';
 import { matrixMarkdown, summaryTable, uncoveredMust } from './matrix-markdown.ts';
 import { isListingOnly } from './listing.ts';
 import { firstLines, testRecordOf } from './test-record.ts';
-import { marksOf } from '../fixtures/verdict-marks.ts';
+import { marksOf } from '../harness/verdict-marks.ts';
 import { applyLedger, type LedgerEntry } from './ledger.ts';
 import { brokenPreconditions, costLine, runCost } from './run-summary.ts';
-import { runState } from '../fixtures/run/run-state.ts';
+import { runState } from '../harness/run/run-state.ts';
 import { failureReasons, resultOf, verdictsFor, type Profile, type TestRecord } from './verdicts.ts';
 
 export interface ConformanceReporterOptions {

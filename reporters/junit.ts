@@ -1,5 +1,5 @@
 import type { Requirement } from '../catalog/catalog.ts';
-import { citedIds } from '../fixtures/verdict-marks.ts';
+import { citedIds } from '../harness/verdict-marks.ts';
 import { outcomeInTest, type Profile, type RequirementOutcome, type TestRecord } from './verdicts.ts';
 
 // Control characters XML 1.0 does not allow, even escaped.

@@ -1,6 +1,6 @@
 import type { Reporter, Suite } from '@playwright/test/reporter';
 import { requirements } from '../catalog/catalog.ts';
-import { citedIds } from '../fixtures/verdict-marks.ts';
+import { citedIds } from '../harness/verdict-marks.ts';
 
 /**
  * `--list` prints each test's title (Playwright's own listing, which shows no tags); this adds the requirement index:

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
-import { ConfigError } from '../fixtures/config/load-config.ts';
-import { resolveConfig } from '../fixtures/config/resolve.ts';
+import { ConfigError } from '../harness/config/load-config.ts';
+import { resolveConfig } from '../harness/config/resolve.ts';
 import { mergedReporters } from './reporters.ts';
 
 // The configuration of `npm run merge-reports -- <folder of the shards' blob reports>` (scripts/merge-reports.ts): the

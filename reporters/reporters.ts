@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ReporterDescription } from '@playwright/test';
-import type { SuiteConfig } from '../fixtures/config/load-config.ts';
-import { Redactor } from '../fixtures/redact.ts';
+import type { SuiteConfig } from '../harness/config/load-config.ts';
+import { Redactor } from '../harness/redact.ts';
 import type { ConformanceAllureOptions } from './allure-reporter.ts';
 import type { ConformanceReporterOptions } from './conformance-reporter.ts';
 import { isListingOnly } from './listing.ts';

@@ -1,4 +1,4 @@
-import type { RunStats } from '../fixtures/run/broker.ts';
+import type { RunStats } from '../harness/run/broker.ts';
 import type { RequirementVerdict } from './verdicts.ts';
 
 /** What a run cost the target: requests, token requests and time spent waiting out 429s (from the run's broker). */

@@ -1,4 +1,4 @@
-import { Redactor } from '../fixtures/redact.ts';
+import { Redactor } from '../harness/redact.ts';
 
 /**
  * Makes JSON.stringify of `value` produce a copy with the secrets masked, leaving the value itself untouched. The

@@ -1,7 +1,7 @@
 import type { Level, Requirement } from '../catalog/catalog.ts';
-import { citedIds, marksOf, type MarkKind, type Profile } from '../fixtures/verdict-marks.ts';
+import { citedIds, marksOf, type MarkKind, type Profile } from '../harness/verdict-marks.ts';
 
-export type { Profile } from '../fixtures/verdict-marks.ts';
+export type { Profile } from '../harness/verdict-marks.ts';
 
 /**
  * What became of a requirement, worst first. blocked: the target prevented the check (a precondition failed, a control

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { interfaceInfo, type OperationId } from '../catalog/catalog.ts';
-import { Redactor } from '../fixtures/redact.ts';
+import { Redactor } from '../harness/redact.ts';
 import { matrixHtml } from '../reporters/matrix-html.ts';
 import { matrixMarkdown } from '../reporters/matrix-markdown.ts';
 import type { RequirementVerdict } from '../reporters/verdicts.ts';

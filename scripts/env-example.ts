@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { operations } from '../catalog/catalog.ts';
-import { configSchema, configVariables } from '../fixtures/config/variables.ts';
+import { configSchema, configVariables } from '../harness/config/variables.ts';
 
 const GROUPS: Array<[string, RegExp]> = [
   ['Target: base URLs and token endpoints (unset IDENTITY_BASE_URL to run against the embedded sandbox)', /^(IDENTITY|STEPUP|ORDERS)_(BASE|TOKEN)_URL$/],

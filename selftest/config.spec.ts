@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { ConfigError, loadConfig } from '../fixtures/config/load-config.ts';
-import { configVariables } from '../fixtures/config/variables.ts';
+import { ConfigError, loadConfig } from '../harness/config/load-config.ts';
+import { configVariables } from '../harness/config/variables.ts';
 import { envExample } from '../scripts/env-example.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));

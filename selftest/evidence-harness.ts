@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configVariables } from '../fixtures/config/variables.ts';
+import { configVariables } from '../harness/config/variables.ts';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 export const playwrightCli = join(repoRoot, 'node_modules', '@playwright', 'test', 'cli.js');

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { HttpClient } from '../fixtures/http/client.ts';
-import { backoffMs, retryAfterMs, sendWithRetry } from '../fixtures/http/retry.ts';
-import { NoAnswerError } from '../fixtures/http/wire.ts';
-import { Redactor } from '../fixtures/redact.ts';
+import { HttpClient } from '../harness/http/client.ts';
+import { backoffMs, retryAfterMs, sendWithRetry } from '../harness/http/retry.ts';
+import { NoAnswerError } from '../harness/http/wire.ts';
+import { Redactor } from '../harness/redact.ts';
 import { requirements } from '../catalog/catalog.ts';
-import { citeAnnotation, markAnnotation, type MarkKind } from '../fixtures/verdict-marks.ts';
+import { citeAnnotation, markAnnotation, type MarkKind } from '../harness/verdict-marks.ts';
 import { failureReasons, resultOf, verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
 
 async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server }> {

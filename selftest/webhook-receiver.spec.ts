@@ -1,12 +1,12 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { expect, test, type TestInfo } from '@playwright/test';
-import { Redactor } from '../fixtures/redact.ts';
-import { RequirementFailure, Verdict } from '../fixtures/verdict.ts';
-import { citeAnnotation, marksOf } from '../fixtures/verdict-marks.ts';
-import { expectValidEvents, expectWellFormedDeliveries } from '../fixtures/checks/webhook-events.ts';
-import { eventKind, eventKinds } from '../fixtures/webhooks/events.ts';
-import { deliveryMediaType, MAX_RETAINED_BODY_BYTES, readJournal, WebhookReceiver, type Delivery, type DeliveryOutcome } from '../fixtures/webhooks/receiver.ts';
+import { Redactor } from '../harness/redact.ts';
+import { RequirementFailure, Verdict } from '../harness/verdict.ts';
+import { citeAnnotation, marksOf } from '../harness/verdict-marks.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../harness/checks/webhook-events.ts';
+import { eventKind, eventKinds } from '../harness/webhooks/events.ts';
+import { deliveryMediaType, MAX_RETAINED_BODY_BYTES, readJournal, WebhookReceiver, type Delivery, type DeliveryOutcome } from '../harness/webhooks/receiver.ts';
 
 const SECRET = 'sk_live_selftest_4f9a2c';
 const EVT_IDS = ['EVT-DELIVERY', 'EVT-ONBOARDING-SCHEMA', 'EVT-RESULTS-SCHEMA', 'EVT-SESSION-SCHEMA', 'EVT-SESSION-INT64', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM'];

@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { test as base, expect } from '@playwright/test';
 import { operations } from '../catalog/catalog.ts';
-import { Api } from '../fixtures/api.ts';
-import { loadConfig } from '../fixtures/config/load-config.ts';
-import { HttpClient } from '../fixtures/http/client.ts';
-import { Redactor } from '../fixtures/redact.ts';
-import { TokenCache, TokenProvider } from '../fixtures/tokens.ts';
+import { Api } from '../harness/api.ts';
+import { loadConfig } from '../harness/config/load-config.ts';
+import { HttpClient } from '../harness/http/client.ts';
+import { Redactor } from '../harness/redact.ts';
+import { TokenCache, TokenProvider } from '../harness/tokens.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 

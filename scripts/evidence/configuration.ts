@@ -1,7 +1,7 @@
 import { operations } from '../../catalog/catalog.ts';
-import { configSchema, configVariables } from '../../fixtures/config/variables.ts';
-import type { ResolvedConfig } from '../../fixtures/config/resolve.ts';
-import { Redactor } from '../../fixtures/redact.ts';
+import { configSchema, configVariables } from '../../harness/config/variables.ts';
+import type { ResolvedConfig } from '../../harness/config/resolve.ts';
+import { Redactor } from '../../harness/redact.ts';
 
 export const MASK = '[REDACTED]';
 

@@ -1,5 +1,5 @@
 import { requirements, type Level } from '../../catalog/catalog.ts';
-import { citedIds, marksOf } from '../../fixtures/verdict-marks.ts';
+import { citedIds, marksOf } from '../../harness/verdict-marks.ts';
 import { errorNameOf } from '../../reporters/test-record.ts';
 import { outcomeInTest, type TestRecord } from '../../reporters/verdicts.ts';
 import type { ProofPlan } from './plan.ts';

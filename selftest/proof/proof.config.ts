@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
 import { requirement } from '../../catalog/catalog.ts';
-import { loadConfig } from '../../fixtures/config/load-config.ts';
+import { loadConfig } from '../../harness/config/load-config.ts';
 import type { WorkerFixtures } from '../../fixtures/test.ts';
 import { serializeRedacted } from '../../reporters/serialize-redacted.ts';
 import type { ProofPlan, ProofTarget } from './plan.ts';
@@ -56,6 +56,6 @@ export default defineConfig<object, WorkerFixtures>({
   outputDir: `${repoRoot}test-results/proof-run`,
   reporter: [['json', { outputFile: process.env.PROOF_RESULTS ?? `${repoRoot}test-results/proof-results.json` }]],
   use: { trace: 'off' },
-  globalSetup: `${repoRoot}fixtures/run/global-setup.ts`,
+  globalSetup: `${repoRoot}harness/run/global-setup.ts`,
   projects: plan.targets.flatMap(projectsFor),
 });

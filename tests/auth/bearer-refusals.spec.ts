@@ -1,10 +1,10 @@
 import type { Faker } from '@faker-js/faker';
 import { operation } from '../../catalog/catalog.ts';
-import { expectRefused } from '../../fixtures/checks/responses.ts';
-import type { ServiceTarget } from '../../fixtures/config/load-config.ts';
+import { expectRefused } from '../../harness/checks/responses.ts';
+import type { ServiceTarget } from '../../harness/config/load-config.ts';
 import { cites, test } from '../../fixtures/test.ts';
-import { tamperedInTheMiddle, tamperedNearTheEnd, unknownLike } from '../../fixtures/token-variants.ts';
-import { expectBearerChallenge } from '../../fixtures/checks/bearer-challenge.ts';
+import { tamperedInTheMiddle, tamperedNearTheEnd, unknownLike } from '../../harness/builders/token-variants.ts';
+import { expectBearerChallenge } from '../../harness/checks/bearer-challenge.ts';
 import { protectedOperations } from './protected-calls.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { ServiceTarget } from '../../fixtures/config/load-config.ts';
-import { expectRefused } from '../../fixtures/checks/responses.ts';
+import type { ServiceTarget } from '../../harness/config/load-config.ts';
+import { expectRefused } from '../../harness/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { distinctTokenTarget, expectClientChallenge, expectNoAccessToken, expectOAuthError, sendTokenRequest, tokenServices } from './token-endpoint.ts';
 

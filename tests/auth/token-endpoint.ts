@@ -1,12 +1,12 @@
 import type { ServiceName } from '../../catalog/catalog.ts';
 import { test } from '../../fixtures/test.ts';
-import type { ServiceTarget, SuiteConfig } from '../../fixtures/config/load-config.ts';
-import { expectThat } from '../../fixtures/checks/responses.ts';
-import type { Sender } from '../../fixtures/http/client.ts';
-import type { Exchange } from '../../fixtures/http/exchange.ts';
-import type { Redactor } from '../../fixtures/redact.ts';
-import { issuedToken, tokenRequest, type TokenRequestOptions } from '../../fixtures/tokens.ts';
-import type { Verdict } from '../../fixtures/verdict.ts';
+import type { ServiceTarget, SuiteConfig } from '../../harness/config/load-config.ts';
+import { expectThat } from '../../harness/checks/responses.ts';
+import type { Sender } from '../../harness/http/client.ts';
+import type { Exchange } from '../../harness/http/exchange.ts';
+import type { Redactor } from '../../harness/redact.ts';
+import { issuedToken, tokenRequest, type TokenRequestOptions } from '../../harness/tokens.ts';
+import type { Verdict } from '../../harness/verdict.ts';
 
 /**
  * The services whose token endpoints part 4.1 describes (5.5: the two services each have one). The orders endpoint's

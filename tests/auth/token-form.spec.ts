@@ -1,6 +1,6 @@
-import { expectRefused } from '../../fixtures/checks/responses.ts';
+import { expectRefused } from '../../harness/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
-import { validTokenForm, type TokenRequestOptions } from '../../fixtures/tokens.ts';
+import { validTokenForm, type TokenRequestOptions } from '../../harness/tokens.ts';
 import { distinctTokenTarget, sendTokenRequest, tokenServices } from './token-endpoint.ts';
 
 const notAFormPost: ReadonlyArray<{ name: string; options: TokenRequestOptions }> = [

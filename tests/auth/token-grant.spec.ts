@@ -1,5 +1,5 @@
 import { tokenEndpoint } from '../../catalog/catalog.ts';
-import { expectRefused } from '../../fixtures/checks/responses.ts';
+import { expectRefused } from '../../harness/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { distinctTokenTarget, expectNoAccessToken, expectOAuthError, sendTokenRequest, tokenServices } from './token-endpoint.ts';
 

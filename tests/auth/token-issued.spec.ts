@@ -1,5 +1,5 @@
 import { tokenEndpoint } from '../../catalog/catalog.ts';
-import { expectJsonBody, expectSchema, expectStatus, expectThat } from '../../fixtures/checks/responses.ts';
+import { expectJsonBody, expectSchema, expectStatus, expectThat } from '../../harness/checks/responses.ts';
 import { schemaIdFor } from '../../schemas/registry.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { distinctTokenTarget, sendTokenRequest, tokenServices } from './token-endpoint.ts';

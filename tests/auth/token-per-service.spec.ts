@@ -1,5 +1,5 @@
 import { operation } from '../../catalog/catalog.ts';
-import type { RoutedOperationId } from '../../fixtures/config/load-config.ts';
+import type { RoutedOperationId } from '../../harness/config/load-config.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 /** Each service's operation, called with a token of the other service's token endpoint. */

@@ -1,7 +1,7 @@
 import { tokenEndpoint } from '../../catalog/catalog.ts';
-import { expectRefused } from '../../fixtures/checks/responses.ts';
+import { expectRefused } from '../../harness/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
-import { issuedToken } from '../../fixtures/tokens.ts';
+import { issuedToken } from '../../harness/tokens.ts';
 import { distinctTokenTarget, expectNoAccessToken, expectOAuthError, oauthErrorOf, sendTokenRequest, tokenServices } from './token-endpoint.ts';
 
 const otherScopes = [

@@ -1,5 +1,5 @@
-import { expectAccepted, expectRefused } from '../../fixtures/checks/responses.ts';
-import { minimalAssessment } from '../../fixtures/builders/identity-bodies.ts';
+import { expectAccepted, expectRefused } from '../../harness/checks/responses.ts';
+import { minimalAssessment } from '../../harness/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 for (const field of ['strategy', 'inquiryId'] as const) {

@@ -1,6 +1,6 @@
 import { operation } from '../../catalog/catalog.ts';
-import { expectAccepted, expectEqual, expectJsonBody, expectSchema, expectThat } from '../../fixtures/checks/responses.ts';
-import { fullAssessment, minimalAssessment } from '../../fixtures/builders/identity-bodies.ts';
+import { expectAccepted, expectEqual, expectJsonBody, expectSchema, expectThat } from '../../harness/checks/responses.ts';
+import { fullAssessment, minimalAssessment } from '../../harness/builders/identity-bodies.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 

@@ -1,5 +1,5 @@
-import { expectAccepted, expectEnumValue, expectRefused, sameEnumValue } from '../../fixtures/checks/responses.ts';
-import { caseUpdate } from '../../fixtures/builders/identity-bodies.ts';
+import { expectAccepted, expectEnumValue, expectRefused, sameEnumValue } from '../../harness/checks/responses.ts';
+import { caseUpdate } from '../../harness/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues } from '../../schemas/registry.ts';
 

@@ -1,5 +1,5 @@
-import { expectAccepted, expectRefused, expectThat } from '../../fixtures/checks/responses.ts';
-import { caseUpdate, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
+import { expectAccepted, expectRefused, expectThat } from '../../harness/checks/responses.ts';
+import { caseUpdate, type BodyContext } from '../../harness/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 /** Tagged with the run, so that neither an earlier run nor the portal can have created it. */

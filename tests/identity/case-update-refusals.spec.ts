@@ -1,6 +1,6 @@
-import { expectRefused } from '../../fixtures/checks/responses.ts';
-import { caseUpdate, unknownCaseId, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
-import { foreignInquiries, foreignInquiryId } from '../../fixtures/flows.ts';
+import { expectRefused } from '../../harness/checks/responses.ts';
+import { caseUpdate, unknownCaseId, type BodyContext } from '../../harness/builders/identity-bodies.ts';
+import { foreignInquiries, foreignInquiryId } from '../../harness/builders/foreign-inquiries.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const notes = ({ faker }: BodyContext) => ({ notes: faker.lorem.sentence() });

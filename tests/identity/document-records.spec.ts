@@ -1,9 +1,9 @@
 import { operation } from '../../catalog/catalog.ts';
-import { expectAccepted, expectEqual, expectJsonBody, expectRefused, expectSchema, expectThat } from '../../fixtures/checks/responses.ts';
+import { expectAccepted, expectEqual, expectJsonBody, expectRefused, expectSchema, expectThat } from '../../harness/checks/responses.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues, schemaDocument } from '../../schemas/registry.ts';
-import { unknownCaseId } from '../../fixtures/builders/identity-bodies.ts';
+import { unknownCaseId } from '../../harness/builders/identity-bodies.ts';
 
 const records = operation('documentRecords');
 const recordsSchema = records.responseSchema as string;

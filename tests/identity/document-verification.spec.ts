@@ -1,6 +1,6 @@
 import { operation } from '../../catalog/catalog.ts';
-import { documentVerification, minimalDocumentVerification } from '../../fixtures/builders/identity-bodies.ts';
-import { expectAccepted, expectEqual, expectJsonBody, expectRefused, expectSchema } from '../../fixtures/checks/responses.ts';
+import { documentVerification, minimalDocumentVerification } from '../../harness/builders/identity-bodies.ts';
+import { expectAccepted, expectEqual, expectJsonBody, expectRefused, expectSchema } from '../../harness/checks/responses.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 

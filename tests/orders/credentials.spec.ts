@@ -1,10 +1,10 @@
-import type { Api } from '../../fixtures/api.ts';
-import type { SuiteConfig } from '../../fixtures/config/load-config.ts';
-import type { Redactor } from '../../fixtures/redact.ts';
-import { expectErrorEnvelope } from '../../fixtures/checks/order-envelope.ts';
-import { newOrder } from '../../fixtures/orders/order-requests.ts';
-import { tamperedNearTheEnd } from '../../fixtures/token-variants.ts';
-import { citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
+import type { Api } from '../../harness/api.ts';
+import type { SuiteConfig } from '../../harness/config/load-config.ts';
+import type { Redactor } from '../../harness/redact.ts';
+import { expectErrorEnvelope } from '../../harness/checks/order-envelope.ts';
+import { newOrder } from '../../harness/orders/order-requests.ts';
+import { tamperedNearTheEnd } from '../../harness/builders/token-variants.ts';
+import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
 interface CredentialDefect {
   name: string;

@@ -1,7 +1,7 @@
 import { orderErrorRow } from '../../catalog/catalog.ts';
-import { expectErrorEnvelope } from '../../fixtures/checks/order-envelope.ts';
-import { newOrder } from '../../fixtures/orders/order-requests.ts';
-import { citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
+import { expectErrorEnvelope } from '../../harness/checks/order-envelope.ts';
+import { newOrder } from '../../harness/orders/order-requests.ts';
+import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
 test(...citesWithEnvelope(['ORD-409'], 'creating an order whose identifier already exists is answered 409 client'), async ({ api, verdict, config, data }) => {
   const body = newOrder(config, data);

@@ -1,7 +1,7 @@
-import { expectThat } from '../../fixtures/checks/responses.ts';
-import { expectErrorEnvelope, isValidationError } from '../../fixtures/checks/order-envelope.ts';
-import { newOrder } from '../../fixtures/orders/order-requests.ts';
-import { cites, citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
+import { expectThat } from '../../harness/checks/responses.ts';
+import { expectErrorEnvelope, isValidationError } from '../../harness/checks/order-envelope.ts';
+import { newOrder } from '../../harness/orders/order-requests.ts';
+import { cites, citesWithEnvelope, test } from '../../fixtures/orders.ts';
 import { enumValues } from '../../schemas/registry.ts';
 
 const allowedTypes = enumValues('FulfillmentType');

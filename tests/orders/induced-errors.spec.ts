@@ -1,6 +1,6 @@
-import { expectErrorEnvelope } from '../../fixtures/checks/order-envelope.ts';
-import { newOrder, triggeredOrder } from '../../fixtures/orders/order-requests.ts';
-import { citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
+import { expectErrorEnvelope } from '../../harness/checks/order-envelope.ts';
+import { newOrder, triggeredOrder } from '../../harness/orders/order-requests.ts';
+import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
 /** Rows a correct target answers only when something behind it fails; the configured triggers make it happen. */
 const inducedRows = [

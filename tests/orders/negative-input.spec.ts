@@ -1,7 +1,7 @@
-import { expectThat } from '../../fixtures/checks/responses.ts';
-import { negativeGroups, type NegativeGroup } from '../../fixtures/orders/negative-bodies.ts';
-import { expectErrorEnvelope, observedAsLimit } from '../../fixtures/checks/order-envelope.ts';
-import { citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
+import { expectThat } from '../../harness/checks/responses.ts';
+import { negativeGroups, type NegativeGroup } from '../../harness/builders/negative-order-bodies.ts';
+import { expectErrorEnvelope, observedAsLimit } from '../../harness/checks/order-envelope.ts';
+import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
 for (const group of Object.keys(negativeGroups) as NegativeGroup[]) {
   test(

@@ -1,7 +1,7 @@
 import { orderErrorTable } from '../../catalog/catalog.ts';
-import { expectErrorEnvelope, messageNamingHeader } from '../../fixtures/checks/order-envelope.ts';
-import { newOrder } from '../../fixtures/orders/order-requests.ts';
-import { cites, citesWithEnvelope, test } from '../../fixtures/orders/orders-test.ts';
+import { expectErrorEnvelope, messageNamingHeader } from '../../harness/checks/order-envelope.ts';
+import { newOrder } from '../../harness/orders/order-requests.ts';
+import { cites, citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
 const missingHeaders = [
   { header: 'x-correlation-id', id: 'ORD-400-CORRELATION' },

@@ -1,10 +1,10 @@
-import { expectAccepted } from '../../fixtures/checks/responses.ts';
-import { caseUpdate, documentVerification, minimalAssessment, stepUp, type BodyContext } from '../../fixtures/builders/identity-bodies.ts';
-import type { Api } from '../../fixtures/api.ts';
-import type { SuiteConfig } from '../../fixtures/config/load-config.ts';
-import type { Exchange } from '../../fixtures/http/exchange.ts';
+import { expectAccepted } from '../../harness/checks/responses.ts';
+import { caseUpdate, documentVerification, minimalAssessment, stepUp, type BodyContext } from '../../harness/builders/identity-bodies.ts';
+import type { Api } from '../../harness/api.ts';
+import type { SuiteConfig } from '../../harness/config/load-config.ts';
+import type { Exchange } from '../../harness/http/exchange.ts';
 import type { Preconditions } from '../../fixtures/preconditions.ts';
-import type { Verdict } from '../../fixtures/verdict.ts';
+import type { Verdict } from '../../harness/verdict.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 type Reseller = NonNullable<SuiteConfig['reseller']>;

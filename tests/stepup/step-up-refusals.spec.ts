@@ -1,6 +1,6 @@
-import { expectRefused } from '../../fixtures/checks/responses.ts';
-import { stepUp, unknownCaseId } from '../../fixtures/builders/identity-bodies.ts';
-import { foreignInquiries, foreignInquiryId } from '../../fixtures/flows.ts';
+import { expectRefused } from '../../harness/checks/responses.ts';
+import { stepUp, unknownCaseId } from '../../harness/builders/identity-bodies.ts';
+import { foreignInquiries, foreignInquiryId } from '../../harness/builders/foreign-inquiries.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 for (const field of ['inquiryId', 'authenticationId'] as const) {

@@ -1,9 +1,9 @@
-import { documentVerification } from '../../fixtures/builders/identity-bodies.ts';
+import { documentVerification } from '../../harness/builders/identity-bodies.ts';
 import type { Preconditions } from '../../fixtures/preconditions.ts';
-import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/checks/webhook-events.ts';
-import { eventKind } from '../../fixtures/webhooks/events.ts';
-import { awaitOnboardingOfSession, awaitResultsOfInquiry, expectOnboardingOfSession, expectResultsForInquiry, type Window } from '../../fixtures/webhooks/ties.ts';
-import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks/webhook-test.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../../harness/checks/webhook-events.ts';
+import { eventKind } from '../../harness/webhooks/events.ts';
+import { awaitOnboardingOfSession, awaitResultsOfInquiry, expectOnboardingOfSession, expectResultsForInquiry, type Window } from '../../harness/webhooks/ties.ts';
+import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 
 type Setup = (newCase: Preconditions['newCase']) => Promise<string | undefined>;
 

@@ -1,7 +1,7 @@
-import { stepUp, type StepUpChannel } from '../../fixtures/builders/identity-bodies.ts';
-import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/checks/webhook-events.ts';
-import { ofKind } from '../../fixtures/webhooks/ties.ts';
-import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks/webhook-test.ts';
+import { stepUp, type StepUpChannel } from '../../harness/builders/identity-bodies.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../../harness/checks/webhook-events.ts';
+import { ofKind } from '../../harness/webhooks/ties.ts';
+import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 
 const channels: ReadonlyArray<{ channel: StepUpChannel; name: string }> = [
   { channel: 'phone', name: 'by phone number' },

@@ -1,7 +1,7 @@
-import { expectValidEvents, expectWellFormedDeliveries } from '../../fixtures/checks/webhook-events.ts';
-import { eventKind, eventKinds, isObject, kindTitle, requirementsOf } from '../../fixtures/webhooks/events.ts';
-import { readJournal, type DeliveryRecord } from '../../fixtures/webhooks/receiver.ts';
-import { cites, noReceiver, test } from '../../fixtures/webhooks/webhook-test.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../../harness/checks/webhook-events.ts';
+import { eventKind, eventKinds, isObject, kindTitle, requirementsOf } from '../../harness/webhooks/events.ts';
+import { readJournal, type DeliveryRecord } from '../../harness/webhooks/receiver.ts';
+import { cites, noReceiver, test } from '../../fixtures/webhooks.ts';
 
 // This file sorts after the flows of tests/webhooks/, and the project runs its files in order on one worker, so this
 // check sees the flows' deliveries. It reads the receiver's journal, which outlives a worker restarted after a failure.
