@@ -21,9 +21,10 @@ const test = base.extend<object, { sandbox: RunningSandbox; api: Api; http: Http
   http: [async ({}, use) => use(new HttpClient({ retries: 0, baseMs: 10, maxMs: 10, timeoutMs: 5000 })), { scope: 'worker' }],
   api: [async ({ sandbox, http }, use) => {
     const suite = loadConfig(sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret: 'wire-test-secret' }), { repoRoot, embedded: false });
-    await use(new Api(suite, http, new TokenProvider(new TokenCache(http, new Redactor()), new Redactor()), async () => undefined, (_title, body) => body(), (what) => {
+    const tokens = new TokenProvider(new TokenCache(http, new Redactor()), new Redactor());
+    await use(new Api({ config: suite, http, tokens, record: async () => undefined, step: (_title, body) => body(), blocked: (what) => {
       throw new Error(what);
-    }));
+    } }));
   }, { scope: 'worker' }],
 });
 

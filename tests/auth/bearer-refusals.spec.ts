@@ -42,7 +42,7 @@ const variants: readonly Variant[] = [
   {
     name: 'an expired token',
     requirement: 'BEARER-EXPIRED',
-    credential: async ({ target }) => (target.expiredToken ? value(`Bearer ${target.expiredToken}`) : { unavailable: 'no expired token is configured for this service (*_EXPIRED_TOKEN)' }),
+    credential: async ({ target }) => (target.expiredToken ? value(`Bearer ${target.expiredToken}`) : { unavailable: `no expired token is configured (${target.variables.expiredToken})` }),
   },
 ];
 

@@ -16,7 +16,7 @@ const badCredentials: ReadonlyArray<{ name: string; authorization: (target: Serv
 for (const service of tokenServices) {
   for (const variant of badCredentials) {
     test(...cites(['TOK-CLIENT-AUTH', 'TOK-CLIENT-ERROR'], `the ${service} token endpoint refuses ${variant.name}`), async ({ config, http, record, redactor, verdict }) => {
-      const target = distinctTokenTarget(config, service);
+      const target = distinctTokenTarget(config, verdict, service);
       const authorization = variant.authorization(target);
       const exchange = await sendTokenRequest({ http, record, redactor }, target, { authorization, note: variant.name });
       expectRefused(verdict, 'TOK-CLIENT-AUTH', exchange);

@@ -1,5 +1,4 @@
 import type { ServiceName } from '../../catalog/catalog.ts';
-import { test } from '../../fixtures/test.ts';
 import type { ServiceTarget, SuiteConfig } from '../../harness/config/load-config.ts';
 import { expectThat } from '../../harness/checks/responses.ts';
 import type { Sender } from '../../harness/http/client.ts';
@@ -19,10 +18,10 @@ export type TokenService = (typeof tokenServices)[number];
  * The service's token endpoint; the test is skipped when an earlier service uses the same URL, since that is
  * the same endpoint, checked there (a configuration in which both services share one token URL).
  */
-export function distinctTokenTarget(config: SuiteConfig, service: TokenService): ServiceTarget {
+export function distinctTokenTarget(config: SuiteConfig, verdict: Verdict, service: TokenService): ServiceTarget {
   const target = config.services[service];
   const sameAs = tokenServices.slice(0, tokenServices.indexOf(service)).find((other) => config.services[other].tokenUrl === target.tokenUrl);
-  test.skip(sameAs !== undefined, `the ${service} token URL is the ${sameAs} one, checked there`);
+  if (sameAs) verdict.notConfigured(`${target.variables.tokenUrl} is the ${sameAs} token URL, checked there`);
   return target;
 }
 

@@ -11,7 +11,7 @@ const notAFormPost: ReadonlyArray<{ name: string; options: TokenRequestOptions }
 for (const service of tokenServices) {
   for (const variant of notAFormPost) {
     test(...cites(['TOK-FORM-POST'], `the ${service} token endpoint refuses ${variant.name}`), async ({ config, http, record, redactor, verdict }) => {
-      const target = distinctTokenTarget(config, service);
+      const target = distinctTokenTarget(config, verdict, service);
       const exchange = await sendTokenRequest({ http, record, redactor }, target, { ...variant.options, note: variant.name });
       expectRefused(verdict, 'TOK-FORM-POST', exchange);
     });

@@ -18,7 +18,7 @@ for (const service of tokenServices) {
   for (const variant of otherGrants) {
     const shown = variant.grantType === undefined ? 'absent' : JSON.stringify(variant.grantType);
     test(...cites(['TOK-GRANT-TYPE', 'TOK-GRANT-ERROR'], `the ${service} token endpoint refuses ${variant.name} (grant_type ${shown})`), async ({ config, http, record, redactor, verdict }) => {
-      const target = distinctTokenTarget(config, service);
+      const target = distinctTokenTarget(config, verdict, service);
       const exchange = await sendTokenRequest({ http, record, redactor }, target, {
         form: { grant_type: variant.grantType, scope: tokenEndpoint.scope },
         note: `grant_type ${shown}`,

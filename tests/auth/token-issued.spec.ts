@@ -11,7 +11,7 @@ for (const service of tokenServices) {
     ...cites(['TOK-ISSUED', 'TOK-PATH', 'TOK-RESPONSE-FIELDS', 'TOK-NO-STORE', 'TOK-LIFETIME'],
     `the ${service} token endpoint issues a token for the valid request of 4.1`),
     async ({ config, http, record, verdict, redactor }) => {
-      const target = distinctTokenTarget(config, service);
+      const target = distinctTokenTarget(config, verdict, service);
       const path = new URL(target.tokenUrl).pathname;
       verdict.observe('TOK-PATH', `${service}: the configured token URL's path is ${path}${path.endsWith(tokenEndpoint.pathSuffix) ? '' : ` (it does not end in ${tokenEndpoint.pathSuffix})`}`);
 

@@ -19,7 +19,7 @@ const noScope = [
 for (const service of tokenServices) {
   for (const variant of otherScopes) {
     test(...cites(['TOK-SCOPE-ONLY', 'TOK-SCOPE-ERROR'], `the ${service} token endpoint refuses ${variant.name} (${JSON.stringify(variant.scope)})`), async ({ config, http, record, redactor, verdict }) => {
-      const target = distinctTokenTarget(config, service);
+      const target = distinctTokenTarget(config, verdict, service);
       const exchange = await sendTokenRequest({ http, record, redactor }, target, {
         form: { grant_type: tokenEndpoint.grantType, scope: variant.scope },
         note: `scope=${JSON.stringify(variant.scope)}`,
@@ -32,7 +32,7 @@ for (const service of tokenServices) {
 
   for (const variant of noScope) {
     test(...cites(['TOK-SCOPE-MISSING'], `the ${service} token endpoint's answer to a request ${variant.name} is observed`), async ({ config, http, record, redactor, verdict }) => {
-      const target = distinctTokenTarget(config, service);
+      const target = distinctTokenTarget(config, verdict, service);
       const exchange = await sendTokenRequest({ http, record, redactor }, target, { form: variant.form, note: variant.name });
       const error = oauthErrorOf(exchange);
       const outcome = issuedToken(exchange) ? 'a token was issued' : `no token${error === undefined ? '' : `, error ${JSON.stringify(error)}`}`;

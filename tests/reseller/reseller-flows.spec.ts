@@ -2,12 +2,11 @@ import { expectAccepted } from '../../harness/checks/responses.ts';
 import { caseUpdate, documentVerification, minimalAssessment, stepUp, type BodyContext } from '../../harness/builders/identity-bodies.ts';
 import type { Api } from '../../harness/api.ts';
 import type { SuiteConfig } from '../../harness/config/load-config.ts';
+import type { Reseller } from '../../fixtures/test.ts';
 import type { Exchange } from '../../harness/http/exchange.ts';
 import type { Preconditions } from '../../fixtures/preconditions.ts';
 import type { Verdict } from '../../harness/verdict.ts';
 import { cites, test } from '../../fixtures/test.ts';
-
-type Reseller = NonNullable<SuiteConfig['reseller']>;
 
 interface FlowContext {
   api: Api;
@@ -18,8 +17,6 @@ interface FlowContext {
   data: BodyContext;
   reseller: Reseller;
 }
-
-const NO_RESELLER = 'no reseller configured: set RESELLER_API_KEY, RESELLER_SOURCE_CLIENT_ID and RESELLER_SHARED_CONTEXT';
 
 const resellerCase = ({ newCase, reseller }: FlowContext) =>
   newCase({ asReseller: true, extra: { sharedContext: reseller.sharedContext } });
@@ -67,11 +64,7 @@ const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) =
 ];
 
 for (const flow of flows) {
-  test(...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`), async ({ api, newCase, documentSession, verdict, config, data }) => {
-    const reseller = config.reseller;
-    if (!reseller) {
-      return verdict.notConfigured(NO_RESELLER);
-    }
+  test(...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`), async ({ api, newCase, documentSession, verdict, config, data, reseller }) => {
     const exchange = await flow.run({ api, newCase, documentSession, verdict, config, data, reseller });
     expectAccepted(verdict, flow.id, exchange);
   });

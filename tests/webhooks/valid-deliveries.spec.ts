@@ -48,7 +48,6 @@ test(
       }
       const reason = `no delivery received in the passive window of ${config.webhook.passiveWindowMs} ms`;
       verdict.nothingToJudge(verdict.cited, reason);
-      test.skip(true, reason);
       return;
     }
     // Passive mode judges whatever arrives. In active mode the receiver may also get other clients' events or a
