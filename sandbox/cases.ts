@@ -1,13 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Flavor } from './layout.ts';
+import type { CoreBehaviour } from './flavors/behaviour.ts';
 
 /** Queues and rejection codes "created in the management portal" of the sandbox (2.5 validates against them). */
 export const knownQueues: readonly string[] = ['default', 'manual-review', 'fraud-ops'];
 export const knownRejectionCodes: readonly string[] = ['R01', 'R02', 'R03'];
 /** Portal users; only the update-agent-validated fault checks externalAgent against them. */
 export const knownAgents: readonly string[] = ['agent-001', 'agent-002'];
-
-export const initialDecision: Record<Flavor, string> = { reference: 'REVIEW', alternative: 'ALLOW', gateway: 'REVIEW' };
 
 export interface DocumentSession {
   interviewId: string;
@@ -52,13 +50,13 @@ export interface NewCase {
   customFields?: Record<string, unknown>;
 }
 
-/** The cases of one sandbox, in memory, in creation order. */
 /**
  * Cases kept in memory at most: past it the oldest case is forgotten (a sandbox running for days under load stays
  * bounded; a case that old answers as unknown).
  */
 export const MAX_CASES = 50_000;
 
+/** The cases of one sandbox, in memory, in creation order. */
 export class CaseStore {
   private readonly byId = new Map<string, StoredCase>();
   /** The latest case of each inquiry, so that an update finds it without a scan. */
@@ -67,16 +65,16 @@ export class CaseStore {
   private interviewCounter = 0;
   private latest: StoredCase | undefined;
 
-  constructor(readonly flavor: Flavor) {}
+  constructor(private readonly behaviour: Pick<CoreBehaviour, 'ids' | 'initialDecision'>) {}
 
   create(input: NewCase): StoredCase {
     this.caseCounter += 1;
-    const authenticationId = this.flavor === 'reference' ? randomUUID() : `CASE-${String(this.caseCounter).padStart(6, '0')}`;
+    const authenticationId = this.behaviour.ids === 'uuid' ? randomUUID() : `CASE-${String(this.caseCounter).padStart(6, '0')}`;
     const stored: StoredCase = {
       authenticationId,
       inquiryId: input.inquiryId,
       strategyName: input.strategyName,
-      decision: initialDecision[this.flavor],
+      decision: this.behaviour.initialDecision,
       tags: [],
       queue: knownQueues[0] ?? 'default',
       customFields: { ...(input.customFields ?? {}) },
@@ -125,7 +123,7 @@ export class CaseStore {
 
   startDocumentSession(c: StoredCase): DocumentSession {
     this.interviewCounter += 1;
-    const interviewId = this.flavor === 'reference' ? randomUUID() : String(700_000_000 + this.interviewCounter);
+    const interviewId = this.behaviour.ids === 'uuid' ? randomUUID() : String(700_000_000 + this.interviewCounter);
     const session: DocumentSession = {
       interviewId,
       token: randomBytes(24).toString('base64url'),

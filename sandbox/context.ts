@@ -2,13 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodyRead } from './body.ts';
 import type { CaseStore } from './cases.ts';
 import type { FaultSet } from './faults.ts';
-import type { Flavor, SandboxLayout } from './layout.ts';
+import type { CoreBehaviour } from './flavors/behaviour.ts';
+import type { SandboxLayout } from './layout.ts';
 import type { TokenIssuer } from './tokens.ts';
 import type { WebhookSender } from './webhooks.ts';
 
-/** What every handler shares: the running sandbox's flavor, faults and state. */
+/** What every handler shares: how the running sandbox behaves (its flavor's choices), its faults and state. */
 export interface SandboxContext {
-  flavor: Flavor;
+  behaviour: CoreBehaviour;
   layout: SandboxLayout;
   faults: FaultSet;
   tokens: TokenIssuer;

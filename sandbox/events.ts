@@ -34,8 +34,8 @@ const sent = {
 };
 
 /**
- * 6.3: a step-up verification session completed. The alternative flavor writes it as proto3 JSON does,
- * leaving out every member that holds its default value.
+ * 6.3: a step-up verification session completed, written in full or, as proto3 JSON does, without the members that
+ * hold their default value (the flavor's choice).
  */
 export function verificationSessionEvent(ctx: SandboxContext, channel: VerificationChannel): Record<string, unknown> {
   const { faults } = ctx;
@@ -57,7 +57,7 @@ export function verificationSessionEvent(ctx: SandboxContext, channel: Verificat
     sentTimeStamp: new Date().toISOString(),
   };
   if (faults.has('webhook-session-missing-session-id')) delete event['sessionId'];
-  if (ctx.flavor === 'alternative') omitProto3Defaults(event);
+  if (ctx.behaviour.omitEventDefaults) omitProto3Defaults(event);
   return event;
 }
 

@@ -1,46 +1,42 @@
-import { isPlainObject } from './body.ts';
+import { operation, type OperationId } from '../catalog/catalog.ts';
+import { fieldsOf, hasStatedType, type FieldShape, type JsonType } from '../schemas/fields.ts';
+import { isObject } from '../schemas/json-value.ts';
 
-/** JSON types the request tables of part 2 use. Checks look one level deep only, so no input can make them recurse. */
-export type FieldType = 'string' | 'boolean' | 'object' | 'array' | 'string-array' | 'object-array';
+/**
+ * Request validation read from the operation's request schema in schemas/ (the one home of field types). Checks look
+ * one level deep, and into array items, so no input can make them recurse.
+ */
 
-export type FieldRules = Readonly<Record<string, FieldType>>;
+const article = (type: JsonType) => (['array', 'object', 'integer'].includes(type) ? `an ${type}` : `a ${type}`);
 
-function hasType(value: unknown, type: FieldType): boolean {
-  switch (type) {
-    case 'string':
-      return typeof value === 'string';
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'object':
-      return isPlainObject(value);
-    case 'array':
-      return Array.isArray(value);
-    case 'string-array':
-      return Array.isArray(value) && value.every((item) => typeof item === 'string');
-    case 'object-array':
-      return Array.isArray(value) && value.every((item) => isPlainObject(item));
-  }
+function expectedOf(field: FieldShape): string {
+  const types = field.types.map(article).join(' or ');
+  return field.items ? `${types} of ${field.items.map((t) => `${t}s`).join(' or ')}` : types;
 }
 
-const typeNames: Record<FieldType, string> = {
-  string: 'a string',
-  boolean: 'a boolean',
-  object: 'an object',
-  array: 'an array',
-  'string-array': 'an array of strings',
-  'object-array': 'an array of objects',
-};
+function requestFields(id: OperationId): readonly FieldShape[] {
+  const schemaId = operation(id).requestSchema;
+  if (!schemaId) throw new Error(`catalog/operations.json gives ${id} no request schema`);
+  return fieldsOf(schemaId);
+}
 
-/** The first field present with the wrong JSON type, described; undefined when all are right. */
-export function fieldTypeIssue(body: Record<string, unknown>, rules: FieldRules): string | undefined {
-  for (const [name, type] of Object.entries(rules)) {
-    if (!(name in body)) continue;
-    if (!hasType(body[name], type)) return `${name} must be ${typeNames[type]}`;
+/** The first member present with a JSON type other than the schema states (null included), described; undefined when all are right. */
+export function fieldTypeIssue(body: Record<string, unknown>, id: OperationId, only?: readonly string[]): string | undefined {
+  for (const field of requestFields(id)) {
+    if (!(field.name in body) || (only && !only.includes(field.name))) continue;
+    const value = body[field.name];
+    const itemsWrong = field.items && Array.isArray(value) && !value.every((item) => hasStatedType(item, field.items ?? []));
+    if (!hasStatedType(value, field.types) || itemsWrong) return `${field.name} must be ${expectedOf(field)}`;
   }
   return undefined;
 }
 
-/** The first required field that is missing or not a non-empty string. */
+/** The members the operation's request schema requires. */
+export function requiredFields(id: OperationId): string[] {
+  return requestFields(id).filter((f) => f.required).map((f) => f.name);
+}
+
+/** The first required member that is missing or not a non-empty string. */
 export function requiredStringIssue(body: Record<string, unknown>, names: readonly string[]): string | undefined {
   for (const name of names) {
     const value = body[name];
@@ -56,5 +52,5 @@ export function optionalString(body: Record<string, unknown>, name: string): str
 
 export function optionalObject(body: Record<string, unknown>, name: string): Record<string, unknown> | undefined {
   const value = body[name];
-  return isPlainObject(value) ? value : undefined;
+  return isObject(value) ? value : undefined;
 }

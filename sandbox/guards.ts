@@ -14,9 +14,9 @@ export interface GuardedCall {
   body: Record<string, unknown>;
 }
 
-/** Field validation: 400 in the reference flavor, 422 in the alternative one. */
+/** A body refused for its fields, with the flavor's status for it. */
 export function validationRefusal(ctx: SandboxContext, message: string): Refusal {
-  return refusal(ctx.flavor === 'reference' ? 400 : 422, 'validation_failed', message);
+  return refusal(ctx.behaviour.validationStatus, 'validation_failed', message);
 }
 
 export function unknownCaseRefusal(id: string): Refusal {
@@ -27,8 +27,8 @@ function requiredHeaders(ctx: SandboxContext, id: OperationId): string[] {
   const op = operation(id);
   const { faults } = ctx;
   let names = op.mandatoryHeaders.filter((h) => h !== 'authorization' && (h !== 'content-type' || !op.hasBody));
-  // 4.4 lists Content-Type although it has no body (ERRATUM-GET-CONTENT-TYPE): only the reference flavor insists.
-  if (ctx.flavor === 'alternative') names = names.filter((h) => h !== 'content-type');
+  // 4.4 lists Content-Type although it has no body (ERRATUM-GET-CONTENT-TYPE): whether to insist is the flavor's choice.
+  if (!ctx.behaviour.getNeedsContentType) names = names.filter((h) => h !== 'content-type');
   names = names.filter((h) => !optionalHeaderFaults.some(([op, name, fault]) => op === id && name === h && faults.has(fault)));
   if (id === 'stepUp' && faults.has('correlation-id-required-on-step-up')) names.push('x-correlation-id');
   return names;
@@ -67,13 +67,12 @@ function contentTypeRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId):
   const unchecked = uncheckedContentTypeFaults[id];
   if (unchecked && ctx.faults.has(unchecked)) return undefined;
   if (mediaType(header(ex, 'content-type')) === 'application/json') return undefined;
-  return refusal(ctx.flavor === 'reference' ? 415 : 400, 'unsupported_media_type', 'the body must be sent as application/json');
+  return refusal(ctx.behaviour.mediaTypeStatus, 'unsupported_media_type', 'the body must be sent as application/json');
 }
 
 /**
- * Runs the checks every operation of 4.2 to 4.7 shares, in the flavor's order, and answers the first
- * refusal itself. Reference: Authorization, mandatory headers, Content-Type, JSON. Alternative: headers and
- * Content-Type before Authorization.
+ * Runs the checks every operation of 4.2 to 4.7 shares, in the flavor's order (credentials before or after the
+ * mandatory headers and Content-Type), then parses the body, and answers the first refusal itself.
  */
 export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationId): GuardedCall | undefined {
   const op = operation(id);
@@ -93,10 +92,8 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
     }
     return refusal(401, 'unauthorized', outcome.reason, outcome.headers);
   };
-  const checks =
-    ctx.flavor === 'reference'
-      ? [authorize, () => headerRefusal(ctx, ex, id), () => contentTypeRefusal(ctx, ex, id)]
-      : [() => headerRefusal(ctx, ex, id), () => contentTypeRefusal(ctx, ex, id), authorize];
+  const headerChecks = [() => headerRefusal(ctx, ex, id), () => contentTypeRefusal(ctx, ex, id)];
+  const checks = ctx.behaviour.credentialsBeforeHeaders ? [authorize, ...headerChecks] : [...headerChecks, authorize];
   for (const check of checks) {
     const refused = check();
     if (refused) {

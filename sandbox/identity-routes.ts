@@ -1,62 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { knownAgents, knownQueues, knownRejectionCodes, initialDecision } from './cases.ts';
+import { knownAgents, knownQueues, knownRejectionCodes } from './cases.ts';
 import type { StoredCase } from './cases.ts';
 import { header } from './context.ts';
 import type { Exchange, SandboxContext } from './context.ts';
 import { allowedValues } from './enums.ts';
 import { refusal, sendJson, sendRefusal, sendText } from './errors.ts';
 import { documentOnboardingEvent, documentResultsEvent } from './events.ts';
-import { fieldTypeIssue, optionalObject, optionalString, requiredStringIssue, type FieldRules, type FieldType } from './field-rules.ts';
+import { fieldTypeIssue, optionalObject, optionalString, requiredFields, requiredStringIssue } from './field-rules.ts';
 import { guardOperation, unknownCaseRefusal, validationRefusal } from './guards.ts';
 import { operationPath } from './layout.ts';
 import { operation } from '../catalog/catalog.ts';
-
-/** Part 2.1. */
-const assessmentFields: FieldRules = {
-  strategy: 'string',
-  inquiryId: 'string',
-  channel: 'string',
-  deviceSessionId: 'string',
-  creationDateTime: 'string',
-  userIp: 'string',
-  account: 'object',
-  applicant: 'object',
-  coApplicant: 'object',
-  product: 'object',
-  customFields: 'object',
-  memberId: 'string',
-  entryUser: 'string',
-  requestType: 'string',
-  sharedContext: 'object',
-};
-
-/** Part 2.3 (request). */
-const documentVerificationFields: FieldRules = {
-  inquiryId: 'string',
-  strategy: 'string',
-  phoneNumber: 'string',
-  images: 'object',
-  applicant: 'object',
-  customFields: 'object',
-  sharedContext: 'object',
-};
-
-/** Part 2.5 (request). */
-const caseUpdateFields: FieldRules = {
-  inquiryId: 'string',
-  authenticationId: 'string',
-  decision: 'string',
-  tags: 'string-array',
-  notes: 'string',
-  externalAgent: 'string',
-  queue: 'string',
-  verifiedFraud: 'boolean',
-  rejectionCode: 'string',
-  strategy: 'string',
-  customFields: 'object',
-  documents: 'object-array',
-  sharedContext: 'object',
-};
 
 /** Part 2.4: the record parts, each selected by the data value spelled like it, compared case-insensitively. */
 const recordParts = ['ocrData', 'scoreData', 'imageData', 'formData'] as const;
@@ -70,7 +23,7 @@ function customerIdentifier(c: StoredCase, role: 'applicant' | 'co-applicant'): 
 }
 
 /** The assessment response of part 2.2 for a stored case. */
-function assessmentView(ctx: SandboxContext, c: StoredCase): Record<string, unknown> {
+function assessmentView(ctx: SandboxContext, c: StoredCase, extras: { created: boolean; correlationId: string | undefined }): Record<string, unknown> {
   const view: Record<string, unknown> = {
     inquiryId: c.inquiryId,
     authenticationId: c.authenticationId,
@@ -92,9 +45,9 @@ function assessmentView(ctx: SandboxContext, c: StoredCase): Record<string, unkn
   if (c.hasApplicant) view['applicantCustomerIdentifier'] = customerIdentifier(c, 'applicant');
   if (c.hasCoApplicant) view['coApplicantCustomerIdentifier'] = customerIdentifier(c, 'co-applicant');
   if (c.entryUser !== undefined) view['entryUser'] = c.entryUser;
-  if (ctx.flavor === 'alternative') {
-    const fetchPath = operationPath(ctx.flavor, operation('fetchAssessment')).replace('{caseId}', encodeURIComponent(c.authenticationId));
-    view['_links'] = { self: { href: ctx.origin + fetchPath } };
+  if (ctx.behaviour.assessmentExtras) {
+    const fetchPath = operationPath(ctx.behaviour.layout, operation('fetchAssessment')).replace('{caseId}', encodeURIComponent(c.authenticationId));
+    Object.assign(view, ctx.behaviour.assessmentExtras(c, { fetchUrl: ctx.origin + fetchPath, ...extras }));
   }
   return view;
 }
@@ -112,10 +65,10 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
   const { body } = call;
   const { faults } = ctx;
   const typesUnchecked = faults.has('assessment-types-unchecked');
-  const required = faults.has('assessment-strategy-optional') ? ['inquiryId'] : ['strategy', 'inquiryId'];
+  const required = requiredFields('assessment').filter((name) => !(name === 'strategy' && faults.has('assessment-strategy-optional')));
   const issue = typesUnchecked
     ? required.map((name) => (body[name] === undefined || body[name] === null || body[name] === '' ? `${name} is required` : undefined)).find(Boolean)
-    : (requiredStringIssue(body, required) ?? fieldTypeIssue(body, assessmentFields));
+    : (requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'assessment'));
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('assessment-co-applicant-refused') && 'coApplicant' in body) {
     return sendRefusal(ex.res, refusal(400, 'validation_failed', 'coApplicant is not supported'));
@@ -139,10 +92,9 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
     ...(customFields !== undefined ? { customFields } : {}),
   });
 
-  const view = assessmentView(ctx, stored);
+  const view = assessmentView(ctx, stored, { created: true, correlationId: header(ex, 'x-correlation-id') });
   if (faults.has('assessment-inquiry-not-echoed')) view['inquiryId'] = alteredInquiryId(stored.inquiryId);
-  if (ctx.flavor === 'alternative') view['requestId'] = header(ex, 'x-correlation-id') ?? randomUUID();
-  const status = ctx.flavor === 'reference' ? 200 : 201;
+  const status = ctx.behaviour.createdStatus;
   if (faults.has('json-as-text-plain')) return sendText(ex.res, status, 'text/plain; charset=utf-8', JSON.stringify(view));
   sendJson(ex.res, status, view);
 }
@@ -153,7 +105,7 @@ export function fetchAssessmentHandler(ctx: SandboxContext, ex: Exchange): void 
   const found = ctx.cases.get(caseId);
   if (!found) return sendRefusal(ex.res, unknownCaseRefusal(caseId));
   const shown = ctx.faults.has('fetch-returns-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
-  sendJson(ex.res, 200, assessmentView(ctx, shown));
+  sendJson(ex.res, 200, assessmentView(ctx, shown, { created: false, correlationId: undefined }));
 }
 
 export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): void {
@@ -161,7 +113,7 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
   if (!call) return;
   const { body } = call;
   const { faults } = ctx;
-  const issue = faults.has('docv-types-unchecked') ? undefined : fieldTypeIssue(body, documentVerificationFields);
+  const issue = faults.has('docv-types-unchecked') ? undefined : fieldTypeIssue(body, 'documentVerification');
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('docv-images-refused') && 'images' in body) {
     return sendRefusal(ex.res, refusal(400, 'validation_failed', 'images are not supported'));
@@ -182,7 +134,7 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
     });
   const session = ctx.cases.startDocumentSession(stored);
   const interviewId = faults.has('docv-interview-id-number') ? Number(session.interviewId.replace(/\D/g, '').slice(0, 15) || '0') : session.interviewId;
-  sendJson(ex.res, ctx.flavor === 'reference' ? 200 : 201, {
+  sendJson(ex.res, ctx.behaviour.createdStatus, {
     inquiryId,
     authenticationId: stored.authenticationId,
     status: 'PENDING',
@@ -231,9 +183,8 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   if (!call) return;
   const { body } = call;
   const { faults } = ctx;
-  const required = faults.has('update-inquiry-optional') ? ['authenticationId'] : ['inquiryId', 'authenticationId'];
-  const typeRules = faults.has('update-types-unchecked') ? { verifiedFraud: caseUpdateFields['verifiedFraud'] as FieldType } : caseUpdateFields;
-  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, typeRules);
+  const required = requiredFields('caseUpdate').filter((name) => !(name === 'inquiryId' && faults.has('update-inquiry-optional')));
+  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'caseUpdate', faults.has('update-types-unchecked') ? ['verifiedFraud'] : undefined);
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   const decision = optionalString(body, 'decision');
   const decisions = allowedValues('CaseDecision');
@@ -276,7 +227,7 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   if (decision !== undefined) {
     if (!faults.has('update-decision-ignored')) found.decision = decision;
   } else if (faults.has('update-decision-reset')) {
-    found.decision = initialDecision[ctx.flavor];
+    found.decision = ctx.behaviour.initialDecision;
   }
   const tags = body['tags'] as string[] | undefined;
   if (tags) found.tags = faults.has('update-tags-replaced') ? [...tags] : [...found.tags, ...tags];

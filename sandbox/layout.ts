@@ -2,14 +2,12 @@ import { operation, tokenEndpoint } from '../catalog/catalog.ts';
 import type { Operation, OperationId, ServiceName } from '../catalog/catalog.ts';
 
 /**
- * reference: our reading of the document; alternative: every open choice made differently; gateway: a service behind a
- * protobuf JSON gateway (sandbox/gateway/), in front of a reference sandbox.
+ * The paths a sandbox serves: the reference layout, the alternative one, and the gateway's (sandbox/gateway/). Each
+ * flavor (sandbox/flavors/) names the layout it serves; its routes are that layout's column of catalog/operations.json.
  */
-export type Flavor = 'reference' | 'alternative' | 'gateway';
+export type LayoutName = 'reference' | 'alternative' | 'gateway';
 
-export const flavors: readonly Flavor[] = ['reference', 'alternative', 'gateway'];
-
-/** Paths of one sandbox flavor; everything is served on one origin. */
+/** Paths of one layout; everything is served on one origin. */
 export interface SandboxLayout {
   /** The {auth_url} of each service: its token endpoint is this prefix + /v1/token. */
   identityTokenPrefix: string;
@@ -34,27 +32,27 @@ function layout(identityTokenPrefix: string, stepupTokenPrefix: string, identity
   });
 }
 
-const layouts: Record<Flavor, SandboxLayout> = {
+const layouts: Record<LayoutName, SandboxLayout> = {
   reference: layout('/identity-auth', '/stepup-auth', '/business/identity-proofing/v1', '/business/step-up/v1', '/commerce'),
   alternative: layout('/oauth2/identity', '/oauth2/stepup', '/api/idp', '/api/stepup', '/risk'),
   gateway: layout('/auth/identity', '/auth/stepup', '/gw/identity-proofing', '/gw/step-up', '/gw/commerce'),
 };
 
-export function sandboxLayout(flavor: Flavor): SandboxLayout {
-  return layouts[flavor];
+export function sandboxLayout(name: LayoutName): SandboxLayout {
+  return layouts[name];
 }
 
 export type TokenAudience = 'identity' | 'stepup';
 
 /** Where a token endpoint is served: `{prefix}/v1/token`. */
-export function tokenPath(flavor: Flavor, audience: TokenAudience): string {
-  const layout = sandboxLayout(flavor);
+export function tokenPath(name: LayoutName, audience: TokenAudience): string {
+  const layout = sandboxLayout(name);
   const prefix = audience === 'identity' ? layout.identityTokenPrefix : layout.stepupTokenPrefix;
   return prefix + tokenEndpoint.pathSuffix;
 }
 
-export function serviceBase(flavor: Flavor, service: ServiceName): string {
-  const layout = sandboxLayout(flavor);
+export function serviceBase(name: LayoutName, service: ServiceName): string {
+  const layout = sandboxLayout(name);
   if (service === 'identity') return layout.identityBase;
   if (service === 'stepup') return layout.stepupBase;
   return layout.ordersBase;
@@ -66,19 +64,19 @@ export interface OperationRoute {
   route: string;
 }
 
-/** Method and route of an operation for a flavor, as catalog/operations.json gives them. */
-export function operationRoute(flavor: Flavor, id: OperationId): OperationRoute {
+/** Method and route of an operation in a layout, as catalog/operations.json gives them. */
+export function operationRoute(name: LayoutName, id: OperationId): OperationRoute {
   const op = operation(id);
-  const text = op.fixedRoute ?? { reference: op.defaultRoute, alternative: op.alternativeRoute, gateway: op.gatewayRoute }[flavor];
-  if (!text) throw new Error(`catalog/operations.json gives no ${flavor} route for ${id}`);
+  const text = op.fixedRoute ?? { reference: op.defaultRoute, alternative: op.alternativeRoute, gateway: op.gatewayRoute }[name];
+  if (!text) throw new Error(`catalog/operations.json gives no ${name} route for ${id}`);
   const [method, route, ...rest] = text.trim().split(/\s+/);
   if (!method || !route || rest.length > 0) throw new Error(`Route of ${id} is not "METHOD /path": ${text}`);
   return { method: method.toUpperCase(), route };
 }
 
 /** The text of a route as the suite's ROUTE_* variables carry it ("METHOD /path"). */
-export function operationRouteText(flavor: Flavor, id: OperationId): string {
-  const { method, route } = operationRoute(flavor, id);
+export function operationRouteText(name: LayoutName, id: OperationId): string {
+  const { method, route } = operationRoute(name, id);
   return `${method} ${route}`;
 }
 
@@ -109,6 +107,6 @@ export function compilePath(template: string): PathPattern {
 }
 
 /** Full path template of an operation on the sandbox, e.g. `/business/identity-proofing/v1/assessment/{caseId}`. */
-export function operationPath(flavor: Flavor, op: Operation): string {
-  return serviceBase(flavor, op.service) + operationRoute(flavor, op.id).route;
+export function operationPath(name: LayoutName, op: Operation): string {
+  return serviceBase(name, op.service) + operationRoute(name, op.id).route;
 }

@@ -4,9 +4,9 @@ import { operation } from '../catalog/catalog.ts';
 import type { OperationId } from '../catalog/catalog.ts';
 import { addExtraClient, limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext } from './credentials.ts';
 import { fault, faults as allFaults } from './faults.ts';
-import { flavors, operationPath, operationRoute, serviceBase, tokenPath } from './layout.ts';
-import type { Flavor } from './layout.ts';
-import { startSandbox } from './server.ts';
+import { flavorModule } from './flavors/index.ts';
+import { operationPath, operationRoute, serviceBase, tokenPath } from './layout.ts';
+import { flavors, startSandbox, type Flavor } from './server.ts';
 import { expiredTokenFor } from './tokens.ts';
 
 /** `npm run sandbox`: starts the sandbox from SANDBOX_* variables and prints what a client needs. */
@@ -77,18 +77,19 @@ async function main(): Promise<void> {
     ...(settings.issuedTokensFile ? { onTokenIssued: (token: string) => appendFileSync(settings.issuedTokensFile as string, `${token}\n`) } : {}),
   });
   const origin = sandbox.url;
-  const routeLine = (id: OperationId): string => `  ${operation(id).part} ${id.padEnd(21)} ${operationRoute(flavor, id).method.padEnd(6)} ${origin}${operationPath(flavor, operation(id))}`;
+  const { layout, tokenKind } = flavorModule(flavor);
+  const routeLine = (id: OperationId): string => `  ${operation(id).part} ${id.padEnd(21)} ${operationRoute(layout, id).method.padEnd(6)} ${origin}${operationPath(layout, operation(id))}`;
   const lines = [
     `Sandbox (${flavor} flavor) listening on ${origin}`,
     '',
     'Token endpoints (4.1):',
-    `  identity (also for orders)  ${origin}${tokenPath(flavor, 'identity')}`,
-    `  step-up                     ${origin}${tokenPath(flavor, 'stepup')}`,
+    `  identity (also for orders)  ${origin}${tokenPath(layout, 'identity')}`,
+    `  step-up                     ${origin}${tokenPath(layout, 'stepup')}`,
     '',
     'Base URLs:',
-    `  identity  ${origin}${serviceBase(flavor, 'identity')}`,
-    `  step-up   ${origin}${serviceBase(flavor, 'stepup')}`,
-    `  orders    ${origin}${serviceBase(flavor, 'orders')}`,
+    `  identity  ${origin}${serviceBase(layout, 'identity')}`,
+    `  step-up   ${origin}${serviceBase(layout, 'stepup')}`,
+    `  orders    ${origin}${serviceBase(layout, 'orders')}`,
     '',
     'Operations:',
     ...(['assessment', 'documentVerification', 'documentRecords', 'fetchAssessment', 'caseUpdate', 'stepUp', 'createOrder'] as const).map(routeLine),
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
     `  token secret     ${settings.secretGenerated ? 'generated for this run' : 'from SANDBOX_TOKEN_SECRET'}`,
     ...(settings.extraClients ? [`  extra clients    ${settings.extraClients} from SANDBOX_EXTRA_API_KEYS, with the main client's entitlements`] : []),
     ...(settings.issuedTokensFile ? [`  issued tokens    appended to ${settings.issuedTokensFile}`] : []),
-    `  expired identity token  ${expiredTokenFor(flavor, settings.tokenSecret, 'identity')}`,
+    `  expired identity token  ${expiredTokenFor(tokenKind, settings.tokenSecret, 'identity')}`,
     '',
     `Webhooks: ${settings.webhookUrl ?? 'none (set SANDBOX_WEBHOOK_URL to receive the part-6 events)'}`,
     settings.faultIds.length === 0

@@ -135,7 +135,7 @@ function createOrder(ctx: SandboxContext, ex: Exchange, placed: Set<string>): Or
     }
     return undefined;
   };
-  const checks = ctx.flavor === 'reference' ? [headerCheck, authCheck] : [authCheck, headerCheck];
+  const checks = ctx.behaviour.orderCredentialsBeforeHeaders ? [authCheck, headerCheck] : [headerCheck, authCheck];
   for (const check of checks) {
     const error = check();
     if (error) return error;
@@ -158,6 +158,6 @@ function createOrder(ctx: SandboxContext, ex: Exchange, placed: Set<string>): Or
     return { status: 409, errorType: tableErrorType('409'), message: messages.duplicate };
   }
   placed.add(merchantOrderId);
-  sendJson(ex.res, ctx.flavor === 'reference' ? 200 : 201, { orderId: randomUUID(), merchantOrderId, decision: 'APPROVE' });
+  sendJson(ex.res, ctx.behaviour.createdStatus, { orderId: randomUUID(), merchantOrderId, decision: 'APPROVE' });
   return undefined;
 }

@@ -1,28 +1,16 @@
 import type { Exchange, SandboxContext } from './context.ts';
 import { refusal, sendJson, sendRefusal } from './errors.ts';
 import { verificationSessionEvent } from './events.ts';
-import { fieldTypeIssue, optionalObject, optionalString, requiredStringIssue } from './field-rules.ts';
-import type { FieldRules } from './field-rules.ts';
+import { fieldTypeIssue, optionalObject, optionalString, requiredFields, requiredStringIssue } from './field-rules.ts';
 import { guardOperation, unknownCaseRefusal, validationRefusal } from './guards.ts';
-
-/** Part 2.6 (request). */
-const stepUpFields: FieldRules = {
-  inquiryId: 'string',
-  authenticationId: 'string',
-  strategy: 'object',
-  phoneNumber: 'string',
-  email: 'string',
-  images: 'object',
-  sharedContext: 'object',
-};
 
 export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
   const call = guardOperation(ctx, ex, 'stepUp');
   if (!call) return;
   const { body } = call;
   const { faults } = ctx;
-  const required = faults.has('step-up-authentication-id-optional') ? ['inquiryId'] : ['inquiryId', 'authenticationId'];
-  const issue = requiredStringIssue(body, required) ?? (faults.has('step-up-types-unchecked') ? undefined : fieldTypeIssue(body, stepUpFields));
+  const required = requiredFields('stepUp').filter((name) => !(name === 'authenticationId' && faults.has('step-up-authentication-id-optional')));
+  const issue = requiredStringIssue(body, required) ?? (faults.has('step-up-types-unchecked') ? undefined : fieldTypeIssue(body, 'stepUp'));
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('step-up-email-refused') && 'email' in body) {
     return sendRefusal(ex.res, refusal(400, 'validation_failed', 'verification by email is not supported'));

@@ -1,6 +1,7 @@
 import { limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext } from './credentials.ts';
+import { flavorModule } from './flavors/index.ts';
 import { operationRouteText, sandboxLayout, serviceBase, tokenPath } from './layout.ts';
-import type { Flavor } from './layout.ts';
+import type { Flavor } from './types.ts';
 import { expiredTokenFor } from './tokens.ts';
 
 export interface SandboxTargetArgs {
@@ -14,7 +15,7 @@ export interface SandboxTargetArgs {
 
 /** Fills the placeholders of a fault's suiteEnv: {origin}, {identityTokenPrefix}, {stepupTokenPrefix}. */
 export function resolveSuiteEnv(env: Record<string, string>, args: { url: string; flavor: Flavor }): Record<string, string> {
-  const layout = sandboxLayout(args.flavor);
+  const layout = sandboxLayout(flavorModule(args.flavor).layout);
   const origin = args.url.replace(/\/+$/, '');
   const values: Record<string, string> = {
     origin,
@@ -30,7 +31,8 @@ const orderTrigger = (status: number): string => `header:x-sandbox-respond=${sta
 
 /** The environment with which the conformance suite targets a running sandbox (names of fixtures/config). */
 export function sandboxTargetEnv(args: SandboxTargetArgs): Record<string, string> {
-  const { flavor, tokenSecret } = args;
+  const { tokenSecret } = args;
+  const { layout: flavor, tokenKind } = flavorModule(args.flavor);
   const origin = args.url.replace(/\/+$/, '');
   const env: Record<string, string> = {
     IDENTITY_BASE_URL: origin + serviceBase(flavor, 'identity'),
@@ -54,12 +56,12 @@ export function sandboxTargetEnv(args: SandboxTargetArgs): Record<string, string
     RESELLER_SOURCE_CLIENT_ID: resellerChildOrganizationId,
     RESELLER_SHARED_CONTEXT: JSON.stringify(resellerSharedContext),
     ORDERS_NO_ENTITLEMENT_API_KEY: limitedClient.apiKey,
-    IDENTITY_EXPIRED_TOKEN: expiredTokenFor(flavor, tokenSecret, 'identity'),
-    STEPUP_EXPIRED_TOKEN: expiredTokenFor(flavor, tokenSecret, 'stepup'),
-    ORDERS_EXPIRED_TOKEN: expiredTokenFor(flavor, tokenSecret, 'orders'),
+    IDENTITY_EXPIRED_TOKEN: expiredTokenFor(tokenKind, tokenSecret, 'identity'),
+    STEPUP_EXPIRED_TOKEN: expiredTokenFor(tokenKind, tokenSecret, 'stepup'),
+    ORDERS_EXPIRED_TOKEN: expiredTokenFor(tokenKind, tokenSecret, 'orders'),
     ORDER_TRIGGER_404: orderTrigger(404),
     ORDER_TRIGGER_500: orderTrigger(500),
     ORDER_TRIGGER_503: orderTrigger(503),
   };
-  return { ...env, ...resolveSuiteEnv(args.faultSuiteEnv ?? {}, { url: origin, flavor }) };
+  return { ...env, ...resolveSuiteEnv(args.faultSuiteEnv ?? {}, { url: origin, flavor: args.flavor }) };
 }

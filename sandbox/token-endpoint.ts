@@ -71,9 +71,9 @@ export function tokenHandler(audience: TokenAudience) {
       }
     }
 
-    // RFC 6749 section 3.3 lets a server apply a default scope; the alternative flavor does, the reference one refuses.
+    // RFC 6749 section 3.3 lets a server apply a default scope to a request without one, or refuse it: the flavor's choice.
     const requested = form.get('scope');
-    const scope = requested === null && ctx.flavor === 'alternative' ? tokenEndpoint.scope : requested;
+    const scope = requested === null && ctx.behaviour.tokens.defaultScope ? tokenEndpoint.scope : requested;
     if (scope === null || (scope !== tokenEndpoint.scope && !faults.has('token-any-scope'))) {
       sendOAuthError(ex, 400, 'invalid_scope', `the only scope is ${tokenEndpoint.scope}`);
       return;
@@ -81,14 +81,13 @@ export function tokenHandler(audience: TokenAudience) {
 
     const issued = ctx.tokens.issue(client.clientId, audience, scope);
     const cacheHeaders = faults.has('token-no-cache-control') ? {} : noStore;
-    const tokenType = ctx.flavor === 'alternative' ? 'bearer' : 'Bearer';
+    const tokenType = ctx.behaviour.tokens.type;
     if (faults.has('token-response-not-json')) {
       const form = new URLSearchParams({ access_token: issued.accessToken, token_type: tokenType, expires_in: String(issued.expiresIn), scope });
       sendText(ex.res, 200, 'application/x-www-form-urlencoded', form.toString(), cacheHeaders);
       return;
     }
-    const body: Record<string, unknown> = { access_token: issued.accessToken, token_type: tokenType, expires_in: issued.expiresIn, scope };
-    if (ctx.flavor === 'alternative') body['refresh_expires_in'] = 0;
+    const body: Record<string, unknown> = { access_token: issued.accessToken, token_type: tokenType, expires_in: issued.expiresIn, scope, ...ctx.behaviour.tokens.extra };
     sendJson(ex.res, faults.has('token-answered-201') ? 201 : 200, body, cacheHeaders);
   };
 }

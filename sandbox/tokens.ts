@@ -1,7 +1,10 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { tokenEndpoint } from '../catalog/catalog.ts';
 import { mainClient } from './credentials.ts';
-import type { Flavor, TokenAudience } from './layout.ts';
+import type { TokenAudience } from './layout.ts';
+
+/** HMAC-signed claims, or opaque values kept in memory (a flavor's choice: sandbox/flavors/). */
+export type TokenKind = 'signed' | 'opaque';
 
 /** The order endpoint takes the identity service's tokens. */
 export type TokenService = TokenAudience | 'orders';
@@ -9,8 +12,6 @@ export type TokenService = TokenAudience | 'orders';
 export function audienceOf(service: TokenService): TokenAudience {
   return service === 'stepup' ? 'stepup' : 'identity';
 }
-
-export const defaultTokenLifetimeSeconds: Record<Flavor, number> = { reference: 1200, alternative: 300, gateway: 3600 };
 
 export interface IssuedToken {
   accessToken: string;
@@ -62,8 +63,8 @@ function opaqueExpiredToken(secret: string, service: TokenService): string {
  * A well-formed token of the main client for the service that has already expired, the same for the same
  * secret, and that the sandbox recognises as genuine: the suite tests BEARER-EXPIRED with it.
  */
-export function expiredTokenFor(flavor: Flavor, secret: string, service: TokenService): string {
-  if (flavor === 'alternative') return opaqueExpiredToken(secret, service);
+export function expiredTokenFor(kind: TokenKind, secret: string, service: TokenService): string {
+  if (kind === 'opaque') return opaqueExpiredToken(secret, service);
   return signedToken(secret, {
     sub: mainClient.clientId,
     aud: audienceOf(service),
@@ -93,23 +94,18 @@ function parseClaims(text: string): TokenClaims | undefined {
   };
 }
 
-/**
- * Mints and checks access tokens. Reference: HMAC-signed `payload.signature`; alternative: opaque
- * 40-hex-digit values kept in memory.
- */
+/** Mints and checks access tokens: HMAC-signed `payload.signature`, or opaque 40-hex-digit values kept in memory. */
 export class TokenIssuer {
-  readonly lifetimeSeconds: number;
   private readonly opaque = new Map<string, { clientId: string; aud: TokenAudience; exp: number }>();
 
   constructor(
-    readonly flavor: Flavor,
+    readonly kind: TokenKind,
     private readonly secret: string,
-    lifetimeSeconds?: number,
+    readonly lifetimeSeconds: number,
     /** Told every token issued (SANDBOX_ISSUED_TOKENS_FILE: the self-tests search the artifacts for them). */
     private readonly onIssued?: (accessToken: string) => void,
   ) {
-    this.lifetimeSeconds = lifetimeSeconds ?? defaultTokenLifetimeSeconds[flavor];
-    if (flavor === 'alternative') {
+    if (kind === 'opaque') {
       for (const service of ['identity', 'stepup', 'orders'] as const) {
         this.opaque.set(opaqueExpiredToken(secret, service), { clientId: mainClient.clientId, aud: audienceOf(service), exp: longAgo });
       }
@@ -119,7 +115,7 @@ export class TokenIssuer {
   issue(clientId: string, aud: TokenAudience, scope: string): IssuedToken {
     const exp = nowSeconds() + this.lifetimeSeconds;
     let accessToken: string;
-    if (this.flavor === 'alternative') {
+    if (this.kind === 'opaque') {
       accessToken = randomBytes(20).toString('hex');
       this.opaque.set(accessToken, { clientId, aud, exp });
     } else {
@@ -130,7 +126,7 @@ export class TokenIssuer {
   }
 
   check(token: string, aud: TokenAudience, leniency: TokenLeniency = {}): TokenCheck {
-    const found = this.flavor === 'alternative' ? this.lookUpOpaque(token, aud, leniency) : this.verifySigned(token, leniency);
+    const found = this.kind === 'opaque' ? this.lookUpOpaque(token, aud, leniency) : this.verifySigned(token, leniency);
     if (!found.ok) return found;
     if (found.exp <= nowSeconds() && !leniency.acceptExpired) return { ok: false, reason: 'expired' };
     if (found.aud !== aud) return { ok: false, reason: 'wrong-audience' };

@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { FaultSet } from './faults.ts';
-import type { DeliveryAnswer } from './server.ts';
-import type { Flavor } from './layout.ts';
+import type { DeliveryAnswer } from './types.ts';
 
 export type WebhookKind = 'document-onboarding' | 'document-results' | 'verification-session';
 
@@ -32,7 +30,8 @@ export class WebhookSender {
   constructor(
     private readonly url: URL | undefined,
     private readonly delayMs: number,
-    private readonly flavor: Flavor,
+    /** Headers of each delivery beyond the media type (the flavor's). */
+    private readonly extraHeaders: () => Record<string, string>,
     private readonly faults: FaultSet,
     private readonly warn: (line: string) => void = console.warn,
     private readonly onAnswer?: (answer: DeliveryAnswer) => void,
@@ -105,8 +104,8 @@ export class WebhookSender {
         'content-length': payload.length,
         'user-agent': 'identity-proofing-sandbox',
         'x-sandbox-event': kind,
+        ...this.extraHeaders(),
       };
-      if (this.flavor === 'alternative') headers['x-webhook-id'] = randomUUID();
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       let req: ClientRequest;
       try {

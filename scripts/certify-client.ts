@@ -10,10 +10,11 @@ import { matrixHtml } from '../reporters/matrix-html.ts';
 import { matrixMarkdown } from '../reporters/matrix-markdown.ts';
 import type { RequirementVerdict } from '../reporters/verdicts.ts';
 import { resellerClient, resellerChildOrganizationId } from '../sandbox/credentials.ts';
-import { flavors, operationRouteText, type Flavor } from '../sandbox/layout.ts';
+import { flavorModule } from '../sandbox/flavors/index.ts';
+import { operationRouteText } from '../sandbox/layout.ts';
+import { flavors, type Flavor } from '../sandbox/server.ts';
 import { startSandbox, type DeliveryAnswer, type RecordedExchange } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { defaultTokenLifetimeSeconds } from '../sandbox/tokens.ts';
 import { writeManifest } from './evidence/manifest.ts';
 import { judgeClient, type ScenarioStep } from './client/judge.ts';
 
@@ -87,11 +88,11 @@ const target = {
   ordersBaseUrl: env['ORDERS_BASE_URL'] ?? '',
   identityTokenUrl: env['IDENTITY_TOKEN_URL'] ?? '',
   stepupTokenUrl: env['STEPUP_TOKEN_URL'] ?? '',
-  routes: Object.fromEntries((['assessment', 'documentVerification', 'documentRecords', 'fetchAssessment', 'caseUpdate', 'stepUp'] as const).map((id) => [id, operationRouteText(flavor, id)])) as Partial<Record<OperationId, string>>,
+  routes: Object.fromEntries((['assessment', 'documentVerification', 'documentRecords', 'fetchAssessment', 'caseUpdate', 'stepUp'] as const).map((id) => [id, operationRouteText(flavorModule(flavor).layout, id)])) as Partial<Record<OperationId, string>>,
   apiKeys: [env['API_KEY'] ?? '', env['RESELLER_API_KEY'] ?? ''],
   resellerClientId: resellerClient.clientId,
   childClientIds: [resellerChildOrganizationId],
-  tokenLifetimeSeconds: defaultTokenLifetimeSeconds[flavor],
+  tokenLifetimeSeconds: sandbox.tokenLifetimeSeconds,
   caseOf: (id: string) => sandbox.caseOf?.(id),
   checkToken: (token: string, service: 'identity' | 'stepup') => sandbox.checkToken?.(token, service) ?? { ok: false, reason: 'unknown' },
 };

@@ -60,7 +60,7 @@ async function certifyWithCanaries(): Promise<CertifiedRun> {
     'sandbox token secret': tokenSecret,
     'reseller API key': resellerClient.apiKey,
     'no-entitlement API key': limitedClient.apiKey,
-    ...Object.fromEntries((['identity', 'stepup', 'orders'] as const).map((service) => [`expired ${service} token`, expiredTokenFor('reference', tokenSecret, service)])),
+    ...Object.fromEntries((['identity', 'stepup', 'orders'] as const).map((service) => [`expired ${service} token`, expiredTokenFor('signed', tokenSecret, service)])),
     ...Object.fromEntries(tokens.map((token, index) => [`issued token ${index + 1}`, token])),
   };
   return { run, work, bundle: join(certificationDir, bundles[0] ?? 'missing'), reportsDir, testResultsDir, secrets };

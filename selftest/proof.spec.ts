@@ -19,10 +19,10 @@ test('the clean reference sandbox passes every check, with no warning, and every
   expect(clean.mustNotPassed, 'MUST requirements with no passing check against the clean sandbox').toEqual([]);
 });
 
-test('the alternative and gateway implementations pass the whole suite with no failure and no warning outside an erratum: no check asserts what the spec leaves open', ({ proof }) => {
+test('the alternative, gateway, rate-limited and detached implementations pass the whole suite with no failure and no warning outside an erratum: no check asserts what the spec leaves open', ({ proof }) => {
   const { portability } = proof.analysis;
   expect(portability.tests, 'the whole suite ran').toBeGreaterThan(0);
-  for (const target of ['portability/alternative', 'portability/gateway']) expect(portability.testsByTarget[target], `the whole suite ran against ${target}`).toBeGreaterThan(0);
+  for (const target of ['portability/alternative', 'portability/gateway', 'portability/rate-limited', 'portability/detached']) expect(portability.testsByTarget[target], `the whole suite ran against ${target}`).toBeGreaterThan(0);
   const failures = portability.problems.filter((p) => p.outcome !== 'warning');
   expect(failures, `checks that fail or are blocked against a correct implementation that differs from ours:\n${listed(failures)}`).toEqual([]);
   const warnedOutsideErrata = portability.problems.filter((p) => p.outcome === 'warning' && !requirement(p.requirement).erratum);

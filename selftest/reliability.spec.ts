@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { CaseStore, MAX_CASES } from '../sandbox/cases.ts';
+import { reference } from '../sandbox/flavors/reference.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { childEnv, freePort, playwrightCli, readText, runCli } from './evidence-harness.ts';
@@ -173,7 +174,7 @@ test('the suite against a flaky target (SANDBOX_FLAKY_503=0.2) under the nightly
 });
 
 test('the case store is bounded: past MAX_CASES the oldest case is forgotten, the newest kept and found by inquiry', () => {
-  const store = new CaseStore('reference');
+  const store = new CaseStore(reference);
   const first = store.create({ inquiryId: 'inq-first', strategyName: 'default' });
   let last = first;
   for (let i = 0; i < MAX_CASES; i += 1) last = store.create({ inquiryId: `inq-${i}`, strategyName: 'default' });

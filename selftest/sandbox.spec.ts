@@ -11,7 +11,8 @@ import { enumValues, schemaDocument, schemaIdFor, schemaIssues } from '../schema
 import { limitedClient, mainClient, resellerClient } from '../sandbox/credentials.ts';
 import { faultSuiteEnv, faults } from '../sandbox/faults.ts';
 import type { FaultId } from '../sandbox/faults.ts';
-import type { Flavor } from '../sandbox/layout.ts';
+import { flavorModule } from '../sandbox/flavors/index.ts';
+import type { Flavor } from '../sandbox/types.ts';
 import { startSandbox } from '../sandbox/server.ts';
 import type { RunningSandbox, SandboxOptions } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
@@ -386,7 +387,7 @@ test.describe('sandbox: bearer tokens on 4.2 to 4.7 (RFC 6750)', () => {
             ['empty token', 'Bearer ', 'Bearer error="invalid_token"'],
             ['malformed token', 'Bearer not a token', 'Bearer error="invalid_token"'],
             ['tampered or unknown token', `Bearer ${tampered}`, 'Bearer error="invalid_token"'],
-            ['expired token', `Bearer ${expiredTokenFor(flavor, secret, service)}`, 'Bearer error="invalid_token"'],
+            ['expired token', `Bearer ${expiredTokenFor(flavorModule(flavor).tokenKind, secret, service)}`, 'Bearer error="invalid_token"'],
             ['token of the other service', `Bearer ${other}`, 'Bearer error="invalid_token"'],
           ];
           const call = await validCall(api, id);
@@ -564,7 +565,7 @@ test.describe('sandbox: orders (part 7)', () => {
       expectEnvelope(await api.order({ body: validOrder({ merchantOrderId: '' }) }), '400-validation');
       expectEnvelope(await api.order({ body: [] }), '400-validation');
       expectEnvelope(await api.order({ headers: { authorization: undefined } }), '401');
-      expectEnvelope(await api.order({ headers: { authorization: `Bearer ${expiredTokenFor('reference', secret, 'orders')}` } }), '401');
+      expectEnvelope(await api.order({ headers: { authorization: `Bearer ${expiredTokenFor('signed', secret, 'orders')}` } }), '401');
       expectEnvelope(await api.order({ headers: { authorization: `Bearer ${await api.token('stepup')}` } }), '401');
       expectEnvelope(await api.order({ apiKey: limitedClient.apiKey }), '403');
       for (const status of ['404', '500', '503']) {

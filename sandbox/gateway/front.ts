@@ -1,9 +1,11 @@
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { operations, type OperationId } from '../../catalog/catalog.ts';
 import { enumValues } from '../../schemas/registry.ts';
+import { startCore } from '../core.ts';
+import { reference } from '../flavors/reference.ts';
+import { forward, forwardedHeaders, listenFront, readWhole, relay } from '../front-server.ts';
 import { compilePath, operationPath, operationRoute, sandboxLayout, serviceBase, tokenPath, type PathPattern } from '../layout.ts';
-import type { RunningSandbox, SandboxOptions } from '../server.ts';
+import type { RunningSandbox, SandboxOptions } from '../types.ts';
 import { emitUnpopulated, messageOf, normalizeRequest, rpcStatus } from './proto-json.ts';
 
 /** How long after a document verification started its records exist (the session completes, the results event goes out). */
@@ -36,34 +38,6 @@ const passThrough = new Map<string, string>([
 ]);
 
 const decisionEnums = { decision: enumValues('CaseDecision') };
-
-interface InnerAnswer {
-  status: number;
-  headers: IncomingMessage['headers'];
-  body: Buffer;
-}
-
-function forward(origin: string, method: string, path: string, headers: Record<string, string | string[] | undefined>, body?: Buffer): Promise<InnerAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${origin}${path}`, { method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
 
 function parseJson(buffer: Buffer): unknown {
   try {
@@ -101,32 +75,21 @@ function innerHeaders(req: IncomingMessage): Record<string, string | string[] | 
 
 /**
  * The gateway flavor: a front server shaped like a gRPC service behind a protobuf JSON gateway, translating to a
- * reference sandbox behind it (both real HTTP servers on loopback).
+ * reference sandbox behind it (both real HTTP servers on loopback), which issues one-hour tokens.
  */
-export async function startGatewaySandbox(options: SandboxOptions, startInner: (options: SandboxOptions) => Promise<RunningSandbox>): Promise<RunningSandbox> {
-  const inner = await startInner({
-    ...options,
-    flavor: 'reference',
-    host: '127.0.0.1',
-    port: 0,
-    webhookDelayMs: options.webhookDelayMs ?? RECORDS_READY_MS,
-    tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600,
-  });
+export async function startGatewaySandbox(options: SandboxOptions): Promise<RunningSandbox> {
+  const inner = await startCore(
+    { ...options, host: '127.0.0.1', port: 0, webhookDelayMs: options.webhookDelayMs ?? RECORDS_READY_MS, tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600 },
+    reference,
+    'reference',
+  );
   const readyAt = new Map<string, number>();
-  let requests = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://gateway');
-    const body = await readBody(req);
+    const body = await readWhole(req);
     const through = passThrough.get(url.pathname);
-    if (through) {
-      const headers = { ...req.headers };
-      delete headers['host'];
-      const answer = await forward(inner.url, req.method ?? 'GET', `${through}${url.search}`, headers, body.length ? body : undefined);
-      res.writeHead(answer.status, Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !['connection', 'transfer-encoding', 'keep-alive'].includes(name))) as Record<string, string>);
-      res.end(answer.body);
-      return;
-    }
+    if (through) return relay(res, await forward(inner.url, req.method ?? 'GET', `${through}${url.search}`, forwardedHeaders(req), body.length ? body : undefined));
     const matched = routes.map((route) => ({ route, match: route.pattern.regex.exec(url.pathname) })).filter((m) => m.match);
     const found = matched.find((m) => m.route.method === req.method);
     if (!found) return sendRpcError(res, matched.length ? 405 : 404, matched.length ? 'Method Not Allowed' : 'Not Found');
@@ -153,43 +116,23 @@ export async function startGatewaySandbox(options: SandboxOptions, startInner: (
     sendJsonAnswer(res, 200, op?.responseSchema ? emitUnpopulated(json, op.responseSchema, new Date().toISOString()) : json, answer.headers);
   };
 
-  const server = createServer((req, res) => {
-    requests += 1;
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendRpcError(res, 500, `the gateway failed: ${error instanceof Error ? error.message : String(error)}`);
-      else res.destroy();
-    });
-  });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
+  const front = await listenFront(options, handle, (res, error) => sendRpcError(res, 500, `the gateway failed: ${error instanceof Error ? error.message : String(error)}`));
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
+    url: front.url,
     flavor: 'gateway',
     layout: sandboxLayout('gateway'),
     faults: inner.faults,
+    tokenLifetimeSeconds: inner.tokenLifetimeSeconds,
     get deliveries() {
       return inner.deliveries;
     },
     get requests() {
-      return requests;
+      return front.requests();
     },
     webhooksIdle: () => inner.webhooksIdle(),
     close() {
-      closing ??= Promise.all([
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        }),
-        inner.close(),
-      ]).then(() => undefined);
+      closing ??= Promise.all([front.close(), inner.close()]).then(() => undefined);
       return closing;
     },
   };

@@ -137,7 +137,7 @@ export function killMatrixMarkdown(analysis: ProofAnalysis, durationMs: number):
     '',
     `Mutation score: **${(analysis.mutationScore * 100).toFixed(1)}%** (${killed} of ${analysis.kills.length} faults caught), proof run ${(durationMs / 1000).toFixed(1)} s.`,
     `Clean reference sandbox: ${analysis.clean.tests} tests, ${analysis.clean.problems.length} problems, ${analysis.clean.skipped.length} skipped; MUST requirements not passed: ${analysis.clean.mustNotPassed.join(', ') || 'none'}.`,
-    `Portability (alternative and gateway implementations): ${analysis.portability.tests} tests, ${analysis.portability.problems.filter((p) => p.outcome === 'failed').length} failures, ${analysis.portability.skipped.length} skipped; SHOULD warnings: ${analysis.portability.problems.filter((p) => p.outcome === 'warning').map((p) => p.requirement).join(', ') || 'none'}.`,
+    `Portability (alternative, gateway, rate-limited and detached implementations): ${analysis.portability.tests} tests, ${analysis.portability.problems.filter((p) => p.outcome === 'failed').length} failures, ${analysis.portability.skipped.length} skipped; SHOULD warnings: ${analysis.portability.problems.filter((p) => p.outcome === 'warning').map((p) => p.requirement).join(', ') || 'none'}.`,
     `MUST requirements without a fault: ${analysis.mustWithoutFault.join(', ') || 'none'}.`,
     '',
     '| Fault | Requirement | Level | Caught | Checks that caught it | Collateral |',

@@ -2,8 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { requirement, type Area, type Level } from '../../catalog/catalog.ts';
 import { faultSuiteEnv, type Fault } from '../../sandbox/faults.ts';
-import { startSandbox, type Flavor, type RunningSandbox } from '../../sandbox/server.ts';
+import { flavorModule } from '../../sandbox/flavors/index.ts';
+import { startSandbox, type Flavor, type RateLimits, type RunningSandbox } from '../../sandbox/server.ts';
 import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
+
+/** The rate-limited flavor's limits in the proof run: 3 token requests per client per second, operations 15 at once, then 40 a second. */
+export const PROOF_RATE_LIMITS: RateLimits = { tokenRequests: 3, tokenWindowMs: 1000, burst: 15, perSecond: 40 };
 
 export type TargetKind = 'clean' | 'portability' | 'fault';
 
@@ -49,6 +53,10 @@ export async function startProofTargets(faults: readonly Fault[], seed: number):
     { name: 'clean', kind: 'clean', flavor: 'reference' },
     { name: 'portability/alternative', kind: 'portability', flavor: 'alternative' },
     { name: 'portability/gateway', kind: 'portability', flavor: 'gateway' },
+    // Correct targets a real deployment resembles: one that answers 429 with Retry-After (token endpoints, operations,
+    // orders), one whose webhooks never reach the receiver (run as a real target: without WEBHOOK_PUBLIC_URL).
+    { name: 'portability/rate-limited', kind: 'portability', flavor: 'rate-limited' },
+    { name: 'portability/detached', kind: 'portability', flavor: 'detached' },
     ...faults.map((f) => {
       const req = requirement(f.requirement);
       return { name: `fault/${f.id}`, kind: 'fault' as const, flavor: 'reference' as const, fault: { id: f.id, requirement: f.requirement, level: req.level, area: req.area } };
@@ -64,6 +72,8 @@ export async function startProofTargets(faults: readonly Fault[], seed: number):
       const webhookPort = ports[index] as number;
       const sandbox = await startSandbox({
         flavor: spec.flavor,
+        // Tight enough that every project meets 429s, short enough that the waits stay a few seconds.
+        rateLimits: PROOF_RATE_LIMITS,
         tokenSecret,
         faults: spec.fault ? [spec.fault.id] : [],
         webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`,
@@ -75,7 +85,7 @@ export async function startProofTargets(faults: readonly Fault[], seed: number):
         ...sandboxTargetEnv({ url: sandbox.url, flavor: spec.flavor, tokenSecret, faultSuiteEnv: faultSuiteEnv(spec.fault ? [spec.fault.id] : []) }),
         WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
         // The sandbox posts to the receiver on loopback: a receiver URL the target reaches, so the flows run.
-        WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${webhookPort}/webhooks`,
+        ...(flavorModule(spec.flavor).deliversToReceiver ? { WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${webhookPort}/webhooks` } : {}),
         // Loopback deliveries take milliseconds; a short wait keeps the faults that withhold an event quick.
         WEBHOOK_WAIT_MS: '1500',
         SEED: String(seed),

@@ -1,0 +1,111 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startCore } from '../core.ts';
+import { sendJson } from '../errors.ts';
+import { forward, forwardedHeaders, listenFront, readWhole, relay } from '../front-server.ts';
+import { serviceBase, tokenPath } from '../layout.ts';
+import type { RateLimits, RunningSandbox, SandboxOptions } from '../types.ts';
+import { reference } from './reference.ts';
+
+/**
+ * A correct target that rate-limits, as real deployments do (part 8 leaves limits "not shown"; the deployment notes say
+ * the token endpoint is rate-limited): a front before a reference sandbox. The token endpoints let a few requests per
+ * client through in each window; every other operation is a token bucket per credential. Both answer 429 with
+ * Retry-After (seconds on the token endpoints, an HTTP-date on the operations); the order endpoint's 429 is in the
+ * part-7 envelope's shape.
+ */
+export const defaultRateLimits: RateLimits = { tokenRequests: 5, tokenWindowMs: 10_000, burst: 20, perSecond: 10 };
+
+/** Who a request counts against: the client of its Basic credentials, the holder of its bearer token, or everyone else. */
+function clientKey(req: IncomingMessage): string {
+  const authorization = req.headers['authorization'] ?? '';
+  const basic = /^basic\s+(\S+)/i.exec(authorization)?.[1];
+  if (basic) return `client:${Buffer.from(basic, 'base64').toString('utf8').split(':')[0] ?? ''}`;
+  return authorization ? `bearer:${authorization}` : 'anonymous';
+}
+
+class Window {
+  private readonly counts = new Map<string, { start: number; count: number }>();
+  constructor(private readonly limit: number, private readonly windowMs: number) {}
+
+  /** undefined when the request may pass, else the milliseconds until the client's window ends. */
+  take(key: string, now: number): number | undefined {
+    const entry = this.counts.get(key);
+    if (!entry || now - entry.start >= this.windowMs) {
+      this.counts.set(key, { start: now, count: 1 });
+      return undefined;
+    }
+    entry.count += 1;
+    return entry.count <= this.limit ? undefined : entry.start + this.windowMs - now;
+  }
+}
+
+class Buckets {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  constructor(private readonly burst: number, private readonly perSecond: number) {}
+
+  /** undefined when the request may pass, else the milliseconds until a token is back. */
+  take(key: string, now: number): number | undefined {
+    const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };
+    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond);
+    bucket.at = now;
+    this.buckets.set(key, bucket);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return undefined;
+    }
+    return ((1 - bucket.tokens) / this.perSecond) * 1000;
+  }
+}
+
+export async function startRateLimitedSandbox(options: SandboxOptions): Promise<RunningSandbox> {
+  const limits = options.rateLimits ?? defaultRateLimits;
+  const inner = await startCore({ ...options, host: '127.0.0.1', port: 0 }, reference, 'reference');
+  const tokenPaths = new Set([tokenPath('reference', 'identity'), tokenPath('reference', 'stepup')]);
+  const ordersPath = `${serviceBase('reference', 'orders')}/v2/orders`;
+  const tokenWindow = new Window(limits.tokenRequests, limits.tokenWindowMs);
+  const buckets = new Buckets(limits.burst, limits.perSecond);
+  let limited = 0;
+
+  const tooMany = (res: ServerResponse, path: string, waitMs: number): void => {
+    limited += 1;
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    if (tokenPaths.has(path)) {
+      return sendJson(res, 429, { error: 'slow_down', error_description: 'too many token requests: reuse your token' }, { 'retry-after': String(seconds), 'cache-control': 'no-store' });
+    }
+    const retryAfter = new Date(Math.ceil((Date.now() + seconds * 1000) / 1000) * 1000).toUTCString();
+    if (path === ordersPath) return sendJson(res, 429, { message: 'too many requests', errorType: 'rate_limited', code: 429 }, { 'retry-after': retryAfter });
+    sendJson(res, 429, { error: { code: 'rate_limited', message: 'too many requests' } }, { 'retry-after': retryAfter });
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const body = await readWhole(req);
+    const path = new URL(req.url ?? '/', 'http://front').pathname;
+    if (!path.startsWith('/__sandbox/')) {
+      const waitMs = (tokenPaths.has(path) ? tokenWindow : buckets).take(clientKey(req), Date.now());
+      if (waitMs !== undefined) return tooMany(res, path, waitMs);
+    }
+    relay(res, await forward(inner.url, req.method ?? 'GET', req.url ?? '/', forwardedHeaders(req), body.length ? body : undefined));
+  };
+  const front = await listenFront(options, handle, (res) => sendJson(res, 502, { error: { code: 'bad_gateway', message: 'the service behind the front did not answer' } }));
+  let closing: Promise<void> | undefined;
+  return {
+    ...inner,
+    url: front.url,
+    flavor: 'rate-limited',
+    get deliveries() {
+      return inner.deliveries;
+    },
+    get requests() {
+      return front.requests();
+    },
+    /** Requests answered 429. */
+    get limited() {
+      return limited;
+    },
+    webhooksIdle: () => inner.webhooksIdle(),
+    close() {
+      closing ??= Promise.all([front.close(), inner.close()]).then(() => undefined);
+      return closing;
+    },
+  } as RunningSandbox & { limited: number };
+}

@@ -1,0 +1,102 @@
+import type { SandboxLayout } from './layout.ts';
+
+/** The flavors of the sandbox (sandbox/flavors/): each a correct implementation making the open choices its own way. */
+export type Flavor = 'reference' | 'alternative' | 'gateway' | 'rate-limited' | 'detached';
+
+export interface SandboxOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: an ephemeral port. */
+  port?: number;
+  flavor?: Flavor;
+  /** Fault ids of sandbox/faults.ts; an unknown id makes startSandbox throw. */
+  faults?: string[];
+  /** Where the part-6 events are POSTed; without it nothing is delivered. */
+  webhookUrl?: string;
+  /** HMAC secret for tokens. */
+  tokenSecret: string;
+  /** Default: the flavor's (sandbox/flavors/). */
+  tokenLifetimeSeconds?: number;
+  /** Default 25. */
+  webhookDelayMs?: number;
+  /** Where the sandbox's few warnings go (an unreachable webhook receiver, a server error). Default: console.warn. */
+  warn?: (line: string) => void;
+  /** Called with every request as received, once its body is read (the bench replays them). */
+  onRequest?: (request: ReceivedRequest) => void;
+  /** Called with every access token issued. */
+  onTokenIssued?: (accessToken: string) => void;
+  /** Share of answers (0 to 1) that are a part-7 style 503 before any processing: a flaky target. Default 0. */
+  flaky503Rate?: number;
+  /** Which requests may be flaky: all (default) or only the order endpoint's (client certification's --inject-503). */
+  flaky503Scope?: 'all' | 'orders';
+  /** Called with the customer's answer to each webhook delivery (client certification judges it). */
+  onDelivery?: (answer: DeliveryAnswer) => void;
+  /** Client certification: each flow's last event is delivered again, and once more with an unknown member. */
+  webhookRobustness?: boolean;
+  /** Called with every request and the status it was answered with, flaky 503s included (client certification). */
+  onExchange?: (exchange: RecordedExchange) => void;
+  /** How long a request may take to arrive whole before it is answered 408 (slow senders). Default 10 000 ms. */
+  requestTimeoutMs?: number;
+  /** The rate-limited flavor's limits (sandbox/flavors/rate-limited.ts). */
+  rateLimits?: RateLimits;
+}
+
+/** How much the rate-limited flavor lets through before it answers 429 with Retry-After. */
+export interface RateLimits {
+  /** Token requests per client (by its Basic credentials) in one window. */
+  tokenRequests: number;
+  tokenWindowMs: number;
+  /** Operations: a token bucket per client, this many at once, refilled at this many per second. */
+  burst: number;
+  perSecond: number;
+}
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  rawHeaders: string[];
+  body: Buffer;
+}
+
+/** One request a client sent, as it arrived, and the status it got. */
+export interface RecordedExchange {
+  at: number;
+  method: string;
+  url: string;
+  rawHeaders: string[];
+  body: Buffer;
+  status: number;
+}
+
+/** How the customer's callback address answered one delivery. */
+export interface DeliveryAnswer {
+  kind: string;
+  sentAt: number;
+  ms: number;
+  /** undefined when there was no answer (refused, timed out). */
+  status?: number;
+  contentType?: string;
+  body: string;
+  error?: string;
+}
+
+export interface RunningSandbox {
+  /** http://host:port */
+  url: string;
+  flavor: Flavor;
+  layout: SandboxLayout;
+  faults: readonly string[];
+  /** How long the tokens it issues live (expires_in). */
+  tokenLifetimeSeconds: number;
+  close(): Promise<void>;
+  /** Webhook deliveries the receiver answered. */
+  readonly deliveries: number;
+  /** HTTP requests received. */
+  readonly requests: number;
+  /** Settles once every webhook queued so far was delivered or given up. */
+  webhooksIdle(): Promise<void>;
+  /** The case an authenticationId names, if this sandbox issued it (client certification). */
+  caseOf?(authenticationId: string): { inquiryId: string } | undefined;
+  /** Whether an access token is one this sandbox issued for the service and has not expired. */
+  checkToken?(token: string, service: 'identity' | 'stepup'): { ok: boolean; reason?: string };
+}
