@@ -4,6 +4,20 @@ import { readFileSync } from 'node:fs';
 export type Level = 'MUST' | 'SHOULD' | 'INFO';
 export type Area = 'auth' | 'identity' | 'stepup' | 'orders' | 'webhooks' | 'reseller';
 
+/** The three events of part 6: document onboarding (6.1), document results (6.2), verification session (6.3). */
+export type EventKind = 'onboarding' | 'results' | 'session';
+
+export const eventKinds: readonly EventKind[] = ['onboarding', 'results', 'session'];
+
+/** Which members a requirement judges for their JSON type: those of an operation's request schema, all or some. */
+export interface WrongTypeClaim {
+  operation: OperationId;
+  /** Only these members, and of each only these wrong types. */
+  only?: Record<string, string[]>;
+  /** Not these members ("*") or not these wrong types of them: judged by another requirement, or left open. */
+  except?: Record<string, '*' | string[]>;
+}
+
 export interface Requirement {
   id: string;
   part: string;
@@ -12,7 +26,26 @@ export interface Requirement {
   statement: string;
   rfc?: string;
   erratum?: string;
+  /** The operations the statement names: each one a cell of the coverage, with its own checks and faults. */
   operations?: OperationId[];
+  /** The events the statement names, likewise. */
+  events?: EventKind[];
+  /** The request members whose JSON types this requirement judges. */
+  wrongTypes?: WrongTypeClaim;
+  /** The operation whose required members this requirement judges (missing, or null). */
+  requiredOf?: OperationId;
+  /** The schema (file name without .schema.json) this requirement judges answers or events against. */
+  checksSchema?: string;
+  /** The definition of schemas/ (an enum, Int64String) whose fields this requirement judges, apart from its schema's. */
+  checksDefinition?: string;
+}
+
+/** A place a requirement names: an operation of part 4 or an event of part 6. */
+export type Place = OperationId | EventKind;
+
+/** The places a requirement names (empty when it names none in particular). */
+export function placesOf(req: Requirement): Place[] {
+  return [...(req.operations ?? []), ...(req.events ?? [])];
 }
 
 export interface Erratum {
@@ -47,6 +80,8 @@ export interface Operation {
   part: string;
   service: ServiceName;
   title: string;
+  /** How prose names one request of it ("a case update"). */
+  noun: string;
   routeEnv?: string;
   /** Variable naming a JSON file whose members fill the object-valued fields of this operation's requests. */
   templateEnv?: string;

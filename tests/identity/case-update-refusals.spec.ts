@@ -5,15 +5,6 @@ import { cites, test } from '../../fixtures/test.ts';
 
 const notes = ({ faker }: BodyContext) => ({ notes: faker.lorem.sentence() });
 
-for (const field of ['inquiryId', 'authenticationId'] as const) {
-  test(...cites(['CU-REQ-REQUIRED'], `a case update without ${field} is refused`), async ({ api, verdict, data, newCase }) => {
-    const ref = await newCase();
-    const body = Object.fromEntries(Object.entries(caseUpdate(ref, notes(data))).filter(([name]) => name !== field));
-    const exchange = await api.call('caseUpdate', { body, note: `no ${field}` });
-    expectRefused(verdict, 'CU-REQ-REQUIRED', exchange);
-  });
-}
-
 test(...cites(['CU-CASE-KNOWN'], 'a case update for an authenticationId no assessment returned is refused'), async ({ api, verdict, data, newCase }) => {
   // The inquiryId is a real one, so that the unknown case is the only defect.
   const ref = await newCase();
@@ -31,27 +22,3 @@ for (const variant of foreignInquiries) {
   });
 }
 
-/**
- * One field of 2.5 in a JSON type other than the one it states; the rest of the request is valid and was accepted as
- * the control. queue, rejectionCode and externalAgent are left out (2.5 says their values are not validated or left
- * unchanged), as are the decision (3.3, CU-DECISION-ENUM) and verifiedFraud (CU-VERIFIED-FRAUD-TYPE).
- */
-const wrongTypes: ReadonlyArray<{ field: string; type: string; value: unknown }> = [
-  { field: 'inquiryId', type: 'a number', value: 1234567 },
-  { field: 'authenticationId', type: 'a number', value: 7654321 },
-  { field: 'tags', type: 'a string', value: 'vip' },
-  { field: 'tags', type: 'an array of numbers', value: [1, 2] },
-  { field: 'notes', type: 'a number', value: 42 },
-  { field: 'strategy', type: 'an object', value: { name: 'default' } },
-  { field: 'customFields', type: 'an array', value: ['campaign'] },
-  { field: 'documents', type: 'an object', value: { type: 'passport' } },
-  { field: 'sharedContext', type: 'a string', value: 'child-organization' },
-];
-
-for (const variant of wrongTypes) {
-  test(...cites(['CU-REQ-TYPES'], `a case update with ${variant.field} as ${variant.type} is refused, the same request well typed accepted`), async ({ api, verdict, validRequest }) => {
-    const { body } = await validRequest('caseUpdate');
-    const exchange = await api.call('caseUpdate', { body: { ...(body as object), [variant.field]: variant.value }, note: `${variant.field} as ${variant.type}` });
-    expectRefused(verdict, 'CU-REQ-TYPES', exchange);
-  });
-}

@@ -1,5 +1,5 @@
 import { expectAccepted } from '../../harness/checks/responses.ts';
-import { caseUpdate, documentVerification, minimalAssessment, stepUp, type BodyContext } from '../../harness/builders/identity-bodies.ts';
+import { caseUpdate, fullDocumentVerification, minimalAssessment, stepUp, type BodyContext } from '../../harness/builders/identity-bodies.ts';
 import type { Api } from '../../harness/api.ts';
 import type { SuiteConfig } from '../../harness/config/load-config.ts';
 import type { Reseller } from '../../fixtures/test.ts';
@@ -33,7 +33,7 @@ const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) =
     id: 'RES-SHARED-CONTEXT',
     run: async (ctx) => {
       const ref = await resellerCase(ctx);
-      const body = { ...documentVerification(ctx.data, ctx.config.strategies.documentVerification, ref.inquiryId), sharedContext: ctx.reseller.sharedContext };
+      const body = { ...fullDocumentVerification(ctx.data, ctx.config.strategies.documentVerification, ref.inquiryId), sharedContext: ctx.reseller.sharedContext };
       return ctx.api.call('documentVerification', { asReseller: true, body });
     },
   },

@@ -3,15 +3,6 @@ import { stepUp, unknownCaseId } from '../../harness/builders/identity-bodies.ts
 import { foreignInquiries, foreignInquiryId } from '../../harness/builders/foreign-inquiries.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
-for (const field of ['inquiryId', 'authenticationId'] as const) {
-  test(...cites(['SU-REQ-REQUIRED'], `a step-up without ${field} is refused`), async ({ api, verdict, data, newCase }) => {
-    const ref = await newCase();
-    const body = Object.fromEntries(Object.entries(stepUp(data, ref, 'phone')).filter(([name]) => name !== field));
-    const exchange = await api.call('stepUp', { body, note: `no ${field}` });
-    expectRefused(verdict, 'SU-REQ-REQUIRED', exchange);
-  });
-}
-
 test(...cites(['SU-CASE-KNOWN'], 'a step-up for an authenticationId no assessment returned is refused'), async ({ api, verdict, data, newCase }) => {
   // The inquiryId is a real one, so that the unknown case is the only defect.
   const ref = await newCase();
@@ -31,21 +22,3 @@ for (const variant of foreignInquiries) {
   });
 }
 
-/** One field of 2.6 in a JSON type other than the one it states; the rest of the request is valid and was accepted as the control. */
-const wrongTypes: ReadonlyArray<{ field: string; type: string; value: unknown }> = [
-  { field: 'inquiryId', type: 'a number', value: 1234567 },
-  { field: 'authenticationId', type: 'a number', value: 7654321 },
-  { field: 'strategy', type: 'a string', value: 'step-up-default' },
-  { field: 'phoneNumber', type: 'a number', value: 15555550100 },
-  { field: 'email', type: 'an array', value: ['jane@example.test'] },
-  { field: 'images', type: 'a string', value: 'front.jpg' },
-  { field: 'sharedContext', type: 'a string', value: 'child-organization' },
-];
-
-for (const variant of wrongTypes) {
-  test(...cites(['SU-REQ-TYPES'], `a step-up with ${variant.field} as ${variant.type} is refused, the same request well typed accepted`), async ({ api, verdict, validRequest }) => {
-    const { body } = await validRequest('stepUp');
-    const exchange = await api.call('stepUp', { body: { ...(body as object), [variant.field]: variant.value }, note: `${variant.field} as ${variant.type}` });
-    expectRefused(verdict, 'SU-REQ-TYPES', exchange);
-  });
-}

@@ -1,4 +1,4 @@
-import { documentVerification } from '../../harness/builders/identity-bodies.ts';
+import { fullDocumentVerification } from '../../harness/builders/identity-bodies.ts';
 import type { Preconditions } from '../../fixtures/preconditions.ts';
 import { expectValidEvents, expectWellFormedDeliveries } from '../../harness/checks/webhook-events.ts';
 import { eventKind } from '../../harness/webhooks/events.ts';
@@ -22,7 +22,7 @@ for (const variant of variants) {
     ),
     async ({ api, verdict, config, data, receiver, attachDeliveries, newCase }) => {
       skipUnlessFlowsRun(verdict, config, receiver);
-      const body = documentVerification(data, config.strategies.documentVerification, await variant.inquiry(newCase));
+      const body = fullDocumentVerification(data, config.strategies.documentVerification, await variant.inquiry(newCase));
       const window: Window = { receiver, since: Date.now(), timeoutMs: config.webhook.waitMs };
       const exchange = await api.call('documentVerification', { body });
       verdict.precondition(exchange.status >= 200 && exchange.status < 300, `the document verification ${variant.name} is accepted`, () => ({
