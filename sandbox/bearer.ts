@@ -1,3 +1,4 @@
+import type { OperationId } from '../catalog/catalog.ts';
 import { header } from './context.ts';
 import type { Exchange, SandboxContext } from './context.ts';
 import type { HeaderMap } from './errors.ts';
@@ -8,12 +9,10 @@ export type BearerOutcome = { ok: true; clientId: string } | { ok: false; reason
 
 export interface BearerOptions {
   /**
-   * 'operations' (4.2 to 4.7) applies the bearer-* faults; 'orders' ignores them, so that they break only the
-   * BEARER-* requirements, and takes its own expiry leniency.
+   * The operation of 4.2 to 4.7 checked, whose bearer-* faults apply; the order endpoint names none, so that those
+   * faults break only the BEARER-* requirements, and takes its own expiry leniency.
    */
-  scope: 'operations' | 'orders';
-  /** bearer-optional-on-records: a request without Authorization passes. */
-  allowMissing?: boolean;
+  operation?: OperationId;
   /** order-expired-accepted */
   acceptExpired?: boolean;
 }
@@ -26,26 +25,26 @@ const b64token = /^[A-Za-z0-9\-._~+/]+=*$/;
  * scheme, the challenge carries no error code (RFC 6750 section 3.1); a bad token gets error="invalid_token".
  */
 export function checkBearer(ctx: SandboxContext, ex: Exchange, audience: TokenAudience, options: BearerOptions): BearerOutcome {
-  const lenient = options.scope === 'operations';
-  const challenge = (error?: string): HeaderMap =>
-    ctx.faults.has('bearer-no-challenge') ? {} : { 'www-authenticate': error ? `Bearer error="${error}"` : 'Bearer' };
+  const on = (family: Parameters<SandboxContext['faults']['on']>[0]) => options.operation !== undefined && ctx.faults.on(family, options.operation);
+  const challenge = (error?: string): HeaderMap => (on('bearer-no-challenge') ? {} : { 'www-authenticate': error ? `Bearer error="${error}"` : 'Bearer' });
   const value = header(ex, 'authorization');
   if (value === undefined) {
-    if (options.allowMissing) return { ok: true, clientId: 'anonymous' };
+    if (on('bearer-optional')) return { ok: true, clientId: 'anonymous' };
     return { ok: false, reason: 'the Authorization header is missing', headers: challenge() };
   }
   const match = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+)(?: +(.*))?$/.exec(value.trim());
-  const scheme = match?.[1] ?? '';
-  const token = (match?.[2] ?? '').trim();
-  if (scheme.toLowerCase() !== 'bearer' && !(lenient && ctx.faults.has('bearer-any-scheme'))) {
+  const bare = match?.[2] === undefined && options.operation !== undefined && ctx.faults.has('bearer-bare-token-accepted');
+  const scheme = bare ? 'Bearer' : (match?.[1] ?? '');
+  const token = (bare ? value : (match?.[2] ?? '')).trim();
+  if ((scheme.toLowerCase() !== 'bearer' && !on('bearer-any-scheme')) || (on('bearer-scheme-case-sensitive') && scheme !== 'Bearer')) {
     return { ok: false, reason: 'the Authorization scheme is not Bearer', headers: challenge() };
   }
   if (token === '' || !b64token.test(token)) {
     return { ok: false, reason: 'the bearer token is empty or malformed', headers: challenge('invalid_token') };
   }
   const leniency: TokenLeniency = {
-    skipSignature: lenient && ctx.faults.has('bearer-signature-unchecked'),
-    acceptExpired: options.acceptExpired === true || (lenient && ctx.faults.has('bearer-expiry-unchecked')),
+    skipSignature: on('bearer-signature-unchecked'),
+    acceptExpired: options.acceptExpired === true || on('bearer-expiry-unchecked'),
   };
   const checked = ctx.tokens.check(token, audience, leniency);
   if (!checked.ok) return { ok: false, reason: `the bearer token is not accepted (${checked.reason})`, headers: challenge('invalid_token') };

@@ -64,6 +64,7 @@ export class CaseStore {
   private caseCounter = 0;
   private interviewCounter = 0;
   private latest: StoredCase | undefined;
+  private latestWithSession: StoredCase | undefined;
 
   constructor(private readonly behaviour: Pick<CoreBehaviour, 'ids' | 'initialDecision'>) {}
 
@@ -101,6 +102,11 @@ export class CaseStore {
     return this.latest;
   }
 
+  /** The case whose document session started last. */
+  latestDocumentCase(): StoredCase | undefined {
+    return this.latestWithSession;
+  }
+
   hasDeviceSession(deviceSessionId: string): boolean {
     for (const c of this.byId.values()) if (c.deviceSessionId === deviceSessionId) return true;
     return false;
@@ -130,6 +136,7 @@ export class CaseStore {
       ...documentResults(c.authenticationId, interviewId),
     };
     c.documentSession = session;
+    this.latestWithSession = c;
     return session;
   }
 

@@ -6,7 +6,8 @@ import type { EnumName } from './enums.ts';
 
 /** 6.1: the onboarding status of a document verification session changed. */
 export function documentOnboardingEvent(ctx: SandboxContext, session: DocumentSession): Record<string, unknown> {
-  return { sessionId: session.interviewId, status: ctx.faults.has('webhook-onboarding-status-number') ? 1 : 'STARTED' };
+  const status = ctx.faults.has('webhook-onboarding-status-number') ? 1 : 'STARTED';
+  return ctx.faults.has('webhook-onboarding-without-session-id') ? { status } : { sessionId: session.interviewId, status };
 }
 
 /** 6.2: the document verification session completed. */

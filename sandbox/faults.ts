@@ -1,22 +1,70 @@
-import { isRequirementId } from '../catalog/catalog.ts';
+import { eventKinds, isRequirementId, operation, placesOf, requirement, type EventKind, type OperationId, type Place } from '../catalog/catalog.ts';
 
 /**
  * A deliberate mistake the sandbox can be started with. Each one breaks exactly one requirement of
- * catalog/requirements.json, the way a real implementation gets it wrong, so the self-tests can prove the
- * suite notices. `suiteEnv` holds variables the suite needs to reach the faulty sandbox at all. Its values
- * hold placeholders the caller substitutes (sandboxTargetEnv and resolveSuiteEnv in target-env.ts do):
- * `{origin}` is the sandbox origin (http://host:port); `{identityTokenPrefix}` and `{stepupTokenPrefix}`
- * are the flavor's token prefixes from layout.ts, since the two flavors serve tokens under different paths.
+ * catalog/requirements.json, on one place it names when it names several (an operation, an event), the way a real
+ * implementation gets it wrong, so the self-tests can prove the suite notices. `suiteEnv` holds variables the suite
+ * needs to reach the faulty sandbox at all; its values hold placeholders the caller substitutes (target-env.ts):
+ * `{origin}` is the sandbox origin (http://host:port); `{identityTokenPrefix}` and `{stepupTokenPrefix}` are the
+ * flavor's token prefixes from layout.ts.
  */
 export interface Fault {
   id: string;
   requirement: string;
+  /** The operation or event the fault breaks the requirement on, when the requirement names several. */
+  place?: Place;
+  /** The family it belongs to, when it is one of a family (`faults.on(family, place)` in the sandbox). */
+  family?: string;
   description: string;
   suiteEnv?: Record<string, string>;
 }
 
+/** The operations and events, as the faults' ids spell them (`client-id-optional-on-case-update`). */
+const slugs = {
+  assessment: 'assessment',
+  documentVerification: 'document-verification',
+  documentRecords: 'document-records',
+  fetchAssessment: 'fetch-assessment',
+  caseUpdate: 'case-update',
+  stepUp: 'step-up',
+  onboarding: 'onboarding',
+  results: 'results',
+  session: 'session',
+} as const satisfies Record<Exclude<Place, 'createOrder'>, string>;
+type Slugged = keyof typeof slugs;
+
+/**
+ * Families of faults: one per place the requirement names, each breaking it there alone, so that the kill matrix
+ * proves the check of every place (`<family>-on-<place>`). Routes ask `faults.on(family, place)`.
+ */
+const families = {
+  'json-as-text-plain': { requirement: 'GEN-JSON-RESPONSE', says: (noun: string) => `The success response of ${noun} is labelled text/plain although its body is JSON.` },
+  'bearer-optional': { requirement: 'BEARER-MISSING', says: (noun: string) => `${noun} is served without any Authorization header (other bearer errors are still refused).` },
+  'bearer-any-scheme': { requirement: 'BEARER-SCHEME', says: (noun: string) => `${noun} accepts any scheme word in front of a valid token (Basic <token>, Token <token>).` },
+  'bearer-signature-unchecked': { requirement: 'BEARER-INVALID', says: (noun: string) => `${noun} does not verify tokens (a tampered token whose payload parses, or an unknown opaque token of the right shape, is accepted).` },
+  'bearer-expiry-unchecked': { requirement: 'BEARER-EXPIRED', says: (noun: string) => `${noun} accepts expired tokens.` },
+  'bearer-no-challenge': { requirement: 'BEARER-CHALLENGE', says: (noun: string) => `${noun} answers a refused bearer request 401 without a WWW-Authenticate header.` },
+  'bearer-scheme-case-sensitive': { requirement: 'BEARER-SCHEME-CASE', says: (noun: string) => `${noun} refuses a valid token unless the scheme is written exactly "Bearer".` },
+  'client-id-optional': { requirement: 'HDR-CLIENT-ID', says: (noun: string) => `${noun} is accepted without x-client-id.` },
+  'correlation-id-optional': { requirement: 'HDR-CORRELATION-ID', says: (noun: string) => `${noun} is accepted without x-correlation-id.` },
+  'content-type-unchecked': { requirement: 'HDR-CONTENT-TYPE', says: (noun: string) => `${noun} parses the body as JSON whatever Content-Type it carries, or none.` },
+  'assessment-tags-as-string': { requirement: 'ASM-RES-SCHEMA', says: (noun: string) => `The assessment answered by ${noun} carries tags as one comma-joined string.` },
+  'shared-context-refused': { requirement: 'RES-SHARED-CONTEXT', says: (noun: string) => `${noun} carrying sharedContext is refused with 400.` },
+  'webhook-text-plain': { requirement: 'EVT-DELIVERY', says: (noun: string) => `The ${noun} event is delivered labelled text/plain.` },
+} as const;
+type Family = keyof typeof families;
+
+const nounOf = (place: Slugged): string => (eventKinds.includes(place as EventKind) ? place : operation(place as OperationId).noun);
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+function familyFaults(): Fault[] {
+  return (Object.entries(families) as Array<[Family, (typeof families)[Family]]>).flatMap(([family, { requirement: id, says }]) =>
+    placesOf(requirement(id)).map((place) => ({ id: `${family}-on-${slugs[place as Slugged]}`, requirement: id, place, family, description: capitalised(says(nounOf(place as Slugged))) })),
+  );
+}
+
+
 const faultList = [
-  { id: 'json-as-text-plain', requirement: 'GEN-JSON-RESPONSE', description: 'The assessment success response is labelled text/plain although its body is JSON.' },
 
   { id: 'token-response-not-json', requirement: 'TOK-ISSUED', description: 'The token success body is form-encoded (access_token=...&token_type=Bearer) and labelled application/x-www-form-urlencoded.' },
   { id: 'token-answered-201', requirement: 'TOK-ISSUED', description: 'The token endpoint answers a valid request 201 Created (RFC 6749 §5.1 says 200), so no check that needs a token can run.' },
@@ -25,32 +73,13 @@ const faultList = [
   { id: 'token-no-client-auth', requirement: 'TOK-CLIENT-AUTH', description: 'The token endpoint does not check client credentials at all and issues tokens to the main client.' },
   { id: 'token-no-cache-control', requirement: 'TOK-NO-STORE', description: 'The token response carries neither Cache-Control: no-store nor Pragma: no-cache.' },
 
-  { id: 'bearer-optional-on-records', requirement: 'BEARER-MISSING', description: 'Document records are served to a request without any Authorization header (other bearer errors are still refused).' },
-  { id: 'bearer-any-scheme', requirement: 'BEARER-SCHEME', description: 'Any scheme word in front of a valid token is accepted (Basic <token>, Token <token>).' },
-  { id: 'bearer-signature-unchecked', requirement: 'BEARER-INVALID', description: 'Token signatures are not verified (reference: a tampered token whose payload parses is accepted; alternative: unknown opaque tokens of the right shape are accepted).' },
-  { id: 'bearer-expiry-unchecked', requirement: 'BEARER-EXPIRED', description: 'Expired tokens are accepted by the operations 4.2 to 4.7.' },
-  { id: 'bearer-no-challenge', requirement: 'BEARER-CHALLENGE', description: 'Refused bearer requests are answered 401 without a WWW-Authenticate header.' },
 
-  { id: 'client-id-optional-on-case-update', requirement: 'HDR-CLIENT-ID', description: 'The case update accepts a request without x-client-id.' },
-  { id: 'correlation-id-optional-on-assessment', requirement: 'HDR-CORRELATION-ID', description: 'The assessment accepts a request without x-correlation-id.' },
-  { id: 'content-type-unchecked-on-step-up', requirement: 'HDR-CONTENT-TYPE', description: 'The step-up parses the body as JSON whatever Content-Type it carries, or none.' },
-  { id: 'client-id-optional-on-assessment', requirement: 'HDR-CLIENT-ID', description: 'The assessment accepts a request without x-client-id.' },
-  { id: 'client-id-optional-on-document-verification', requirement: 'HDR-CLIENT-ID', description: 'The document verification accepts a request without x-client-id.' },
-  { id: 'client-id-optional-on-document-records', requirement: 'HDR-CLIENT-ID', description: 'The fetch of document records accepts a request without x-client-id.' },
-  { id: 'client-id-optional-on-step-up', requirement: 'HDR-CLIENT-ID', description: 'The step-up accepts a request without x-client-id.' },
-  { id: 'correlation-id-optional-on-document-verification', requirement: 'HDR-CORRELATION-ID', description: 'The document verification accepts a request without x-correlation-id.' },
-  { id: 'correlation-id-optional-on-document-records', requirement: 'HDR-CORRELATION-ID', description: 'The fetch of document records accepts a request without x-correlation-id.' },
-  { id: 'correlation-id-optional-on-case-update', requirement: 'HDR-CORRELATION-ID', description: 'The case update accepts a request without x-correlation-id.' },
-  { id: 'content-type-unchecked-on-assessment', requirement: 'HDR-CONTENT-TYPE', description: 'The assessment parses the body as JSON whatever Content-Type it carries, or none.' },
-  { id: 'content-type-unchecked-on-document-verification', requirement: 'HDR-CONTENT-TYPE', description: 'The document verification parses the body as JSON whatever Content-Type it carries, or none.' },
-  { id: 'content-type-unchecked-on-case-update', requirement: 'HDR-CONTENT-TYPE', description: 'The case update parses the body as JSON whatever Content-Type it carries, or none.' },
-  { id: 'correlation-id-required-on-step-up', requirement: 'HDR-STEPUP-NO-CORRELATION', description: 'The step-up refuses a request without x-correlation-id, which 4.7 does not list.' },
+  { id: 'correlation-id-required-on-step-up', place: 'stepUp', requirement: 'HDR-STEPUP-NO-CORRELATION', description: 'The step-up refuses a request without x-correlation-id, which 4.7 does not list.' },
 
   { id: 'assessment-strategy-optional', requirement: 'ASM-REQ-REQUIRED', description: 'An assessment without strategy is accepted.' },
   { id: 'assessment-types-unchecked', requirement: 'ASM-REQ-TYPES', description: 'Assessment field types are not checked (a numeric inquiryId or strategy, a string applicant are accepted).' },
   { id: 'assessment-device-session-unique', requirement: 'ASM-DEVICE-SESSION-REUSE', description: 'An assessment whose deviceSessionId an earlier assessment used is refused with 409.' },
   { id: 'assessment-co-applicant-refused', requirement: 'ASM-ACCEPTED', description: 'An assessment carrying coApplicant is refused with 400.' },
-  { id: 'assessment-tags-as-string', requirement: 'ASM-RES-SCHEMA', description: 'The assessment response (4.2 and 4.5) carries tags as one comma-joined string.' },
   { id: 'assessment-inquiry-not-echoed', requirement: 'ASM-RES-IDS', description: 'The assessment response of 4.2 answers the inquiryId upper-cased (lower-cased if it already was).' },
   { id: 'fetch-returns-latest-case', requirement: 'ASM-FETCH-SAME-CASE', description: 'Fetching by case identifier returns the most recently created case whatever known identifier is asked for.' },
 
@@ -87,10 +116,8 @@ const faultList = [
   { id: 'step-up-strategy-as-string', requirement: 'SU-RES-SCHEMA', description: 'The step-up response carries strategy as a string.' },
   { id: 'step-up-ids-swapped', requirement: 'SU-RES-IDS', description: 'The step-up response swaps inquiryId and authenticationId.' },
 
-  { id: 'shared-context-refused-on-step-up', requirement: 'RES-SHARED-CONTEXT', description: 'A step-up carrying sharedContext is refused with 400.' },
 
   { id: 'webhooks-never-sent', requirement: 'EVT-FLOW-DELIVERY', description: 'The sandbox never delivers a webhook, whatever flow runs.' },
-  { id: 'webhook-text-plain', requirement: 'EVT-DELIVERY', description: 'Webhook deliveries are labelled text/plain.' },
   { id: 'webhook-onboarding-status-number', requirement: 'EVT-ONBOARDING-SCHEMA', description: 'The document onboarding event carries status as a number.' },
   { id: 'webhook-results-ocr-string', requirement: 'EVT-RESULTS-SCHEMA', description: 'The document results event carries ocr as a JSON-encoded string.' },
   { id: 'webhook-results-wrong-inquiry', requirement: 'EVT-RESULTS-INQUIRY', description: 'The document results event carries an inquiryId other than the one of the verification.' },
@@ -117,11 +144,42 @@ const faultList = [
   { id: 'order-duplicate-400', requirement: 'ORD-409', description: 'A duplicate merchantOrderId is answered 400 validation "failed to validate input: duplicate order".' },
   { id: 'order-500-server-error-type', requirement: 'ORD-500', description: 'The 500 envelope carries errorType server_error.' },
   { id: 'order-503-service-unavailable-type', requirement: 'ORD-503', description: 'The 503 envelope carries errorType service_unavailable.' },
+
+  { id: 'token-secret-unchecked', requirement: 'TOK-CLIENT-AUTH', description: 'The token endpoint authenticates a client by its id alone: the right client id with any secret gets a token.' },
+  { id: 'bearer-bare-token-accepted', requirement: 'BEARER-SCHEME', description: 'An Authorization header holding a valid token without any scheme is accepted by the operations 4.2 to 4.7.' },
+
+  { id: 'assessment-arrays-for-objects', requirement: 'ASM-REQ-TYPES', description: 'An assessment accepts an array where 2.1 states an object (account, applicant, coApplicant, product, customFields, sharedContext): an array is an object to a loose check.' },
+  { id: 'update-document-items-unchecked', requirement: 'CU-REQ-TYPES', description: 'A case update checks that documents is an array but not that its items are objects.' },
+  { id: 'step-up-booleans-for-strings', requirement: 'SU-REQ-TYPES', description: 'A step-up accepts a boolean where 2.6 states a string (phoneNumber true, email false).' },
+  { id: 'update-null-inquiry-accepted', requirement: 'CU-REQ-REQUIRED', description: 'A case update whose inquiryId is null is taken as the case\'s own inquiry and accepted.' },
+  { id: 'step-up-null-authentication-id-accepted', requirement: 'SU-REQ-REQUIRED', description: 'A step-up whose authenticationId is null finds the case by its inquiryId and is accepted.' },
+  { id: 'assessment-co-applicant-needs-applicant', requirement: 'GEN-OPTIONAL-MEMBERS', place: 'assessment', description: 'An assessment carrying coApplicant without applicant is refused: an optional member made required by another.' },
+  { id: 'docv-images-need-applicant', requirement: 'GEN-OPTIONAL-MEMBERS', place: 'documentVerification', description: 'A document verification carrying images without applicant is refused.' },
+  { id: 'update-rejection-needs-decision', requirement: 'GEN-OPTIONAL-MEMBERS', place: 'caseUpdate', description: 'A case update carrying rejectionCode without decision is refused.' },
+  { id: 'step-up-images-need-phone', requirement: 'GEN-OPTIONAL-MEMBERS', place: 'stepUp', description: 'A step-up carrying images without phoneNumber is refused.' },
+
+  { id: 'update-notes-resets-decision', requirement: 'CU-DECISION-KEPT', description: 'A case update carrying notes but no decision resets the case to its initial decision (an update of tags alone keeps it).' },
+  { id: 'update-tags-dropped-with-decision', requirement: 'CU-TAGS-APPEND', description: 'The tags of a case update that also carries a decision are dropped (tags alone are appended).' },
+  { id: 'update-decision-clears-tags', requirement: 'CU-TAGS-APPEND', description: 'A case update that changes the decision clears the tags added before it.' },
+
+  { id: 'records-of-latest-session', requirement: 'DOCR-RES-ID', description: 'The records of any known case are answered with the records and identifier of the most recent document session.' },
+  { id: 'update-answers-latest-case', requirement: 'CU-RES-IDS', description: 'The case update applies to the case named, but answers with the identifiers of the most recently created case.' },
+  { id: 'step-up-answers-latest-case', requirement: 'SU-RES-IDS', description: 'The step-up answers with the identifiers of the most recently created case instead of the case named.' },
+  { id: 'decision-dotless-i', requirement: 'CU-DECISION-APPLIED', description: 'The decision REVIEW is fetched back as "revıew" (a dotless ı): another string, which only a locale-aware case folding takes for REVIEW.' },
+  { id: 'decision-mixed-case', requirement: 'CU-DECISION-APPLIED', description: 'A decision is fetched back in alternating case ("dEnY"), none of the spellings a response may use.' },
+
+  { id: 'webhook-onboarding-without-session-id', requirement: 'EVT-ONBOARDING-SCHEMA', description: 'The document onboarding event carries status but no sessionId.' },
+  { id: 'webhook-form-encoded-onboarding', requirement: 'EVT-DELIVERY', place: 'onboarding', description: 'The document onboarding event is delivered form-encoded (sessionId=...&status=...) and labelled so.' },
+  { id: 'webhook-session-redelivered-not-sent', requirement: 'EVT-FLOW-DELIVERY', place: 'session', description: 'A step-up by email sends no verification session event of its own; the last event sent is delivered again instead.' },
+  { id: 'webhook-results-never-sent', requirement: 'EVT-FLOW-DELIVERY', place: 'results', description: 'No document results event is ever sent (onboarding events still are).' },
+  { id: 'webhook-session-never-sent', requirement: 'EVT-FLOW-DELIVERY', place: 'session', description: 'No verification session event is ever sent (document events still are).' },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faultList)[number]['id'];
+type FamilyFaultId = `${Family}-on-${(typeof slugs)[Slugged]}`;
 
-export const faults: readonly Fault[] = faultList;
+export const faults: readonly Fault[] = [...faultList, ...familyFaults()];
+
 
 const seen = new Set<string>();
 for (const fault of faults) {
@@ -138,19 +196,24 @@ export function fault(id: string): Fault {
   return found;
 }
 
-/** The faults a sandbox runs with; `has` takes only ids that exist, so a misspelt check does not compile. */
+/** The faults a sandbox runs with; `has` and `on` take only ids that exist, so a misspelt check does not compile. */
 export class FaultSet {
-  readonly ids: readonly FaultId[];
+  readonly ids: readonly string[];
   private readonly active: ReadonlySet<string>;
 
   constructor(ids: readonly string[]) {
     for (const id of ids) fault(id);
-    this.ids = [...new Set(ids)] as FaultId[];
+    this.ids = [...new Set(ids)];
     this.active = new Set(this.ids);
   }
 
-  has(id: FaultId): boolean {
+  has(id: FaultId | FamilyFaultId): boolean {
     return this.active.has(id);
+  }
+
+  /** Whether the fault of this family is on for this place (an operation, or a part-6 event). */
+  on(family: Family, place: Place): boolean {
+    return place !== 'createOrder' && this.active.has(`${family}-on-${slugs[place]}`);
   }
 }
 

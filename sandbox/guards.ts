@@ -4,9 +4,8 @@ import { isPlainObject, mediaType, parseJsonBody } from './body.ts';
 import { checkBearer } from './bearer.ts';
 import { header } from './context.ts';
 import type { Exchange, SandboxContext } from './context.ts';
-import { refusal, sendRefusal } from './errors.ts';
+import { refusal, sendJson, sendRefusal, sendText } from './errors.ts';
 import type { Refusal } from './errors.ts';
-import type { FaultId } from './faults.ts';
 
 export interface GuardedCall {
   clientId: string;
@@ -29,31 +28,11 @@ function requiredHeaders(ctx: SandboxContext, id: OperationId): string[] {
   let names = op.mandatoryHeaders.filter((h) => h !== 'authorization' && (h !== 'content-type' || !op.hasBody));
   // 4.4 lists Content-Type although it has no body (ERRATUM-GET-CONTENT-TYPE): whether to insist is the flavor's choice.
   if (!ctx.behaviour.getNeedsContentType) names = names.filter((h) => h !== 'content-type');
-  names = names.filter((h) => !optionalHeaderFaults.some(([op, name, fault]) => op === id && name === h && faults.has(fault)));
+  if (faults.on('client-id-optional', id)) names = names.filter((h) => h !== 'x-client-id');
+  if (faults.on('correlation-id-optional', id)) names = names.filter((h) => h !== 'x-correlation-id');
   if (id === 'stepUp' && faults.has('correlation-id-required-on-step-up')) names.push('x-correlation-id');
   return names;
 }
-
-/** Faults that let one operation go without one of the headers it lists. */
-const optionalHeaderFaults: ReadonlyArray<readonly [OperationId, string, FaultId]> = [
-  ['assessment', 'x-client-id', 'client-id-optional-on-assessment'],
-  ['documentVerification', 'x-client-id', 'client-id-optional-on-document-verification'],
-  ['documentRecords', 'x-client-id', 'client-id-optional-on-document-records'],
-  ['caseUpdate', 'x-client-id', 'client-id-optional-on-case-update'],
-  ['stepUp', 'x-client-id', 'client-id-optional-on-step-up'],
-  ['assessment', 'x-correlation-id', 'correlation-id-optional-on-assessment'],
-  ['documentVerification', 'x-correlation-id', 'correlation-id-optional-on-document-verification'],
-  ['documentRecords', 'x-correlation-id', 'correlation-id-optional-on-document-records'],
-  ['caseUpdate', 'x-correlation-id', 'correlation-id-optional-on-case-update'],
-];
-
-/** Faults that let one operation parse its body whatever Content-Type it carries. */
-const uncheckedContentTypeFaults: Readonly<Partial<Record<OperationId, FaultId>>> = {
-  assessment: 'content-type-unchecked-on-assessment',
-  documentVerification: 'content-type-unchecked-on-document-verification',
-  caseUpdate: 'content-type-unchecked-on-case-update',
-  stepUp: 'content-type-unchecked-on-step-up',
-};
 
 function headerRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refusal | undefined {
   for (const name of requiredHeaders(ctx, id)) {
@@ -64,8 +43,7 @@ function headerRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refu
 
 function contentTypeRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refusal | undefined {
   if (!operation(id).hasBody) return undefined;
-  const unchecked = uncheckedContentTypeFaults[id];
-  if (unchecked && ctx.faults.has(unchecked)) return undefined;
+  if (ctx.faults.on('content-type-unchecked', id)) return undefined;
   if (mediaType(header(ex, 'content-type')) === 'application/json') return undefined;
   return refusal(ctx.behaviour.mediaTypeStatus, 'unsupported_media_type', 'the body must be sent as application/json');
 }
@@ -82,10 +60,7 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
   }
   let clientId = '';
   const authorize = (): Refusal | undefined => {
-    const outcome = checkBearer(ctx, ex, op.service === 'stepup' ? 'stepup' : 'identity', {
-      scope: 'operations',
-      allowMissing: id === 'documentRecords' && ctx.faults.has('bearer-optional-on-records'),
-    });
+    const outcome = checkBearer(ctx, ex, op.service === 'stepup' ? 'stepup' : 'identity', { operation: id });
     if (outcome.ok) {
       clientId = outcome.clientId;
       return undefined;
@@ -111,5 +86,15 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
     sendRefusal(ex.res, validationRefusal(ctx, 'the body must be a JSON object'));
     return undefined;
   }
+  if (ctx.faults.on('shared-context-refused', id) && 'sharedContext' in parsed.value) {
+    sendRefusal(ex.res, refusal(400, 'validation_failed', 'sharedContext is not supported'));
+    return undefined;
+  }
   return { clientId, body: parsed.value };
+}
+
+/** A successful answer of an operation: JSON, unless the fault of json-as-text-plain labels it otherwise there. */
+export function sendSuccess(ctx: SandboxContext, ex: Exchange, id: OperationId, status: number, body: unknown): void {
+  if (ctx.faults.on('json-as-text-plain', id)) sendText(ex.res, status, 'text/plain; charset=utf-8', JSON.stringify(body));
+  else sendJson(ex.res, status, body);
 }

@@ -4,10 +4,10 @@ import type { StoredCase } from './cases.ts';
 import { header } from './context.ts';
 import type { Exchange, SandboxContext } from './context.ts';
 import { allowedValues } from './enums.ts';
-import { refusal, sendJson, sendRefusal, sendText } from './errors.ts';
+import { refusal, sendRefusal } from './errors.ts';
 import { documentOnboardingEvent, documentResultsEvent } from './events.ts';
 import { fieldTypeIssue, optionalObject, optionalString, requiredFields, requiredStringIssue } from './field-rules.ts';
-import { guardOperation, unknownCaseRefusal, validationRefusal } from './guards.ts';
+import { guardOperation, sendSuccess, unknownCaseRefusal, validationRefusal } from './guards.ts';
 import { operationPath } from './layout.ts';
 import { operation } from '../catalog/catalog.ts';
 
@@ -27,9 +27,9 @@ function assessmentView(ctx: SandboxContext, c: StoredCase, extras: { created: b
   const view: Record<string, unknown> = {
     inquiryId: c.inquiryId,
     authenticationId: c.authenticationId,
-    decision: c.decision,
+    decision: decisionAsAnswered(ctx, c.decision),
     userSegment: 'standard',
-    tags: ctx.faults.has('assessment-tags-as-string') ? c.tags.join(',') : [...c.tags],
+    tags: ctx.faults.on('assessment-tags-as-string', extras.created ? 'assessment' : 'fetchAssessment') ? c.tags.join(',') : [...c.tags],
     scoreCards: [],
     insights: {},
     strategy: { name: c.strategyName },
@@ -52,6 +52,13 @@ function assessmentView(ctx: SandboxContext, c: StoredCase, extras: { created: b
   return view;
 }
 
+/** The decision as a response spells it; the decision-* faults spell it in a way no response may. */
+function decisionAsAnswered(ctx: SandboxContext, decision: string): string {
+  if (ctx.faults.has('decision-dotless-i')) return decision.toLowerCase().replace(/i/g, '\u0131');
+  if (ctx.faults.has('decision-mixed-case')) return [...decision].map((ch, i) => (i % 2 === 0 ? ch.toLowerCase() : ch.toUpperCase())).join('');
+  return decision;
+}
+
 /** Changes the case of an inquiry identifier so that it no longer matches (assessment-inquiry-not-echoed). */
 function alteredInquiryId(id: string): string {
   if (id.toUpperCase() !== id) return id.toUpperCase();
@@ -68,10 +75,13 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
   const required = requiredFields('assessment').filter((name) => !(name === 'strategy' && faults.has('assessment-strategy-optional')));
   const issue = typesUnchecked
     ? required.map((name) => (body[name] === undefined || body[name] === null || body[name] === '' ? `${name} is required` : undefined)).find(Boolean)
-    : (requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'assessment'));
+    : (requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'assessment', { arraysAsObjects: faults.has('assessment-arrays-for-objects') }));
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('assessment-co-applicant-refused') && 'coApplicant' in body) {
     return sendRefusal(ex.res, refusal(400, 'validation_failed', 'coApplicant is not supported'));
+  }
+  if (faults.has('assessment-co-applicant-needs-applicant') && 'coApplicant' in body && !('applicant' in body)) {
+    return sendRefusal(ex.res, refusal(400, 'validation_failed', 'coApplicant needs an applicant'));
   }
 
   const deviceSessionId = optionalString(body, 'deviceSessionId');
@@ -94,9 +104,7 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
 
   const view = assessmentView(ctx, stored, { created: true, correlationId: header(ex, 'x-correlation-id') });
   if (faults.has('assessment-inquiry-not-echoed')) view['inquiryId'] = alteredInquiryId(stored.inquiryId);
-  const status = ctx.behaviour.createdStatus;
-  if (faults.has('json-as-text-plain')) return sendText(ex.res, status, 'text/plain; charset=utf-8', JSON.stringify(view));
-  sendJson(ex.res, status, view);
+  sendSuccess(ctx, ex, 'assessment', ctx.behaviour.createdStatus, view);
 }
 
 export function fetchAssessmentHandler(ctx: SandboxContext, ex: Exchange): void {
@@ -105,7 +113,7 @@ export function fetchAssessmentHandler(ctx: SandboxContext, ex: Exchange): void 
   const found = ctx.cases.get(caseId);
   if (!found) return sendRefusal(ex.res, unknownCaseRefusal(caseId));
   const shown = ctx.faults.has('fetch-returns-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
-  sendJson(ex.res, 200, assessmentView(ctx, shown, { created: false, correlationId: undefined }));
+  sendSuccess(ctx, ex, 'fetchAssessment', 200, assessmentView(ctx, shown, { created: false, correlationId: undefined }));
 }
 
 export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): void {
@@ -117,6 +125,9 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('docv-images-refused') && 'images' in body) {
     return sendRefusal(ex.res, refusal(400, 'validation_failed', 'images are not supported'));
+  }
+  if (faults.has('docv-images-need-applicant') && 'images' in body && !('applicant' in body)) {
+    return sendRefusal(ex.res, refusal(400, 'validation_failed', 'images need an applicant'));
   }
 
   const givenInquiry = body['inquiryId'] === undefined ? undefined : looseString(body['inquiryId']);
@@ -134,7 +145,7 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
     });
   const session = ctx.cases.startDocumentSession(stored);
   const interviewId = faults.has('docv-interview-id-number') ? Number(session.interviewId.replace(/\D/g, '').slice(0, 15) || '0') : session.interviewId;
-  sendJson(ex.res, ctx.behaviour.createdStatus, {
+  sendSuccess(ctx, ex, 'documentVerification', ctx.behaviour.createdStatus, {
     inquiryId,
     authenticationId: stored.authenticationId,
     status: 'PENDING',
@@ -165,7 +176,8 @@ export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void 
   const found = ctx.cases.get(authenticationId);
   if (!found) return sendRefusal(ex.res, unknownCaseRefusal(authenticationId));
 
-  const session = ctx.cases.documentSessionOf(found);
+  const shown = faults.has('records-of-latest-session') ? (ctx.cases.latestDocumentCase() ?? found) : found;
+  const session = ctx.cases.documentSessionOf(shown);
   const parts: Record<(typeof recordParts)[number], unknown> = {
     ocrData: faults.has('records-ocr-as-string') ? JSON.stringify(session.ocr) : session.ocr,
     scoreData: session.score,
@@ -173,9 +185,9 @@ export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void 
     formData: session.form,
   };
   const selected = data === undefined || data === 'all' ? recordParts : recordParts.filter((p) => p.toLowerCase() === data.toLowerCase());
-  const records: Record<string, unknown> = { authenticationId: found.authenticationId };
+  const records: Record<string, unknown> = { authenticationId: shown.authenticationId };
   for (const part of selected) records[part] = parts[part];
-  sendJson(ex.res, 200, records);
+  sendSuccess(ctx, ex, 'documentRecords', 200, records);
 }
 
 export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
@@ -183,8 +195,11 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   if (!call) return;
   const { body } = call;
   const { faults } = ctx;
-  const required = requiredFields('caseUpdate').filter((name) => !(name === 'inquiryId' && faults.has('update-inquiry-optional')));
-  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'caseUpdate', faults.has('update-types-unchecked') ? ['verifiedFraud'] : undefined);
+  const nullInquiryTaken = faults.has('update-null-inquiry-accepted') && body['inquiryId'] === null;
+  if (nullInquiryTaken) delete body['inquiryId'];
+  const required = requiredFields('caseUpdate').filter((name) => !(name === 'inquiryId' && (faults.has('update-inquiry-optional') || nullInquiryTaken)));
+  const loose = { ...(faults.has('update-types-unchecked') ? { only: ['verifiedFraud'] } : {}), ...(faults.has('update-document-items-unchecked') ? { uncheckedItems: ['documents'] } : {}) };
+  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'caseUpdate', loose);
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   const decision = optionalString(body, 'decision');
   const decisions = allowedValues('CaseDecision');
@@ -203,6 +218,7 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   if (refuseIf(faults.has('update-agent-validated') && externalAgent !== undefined && !knownAgents.includes(externalAgent), 'externalAgent is not a portal user')) return;
   if (refuseIf(faults.has('update-unknown-queue-fails') && queue !== undefined && !knownQueues.includes(queue), 'queue does not exist')) return;
   if (refuseIf(faults.has('update-unknown-rejection-fails') && rejectionCode !== undefined && !knownRejectionCodes.includes(rejectionCode), 'rejectionCode does not exist')) return;
+  if (refuseIf(faults.has('update-rejection-needs-decision') && rejectionCode !== undefined && decision === undefined, 'rejectionCode needs a decision')) return;
 
   const authenticationId = body['authenticationId'] as string;
   const inquiryId = optionalString(body, 'inquiryId');
@@ -212,7 +228,7 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
     answer['correlationId'] = correlationId;
     answer['message'] = 'case updated';
     if (faults.has('update-error-as-string')) answer['error'] = '';
-    sendJson(ex.res, 200, answer);
+    sendSuccess(ctx, ex, 'caseUpdate', 200, answer);
   };
 
   const found = ctx.cases.get(authenticationId);
@@ -224,17 +240,18 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
     return sendRefusal(ex.res, validationRefusal(ctx, 'inquiryId is not the inquiry of this case'));
   }
 
+  const notes = optionalString(body, 'notes');
   if (decision !== undefined) {
+    if (faults.has('update-decision-clears-tags') && decision !== found.decision) found.tags = [];
     if (!faults.has('update-decision-ignored')) found.decision = decision;
-  } else if (faults.has('update-decision-reset')) {
+  } else if (faults.has('update-decision-reset') || (faults.has('update-notes-resets-decision') && notes !== undefined)) {
     found.decision = ctx.behaviour.initialDecision;
   }
-  const tags = body['tags'] as string[] | undefined;
+  const tags = faults.has('update-tags-dropped-with-decision') && decision !== undefined ? undefined : (body['tags'] as string[] | undefined);
   if (tags) found.tags = faults.has('update-tags-replaced') ? [...tags] : [...found.tags, ...tags];
   if (queue !== undefined && knownQueues.includes(queue)) found.queue = queue;
   if (rejectionCode !== undefined && knownRejectionCodes.includes(rejectionCode)) found.rejectionCode = rejectionCode;
   if (typeof body['verifiedFraud'] === 'boolean') found.verifiedFraud = body['verifiedFraud'];
-  const notes = optionalString(body, 'notes');
   if (notes !== undefined) found.notes = notes;
   if (externalAgent !== undefined) found.externalAgent = externalAgent;
   const strategy = optionalString(body, 'strategy');
@@ -244,5 +261,6 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   if (Array.isArray(body['documents'])) found.documents = found.documents.concat(body['documents'] as unknown[]);
   const sharedContext = optionalObject(body, 'sharedContext');
   if (sharedContext) found.sharedContext = sharedContext;
-  respond({ inquiryId: found.inquiryId, authenticationId: found.authenticationId });
+  const answered = faults.has('update-answers-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
+  respond({ inquiryId: answered.inquiryId, authenticationId: answered.authenticationId });
 }

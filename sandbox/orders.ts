@@ -126,7 +126,7 @@ function createOrder(ctx: SandboxContext, ex: Exchange, placed: Set<string>): Or
     return undefined;
   };
   const authCheck = (): OrderError | undefined => {
-    const outcome = checkBearer(ctx, ex, 'identity', { scope: 'orders', acceptExpired: faults.has('order-expired-accepted') });
+    const outcome = checkBearer(ctx, ex, 'identity', { acceptExpired: faults.has('order-expired-accepted') });
     if (!outcome.ok) {
       return { status: 401, errorType: faults.has('order-401-unauthenticated') ? 'unauthenticated' : tableErrorType('401'), message: messages.unauthorized, headers: outcome.headers };
     }

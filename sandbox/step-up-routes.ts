@@ -1,22 +1,24 @@
 import type { Exchange, SandboxContext } from './context.ts';
-import { refusal, sendJson, sendRefusal } from './errors.ts';
+import { refusal, sendRefusal } from './errors.ts';
 import { verificationSessionEvent } from './events.ts';
 import { fieldTypeIssue, optionalObject, optionalString, requiredFields, requiredStringIssue } from './field-rules.ts';
-import { guardOperation, unknownCaseRefusal, validationRefusal } from './guards.ts';
+import { guardOperation, sendSuccess, unknownCaseRefusal, validationRefusal } from './guards.ts';
 
 export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
   const call = guardOperation(ctx, ex, 'stepUp');
   if (!call) return;
   const { body } = call;
   const { faults } = ctx;
-  const required = requiredFields('stepUp').filter((name) => !(name === 'authenticationId' && faults.has('step-up-authentication-id-optional')));
-  const issue = requiredStringIssue(body, required) ?? (faults.has('step-up-types-unchecked') ? undefined : fieldTypeIssue(body, 'stepUp'));
+  const nullCaseTaken = faults.has('step-up-null-authentication-id-accepted') && body['authenticationId'] === null;
+  if (nullCaseTaken) delete body['authenticationId'];
+  const required = requiredFields('stepUp').filter((name) => !(name === 'authenticationId' && (faults.has('step-up-authentication-id-optional') || nullCaseTaken)));
+  const issue = requiredStringIssue(body, required) ?? (faults.has('step-up-types-unchecked') ? undefined : fieldTypeIssue(body, 'stepUp', { booleansAsStrings: faults.has('step-up-booleans-for-strings') }));
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('step-up-email-refused') && 'email' in body) {
     return sendRefusal(ex.res, refusal(400, 'validation_failed', 'verification by email is not supported'));
   }
-  if (faults.has('shared-context-refused-on-step-up') && 'sharedContext' in body) {
-    return sendRefusal(ex.res, refusal(400, 'validation_failed', 'sharedContext is not supported'));
+  if (faults.has('step-up-images-need-phone') && 'images' in body && !('phoneNumber' in body)) {
+    return sendRefusal(ex.res, refusal(400, 'validation_failed', 'images need a phoneNumber'));
   }
 
   const inquiryId = body['inquiryId'] as string;
@@ -35,13 +37,19 @@ export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
   }
 
   const strategy = optionalObject(body, 'strategy') ?? { name: ids.strategyName };
+  if (faults.has('step-up-answers-latest-case')) {
+    const latest = ctx.cases.latestCase();
+    if (latest) ids = { inquiryId: latest.inquiryId, authenticationId: latest.authenticationId, strategyName: ids.strategyName };
+  }
   const swapped = faults.has('step-up-ids-swapped');
-  sendJson(ex.res, 200, {
+  sendSuccess(ctx, ex, 'stepUp', 200, {
     inquiryId: swapped ? ids.authenticationId : ids.inquiryId,
     authenticationId: swapped ? ids.inquiryId : ids.authenticationId,
     decision: 'CHALLENGE',
     strategy: faults.has('step-up-strategy-as-string') ? String(strategy['name'] ?? ids.strategyName) : strategy,
   });
   const channel = typeof body['phoneNumber'] === 'string' ? 'phone' : typeof body['email'] === 'string' ? 'email' : undefined;
-  if (channel) ctx.webhooks.send({ kind: 'verification-session', body: verificationSessionEvent(ctx, channel) });
+  if (!channel) return;
+  const redelivered = channel === 'email' && faults.has('webhook-session-redelivered-not-sent') ? ctx.webhooks.lastOf('verification-session') : undefined;
+  ctx.webhooks.send(redelivered ?? { kind: 'verification-session', body: verificationSessionEvent(ctx, channel) });
 }

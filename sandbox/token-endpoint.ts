@@ -1,6 +1,6 @@
 import { tokenEndpoint } from '../catalog/catalog.ts';
 import { mediaType, utf8Text } from './body.ts';
-import { clientByApiKey, mainClient } from './credentials.ts';
+import { clientByApiKey, clientById, mainClient } from './credentials.ts';
 import type { SandboxClient } from './credentials.ts';
 import { header } from './context.ts';
 import type { Exchange, SandboxContext } from './context.ts';
@@ -17,11 +17,15 @@ function sendOAuthError(ex: Exchange, status: number, error: OAuthError, descrip
   sendJson(ex.res, status, { error, error_description: description }, { ...noStore, ...headers });
 }
 
-/** The client named by `Authorization: Basic <API_KEY>` (scheme compared case-insensitively). */
-function authenticateClient(ex: Exchange): SandboxClient | undefined {
+/**
+ * The client named by `Authorization: Basic <API_KEY>` (scheme compared case-insensitively); with idOnly (the fault
+ * token-secret-unchecked), the client of the id in base64("id:secret"), whatever the secret.
+ */
+function authenticateClient(ex: Exchange, idOnly: boolean): SandboxClient | undefined {
   const match = /^([A-Za-z]+) +(\S+) *$/.exec(header(ex, 'authorization') ?? '');
   if (!match || match[1]?.toLowerCase() !== 'basic' || !match[2]) return undefined;
-  return clientByApiKey(match[2]);
+  if (!idOnly) return clientByApiKey(match[2]);
+  return clientById(Buffer.from(match[2], 'base64').toString('utf8').split(':')[0] ?? '');
 }
 
 /** Token endpoint of part 4.1, answered as RFC 6749 sections 4.4 and 5 describe. */
@@ -53,7 +57,7 @@ export function tokenHandler(audience: TokenAudience) {
       }
     }
 
-    const client = faults.has('token-no-client-auth') ? mainClient : authenticateClient(ex);
+    const client = faults.has('token-no-client-auth') ? mainClient : authenticateClient(ex, faults.has('token-secret-unchecked'));
     if (!client) {
       sendOAuthError(ex, 401, 'invalid_client', 'client authentication failed', { 'www-authenticate': basicChallenge });
       return;

@@ -2,9 +2,13 @@ import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { FaultSet } from './faults.ts';
+import type { EventKind } from '../catalog/catalog.ts';
 import type { DeliveryAnswer } from './types.ts';
 
 export type WebhookKind = 'document-onboarding' | 'document-results' | 'verification-session';
+
+/** The part-6 event each kind of delivery is (catalog/catalog.ts names them so). */
+const eventOf: Readonly<Record<WebhookKind, EventKind>> = { 'document-onboarding': 'onboarding', 'document-results': 'results', 'verification-session': 'session' };
 
 const deliveryTimeoutMs = 5_000;
 
@@ -39,8 +43,17 @@ export class WebhookSender {
     private readonly robustness = false,
   ) {}
 
+  /** The last event of each kind queued: a faulty sandbox delivers it again instead of a new one. */
+  private readonly last = new Map<WebhookKind, WebhookEvent>();
+
+  /** The last event of a kind queued so far, if any. */
+  lastOf(kind: WebhookKind): WebhookEvent | undefined {
+    return this.last.get(kind);
+  }
+
   /** Queues the events of one flow, delivered in the order given. */
   send(...events: WebhookEvent[]): void {
+    for (const event of events) this.last.set(event.kind, event);
     if (!this.url || this.closed || events.length === 0) return;
     const flow = (async () => {
       for (const event of events) {
@@ -96,11 +109,15 @@ export class WebhookSender {
 
   private deliver(kind: WebhookKind, body: string): Promise<void> {
     const url = this.url;
-    if (!url || this.closed || this.faults.has('webhooks-never-sent')) return Promise.resolve();
+    const { faults } = this;
+    const never = faults.has('webhooks-never-sent') || (kind === 'document-results' && faults.has('webhook-results-never-sent')) || (kind === 'verification-session' && faults.has('webhook-session-never-sent'));
+    if (!url || this.closed || never) return Promise.resolve();
+    const formEncoded = kind === 'document-onboarding' && faults.has('webhook-form-encoded-onboarding');
     return new Promise((resolve) => {
-      const payload = Buffer.from(body, 'utf8');
+      const payload = Buffer.from(formEncoded ? new URLSearchParams(JSON.parse(body) as Record<string, string>).toString() : body, 'utf8');
+      const contentType = formEncoded ? 'application/x-www-form-urlencoded' : faults.on('webhook-text-plain', eventOf[kind]) ? 'text/plain; charset=utf-8' : 'application/json';
       const headers: Record<string, string | number> = {
-        'content-type': this.faults.has('webhook-text-plain') ? 'text/plain; charset=utf-8' : 'application/json',
+        'content-type': contentType,
         'content-length': payload.length,
         'user-agent': 'identity-proofing-sandbox',
         'x-sandbox-event': kind,

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { requirements } from '../catalog/catalog.ts';
 import { faults } from '../sandbox/faults.ts';
-import { analyseCoverage, coverageMarkdown, type ListedTest, type Statement } from './coverage/analyse.ts';
+import { placesIn } from '../harness/verdict-marks.ts';
+import { analyseCoverage, coverageMarkdown, generatedStatements, type ListedTest, type Statement } from './coverage/analyse.ts';
 
 // npm run coverage: every statement of the interface document -> requirement -> checks -> sandbox faults, written to
 // reports/coverage.md. Exits 1 when a statement has no check, a MUST no fault, or a requirement no statement or test.
@@ -31,8 +32,10 @@ function listTests(): ListedTest[] {
     const tests: ListedTest[] = [];
     const visit = (suite: JsonSuite) => {
       for (const spec of suite.specs ?? []) {
-        const ids = (spec.tags ?? []).map((tag) => tag.replace(/^@/, ''));
-        for (const test of spec.tests) tests.push({ title: spec.title, project: test.projectName, ids });
+        const tags = spec.tags ?? [];
+        const places = placesIn(tags);
+        const ids = tags.map((tag) => tag.replace(/^@/, '')).filter((tag) => !tag.startsWith('on:'));
+        for (const test of spec.tests) tests.push({ title: spec.title, project: test.projectName, ids, places });
       }
       for (const inner of suite.suites ?? []) visit(inner);
     };
@@ -43,12 +46,13 @@ function listTests(): ListedTest[] {
   }
 }
 
-const { statements } = JSON.parse(readFileSync(join(repoRoot, 'catalog/statements.json'), 'utf8')) as { statements: Statement[] };
+const listed = (JSON.parse(readFileSync(join(repoRoot, 'catalog/statements.json'), 'utf8')) as { statements: Statement[] }).statements;
+const statements = [...listed, ...generatedStatements(requirements)];
 const coverage = analyseCoverage({ statements, requirements, tests: listTests(), faults });
 mkdirSync(join(repoRoot, 'reports'), { recursive: true });
 writeFileSync(join(repoRoot, 'reports/coverage.md'), coverageMarkdown(coverage));
 const checkable = statements.filter((s) => s.requirements.length > 0).length;
-console.log(`coverage: ${statements.length} statements of the interface document (${checkable} checked, ${statements.length - checkable} not checkable), ${requirements.length} requirements, ${faults.length} faults; table in reports/coverage.md`);
+console.log(`coverage: ${statements.length} statements of the interface document (${checkable} checked, ${statements.length - checkable} not checkable), ${requirements.length} requirements, ${coverage.cells.length} requirement × place cells, ${faults.length} faults; tables in reports/coverage.md`);
 for (const problem of coverage.problems) console.log(`  ${problem}`);
 if (coverage.problems.length > 0) {
   console.log(`coverage: ${coverage.problems.length} problem${coverage.problems.length === 1 ? '' : 's'}`);

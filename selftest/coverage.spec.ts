@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { requirements } from '../catalog/catalog.ts';
+import { placesOf, requirements } from '../catalog/catalog.ts';
 import { faults } from '../sandbox/faults.ts';
-import { analyseCoverage, type ListedTest, type Statement } from '../scripts/coverage/analyse.ts';
+import { wrongTypeTitleStart } from '../harness/builders/request-members.ts';
+import { analyseCoverage, generatedStatements, type ListedTest, type Statement } from '../scripts/coverage/analyse.ts';
 
-const { statements } = JSON.parse(readFileSync(new URL('../catalog/statements.json', import.meta.url), 'utf8')) as { statements: Statement[] };
+const listed = (JSON.parse(readFileSync(new URL('../catalog/statements.json', import.meta.url), 'utf8')) as { statements: Statement[] }).statements;
+const statements = [...listed, ...generatedStatements(requirements)];
 
 /** A listing in which every requirement has one test, titled so that every statement's title filter matches. */
 function fullListing(): ListedTest[] {
@@ -12,6 +14,7 @@ function fullListing(): ListedTest[] {
     title: statements.filter((s) => s.requirements.includes(r.id) && s.testTitleIncludes).map((s) => s.testTitleIncludes).join(' '),
     project: r.area,
     ids: [r.id],
+    places: placesOf(r),
   }));
 }
 
@@ -28,9 +31,10 @@ test.describe('coverage of the interface document (npm run coverage)', () => {
   });
 
   test('a table row whose own test is missing is reported even when other rows of the requirement have tests', () => {
-    const tests = fullListing().map((t) => (t.ids.includes('CU-REQ-TYPES') ? { ...t, title: t.title.replace('with documents as ', '') } : t));
+    const row = wrongTypeTitleStart('caseUpdate', 'documents');
+    const tests = fullListing().map((t) => (t.ids.includes('CU-REQ-TYPES') ? { ...t, title: t.title.replace(row, '') } : t));
     const { problems } = analyseCoverage({ statements, requirements, tests, faults });
-    expect(problems).toEqual(['Statement of part 2.5: "Case update: documents is an array of objects" has no check: no test cites CU-REQ-TYPES with "with documents as " in its title']);
+    expect(problems).toEqual([expect.stringMatching(new RegExp(`^Statement of part 2\\.5: "Case update request: documents is array of object \\(wrong: .*\\)" has no check: no test cites CU-REQ-TYPES with "${row}" in its title$`))]);
   });
 
   test('a MUST requirement without a sandbox fault, and a requirement no statement names, are reported', () => {
@@ -40,8 +44,19 @@ test.describe('coverage of the interface document (npm run coverage)', () => {
     ]);
     const unstated = statements.filter((s) => !s.requirements.includes('VER-NO-VERSION-HEADER'));
     expect(analyseCoverage({ statements: unstated, requirements, tests: fullListing(), faults }).problems).toEqual([
-      'VER-NO-VERSION-HEADER (INFO) checks no statement of catalog/statements.json',
+      'VER-NO-VERSION-HEADER (INFO) checks no statement of the document',
     ]);
+  });
+
+  test('a requirement on a place it names without a check there, or without a fault there, is reported; so is a test of it that names no place', () => {
+    const tests = fullListing().map((t) => (t.ids.includes('HDR-CLIENT-ID') ? { ...t, places: t.places.filter((p) => p !== 'stepUp') } : t));
+    const withoutFault = faults.filter((f) => f.id !== 'client-id-optional-on-step-up');
+    expect(analyseCoverage({ statements, requirements, tests, faults: withoutFault }).problems).toEqual([
+      'HDR-CLIENT-ID (MUST) has no check on stepUp: no test cites it with the tag @on:stepUp',
+      'HDR-CLIENT-ID (MUST) has no sandbox fault on stepUp: nothing proves its check there can fail',
+    ]);
+    const placeless = fullListing().map((t) => (t.ids.includes('BEARER-EXPIRED') ? { ...t, places: [] } : t));
+    expect(analyseCoverage({ statements, requirements, tests: placeless, faults }).problems).toContainEqual(expect.stringMatching(/^Test ".*" \(auth\) cites BEARER-EXPIRED, which name places, but tags none/));
   });
 
   test('a statement without requirements must say why it cannot be checked', () => {

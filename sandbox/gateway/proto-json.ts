@@ -1,3 +1,4 @@
+import { displaySpelling } from '../../schemas/enum-spellings.ts';
 import { schemaDocument } from '../../schemas/registry.ts';
 
 /**
@@ -41,13 +42,6 @@ function unsetValue(property: Property): unknown {
   return null;
 }
 
-/** "DENY" as a generated enum-to-display mapping writes it: "Deny". */
-export function displaySpelling(value: string): string {
-  return value
-    .split('_')
-    .map((word) => word.charAt(0) + word.slice(1).toLowerCase())
-    .join('');
-}
 
 /** Response: every field of the message present, enum-like strings in display spelling, tags as objects. */
 export function emitUnpopulated(body: unknown, schemaId: string, addedAt: string): unknown {

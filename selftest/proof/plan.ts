@@ -16,7 +16,7 @@ export interface ProofTarget {
   name: string;
   kind: TargetKind;
   flavor: Flavor;
-  fault?: { id: string; requirement: string; level: Level; area: Area };
+  fault?: { id: string; requirement: string; level: Level; area: Area; place?: string };
   env: Record<string, string>;
 }
 
@@ -59,7 +59,7 @@ export async function startProofTargets(faults: readonly Fault[], seed: number):
     { name: 'portability/detached', kind: 'portability', flavor: 'detached' },
     ...faults.map((f) => {
       const req = requirement(f.requirement);
-      return { name: `fault/${f.id}`, kind: 'fault' as const, flavor: 'reference' as const, fault: { id: f.id, requirement: f.requirement, level: req.level, area: req.area } };
+      return { name: `fault/${f.id}`, kind: 'fault' as const, flavor: 'reference' as const, fault: { id: f.id, requirement: f.requirement, level: req.level, area: req.area, ...(f.place ? { place: f.place } : {}) } };
     }),
   ];
   const ports = await freePorts(specs.length);

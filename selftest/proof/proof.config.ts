@@ -40,7 +40,8 @@ function projectsFor(target: ProofTarget) {
     {
       name: target.name,
       testDir: `${repoRoot}tests`,
-      grep: new RegExp(`(^|\\s)@${escape(target.fault.requirement)}(\\s|$)`),
+      // The checks of the faulted requirement, on the place the fault breaks it when it names one.
+      grep: new RegExp(`(?=.*(^|\\s)@${escape(target.fault.requirement)}(\\s|$))${target.fault.place ? `(?=.*(^|\\s)@on:${escape(target.fault.place)}(\\s|$))` : ''}`),
       use: { config: suite },
       workers: 1,
       ...(webhooks ? { fullyParallel: false, testMatch: 'webhooks/**/*.spec.ts' } : { testIgnore: 'webhooks/**' }),

@@ -1,6 +1,6 @@
 import type { Faker } from '@faker-js/faker';
 import { operation } from '../../catalog/catalog.ts';
-import { expectRefused } from '../../harness/checks/responses.ts';
+import { expectAccepted, expectRefused } from '../../harness/checks/responses.ts';
 import type { ServiceTarget } from '../../harness/config/load-config.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { tamperedInTheMiddle, tamperedNearTheEnd, unknownLike } from '../../harness/builders/token-variants.ts';
@@ -26,12 +26,14 @@ interface Variant {
 }
 
 const value = (text: string): Credential => ({ value: text });
+const bearerless = (token: string): Credential => ({ value: token, derivedToken: token });
 const bearerOf = (derivedToken: string): Credential => ({ value: `Bearer ${derivedToken}`, derivedToken });
 
 const variants: readonly Variant[] = [
   { name: 'a request without an Authorization header', requirement: 'BEARER-MISSING', credential: async () => ({ omitted: true }) },
   { name: 'the API key under the Basic scheme', requirement: 'BEARER-SCHEME', credential: async ({ target }) => value(`Basic ${target.apiKey}`) },
   { name: 'a valid token under the Token scheme', requirement: 'BEARER-SCHEME', credential: async ({ validToken }) => value(`Token ${await validToken()}`) },
+  { name: 'a valid token without any scheme', requirement: 'BEARER-SCHEME', credential: async ({ validToken }) => bearerless(await validToken()) },
   { name: 'an empty bearer token ("Bearer ")', requirement: 'BEARER-INVALID', credential: async () => value('Bearer ') },
   { name: 'the Bearer scheme without a token ("Bearer")', requirement: 'BEARER-INVALID', credential: async () => value('Bearer') },
   { name: 'a malformed token with spaces ("Bearer a b c")', requirement: 'BEARER-INVALID', credential: async () => value('Bearer a b c') },
@@ -48,7 +50,7 @@ const variants: readonly Variant[] = [
 
 for (const id of protectedOperations) {
   for (const variant of variants) {
-    test(...cites([variant.requirement, 'BEARER-CHALLENGE'], `${id} refuses ${variant.name}`), async ({ api, config, data, verdict, redactor, validRequest }) => {
+    test(...cites([variant.requirement, 'BEARER-CHALLENGE'], `${id} refuses ${variant.name}`, { on: id }), async ({ api, config, data, verdict, redactor, validRequest }) => {
       const target = config.services[operation(id).service];
       const credential = await variant.credential({ target, validToken: () => api.tokenFor(id), faker: data.faker });
       if ('unavailable' in credential) {
@@ -64,6 +66,17 @@ for (const id of protectedOperations) {
       });
       expectRefused(verdict, variant.requirement, exchange);
       expectBearerChallenge(verdict, exchange);
+    });
+  }
+}
+
+// RFC 9110 §11.1: the auth-scheme is case-insensitive, so the token is as good under "bearer" as under "Bearer".
+for (const id of protectedOperations) {
+  for (const scheme of ['bearer', 'BEARER']) {
+    test(...cites(['BEARER-SCHEME-CASE'], `${id} accepts a valid token under the scheme written "${scheme}"`, { on: id }), async ({ api, verdict, validRequest }) => {
+      const request = await validRequest(id, { control: false });
+      const exchange = await api.call(id, { ...request, set: { authorization: `${scheme} ${await api.tokenFor(id)}` }, note: `scheme "${scheme}"` });
+      expectAccepted(verdict, 'BEARER-SCHEME-CASE', exchange);
     });
   }
 }

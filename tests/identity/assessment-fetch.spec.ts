@@ -21,7 +21,7 @@ test(...cites(['ASM-FETCH-UNKNOWN'], 'fetching a case identifier that was never 
 });
 
 for (const header of ['x-client-id', 'x-correlation-id']) {
-  test(...cites(['HDR-FETCH-ASSESSMENT'], `fetch by case identifier without ${header} is recorded`), async ({ api, verdict, newCase }) => {
+  test(...cites(['HDR-FETCH-ASSESSMENT'], `fetch by case identifier without ${header} is recorded`, { on: 'fetchAssessment' }), async ({ api, verdict, newCase }) => {
     const ref = await newCase();
     const exchange = await api.call('fetchAssessment', { pathParams: { caseId: ref.authenticationId }, omit: [header] });
     verdict.observe('HDR-FETCH-ASSESSMENT', `without ${header}: answered ${exchange.status}`);

@@ -15,7 +15,7 @@ const variants = [
 for (const variant of variants) {
   test(
     ...cites(['ASM-ACCEPTED', 'GEN-JSON-RESPONSE', 'ASM-RES-SCHEMA', 'ASM-RES-IDS', 'ASM-FETCH-SAME-CASE', 'OBS-SUCCESS-STATUS', 'ASM-DECISION-VALUES'],
-    `an assessment round-trips through fetch by case id: ${variant.name}`),
+    `an assessment round-trips through fetch by case id: ${variant.name}`, { on: ['assessment', 'fetchAssessment'] }),
     async ({ api, verdict, config, data }) => {
       const body = variant.build(data, config.strategies.assessment);
       const created = await api.call('assessment', { body });

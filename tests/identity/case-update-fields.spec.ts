@@ -1,19 +1,8 @@
 import { expectAccepted, expectThat } from '../../harness/checks/responses.ts';
 import { caseUpdate, type BodyContext } from '../../harness/builders/identity-bodies.ts';
+import { freshName } from '../../harness/builders/fresh-names.ts';
+import { tagNames } from '../../harness/checks/case-state.ts';
 import { cites, test } from '../../fixtures/test.ts';
-
-/** Tagged with the run, so that neither an earlier run nor the portal can have created it. */
-const freshName = (prefix: string, { faker, runTag }: BodyContext) => `${prefix}-${runTag}-${faker.string.alphanumeric({ length: 8, casing: 'lower' })}`;
-
-/** 2.2 does not show the item shape of tags: a string item is a tag, an object item names its tag in a string member. */
-function tagNames(tags: unknown): string[] {
-  if (!Array.isArray(tags)) return [];
-  return tags.flatMap((item: unknown) => {
-    if (typeof item === 'string') return [item];
-    if (typeof item === 'object' && item !== null) return Object.values(item).filter((v): v is string => typeof v === 'string');
-    return [];
-  });
-}
 
 test(...cites(['CU-TAGS-APPEND'], 'new tags of two updates are both appended to the case, the earlier tags kept'), async ({ api, verdict, data, newCase, fetchCase }) => {
   const ref = await newCase();

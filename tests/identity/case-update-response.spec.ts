@@ -1,6 +1,6 @@
 import { operation } from '../../catalog/catalog.ts';
 import { expectAccepted, expectEqual, expectSchema } from '../../harness/checks/responses.ts';
-import { fullCaseUpdate } from '../../harness/builders/identity-bodies.ts';
+import { caseUpdate, fullCaseUpdate } from '../../harness/builders/identity-bodies.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
@@ -20,3 +20,12 @@ test(
     expectEqual(verdict, 'CU-CORRELATION-ECHO', 'correlationId', answer.correlationId, sentCorrelationId, exchange);
   },
 );
+
+test(...cites(['CU-RES-IDS'], 'an update of the earlier of two cases is answered with that case\'s identifiers, not the later one\'s', { on: 'caseUpdate' }), async ({ api, verdict, data, newCase }) => {
+  const first = await newCase();
+  await newCase();
+  const exchange = await api.call('caseUpdate', { body: caseUpdate(first, { notes: data.faker.lorem.sentence() }), note: 'the earlier of two cases' });
+  const answer = bodyOf(exchange);
+  expectEqual(verdict, 'CU-RES-IDS', 'inquiryId', answer.inquiryId, first.inquiryId, exchange);
+  expectEqual(verdict, 'CU-RES-IDS', 'authenticationId', answer.authenticationId, first.authenticationId, exchange);
+});

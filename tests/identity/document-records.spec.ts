@@ -27,7 +27,7 @@ const variants = [{ name: 'without data', data: undefined }, ...dataValues.map((
 
 for (const variant of variants) {
   test(
-    ...cites(['DOCR-DATA-VALUES', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA', 'DOCR-RES-ID', 'DOCR-DATA-PART', 'OBS-SUCCESS-STATUS'], `document records are fetched ${variant.name}`),
+    ...cites(['DOCR-DATA-VALUES', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA', 'DOCR-RES-ID', 'DOCR-DATA-PART', 'OBS-SUCCESS-STATUS'], `document records are fetched ${variant.name}`, { on: 'documentRecords' }),
     async ({ api, verdict, documentSession }) => {
       const session = await documentSession();
       const exchange = await api.call('documentRecords', {
@@ -48,7 +48,7 @@ for (const variant of variants) {
 }
 
 test(
-  ...cites(['DOCR-SOURCE-CLIENT-ID', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA'], 'document records are fetched with the optional x-source-client-id header'),
+  ...cites(['DOCR-SOURCE-CLIENT-ID', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA'], 'document records are fetched with the optional x-source-client-id header', { on: 'documentRecords' }),
   // A child organization's id only makes sense from its reseller; the caller naming itself would prove nothing.
   async ({ api, verdict, reseller, documentSession }) => {
     const session = await documentSession({ asReseller: true });
@@ -67,4 +67,11 @@ test(
 test(...cites(['DOCR-UNKNOWN'], 'fetching the records of a case identifier that was never issued is refused'), async ({ api, verdict, data }) => {
   const exchange = await api.call('documentRecords', { pathParams: { authenticationId: unknownCaseId(data) }, note: 'a case identifier never issued' });
   expectRefused(verdict, 'DOCR-UNKNOWN', exchange);
+});
+
+test(...cites(['DOCR-RES-ID'], 'the records of the earlier of two document sessions name that case, not the later one', { on: 'documentRecords' }), async ({ api, verdict, documentSession }) => {
+  const first = await documentSession();
+  await documentSession();
+  const exchange = await api.call('documentRecords', { pathParams: { authenticationId: first.authenticationId }, note: 'the earlier of two sessions' });
+  expectEqual(verdict, 'DOCR-RES-ID', 'authenticationId', bodyOf(exchange).authenticationId, first.authenticationId, exchange);
 });

@@ -13,7 +13,7 @@ const requests = [
 
 for (const variant of requests) {
   test(
-    ...cites(['DOCV-ACCEPTED', 'GEN-JSON-RESPONSE', 'DOCV-RES-SCHEMA', 'DOCV-RES-INQUIRY', 'OBS-SUCCESS-STATUS'], `a document verification is started: ${variant.name}`),
+    ...cites(['DOCV-ACCEPTED', 'GEN-JSON-RESPONSE', 'DOCV-RES-SCHEMA', 'DOCV-RES-INQUIRY', 'OBS-SUCCESS-STATUS'], `a document verification is started: ${variant.name}`, { on: 'documentVerification' }),
     async ({ api, verdict, config, data }) => {
       const body = variant.build(data, config.strategies.documentVerification);
       const exchange = await api.call('documentVerification', { body });

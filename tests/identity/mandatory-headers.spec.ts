@@ -41,7 +41,7 @@ for (const rule of headerRules) {
     for (const defect of rule.defects) {
       const observed = requirement(rule.id).level === 'INFO';
       const title = observed ? `${op.id} (${op.part}) ${defect.name}: the answer is observed` : `${op.id} (${op.part}) ${defect.name} is refused, the same request with it accepted`;
-      test(...cites([rule.id], title), async ({ api, verdict, validRequest }) => {
+      test(...cites([rule.id], title, { on: opId }), async ({ api, verdict, validRequest }) => {
         const request = await validRequest(opId, { control: !observed });
         const exchange = await api.call(opId, { ...request, ...defect.change });
         if (observed) verdict.observe(rule.id, `${op.id} ${defect.name}: answered ${exchange.status}`);
@@ -55,7 +55,7 @@ for (const rule of headerRules) {
 for (const [opId, ids] of Object.entries(covered) as Array<[HeaderCheckedOperation, (typeof covered)[HeaderCheckedOperation]]>) {
   const op = operation(opId);
   const cited = [...(ids.accepted ? [ids.accepted] : []), 'GEN-JSON-RESPONSE', ids.schema, 'OBS-SUCCESS-STATUS'];
-  test(...cites(cited, `${op.id} (${op.part}) with every mandatory header and a valid request is served as JSON`), async ({ api, verdict, validRequest }) => {
+  test(...cites(cited, `${op.id} (${op.part}) with every mandatory header and a valid request is served as JSON`, { on: opId }), async ({ api, verdict, validRequest }) => {
     const request = await validRequest(opId, { control: false });
     const exchange = await api.call(opId, request);
     if (ids.accepted) expectAccepted(verdict, ids.accepted, exchange);

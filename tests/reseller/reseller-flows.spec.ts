@@ -4,6 +4,7 @@ import type { Api } from '../../harness/api.ts';
 import type { SuiteConfig } from '../../harness/config/load-config.ts';
 import type { Reseller } from '../../fixtures/test.ts';
 import type { Exchange } from '../../harness/http/exchange.ts';
+import type { Place } from '../../catalog/catalog.ts';
 import type { Preconditions } from '../../fixtures/preconditions.ts';
 import type { Verdict } from '../../harness/verdict.ts';
 import { cites, test } from '../../fixtures/test.ts';
@@ -21,16 +22,18 @@ interface FlowContext {
 const resellerCase = ({ newCase, reseller }: FlowContext) =>
   newCase({ asReseller: true, extra: { sharedContext: reseller.sharedContext } });
 
-const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) => Promise<Exchange> }> = [
+const flows: ReadonlyArray<{ name: string; id: string; on: Place; run: (ctx: FlowContext) => Promise<Exchange> }> = [
   {
     name: 'assessment with sharedContext',
     id: 'RES-SHARED-CONTEXT',
+    on: 'assessment',
     run: ({ api, config, data, reseller }) =>
       api.call('assessment', { asReseller: true, body: { ...minimalAssessment(data, config.strategies.assessment), sharedContext: reseller.sharedContext } }),
   },
   {
     name: 'document verification with sharedContext',
     id: 'RES-SHARED-CONTEXT',
+    on: 'documentVerification',
     run: async (ctx) => {
       const ref = await resellerCase(ctx);
       const body = { ...fullDocumentVerification(ctx.data, ctx.config.strategies.documentVerification, ref.inquiryId), sharedContext: ctx.reseller.sharedContext };
@@ -40,6 +43,7 @@ const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) =
   {
     name: 'case update with sharedContext',
     id: 'RES-SHARED-CONTEXT',
+    on: 'caseUpdate',
     run: async (ctx) => {
       const ref = await resellerCase(ctx);
       return ctx.api.call('caseUpdate', { asReseller: true, body: caseUpdate(ref, { notes: ctx.data.faker.lorem.sentence(), sharedContext: ctx.reseller.sharedContext }) });
@@ -48,6 +52,7 @@ const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) =
   {
     name: 'step-up with sharedContext',
     id: 'RES-SHARED-CONTEXT',
+    on: 'stepUp',
     run: async (ctx) => {
       const ref = await resellerCase(ctx);
       return ctx.api.call('stepUp', { asReseller: true, body: { ...stepUp(ctx.data, ref, 'phone'), sharedContext: ctx.reseller.sharedContext } });
@@ -56,6 +61,7 @@ const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) =
   {
     name: 'document records fetch with x-source-client-id',
     id: 'DOCR-SOURCE-CLIENT-ID',
+    on: 'documentRecords',
     run: async (ctx) => {
       const { authenticationId } = await ctx.documentSession({ asReseller: true });
       return ctx.api.call('documentRecords', { asReseller: true, pathParams: { authenticationId }, set: { 'x-source-client-id': ctx.reseller.sourceClientId } });
@@ -64,7 +70,7 @@ const flows: ReadonlyArray<{ name: string; id: string; run: (ctx: FlowContext) =
 ];
 
 for (const flow of flows) {
-  test(...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`), async ({ api, newCase, documentSession, verdict, config, data, reseller }) => {
+  test(...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`, { on: flow.on }), async ({ api, newCase, documentSession, verdict, config, data, reseller }) => {
     const exchange = await flow.run({ api, newCase, documentSession, verdict, config, data, reseller });
     expectAccepted(verdict, flow.id, exchange);
   });

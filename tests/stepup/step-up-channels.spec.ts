@@ -1,5 +1,5 @@
 import { operation } from '../../catalog/catalog.ts';
-import { expectAccepted, expectEqual, expectSchema } from '../../harness/checks/responses.ts';
+import { expectAccepted, expectEqual, expectJsonBody, expectSchema } from '../../harness/checks/responses.ts';
 import { stepUp, type StepUpChannel } from '../../harness/builders/identity-bodies.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
@@ -16,11 +16,13 @@ const channels: ReadonlyArray<{ channel: StepUpChannel; name: string; strategyOb
 
 for (const { channel, name, strategyObject } of channels) {
   test(
-    ...cites(['SU-CHANNELS', 'SU-RES-SCHEMA', 'SU-RES-IDS', 'SU-DECISION-VALUES'], `a step-up ${name} for an existing case is accepted and answered with the case ids`),
+    ...cites(['SU-CHANNELS', 'GEN-JSON-RESPONSE', 'SU-RES-SCHEMA', 'SU-RES-IDS', 'SU-DECISION-VALUES', 'OBS-SUCCESS-STATUS'], `a step-up ${name} for an existing case is accepted and answered with the case ids`, { on: 'stepUp' }),
     async ({ api, verdict, data, newCase }) => {
       const ref = await newCase();
       const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel, strategyObject) });
       expectAccepted(verdict, 'SU-CHANNELS', exchange);
+      verdict.observe('OBS-SUCCESS-STATUS', `stepUp answered ${exchange.status}`);
+      expectJsonBody(verdict, 'GEN-JSON-RESPONSE', exchange);
       expectSchema(verdict, 'SU-RES-SCHEMA', stepUpOperation.responseSchema as string, exchange.json, exchange);
       const answer = bodyOf(exchange);
       expectEqual(verdict, 'SU-RES-IDS', 'inquiryId', answer.inquiryId, ref.inquiryId, exchange);
@@ -29,3 +31,12 @@ for (const { channel, name, strategyObject } of channels) {
     },
   );
 }
+
+test(...cites(['SU-RES-IDS'], 'a step-up for the earlier of two cases is answered with that case\'s identifiers, not the later one\'s', { on: 'stepUp' }), async ({ api, verdict, data, newCase }) => {
+  const first = await newCase();
+  await newCase();
+  const exchange = await api.call('stepUp', { body: stepUp(data, first, 'phone'), note: 'the earlier of two cases' });
+  const answer = bodyOf(exchange);
+  expectEqual(verdict, 'SU-RES-IDS', 'inquiryId', answer.inquiryId, first.inquiryId, exchange);
+  expectEqual(verdict, 'SU-RES-IDS', 'authenticationId', answer.authenticationId, first.authenticationId, exchange);
+});

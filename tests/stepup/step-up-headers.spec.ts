@@ -6,7 +6,7 @@ import { cites, test } from '../../fixtures/test.ts';
 
 const sentHeader = (headers: ReadonlyArray<readonly [string, string]>, name: string) => headers.some(([sent]) => sent.toLowerCase() === name);
 
-test(...cites(['HDR-CLIENT-ID'], 'a step-up without x-client-id is refused, the same request with it accepted'), async ({ api, verdict, validRequest }) => {
+test(...cites(['HDR-CLIENT-ID'], 'a step-up without x-client-id is refused, the same request with it accepted', { on: 'stepUp' }), async ({ api, verdict, validRequest }) => {
   const exchange = await api.call('stepUp', { ...(await validRequest('stepUp')), omit: ['x-client-id'] });
   expectRefused(verdict, 'HDR-CLIENT-ID', exchange);
 });
@@ -17,13 +17,13 @@ const contentTypeDefects: ReadonlyArray<{ name: string; options: Pick<CallOption
 ];
 
 for (const defect of contentTypeDefects) {
-  test(...cites(['HDR-CONTENT-TYPE'], `a step-up with a JSON body is refused with ${defect.name}, the same request with application/json accepted`), async ({ api, verdict, validRequest }) => {
+  test(...cites(['HDR-CONTENT-TYPE'], `a step-up with a JSON body is refused with ${defect.name}, the same request with application/json accepted`, { on: 'stepUp' }), async ({ api, verdict, validRequest }) => {
     const exchange = await api.call('stepUp', { ...(await validRequest('stepUp')), ...defect.options, note: defect.name });
     expectRefused(verdict, 'HDR-CONTENT-TYPE', exchange);
   });
 }
 
-test(...cites(['HDR-STEPUP-NO-CORRELATION'], 'a step-up without x-correlation-id is accepted'), async ({ api, verdict, data, newCase }) => {
+test(...cites(['HDR-STEPUP-NO-CORRELATION'], 'a step-up without x-correlation-id is accepted', { on: 'stepUp' }), async ({ api, verdict, data, newCase }) => {
   const ref = await newCase();
   const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone'), note: 'no x-correlation-id' });
   verdict.precondition(!sentHeader(exchange.request.headers, 'x-correlation-id'), 'the step-up request carries no x-correlation-id', () => ({
@@ -34,7 +34,7 @@ test(...cites(['HDR-STEPUP-NO-CORRELATION'], 'a step-up without x-correlation-id
   expectAccepted(verdict, 'HDR-STEPUP-NO-CORRELATION', exchange);
 });
 
-test(...cites(['HDR-STEPUP-CORRELATION-SENT'], 'a step-up carrying an x-correlation-id anyway: the answer is recorded'), async ({ api, verdict, data, newCase }) => {
+test(...cites(['HDR-STEPUP-CORRELATION-SENT'], 'a step-up carrying an x-correlation-id anyway: the answer is recorded', { on: 'stepUp' }), async ({ api, verdict, data, newCase }) => {
   const ref = await newCase();
   const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone'), set: { 'x-correlation-id': randomUUID() } });
   verdict.observe('HDR-STEPUP-CORRELATION-SENT', `answered ${exchange.status}`);

@@ -19,6 +19,7 @@ for (const variant of variants) {
     ...cites(
       ['EVT-DELIVERY', 'EVT-ONBOARDING-SCHEMA', 'EVT-RESULTS-SCHEMA', 'EVT-RESULTS-INQUIRY', 'EVT-DOC-SESSION-ID', 'EVT-FLOW-DELIVERY'],
       `a document verification ${variant.name} is reported by events tied to its inquiry and session`,
+      { on: ['onboarding', 'results'] },
     ),
     async ({ api, verdict, config, data, receiver, attachDeliveries, newCase }) => {
       skipUnlessFlowsRun(verdict, config, receiver);
