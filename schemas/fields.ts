@@ -18,34 +18,38 @@ export interface FieldShape {
   items?: JsonType[];
   /** For a member whose values are an enumeration of schemas/enums.schema.json. */
   enumName?: EnumName;
+  /** The definition of schemas/ the member refers to ('Int64String', 'OpenObject', an enum...), if any. */
+  definition?: string;
 }
 
 type Node = { type?: JsonType | JsonType[]; $ref?: string; anyOf?: Node[]; items?: Node; enum?: unknown[] };
 
 /** The schema a $ref points to (`<schema id>#/$defs/<name>`), from the loaded documents. */
-function resolved(node: Node): { node: Node; enumName?: EnumName } {
+function resolved(node: Node): { node: Node; enumName?: EnumName; definition?: string } {
   if (!node.$ref) return { node };
   const [base = '', pointer = ''] = node.$ref.split('#');
   const name = pointer.replace(/^\/\$defs\//, '');
   const defs = schemaDocument(base)['$defs'];
   const target = isObject(defs) ? (defs[name] as Node | undefined) : undefined;
   if (!target) throw new Error(`schemas/fields.ts cannot resolve ${node.$ref}`);
-  return { node: target, ...(base.endsWith('/enums.schema.json') ? { enumName: name as EnumName } : {}) };
+  return { node: target, definition: name, ...(base.endsWith('/enums.schema.json') ? { enumName: name as EnumName } : {}) };
 }
 
-function typesOf(node: Node): { types: JsonType[]; enumName?: EnumName; items?: JsonType[] } {
+function typesOf(node: Node): { types: JsonType[]; enumName?: EnumName; items?: JsonType[]; definition?: string } {
   const branches = node.anyOf ?? [node];
   const types: JsonType[] = [];
   let enumName: EnumName | undefined;
+  let definition: string | undefined;
   let items: JsonType[] | undefined;
   for (const branch of branches) {
-    const { node: target, enumName: named } = resolved(branch);
+    const { node: target, enumName: named, definition: defined } = resolved(branch);
     enumName ??= named;
+    definition ??= defined;
     const stated = target.type === undefined ? [] : Array.isArray(target.type) ? target.type : [target.type];
     types.push(...stated);
     if (target.items) items = typesOf(target.items).types;
   }
-  return { types: [...new Set(types)], ...(enumName ? { enumName } : {}), ...(items ? { items } : {}) };
+  return { types: [...new Set(types)], ...(enumName ? { enumName } : {}), ...(items ? { items } : {}), ...(definition ? { definition } : {}) };
 }
 
 const cache = new Map<string, readonly FieldShape[]>();
@@ -58,7 +62,7 @@ export function fieldsOf(schemaId: string): readonly FieldShape[] {
   const required = new Set((schema['required'] as string[] | undefined) ?? []);
   const properties = (schema['properties'] ?? {}) as Record<string, Node>;
   const fields = Object.entries(properties).map(([name, node]): FieldShape => {
-    const { types, enumName, items } = typesOf(node);
+    const { types, enumName, items, definition } = typesOf(node);
     return {
       name,
       types: types.filter((t) => t !== 'null'),
@@ -66,6 +70,7 @@ export function fieldsOf(schemaId: string): readonly FieldShape[] {
       required: required.has(name),
       ...(items ? { items } : {}),
       ...(enumName ? { enumName } : {}),
+      ...(definition ? { definition } : {}),
     };
   });
   cache.set(schemaId, Object.freeze(fields));
