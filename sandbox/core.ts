@@ -233,7 +233,7 @@ export async function startCore(options: SandboxOptions, behaviour: CoreBehaviou
       void readBody(req).then(() => sendUnavailable(res));
       return;
     }
-    handleRequest(ctx, resources, req, res, options.onRequest).catch((error: unknown) => {
+    faults.within(options.faultsOf?.(req.headers), () => handleRequest(ctx, resources, req, res, options.onRequest)).catch((error: unknown) => {
       if (!res.headersSent) {
         sendRefusal(res, refusal(500, 'internal', `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`));
       } else {

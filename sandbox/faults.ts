@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { eventKinds, isRequirementId, operation, placesOf, requirement, type EventKind, type OperationId, type Place } from '../catalog/catalog.ts';
 
 /**
@@ -44,7 +45,7 @@ const families = {
   'bearer-signature-unchecked': { requirement: 'BEARER-INVALID', says: (noun: string) => `${noun} does not verify tokens (a tampered token whose payload parses, or an unknown opaque token of the right shape, is accepted).` },
   'bearer-expiry-unchecked': { requirement: 'BEARER-EXPIRED', says: (noun: string) => `${noun} accepts expired tokens.` },
   'bearer-no-challenge': { requirement: 'BEARER-CHALLENGE', says: (noun: string) => `${noun} answers a refused bearer request 401 without a WWW-Authenticate header.` },
-  'bearer-scheme-case-sensitive': { requirement: 'BEARER-SCHEME-CASE', says: (noun: string) => `${noun} refuses a valid token unless the scheme is written exactly "Bearer".` },
+  'bearer-scheme-case-sensitive': { requirement: 'BEARER-CASE-INSENSITIVE', says: (noun: string) => `${noun} refuses a valid token unless the scheme is written exactly "Bearer".` },
   'client-id-optional': { requirement: 'HDR-CLIENT-ID', says: (noun: string) => `${noun} is accepted without x-client-id.` },
   'correlation-id-optional': { requirement: 'HDR-CORRELATION-ID', says: (noun: string) => `${noun} is accepted without x-correlation-id.` },
   'content-type-unchecked': { requirement: 'HDR-CONTENT-TYPE', says: (noun: string) => `${noun} parses the body as JSON whatever Content-Type it carries, or none.` },
@@ -192,34 +193,70 @@ for (const fault of faults) {
 
 export function fault(id: string): Fault {
   const found = faults.find((f) => f.id === id);
-  if (!found) throw new Error(`Unknown sandbox fault "${id}"; known faults: ${faults.map((f) => f.id).join(', ')}`);
+  if (!found) throw new Error(`Unknown sandbox fault "${id}": expected an id from sandbox/faults.ts (${faults.length} faults) or a family name (${Object.keys(families).join(', ')})`);
   return found;
 }
 
-/** The faults a sandbox runs with; `has` and `on` take only ids that exist, so a misspelt check does not compile. */
+/**
+ * The fault ids of a SANDBOX_FAULTS value (comma-separated ids or family names), or the one line that says what is
+ * wrong with it.
+ */
+export function faultIdsOf(text: string): { ids: string[] } | { problem: string } {
+  const ids = expandFaults(text.split(',').map((s) => s.trim()).filter(Boolean));
+  const unknown = ids.find((id) => !faults.some((f) => f.id === id));
+  if (unknown === undefined) return { ids };
+  return { problem: `SANDBOX_FAULTS names "${unknown}", which is not a fault: expected a comma-separated list of fault ids or family names from sandbox/faults.ts (${faults.length} faults; families: ${Object.keys(families).join(', ')})` };
+}
+
+/** Fault ids with each family name replaced by every fault of that family (`json-as-text-plain` is all its places). */
+export function expandFaults(ids: readonly string[]): string[] {
+  return ids.flatMap((id) => (id in families ? faults.filter((f) => f.family === id).map((f) => f.id) : [id]));
+}
+
+/** The faults of the request being handled, when they are its own (SandboxOptions.faultsOf); timers it starts keep them. */
+const requestFaults = new AsyncLocalStorage<ReadonlySet<string>>();
+
+/**
+ * The faults a sandbox runs with: its own, or those of the request being handled when the request has its own (the
+ * proof run gives each test its fault on one shared sandbox). `has` and `on` take only ids that exist, so a misspelt
+ * check does not compile.
+ */
 export class FaultSet {
   readonly ids: readonly string[];
   private readonly active: ReadonlySet<string>;
 
-  constructor(ids: readonly string[]) {
+  constructor(given: readonly string[]) {
+    const ids = expandFaults(given);
     for (const id of ids) fault(id);
     this.ids = [...new Set(ids)];
     this.active = new Set(this.ids);
   }
 
+  /** Runs the handling of a request with these faults instead of the sandbox's own (undefined: the sandbox's own). */
+  within<T>(ids: readonly string[] | undefined, handle: () => T): T {
+    if (ids === undefined) return handle();
+    const expanded = expandFaults(ids);
+    for (const id of expanded) fault(id);
+    return requestFaults.run(new Set(expanded), handle);
+  }
+
+  private get current(): ReadonlySet<string> {
+    return requestFaults.getStore() ?? this.active;
+  }
+
   has(id: FaultId | FamilyFaultId): boolean {
-    return this.active.has(id);
+    return this.current.has(id);
   }
 
   /** Whether the fault of this family is on for this place (an operation, or a part-6 event). */
   on(family: Family, place: Place): boolean {
-    return place !== 'createOrder' && this.active.has(`${family}-on-${slugs[place]}`);
+    return place !== 'createOrder' && this.current.has(`${family}-on-${slugs[place]}`);
   }
 }
 
 /** The suite variables the given faults need, `{origin}` still in place. */
 export function faultSuiteEnv(ids: readonly string[]): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const id of ids) Object.assign(env, fault(id).suiteEnv ?? {});
+  for (const id of expandFaults(ids)) Object.assign(env, fault(id).suiteEnv ?? {});
   return env;
 }

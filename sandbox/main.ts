@@ -3,7 +3,7 @@ import { appendFileSync } from 'node:fs';
 import { operation } from '../catalog/catalog.ts';
 import type { OperationId } from '../catalog/catalog.ts';
 import { addExtraClient, limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext } from './credentials.ts';
-import { fault, faults as allFaults } from './faults.ts';
+import { fault, faultIdsOf } from './faults.ts';
 import { flavorModule } from './flavors/index.ts';
 import { operationPath, operationRoute, serviceBase, tokenPath } from './layout.ts';
 import { flavors, startSandbox, type Flavor } from './server.ts';
@@ -19,14 +19,9 @@ function readSettings(env: NodeJS.ProcessEnv) {
   if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`SANDBOX_PORT=${JSON.stringify(portText)} is not valid: expected a port number from 0 to 65535`);
   const flavorText = env.SANDBOX_FLAVOR?.trim() || 'reference';
   if (!flavors.includes(flavorText as Flavor)) throw new UsageError(`SANDBOX_FLAVOR=${JSON.stringify(flavorText)} is not valid: expected ${flavors.join(' or ')}`);
-  const faultIds = (env.SANDBOX_FAULTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const id of faultIds) {
-    try {
-      fault(id);
-    } catch {
-      throw new UsageError(`SANDBOX_FAULTS names "${id}", which is not a fault: expected a comma-separated list of ids from sandbox/faults.ts (${allFaults.length} faults)`);
-    }
-  }
+  const given = faultIdsOf(env.SANDBOX_FAULTS ?? '');
+  if ('problem' in given) throw new UsageError(given.problem);
+  const faultIds = given.ids;
   const webhookUrl = env.SANDBOX_WEBHOOK_URL?.trim() || undefined;
   if (webhookUrl !== undefined && (!URL.canParse(webhookUrl) || !['http:', 'https:'].includes(new URL(webhookUrl).protocol))) {
     throw new UsageError(`SANDBOX_WEBHOOK_URL=${JSON.stringify(webhookUrl)} is not valid: expected an http or https URL`);

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { SandboxLayout } from './layout.ts';
 
 /** The flavors of the sandbox (sandbox/flavors/): each a correct implementation making the open choices its own way. */
@@ -39,6 +40,11 @@ export interface SandboxOptions {
   requestTimeoutMs?: number;
   /** The rate-limited flavor's limits (sandbox/flavors/rate-limited.ts). */
   rateLimits?: RateLimits;
+  /**
+   * The faults of one request instead of the sandbox's own, decided from its headers (undefined: the sandbox's own).
+   * The proof run gives each test its fault on one shared sandbox; webhooks the request causes carry them too.
+   */
+  faultsOf?: (headers: IncomingHttpHeaders) => readonly string[] | undefined;
 }
 
 /** How much the rate-limited flavor lets through before it answers 429 with Retry-After. */
@@ -49,6 +55,8 @@ export interface RateLimits {
   /** Operations: a token bucket per client, this many at once, refilled at this many per second. */
   burst: number;
   perSecond: number;
+  /** Also answer 429, without Retry-After, to each client's first request of each kind (tokens, operations, orders) and every Nth after it. */
+  everyNth?: number;
 }
 
 export interface ReceivedRequest {
@@ -99,4 +107,12 @@ export interface RunningSandbox {
   caseOf?(authenticationId: string): { inquiryId: string } | undefined;
   /** Whether an access token is one this sandbox issued for the service and has not expired. */
   checkToken?(token: string, service: 'identity' | 'stepup'): { ok: boolean; reason?: string };
+  /** The rate-limited flavor: how many requests it answered 429, by kind. */
+  readonly limited?: RateLimitedCounts;
+}
+
+export interface RateLimitedCounts {
+  tokens: number;
+  operations: number;
+  orders: number;
 }

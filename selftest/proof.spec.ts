@@ -25,6 +25,8 @@ test('the alternative, gateway, rate-limited and detached implementations pass t
   for (const target of ['portability/alternative', 'portability/gateway', 'portability/rate-limited', 'portability/detached']) expect(portability.testsByTarget[target], `the whole suite ran against ${target}`).toBeGreaterThan(0);
   const failures = portability.problems.filter((p) => p.outcome !== 'warning');
   expect(failures, `checks that fail or are blocked against a correct implementation that differs from ours:\n${listed(failures)}`).toEqual([]);
+  // The rate-limited target proves something only if the suite met its limits everywhere: token endpoints, operations, orders.
+  for (const kind of ['tokens', 'operations', 'orders'] as const) expect(proof.rateLimited?.[kind], `429 answers of the rate-limited target on ${kind}`).toBeGreaterThan(0);
   const warnedOutsideErrata = portability.problems.filter((p) => p.outcome === 'warning' && !requirement(p.requirement).erratum);
   expect(warnedOutsideErrata, 'a SHOULD warning against a correct implementation must come from an erratum of the document').toEqual([]);
 });

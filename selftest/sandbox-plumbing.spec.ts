@@ -69,7 +69,7 @@ test.describe('sandbox: plumbing', () => {
       const expired = await api.op('assessment', { ...(await validCall(api, 'assessment')), headers: { authorization: `Bearer ${env['IDENTITY_EXPIRED_TOKEN']}` } });
       expect(expired.status).toBe(401);
     });
-    await withSandbox({ faults: ['bearer-expiry-unchecked'] }, async (api) => {
+    await withSandbox({ faults: ['bearer-expiry-unchecked-on-step-up'] }, async (api) => {
       const expired = await api.op('stepUp', { ...(await validCall(api, 'stepUp')), headers: { authorization: `Bearer ${api.env['STEPUP_EXPIRED_TOKEN']}` } });
       expect(expired.status, 'the expired token is genuine: accepted once expiry is not checked').toBe(200);
     });

@@ -4,6 +4,7 @@ import { operations } from '../catalog/catalog.ts';
 import { Api } from '../harness/api.ts';
 import { loadConfig } from '../harness/config/load-config.ts';
 import { HttpClient } from '../harness/http/client.ts';
+import { testKey, testKeyIn, userAgent, withUserAgent } from '../harness/http/user-agent.ts';
 import { Redactor } from '../harness/redact.ts';
 import { TokenCache, TokenProvider } from '../harness/tokens.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
@@ -35,6 +36,8 @@ async function received(sandbox: RunningSandbox, http: HttpClient, headers: Arra
 }
 
 const HTTP_FRAMING = ['host', 'connection', 'content-length'];
+// The suite names itself in every request (harness/http/user-agent.ts), unless the request carries a User-Agent.
+const SUITE_ADDS = ['user-agent'];
 
 for (const op of operations) {
   for (const omitted of [undefined, ...op.mandatoryHeaders]) {
@@ -43,11 +46,25 @@ for (const op of operations) {
       const names = await received(sandbox, http, headers, op.hasBody ? '{}' : undefined, api.method(op.id));
       if (omitted) expect(names, `${omitted} must not reach the server`).not.toContain(omitted);
       const expected = headers.map(([name]) => name.toLowerCase());
-      expect(names.filter((n) => !HTTP_FRAMING.includes(n)).sort()).toEqual([...expected].sort());
+      expect(names.filter((n) => !HTTP_FRAMING.includes(n)).sort()).toEqual([...expected, ...SUITE_ADDS].sort());
       expect(names.filter((n) => HTTP_FRAMING.includes(n)).every((n) => HTTP_FRAMING.includes(n))).toBe(true);
     });
   }
 }
+
+test('every request names the suite, and the test that sent it when one did; a User-Agent the request carries is kept', async ({ sandbox, http }) => {
+  const echoed = async (headers: Array<[string, string]>) => {
+    const exchange = await http.send({ label: 'echo', method: 'GET', url: `${sandbox.url}/__sandbox/echo`, headers });
+    const raw = (exchange.json as { rawHeaders: string[] }).rawHeaders;
+    return raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === 'user-agent');
+  };
+  expect(await echoed([])).toEqual([userAgent()]);
+  const key = testKey('identity/example.spec.ts', ['a describe', 'a title']);
+  expect(key).toMatch(/^[0-9a-f]{12}$/);
+  expect(testKeyIn((await echoed(withUserAgent([], userAgent(key))))[0])).toBe(key);
+  expect(await echoed([['user-agent', 'curl/8']])).toEqual(['curl/8']);
+  expect(testKeyIn('curl/8')).toBeUndefined();
+});
 
 test('a GET without a body carries no Content-Type and no Content-Length, only what the caller set', async ({ sandbox, http }) => {
   const names = await received(sandbox, http, [['x-client-id', 'c']], undefined, 'GET');

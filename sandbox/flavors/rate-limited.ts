@@ -3,7 +3,7 @@ import { startCore } from '../core.ts';
 import { sendJson } from '../errors.ts';
 import { forward, forwardedHeaders, listenFront, readWhole, relay } from '../front-server.ts';
 import { serviceBase, tokenPath } from '../layout.ts';
-import type { RateLimits, RunningSandbox, SandboxOptions } from '../types.ts';
+import type { RateLimitedCounts, RateLimits, RunningSandbox, SandboxOptions } from '../types.ts';
 import { reference } from './reference.ts';
 
 /**
@@ -11,7 +11,9 @@ import { reference } from './reference.ts';
  * the token endpoint is rate-limited): a front before a reference sandbox. The token endpoints let a few requests per
  * client through in each window; every other operation is a token bucket per credential. Both answer 429 with
  * Retry-After (seconds on the token endpoints, an HTTP-date on the operations); the order endpoint's 429 is in the
- * part-7 envelope's shape.
+ * part-7 envelope's shape. With `everyNth`, the first request of each client to each kind of endpoint (tokens,
+ * operations, orders), and every Nth after it, is also answered 429, without Retry-After: limits met for certain, on
+ * every kind, whatever the machine's speed.
  */
 export const defaultRateLimits: RateLimits = { tokenRequests: 5, tokenWindowMs: 10_000, burst: 20, perSecond: 10 };
 
@@ -64,25 +66,39 @@ export async function startRateLimitedSandbox(options: SandboxOptions): Promise<
   const ordersPath = `${serviceBase('reference', 'orders')}/v2/orders`;
   const tokenWindow = new Window(limits.tokenRequests, limits.tokenWindowMs);
   const buckets = new Buckets(limits.burst, limits.perSecond);
-  let limited = 0;
+  const limited: RateLimitedCounts = { tokens: 0, operations: 0, orders: 0 };
 
-  const tooMany = (res: ServerResponse, path: string, waitMs: number): void => {
-    limited += 1;
-    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-    if (tokenPaths.has(path)) {
-      return sendJson(res, 429, { error: 'slow_down', error_description: 'too many token requests: reuse your token' }, { 'retry-after': String(seconds), 'cache-control': 'no-store' });
+  const kindOf = (path: string): keyof RateLimitedCounts => (tokenPaths.has(path) ? 'tokens' : path === ordersPath ? 'orders' : 'operations');
+  const seen = new Map<string, number>();
+  const nth = (key: string): boolean => {
+    if (!limits.everyNth) return false;
+    const count = (seen.get(key) ?? 0) + 1;
+    seen.set(key, count);
+    return count % limits.everyNth === 1 % limits.everyNth;
+  };
+
+  /** A 429; waitMs undefined: no Retry-After. */
+  const tooMany = (res: ServerResponse, kind: keyof RateLimitedCounts, waitMs: number | undefined): void => {
+    limited[kind] += 1;
+    if (kind === 'tokens') {
+      const retryAfter: Record<string, string> = waitMs === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) };
+      return sendJson(res, 429, { error: 'slow_down', error_description: 'too many token requests: reuse your token' }, { ...retryAfter, 'cache-control': 'no-store' });
     }
-    const retryAfter = new Date(Math.ceil((Date.now() + seconds * 1000) / 1000) * 1000).toUTCString();
-    if (path === ordersPath) return sendJson(res, 429, { message: 'too many requests', errorType: 'rate_limited', code: 429 }, { 'retry-after': retryAfter });
-    sendJson(res, 429, { error: { code: 'rate_limited', message: 'too many requests' } }, { 'retry-after': retryAfter });
+    // An HTTP-date has whole seconds: the first one at which a token is back.
+    const retryAfter: Record<string, string> = waitMs === undefined ? {} : { 'retry-after': new Date(Math.ceil((Date.now() + waitMs) / 1000) * 1000).toUTCString() };
+    if (kind === 'orders') return sendJson(res, 429, { message: 'too many requests', errorType: 'rate_limited', code: 429 }, retryAfter);
+    sendJson(res, 429, { error: { code: 'rate_limited', message: 'too many requests' } }, retryAfter);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const body = await readWhole(req);
     const path = new URL(req.url ?? '/', 'http://front').pathname;
     if (!path.startsWith('/__sandbox/')) {
-      const waitMs = (tokenPaths.has(path) ? tokenWindow : buckets).take(clientKey(req), Date.now());
-      if (waitMs !== undefined) return tooMany(res, path, waitMs);
+      const kind = kindOf(path);
+      const client = clientKey(req);
+      if (nth(`${kind} ${client}`)) return tooMany(res, kind, undefined);
+      const waitMs = (kind === 'tokens' ? tokenWindow : buckets).take(client, Date.now());
+      if (waitMs !== undefined) return tooMany(res, kind, waitMs);
     }
     relay(res, await forward(inner.url, req.method ?? 'GET', req.url ?? '/', forwardedHeaders(req), body.length ? body : undefined));
   };
@@ -98,14 +114,13 @@ export async function startRateLimitedSandbox(options: SandboxOptions): Promise<
     get requests() {
       return front.requests();
     },
-    /** Requests answered 429. */
     get limited() {
-      return limited;
+      return { ...limited };
     },
     webhooksIdle: () => inner.webhooksIdle(),
     close() {
       closing ??= Promise.all([front.close(), inner.close()]).then(() => undefined);
       return closing;
     },
-  } as RunningSandbox & { limited: number };
+  };
 }

@@ -9,7 +9,7 @@ import type { RunningSandbox, SandboxOptions } from '../types.ts';
 import { emitUnpopulated, messageOf, normalizeRequest, rpcStatus } from './proto-json.ts';
 
 /** How long after a document verification started its records exist (the session completes, the results event goes out). */
-export const RECORDS_READY_MS = 300;
+export const RECORDS_READY_MS = 120;
 
 interface GatewayRoute {
   id: OperationId;

@@ -2,6 +2,8 @@ import { requirements, type Level } from '../../catalog/catalog.ts';
 import { citedIds, marksOf } from '../../harness/verdict-marks.ts';
 import { errorNameOf } from '../../reporters/test-record.ts';
 import { outcomeInTest, type TestRecord } from '../../reporters/verdicts.ts';
+import { testKey } from '../../harness/http/user-agent.ts';
+import { suiteFile } from './listing.ts';
 import type { ProofPlan } from './plan.ts';
 
 interface JsonSuite {
@@ -16,15 +18,22 @@ interface JsonTest {
   results: Array<{ status: TestRecord['status']; annotations?: Array<{ type: string; description?: string }>; errors?: Array<{ message?: string }> }>;
 }
 
+/** A test's final result, with its key (the one its requests' User-Agent carries). */
+export interface KeyedRecord extends TestRecord {
+  key: string;
+}
+
 /** The final result of every test of a Playwright JSON report, keyed by project. */
-export function recordsByProject(report: { suites: JsonSuite[] }): Map<string, TestRecord[]> {
-  const byProject = new Map<string, TestRecord[]>();
-  const visit = (suite: JsonSuite) => {
+export function recordsByProject(report: { config: { rootDir: string }; suites: JsonSuite[] }): Map<string, KeyedRecord[]> {
+  const byProject = new Map<string, KeyedRecord[]>();
+  const visit = (suite: JsonSuite, describes: string[]) => {
     for (const spec of suite.specs ?? []) {
+      const key = testKey(suiteFile(report.config.rootDir, spec.file), [...describes, spec.title]);
       for (const test of spec.tests) {
         const last = test.results[test.results.length - 1];
         const message = last?.errors?.[0]?.message;
-        const record: TestRecord = {
+        const record: KeyedRecord = {
+          key,
           title: spec.title,
           project: test.projectName,
           location: `${spec.file}:${spec.line}`,
@@ -35,9 +44,9 @@ export function recordsByProject(report: { suites: JsonSuite[] }): Map<string, T
         byProject.set(test.projectName, [...(byProject.get(test.projectName) ?? []), record]);
       }
     }
-    for (const inner of suite.suites ?? []) visit(inner);
+    for (const inner of suite.suites ?? []) visit(inner, [...describes, inner.title]);
   };
-  for (const suite of report.suites) visit(suite);
+  for (const suite of report.suites) visit(suite, []);
   return byProject;
 }
 
@@ -87,7 +96,7 @@ export interface ProofAnalysis {
   mutationScore: number;
 }
 
-export function analyse(plan: ProofPlan, report: { suites: JsonSuite[] }): ProofAnalysis {
+export function analyse(plan: ProofPlan, report: { config: { rootDir: string }; suites: JsonSuite[] }): ProofAnalysis {
   const byProject = recordsByProject(report);
   const recordsOf = (prefix: string) => [...byProject.entries()].filter(([name]) => name === prefix || name.startsWith(`${prefix}/`)).flatMap(([, records]) => records);
   const skippedIn = (records: TestRecord[]) => records.filter((r) => r.status === 'skipped').map((r) => `${r.project} › ${r.title}`);
@@ -98,17 +107,24 @@ export function analyse(plan: ProofPlan, report: { suites: JsonSuite[] }): Proof
   );
   const portability = recordsOf('portability');
 
-  const kills = plan.targets.flatMap((target) => {
-    if (!target.fault) return [];
-    const { id, requirement, level } = target.fault;
-    const records = byProject.get(target.name) ?? [];
+  const kills = plan.targets.flatMap((target) => target.faults.map((run) => {
+    const { id, requirement, level } = run;
+    const ranInTarget = byProject.get(target.name) ?? [];
+    // In a round, a fault's tests are those it was given; the round ran exactly the tests its faults were given.
+    const records = run.tests ? ranInTarget.filter((r) => run.tests?.includes(r.key)) : ranInTarget;
     const problems = problemsIn(records);
     const wanted = level === 'MUST' ? 'failed' : 'warning';
     // A fault that breaks a precondition is caught when the gate fails on its requirement, as failed or as blocked.
     const caughtBy = problems.filter((p) => p.requirement === requirement && (p.outcome === wanted || (level === 'MUST' && p.outcome === 'blocked'))).map((p) => p.test);
     const collateral = [...new Set(problems.filter((p) => p.requirement !== requirement).map((p) => `${p.requirement} (${p.outcome})`))];
-    return [{ fault: id, requirement, level, caughtBy, collateral, testsRun: records.filter(ran).length, killed: caughtBy.length > 0 }];
-  });
+    return { fault: id, requirement, level, caughtBy, collateral, testsRun: records.filter(ran).length, killed: caughtBy.length > 0 };
+  }));
+  for (const target of plan.targets.filter((t) => t.kind === 'round')) {
+    const given = new Set(target.faults.flatMap((run) => run.tests ?? []));
+    const ranKeys = new Set((byProject.get(target.name) ?? []).map((r) => r.key));
+    const differ = [...given].filter((key) => !ranKeys.has(key)).length + [...ranKeys].filter((key) => !given.has(key)).length;
+    if (differ > 0) throw new Error(`${target.name} ran other tests than its faults were given (${differ} differ): the grep of proof.config.ts and checks() of plan.ts disagree`);
+  }
   const faulted = new Set(kills.map((k) => k.requirement));
   return {
     clean: {

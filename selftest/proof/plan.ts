@@ -1,28 +1,86 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { requirement, type Area, type Level } from '../../catalog/catalog.ts';
+import type { IncomingHttpHeaders } from 'node:http';
+import { requirement, type Area, type Level, type Place } from '../../catalog/catalog.ts';
+import { testKeyIn } from '../../harness/http/user-agent.ts';
 import { faultSuiteEnv, type Fault } from '../../sandbox/faults.ts';
 import { flavorModule } from '../../sandbox/flavors/index.ts';
 import { startSandbox, type Flavor, type RateLimits, type RunningSandbox } from '../../sandbox/server.ts';
 import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
+import type { ListedTest } from './listing.ts';
 
-/** The rate-limited flavor's limits in the proof run: 3 token requests per client per second, operations 15 at once, then 40 a second. */
-export const PROOF_RATE_LIMITS: RateLimits = { tokenRequests: 3, tokenWindowMs: 1000, burst: 15, perSecond: 40 };
+/**
+ * The rate-limited flavor's limits in the proof run: 8 token requests per client per second, operations 30 at once,
+ * then 100 a second, and a 429 without Retry-After on each client's first and every 25th request of each kind. The
+ * suite meets them on every kind of request (the proof counts the 429s) and waits seconds in all, not minutes: a
+ * Retry-After costs up to a second (its granularity), a backoff a few hundred milliseconds.
+ */
+export const PROOF_RATE_LIMITS: RateLimits = { tokenRequests: 8, tokenWindowMs: 1000, burst: 30, perSecond: 100, everyNth: 25 };
 
-export type TargetKind = 'clean' | 'portability' | 'fault';
+export type TargetKind = 'clean' | 'portability' | 'fault' | 'round';
 
-/** One sandbox the suite runs against in the proof run, and the suite environment that targets it. */
+/** A fault as the proof run uses it: what it breaks, and, in a round, the keys of the tests that run with it. */
+export interface FaultRun {
+  id: string;
+  requirement: string;
+  level: Level;
+  area: Area;
+  place?: Place;
+  /** Round targets: the tests this fault is given to (the tests citing its requirement, on its place). */
+  tests?: string[];
+}
+
+/**
+ * One sandbox the suite runs against in the proof run, and the suite environment that targets it. A fault target
+ * carries one fault; a round carries several, each given to the requests of the tests that check it (their
+ * User-Agent names the test), no two sharing a test.
+ */
 export interface ProofTarget {
   name: string;
   kind: TargetKind;
   flavor: Flavor;
-  fault?: { id: string; requirement: string; level: Level; area: Area; place?: string };
+  faults: FaultRun[];
   env: Record<string, string>;
 }
 
 export interface ProofPlan {
   seed: number;
   targets: ProofTarget[];
+}
+
+/** Whether a test checks the fault's requirement, on its place when it has one: the checks a fault must not survive. */
+export function checks(test: ListedTest, run: Pick<FaultRun, 'requirement' | 'place' | 'area'>): boolean {
+  const webhookTest = test.file.startsWith('webhooks/');
+  return webhookTest === (run.area === 'webhooks') && test.tags.includes(run.requirement) && (run.place === undefined || test.tags.includes(`on:${run.place}`));
+}
+
+/**
+ * Faults that need a sandbox of their own: those the token broker meets (a token endpoint's), those of the webhook
+ * checks (one receiver judges every delivery of its run), and those that need suite variables of their own.
+ */
+function standsAlone(fault: Fault, area: Area): boolean {
+  return fault.suiteEnv !== undefined || area === 'webhooks' || fault.requirement.startsWith('TOK-');
+}
+
+function faultRun(fault: Fault): FaultRun {
+  const req = requirement(fault.requirement);
+  return { id: fault.id, requirement: fault.requirement, level: req.level, area: req.area, ...(fault.place ? { place: fault.place } : {}) };
+}
+
+/**
+ * The faults in rounds: each fault goes to the first round where none of its tests is taken yet (largest first), so
+ * that every test of a round runs with exactly one fault, and a round costs one worker instead of one per fault.
+ */
+export function roundsOf(faults: readonly FaultRun[], tests: readonly ListedTest[]): FaultRun[][] {
+  const selected = faults.map((run) => ({ ...run, tests: tests.filter((t) => checks(t, run)).map((t) => t.key) })).sort((a, b) => b.tests.length - a.tests.length);
+  const rounds: Array<{ runs: FaultRun[]; taken: Set<string> }> = [];
+  for (const run of selected) {
+    let round = rounds.find((r) => run.tests.every((key) => !r.taken.has(key)));
+    if (!round) rounds.push((round = { runs: [], taken: new Set() }));
+    round.runs.push(run);
+    for (const key of run.tests) round.taken.add(key);
+  }
+  return rounds.map((r) => r.runs);
 }
 
 /**
@@ -45,22 +103,23 @@ export async function freePorts(count: number, from = 20_000 + Math.floor(Math.r
 }
 
 /**
- * Starts the sandboxes of a proof run: the clean reference, the alternative implementation (portability), and one
- * reference sandbox per fault. Each gets its own webhook receiver port, so the runs never see each other's events.
+ * Starts the sandboxes of a proof run: the clean reference, the correct implementations that differ from it
+ * (portability), a reference sandbox per fault that stands alone, and one per round of the others. Each gets its own
+ * webhook receiver port, so the runs never see each other's events.
  */
-export async function startProofTargets(faults: readonly Fault[], seed: number): Promise<{ plan: ProofPlan; close: () => Promise<void>; sandboxes: RunningSandbox[] }> {
+export async function startProofTargets(faults: readonly Fault[], tests: readonly ListedTest[], seed: number): Promise<{ plan: ProofPlan; close: () => Promise<void>; sandboxes: RunningSandbox[] }> {
+  const alone = faults.filter((f) => standsAlone(f, requirement(f.requirement).area)).map(faultRun);
+  const rounds = roundsOf(faults.filter((f) => !standsAlone(f, requirement(f.requirement).area)).map(faultRun), tests);
   const specs: Array<Omit<ProofTarget, 'env'>> = [
-    { name: 'clean', kind: 'clean', flavor: 'reference' },
-    { name: 'portability/alternative', kind: 'portability', flavor: 'alternative' },
-    { name: 'portability/gateway', kind: 'portability', flavor: 'gateway' },
+    { name: 'clean', kind: 'clean', flavor: 'reference', faults: [] },
+    { name: 'portability/alternative', kind: 'portability', flavor: 'alternative', faults: [] },
+    { name: 'portability/gateway', kind: 'portability', flavor: 'gateway', faults: [] },
     // Correct targets a real deployment resembles: one that answers 429 with Retry-After (token endpoints, operations,
     // orders), one whose webhooks never reach the receiver (run as a real target: without WEBHOOK_PUBLIC_URL).
-    { name: 'portability/rate-limited', kind: 'portability', flavor: 'rate-limited' },
-    { name: 'portability/detached', kind: 'portability', flavor: 'detached' },
-    ...faults.map((f) => {
-      const req = requirement(f.requirement);
-      return { name: `fault/${f.id}`, kind: 'fault' as const, flavor: 'reference' as const, fault: { id: f.id, requirement: f.requirement, level: req.level, area: req.area, ...(f.place ? { place: f.place } : {}) } };
-    }),
+    { name: 'portability/rate-limited', kind: 'portability', flavor: 'rate-limited', faults: [] },
+    { name: 'portability/detached', kind: 'portability', flavor: 'detached', faults: [] },
+    ...alone.map((run) => ({ name: `fault/${run.id}`, kind: 'fault' as const, flavor: 'reference' as const, faults: [run] })),
+    ...rounds.map((runs, index) => ({ name: `round/${index + 1}`, kind: 'round' as const, flavor: 'reference' as const, faults: runs })),
   ];
   const ports = await freePorts(specs.length);
   const runTag = randomBytes(4).toString('hex');
@@ -70,24 +129,28 @@ export async function startProofTargets(faults: readonly Fault[], seed: number):
     for (const [index, spec] of specs.entries()) {
       const tokenSecret = randomBytes(16).toString('hex');
       const webhookPort = ports[index] as number;
+      const faultOfTest = new Map(spec.kind === 'round' ? spec.faults.flatMap((run) => (run.tests ?? []).map((key) => [key, run.id] as const)) : []);
       const sandbox = await startSandbox({
         flavor: spec.flavor,
-        // Tight enough that every project meets 429s, short enough that the waits stay a few seconds.
         rateLimits: PROOF_RATE_LIMITS,
         tokenSecret,
-        faults: spec.fault ? [spec.fault.id] : [],
+        faults: spec.kind === 'fault' ? spec.faults.map((run) => run.id) : [],
+        // A round: each request has the fault of the test that sent it, none when it names no test of the round.
+        ...(spec.kind === 'round' ? { faultsOf: (headers: IncomingHttpHeaders) => [faultOfTest.get(testKeyIn(headers['user-agent']) ?? '')].filter((id) => id !== undefined) } : {}),
         webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`,
         // A fault run without webhook checks has no receiver: its sandbox's delivery failures are expected.
         warn: () => undefined,
       });
       sandboxes.push(sandbox);
       const env = {
-        ...sandboxTargetEnv({ url: sandbox.url, flavor: spec.flavor, tokenSecret, faultSuiteEnv: faultSuiteEnv(spec.fault ? [spec.fault.id] : []) }),
+        ...sandboxTargetEnv({ url: sandbox.url, flavor: spec.flavor, tokenSecret, faultSuiteEnv: faultSuiteEnv(spec.kind === 'fault' ? spec.faults.map((run) => run.id) : []) }),
         WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
         // The sandbox posts to the receiver on loopback: a receiver URL the target reaches, so the flows run.
         ...(flavorModule(spec.flavor).deliversToReceiver ? { WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${webhookPort}/webhooks` } : {}),
         // Loopback deliveries take milliseconds; a short wait keeps the faults that withhold an event quick.
         WEBHOOK_WAIT_MS: '1500',
+        // The reference sandbox has records at once; a fault that refuses their polls waits this long, not 5 s.
+        ...(spec.kind === 'fault' || spec.kind === 'round' ? { DOCUMENT_READY_TIMEOUT_MS: '2000' } : {}),
         SEED: String(seed),
         RUN_TAG: runTag,
         PROFILE: 'gate',

@@ -1,21 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
-import { requirement } from '../../catalog/catalog.ts';
 import { loadConfig } from '../../harness/config/load-config.ts';
 import type { WorkerFixtures } from '../../fixtures/test.ts';
 import { serializeRedacted } from '../../reporters/serialize-redacted.ts';
-import type { ProofPlan, ProofTarget } from './plan.ts';
+import type { FaultRun, ProofPlan, ProofTarget } from './plan.ts';
 
-// The proof run: the whole suite against the clean and the alternative sandbox, and, for each fault, the checks that
-// cite the faulted requirement against a sandbox carrying that fault. Started by selftest/proof.spec.ts.
+// The proof run: the whole suite against the clean sandbox and the correct implementations that differ from it, and,
+// for each fault, the checks that cite the faulted requirement against a sandbox giving them that fault (alone, or in
+// a round with other faults' checks). Started by selftest/proof.spec.ts.
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const planFile = process.env.PROOF_PLAN;
 if (!planFile) throw new Error('PROOF_PLAN is not set: this configuration is started by selftest/proof.spec.ts');
 const plan = JSON.parse(readFileSync(planFile, 'utf8')) as ProofPlan;
 // Every target is a sandbox this process started: the run's broker without the preflight of a real deployment.
 process.env.PREFLIGHT ??= '0';
-const AREAS = ['auth', 'identity', 'stepup', 'orders', 'webhooks', 'reseller'] as const;
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const suiteFor = (target: ProofTarget) => {
@@ -23,30 +22,23 @@ const suiteFor = (target: ProofTarget) => {
   return serializeRedacted(suite, suite.secrets);
 };
 
-function projectsFor(target: ProofTarget) {
-  const suite = suiteFor(target);
-  if (!target.fault) {
-    // One worker per project, as in playwright.config.ts: every worker costs about a second of loading.
-    return AREAS.map((area) => ({
-      name: `${target.name}/${area}`,
-      testDir: `${repoRoot}tests/${area}`,
-      use: { config: suite },
-      workers: 1,
-      ...(area === 'webhooks' ? { fullyParallel: false } : {}),
-    }));
-  }
-  const webhooks = requirement(target.fault.requirement).area === 'webhooks';
-  return [
-    {
-      name: target.name,
-      testDir: `${repoRoot}tests`,
-      // The checks of the faulted requirement, on the place the fault breaks it when it names one.
-      grep: new RegExp(`(?=.*(^|\\s)@${escape(target.fault.requirement)}(\\s|$))${target.fault.place ? `(?=.*(^|\\s)@on:${escape(target.fault.place)}(\\s|$))` : ''}`),
-      use: { config: suite },
-      workers: 1,
-      ...(webhooks ? { fullyParallel: false, testMatch: 'webhooks/**/*.spec.ts' } : { testIgnore: 'webhooks/**' }),
-    },
-  ];
+/** Selects the checks of a fault's requirement, on the place the fault breaks it when it names one. */
+const grepOf = (run: FaultRun) => `(?=.*(^|\\s)@${escape(run.requirement)}(\\s|$))${run.place ? `(?=.*(^|\\s)@on:${escape(run.place)}(\\s|$))` : ''}`;
+
+/**
+ * One project, and so one worker, per target: a worker start is the largest cost of a target. The correct targets run
+ * the whole suite; a fault target or a round runs the checks of its faults (webhook checks apart: their receiver
+ * judges every delivery of its run, so a webhook fault stands alone).
+ */
+function projectFor(target: ProofTarget) {
+  const common = { name: target.name, testDir: `${repoRoot}tests`, use: { config: suiteFor(target) }, workers: 1 };
+  if (target.kind === 'clean' || target.kind === 'portability') return common;
+  const webhooks = target.faults.some((run) => run.area === 'webhooks');
+  return {
+    ...common,
+    grep: new RegExp(target.faults.map(grepOf).join('|')),
+    ...(webhooks ? { fullyParallel: false, testMatch: 'webhooks/**/*.spec.ts' } : { testIgnore: 'webhooks/**' }),
+  };
 }
 
 export default defineConfig<object, WorkerFixtures>({
@@ -58,5 +50,5 @@ export default defineConfig<object, WorkerFixtures>({
   reporter: [['json', { outputFile: process.env.PROOF_RESULTS ?? `${repoRoot}test-results/proof-results.json` }]],
   use: { trace: 'off' },
   globalSetup: `${repoRoot}harness/run/global-setup.ts`,
-  projects: plan.targets.flatMap(projectsFor),
+  projects: plan.targets.map(projectFor),
 });

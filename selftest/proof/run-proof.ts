@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { faults as allFaults, type Fault } from '../../sandbox/faults.ts';
+import type { RateLimitedCounts } from '../../sandbox/types.ts';
 import { analyse, killMatrixMarkdown, type ProofAnalysis } from './analyse.ts';
+import { listSuite } from './listing.ts';
 import { startProofTargets } from './plan.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -14,6 +16,8 @@ export interface ProofResult {
   durationMs: number;
   exitCode: number | null;
   output: string;
+  /** What the rate-limited portability target answered 429: proof that the suite met its limits. */
+  rateLimited?: RateLimitedCounts;
 }
 
 /**
@@ -29,7 +33,7 @@ export async function runProofOnce(options: { runId: string; faults?: readonly F
 
   const started = performance.now();
   const seed = Math.floor(Math.random() * 1e9);
-  const { plan, close } = await startProofTargets(options.faults ?? allFaults, seed);
+  const { plan, close, sandboxes } = await startProofTargets(options.faults ?? allFaults, await listSuite(), seed);
   // The plan holds the sandboxes' credentials: it stays in a private folder that is removed after the run.
   const privateDir = mkdtempSync(join(tmpdir(), 'proof-plan-'));
   const planFile = join(privateDir, 'plan.json');
@@ -37,9 +41,10 @@ export async function runProofOnce(options: { runId: string; faults?: readonly F
   writeFileSync(planFile, JSON.stringify(plan, null, 2), { mode: 0o600 });
   let output = '';
   let exitCode: number | null;
+  let rateLimited: RateLimitedCounts | undefined;
   try {
     exitCode = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn('npx', ['playwright', 'test', '-c', 'selftest/proof/proof.config.ts'], {
+      const child = spawn(process.execPath, [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'selftest/proof/proof.config.ts'], {
         cwd: repoRoot,
         env: { ...process.env, PROOF_PLAN: planFile, PROOF_RESULTS: resultsFile, CI: '' },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -50,6 +55,7 @@ export async function runProofOnce(options: { runId: string; faults?: readonly F
       child.on('close', resolve);
     });
   } finally {
+    rateLimited = sandboxes.find((s) => s.flavor === 'rate-limited')?.limited;
     await close();
     rmSync(privateDir, { recursive: true, force: true });
   }
@@ -60,7 +66,7 @@ export async function runProofOnce(options: { runId: string; faults?: readonly F
   mkdirSync(reportsDir, { recursive: true });
   writeFileSync(`${reportsDir}/kill-matrix.json`, `${JSON.stringify({ seed, durationMs: Math.round(durationMs), ...analysis }, null, 2)}\n`);
   writeFileSync(`${reportsDir}/kill-matrix.md`, killMatrixMarkdown(analysis, durationMs));
-  const result = { analysis, durationMs, exitCode, output: output.slice(-5000) };
+  const result: ProofResult = { analysis, durationMs, exitCode, output: output.slice(-5000), ...(rateLimited ? { rateLimited } : {}) };
   writeFileSync(cache, JSON.stringify(result));
   return result;
 }
