@@ -1,11 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type PlaywrightTestConfig } from '@playwright/test';
-import { ConfigError, type SuiteConfig } from './harness/config/load-config.ts';
-import { spawnEmbeddedSandbox } from './harness/config/embedded-sandbox.ts';
-import { runState } from './harness/run/run-state.ts';
+import { defineConfig } from '@playwright/test';
+import { ConfigError } from './harness/config/load-config.ts';
+import { conformanceProjects } from './harness/config/projects.ts';
 import { resolveConfig, type ResolvedConfig } from './harness/config/resolve.ts';
 import type { WorkerFixtures } from './fixtures/test.ts';
-import { reportersFor } from './reporters/reporters.ts';
 import { serializeRedacted } from './reporters/serialize-redacted.ts';
 
 const repoRoot = fileURLToPath(new URL('.', import.meta.url));
@@ -28,42 +26,26 @@ if (isMainProcess && !process.env.CONFORMANCE_QUIET) {
   console.log(`Conformance run: profile ${suite.profile}, seed ${suite.seed} (replay with SEED=${suite.seed}), target ${target}`);
 }
 
-// Started now, so that it boots while the runner collects the tests; a listing runs no test and needs none.
+// Started now, so that it boots while the runner collects the tests; a listing runs no test and needs none. The
+// sandbox, the run's state and the reporters belong to the runner: workers, which load this file too, skip them.
 const listing = process.argv.includes('--list');
 if (sandbox && isMainProcess && !listing) {
+  const [{ spawnEmbeddedSandbox }, { runState }] = await Promise.all([import('./harness/config/embedded-sandbox.ts'), import('./harness/run/run-state.ts')]);
   runState().sandbox = spawnEmbeddedSandbox(repoRoot, sandbox.env);
 }
-
-// One worker per project: the projects run side by side, so that one project's worker boots (about a second of
-// loading) while another project's tests run, and a run starts 6 workers instead of 10 (measured: npm run bench).
-const project = (name: string, extra: Partial<NonNullable<PlaywrightTestConfig<object, WorkerFixtures>['projects']>[number]> = {}) => ({
-  name,
-  testDir: `./tests/${name}`,
-  workers: 1,
-  use: { config: suite } satisfies { config: SuiteConfig },
-  ...extra,
-});
+const reporter = isMainProcess ? (await import('./reporters/reporters.ts')).reportersFor(suite) : [];
 
 export default defineConfig<object, WorkerFixtures>({
   fullyParallel: true,
   forbidOnly: Boolean(process.env.CI),
-  workers: process.env.CONFORMANCE_WORKERS ? Number(process.env.CONFORMANCE_WORKERS) : 2,
+  workers: suite.workers,
   retries: 0,
   // A test may wait out 429s for as long as the run's budget lasts (RATE_LIMIT_BUDGET_MS).
   timeout: 30_000 + suite.http.timeoutMs * (suite.http.retries503 + 1) + suite.http.rateLimitBudgetMs,
   outputDir: process.env.TEST_RESULTS_DIR ?? './test-results/conformance',
-  reporter: reportersFor(suite),
+  reporter,
   use: { trace: 'off', screenshot: 'off', video: 'off' },
-  projects: [
-    // First, because its flows mostly wait for deliveries: the other projects' tests run meanwhile. Its files run in
-    // order on its one worker (the webhook receiver listens on one configured address).
-    project('webhooks', { fullyParallel: false }),
-    project('auth'),
-    project('identity'),
-    project('stepup'),
-    project('orders'),
-    project('reseller'),
-  ],
+  projects: conformanceProjects(suite, './tests'),
   // The embedded sandbox listening, the run's token broker, then the preflight (harness/run/global-setup.ts).
   ...(isMainProcess && !listing ? { globalSetup: './harness/run/global-setup.ts' } : {}),
 });

@@ -60,6 +60,3 @@ export function mediaType(value: string | undefined): string {
   return (value ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

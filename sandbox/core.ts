@@ -205,6 +205,8 @@ export async function startCore(options: SandboxOptions, behaviour: CoreBehaviou
   }
   const flakyRate = options.flaky503Rate ?? 0;
   if (!(flakyRate >= 0 && flakyRate <= 1)) throw optionError('flaky503Rate', 'a share from 0 to 1');
+  const latencyMs = options.latencyMs ?? 0;
+  if (!Number.isInteger(latencyMs) || latencyMs < 0) throw optionError('latencyMs', 'a whole number of milliseconds, 0 or more');
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0) throw optionError('requestTimeoutMs', 'a positive number of milliseconds');
   const faults = new FaultSet(options.faults ?? []);
@@ -233,7 +235,8 @@ export async function startCore(options: SandboxOptions, behaviour: CoreBehaviou
       void readBody(req).then(() => sendUnavailable(res));
       return;
     }
-    faults.within(options.faultsOf?.(req.headers), () => handleRequest(ctx, resources, req, res, options.onRequest)).catch((error: unknown) => {
+    const handled = () => faults.within(options.faultsOf?.(req.headers), () => handleRequest(ctx, resources, req, res, options.onRequest));
+    (latencyMs > 0 ? new Promise((resolve) => setTimeout(resolve, latencyMs)).then(handled) : handled()).catch((error: unknown) => {
       if (!res.headersSent) {
         sendRefusal(res, refusal(500, 'internal', `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`));
       } else {

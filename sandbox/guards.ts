@@ -1,11 +1,12 @@
 import { operation } from '../catalog/catalog.ts';
 import type { OperationId } from '../catalog/catalog.ts';
-import { isPlainObject, mediaType, parseJsonBody } from './body.ts';
+import { mediaType, parseJsonBody } from './body.ts';
 import { checkBearer } from './bearer.ts';
 import { header } from './context.ts';
 import type { Exchange, SandboxContext } from './context.ts';
 import { refusal, sendJson, sendRefusal, sendText } from './errors.ts';
 import type { Refusal } from './errors.ts';
+import { isObject } from '../schemas/json-value.ts';
 
 export interface GuardedCall {
   clientId: string;
@@ -82,7 +83,7 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
     sendRefusal(ex.res, refusal(400, 'invalid_json', parsed.reason));
     return undefined;
   }
-  if (!isPlainObject(parsed.value)) {
+  if (!isObject(parsed.value)) {
     sendRefusal(ex.res, validationRefusal(ctx, 'the body must be a JSON object'));
     return undefined;
   }

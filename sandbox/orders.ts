@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { orderErrorRow } from '../catalog/catalog.ts';
 import { checkBearer } from './bearer.ts';
-import { isPlainObject, maxBodyBytes, parseJsonBody } from './body.ts';
+import { maxBodyBytes, parseJsonBody } from './body.ts';
 import { header } from './context.ts';
 import type { Exchange, SandboxContext } from './context.ts';
 import { hasOrderEntitlement } from './credentials.ts';
 import { allowedValues } from './enums.ts';
 import { sendJson } from './errors.ts';
 import type { HeaderMap } from './errors.ts';
+import { isObject } from '../schemas/json-value.ts';
 
 /** A message of a part-7 row, picked by a word only it contains (and one it lacks), so the wording stays in the catalog. */
 function tableMessage(row: string, word: string, lacking?: string): string {
@@ -83,20 +84,20 @@ const triggeredErrors: Record<string, (ctx: SandboxContext) => OrderError> = {
 
 /** The first reason the order body fails validation, or undefined. */
 function orderIssue(ctx: SandboxContext, body: unknown): string | undefined {
-  if (!isPlainObject(body)) return 'the body must be a JSON object';
+  if (!isObject(body)) return 'the body must be a JSON object';
   const { merchantOrderId, fulfillment } = body;
   if (typeof merchantOrderId !== 'string' || merchantOrderId === '') return 'merchantOrderId is required and must be a non-empty string';
   if (!Array.isArray(fulfillment)) return 'fulfillment is required and must be an array';
   const allowed = allowedValues('FulfillmentType');
   for (const [index, item] of fulfillment.entries()) {
-    if (!isPlainObject(item)) return `fulfillment[${index}] must be an object`;
+    if (!isObject(item)) return `fulfillment[${index}] must be an object`;
     if (typeof item['type'] !== 'string') return `fulfillment[${index}].type is required and must be a string`;
     if (!allowed.includes(item['type']) && !ctx.faults.has('order-fulfillment-unchecked')) {
       return `fulfillment[${index}].type must be one of ${allowed.join(', ')}`;
     }
     if (item['type'] === 'IN_PERSON' && ctx.faults.has('order-in-person-refused')) return `fulfillment[${index}].type IN_PERSON is not supported`;
   }
-  if ('account' in body && !isPlainObject(body['account'])) return 'account must be an object';
+  if ('account' in body && !isObject(body['account'])) return 'account must be an object';
   for (const name of ['items', 'transactions', 'promotions']) {
     if (name in body && !Array.isArray(body[name])) return `${name} must be an array`;
   }

@@ -40,6 +40,8 @@ export interface SandboxOptions {
   requestTimeoutMs?: number;
   /** The rate-limited flavor's limits (sandbox/flavors/rate-limited.ts). */
   rateLimits?: RateLimits;
+  /** Every answer waits this long before it is worked out and sent: a slow target (npm run bench). Default 0. */
+  latencyMs?: number;
   /**
    * The faults of one request instead of the sandbox's own, decided from its headers (undefined: the sandbox's own).
    * The proof run gives each test its fault on one shared sandbox; webhooks the request causes carry them too.

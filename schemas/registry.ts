@@ -40,7 +40,9 @@ function isInt64Decimal(text: string): boolean {
   return value >= int64Min && value <= int64Max;
 }
 
-const ajv = new Ajv2020({ strict: true, allErrors: true });
+// The schemas are not checked against the 2020-12 meta-schema at every start (compiling it cost the runner and each
+// worker ~35 ms): selftest/schemas.spec.ts checks each one against it.
+const ajv = new Ajv2020({ strict: true, allErrors: true, validateSchema: false });
 addFormats(ajv);
 // ajv-formats defines int64 for numbers; the spec's int64 values travel as strings (proto3 JSON), so the
 // format is redefined for strings: decimal digits within the signed 64-bit range.

@@ -7,33 +7,70 @@ import { fileURLToPath } from 'node:url';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { freePorts } from '../selftest/proof/plan.ts';
+import { countOption, parseCli } from './cli.ts';
 import { replaceReadmeBlock } from './readme-block.ts';
 
-// npm run bench: wall and CPU time of a full conformance run against the sandbox, of a run of one trivial test (the
-// fixed cost) and of the kill matrix (median of BENCH_RUNS runs each, default 3; BENCH_KILL_RUNS for the kill
-// matrix; BENCH_NPM_TEST_RUNS, default 0, times `npm test`), the requests and tokens a run sends, and the ratio to a
-// plain fetch loop of the same requests. Writes reports/bench.json and the README's table (BENCH_README=0: not the
-// README). Figures, not assertions: the machines are shared and noisy, so read medians.
+const cli = parseCli({
+  summary: 'Times the suite (medians of whole-process wall and CPU time) and writes reports/bench.json and the README table.',
+  usage: 'npm run bench -- [options]',
+  options: { runs: { type: 'string' }, 'slow-runs': { type: 'string' }, 'kill-runs': { type: 'string' }, 'npm-test-runs': { type: 'string' }, 'no-readme': { type: 'boolean' } },
+  describe: {
+    runs: 'runs of each fast measure: full run, one test, failing run (default 5)',
+    'slow-runs': 'runs against the slow target, each answer 200 ms late (default 1)',
+    'kill-runs': 'proof runs: kill matrix with the clean and portability runs (default 1)',
+    'npm-test-runs': 'runs of npm test (default 1; 0 skips it)',
+    'no-readme': 'write reports/bench.json only, not the README table',
+  },
+});
+const runs = countOption('runs', cli.values.runs as string | undefined, 5);
+const slowRuns = countOption('slow-runs', cli.values['slow-runs'] as string | undefined, 1);
+const killRuns = countOption('kill-runs', cli.values['kill-runs'] as string | undefined, 1);
+const npmTestRuns = countOption('npm-test-runs', cli.values['npm-test-runs'] as string | undefined, 1);
+
+// Figures, not assertions: the machines are shared and noisy, so the README shows medians of whole processes.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const runs = Number(process.env.BENCH_RUNS ?? 3);
-const killRuns = Number(process.env.BENCH_KILL_RUNS ?? runs);
+const playwrightCli = join(repoRoot, 'node_modules/@playwright/test/cli.js');
+/** Each answer of the slow target comes this late. */
+const SLOW_MS = 200;
+/** A test that sends nothing (it records that the order update operation is not shown): what remains is fixed cost. */
+const TRIVIAL_TEST = '@ORD-400-UPDATE-ORDER-ID';
+/** A fault family whose checks fail on six operations: the failing run. */
+const FAILING_FAULTS = 'json-as-text-plain';
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length === 0 ? Number.NaN : sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
+const seconds = (ms: number) => +(ms / 1000).toFixed(2);
 
-function run(command: string, args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; ms: number; output: string }> {
+interface Timed {
+  code: number | null;
+  ms: number;
+  cpuSeconds: number;
+  output: string;
+}
+
+/** Runs a command through bash, which reports the CPU time of everything the command started (`times`). */
+function timed(command: string, env: Record<string, string | undefined>): Promise<Timed> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', `${command}; status=$?; times; exit $status`], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, ms: performance.now() - started, output }));
+    child.on('close', (code) => {
+      const children = output.trim().split('\n').at(-1) ?? '';
+      const cpuSeconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+      resolve({ code, ms: performance.now() - started, cpuSeconds, output });
+    });
   });
+}
+
+/** A run's outputs in a scratch folder, quiet, with the local reporters. */
+function scratchRunEnv(scratch: string): Record<string, string> {
+  return { REPORTS_DIR: join(scratch, 'reports'), TEST_RESULTS_DIR: join(scratch, 'test-results'), ALLURE_RESULTS_DIR: join(scratch, 'allure-results'), CONFORMANCE_QUIET: '1', CI: '' };
 }
 
 /** Sends the same requests one after the other with fetch: no fixtures, no checks, no reports. */
@@ -53,38 +90,40 @@ async function plainLoop(origin: string, requests: ReceivedRequest[]): Promise<n
   return performance.now() - started;
 }
 
-/** Runs a command through bash, which reports the CPU time of everything the command started (`times`). */
-async function timed(command: string, env: Record<string, string | undefined>) {
-  const result = await run('bash', ['-c', `${command}; status=$?; times; exit $status`], env);
-  const children = result.output.trim().split('\n').at(-1) ?? '';
-  const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
-  return { ...result, cpuSeconds: seconds };
+interface TargetRun extends Timed {
+  requests: number;
+  tokens: number;
+  /** The same requests sent again in a plain fetch loop, when asked for. */
+  loopMs?: number;
 }
 
-/** A run's outputs in a scratch folder, quiet, with the local reporters. */
-function scratchRunEnv(scratch: string): Record<string, string> {
-  return { REPORTS_DIR: join(scratch, 'reports'), TEST_RESULTS_DIR: join(scratch, 'test-results'), ALLURE_RESULTS_DIR: join(scratch, 'allure-results'), CONFORMANCE_QUIET: '1', CI: '' };
-}
-
-async function conformanceRun() {
+/**
+ * The whole suite against a sandbox started here (so that its requests are counted), every reporter on: the run as
+ * users get it. Faults make it a failing run, latency a slow target.
+ */
+async function runAgainstSandbox(options: { faults?: string; latencyMs?: number; workers?: number; expectedExit: number; loop?: boolean }): Promise<TargetRun> {
   const requests: ReceivedRequest[] = [];
   const tokenSecret = randomBytes(16).toString('hex');
   const [webhookPort] = await freePorts(1);
-  const sandbox = await startSandbox({ tokenSecret, webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`, onRequest: (r) => requests.push(r) });
+  const faults = options.faults ? [options.faults] : [];
+  const sandbox = await startSandbox({ tokenSecret, faults, latencyMs: options.latencyMs ?? 0, webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`, onRequest: (r) => requests.push(r), warn: () => undefined });
   const scratch = mkdtempSync(join(tmpdir(), 'bench-'));
   try {
-    const env = { ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${webhookPort}/webhooks`, ...scratchRunEnv(scratch) };
-    // The configured reporters stay on (list, JUnit, JSON, Allure, matrix): the figure is the run as users get it.
-    const result = await timed('npx playwright test', env);
-    if (result.code !== 0) throw new Error(`The conformance run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
-    const suiteRequests = [...requests];
-    const loopMs = await plainLoop(sandbox.url, suiteRequests);
+    const env = {
+      ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }),
+      WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
+      WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${webhookPort}/webhooks`,
+      ...(options.workers ? { CONFORMANCE_WORKERS: String(options.workers) } : {}),
+      ...scratchRunEnv(scratch),
+    };
+    const result = await timed(`node ${playwrightCli} test`, env);
+    if (result.code !== options.expectedExit) throw new Error(`The run exited ${result.code}, not ${options.expectedExit}:\n${result.output.slice(-2000)}`);
+    const sent = [...requests];
     return {
-      ms: result.ms,
-      cpuSeconds: result.cpuSeconds,
-      requests: suiteRequests.length,
-      tokens: suiteRequests.filter((r) => r.url.split('?')[0]?.endsWith('/v1/token')).length,
-      loopMs,
+      ...result,
+      requests: sent.length,
+      tokens: sent.filter((r) => r.url.split('?')[0]?.endsWith('/v1/token')).length,
+      ...(options.loop ? { loopMs: await plainLoop(sandbox.url, sent) } : {}),
     };
   } finally {
     await sandbox.close();
@@ -92,13 +131,13 @@ async function conformanceRun() {
   }
 }
 
-/** The fixed cost: one trivial test, with the embedded sandbox and every reporter, as `npx playwright test` runs it. */
-async function fixedCostRun() {
-  const scratch = mkdtempSync(join(tmpdir(), 'bench-fixed-'));
+/** The fixed cost: one trivial test, with the embedded sandbox and every reporter, as node or npx starts it. */
+async function oneTestRun(launcher: string) {
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-one-'));
   try {
     const [sandboxPort, webhookPort] = await freePorts(2);
     const env = { SANDBOX_PORT: String(sandboxPort), WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`, ...scratchRunEnv(scratch) };
-    const result = await timed(`npx playwright test --project orders --grep ${TRIVIAL_TEST}`, env);
+    const result = await timed(`${launcher} test --project orders --grep ${TRIVIAL_TEST}`, env);
     if (result.code !== 0) throw new Error(`The one-test run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
     return result;
   } finally {
@@ -106,90 +145,80 @@ async function fixedCostRun() {
   }
 }
 
-/** A test that sends nothing (it records that the order update operation is not shown): what remains is fixed cost. */
-const TRIVIAL_TEST = '@ORD-400-UPDATE-ORDER-ID';
-const npmTestRuns = Number(process.env.BENCH_NPM_TEST_RUNS ?? 0);
-const seconds = (ms: number) => +(ms / 1000).toFixed(2);
+async function repeat<T>(label: string, count: number, once: () => Promise<T>, describe: (one: T) => string): Promise<T[]> {
+  const all: T[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const one = await once();
+    console.log(`  ${label} ${i + 1}: ${describe(one)}`);
+    all.push(one);
+  }
+  return all;
+}
+
+const figure = (values: Timed[]) => ({ runs: values.length, medianSeconds: seconds(median(values.map((v) => v.ms))), medianCpuSeconds: +median(values.map((v) => v.cpuSeconds)).toFixed(1) });
+const line = (one: Timed) => `${seconds(one.ms)} s, ${one.cpuSeconds.toFixed(1)} CPU-s`;
 
 async function main() {
-  console.log(`bench: ${runs} conformance run(s), ${runs} one-test run(s), ${killRuns} kill-matrix run(s), ${npmTestRuns} npm test run(s)`);
-  const conformance = [];
-  for (let i = 0; i < runs; i += 1) {
-    const one = await conformanceRun();
-    console.log(`  conformance run ${i + 1}: ${seconds(one.ms)} s, ${one.cpuSeconds.toFixed(1)} CPU-s, ${one.requests} requests (${one.tokens} to token endpoints), plain fetch loop ${seconds(one.loopMs)} s`);
-    conformance.push(one);
-  }
-  const fixed = [];
-  for (let i = 0; i < runs; i += 1) {
-    const one = await fixedCostRun();
-    console.log(`  one-test run ${i + 1}: ${seconds(one.ms)} s, ${one.cpuSeconds.toFixed(1)} CPU-s`);
-    fixed.push(one);
-  }
-  const kill = [];
-  for (let i = 0; i < killRuns; i += 1) {
-    const one = await run('npx', ['playwright', 'test', '-c', 'selftest/playwright.config.ts', 'selftest/proof.spec.ts', '--reporter=dot', '--output', join(tmpdir(), `bench-proof-${i}`)], {
-      SELFTEST_RUN_ID: `bench-${Date.now()}-${i}`,
-      CI: '',
-    });
-    if (one.code !== 0) console.log(`  kill matrix run ${i + 1} did not pass (exit ${one.code}); timing kept`);
-    console.log(`  kill matrix run ${i + 1}: ${seconds(one.ms)} s`);
-    kill.push(one.ms);
-  }
-  const npmTest = [];
-  for (let i = 0; i < npmTestRuns; i += 1) {
-    const one = await run('npm', ['test'], { CI: '' });
-    console.log(`  npm test run ${i + 1}: ${seconds(one.ms)} s (exit ${one.code})`);
-    npmTest.push(one.ms);
-  }
-  const summary = {
+  console.log(`bench: ${runs} run(s) of each fast measure, ${slowRuns} slow-target run(s), ${killRuns} proof run(s), ${npmTestRuns} npm test run(s)`);
+  const full = await repeat('full run', runs, () => runAgainstSandbox({ expectedExit: 0, loop: true }), (one) => `${line(one)}, ${one.requests} requests, plain fetch loop ${seconds(one.loopMs ?? 0)} s`);
+  const oneNode = await repeat('one test (node)', runs, () => oneTestRun(`node ${playwrightCli}`), line);
+  const oneNpx = await repeat('one test (npx)', runs, () => oneTestRun('npx playwright'), line);
+  const failing = await repeat('failing run', runs, () => runAgainstSandbox({ faults: FAILING_FAULTS, expectedExit: 1 }), line);
+  const slow = await repeat('slow target, 2 workers', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, expectedExit: 0 }), line);
+  const slowWide = await repeat('slow target, 12 workers', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, workers: 12, expectedExit: 0 }), line);
+  const kill = await repeat('proof run', killRuns, () => timed(`node ${playwrightCli} test -c selftest/playwright.config.ts selftest/proof.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-proof-${Date.now()}`)}`, { SELFTEST_RUN_ID: `bench-${Date.now()}`, CI: '' }), line);
+  const npmTest = await repeat('npm test', npmTestRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})`);
+
+  const requests = median(full.map((r) => r.requests));
+  const summary: Summary = {
     measuredAt: new Date().toISOString(),
     machine: { cpus: cpus().length, node: process.version },
-    conformanceRun: {
-      runs,
-      medianSeconds: seconds(median(conformance.map((c) => c.ms))),
-      medianCpuSeconds: +median(conformance.map((c) => c.cpuSeconds)).toFixed(1),
-      requests: median(conformance.map((c) => c.requests)),
-      tokensFetched: median(conformance.map((c) => c.tokens)),
-      plainFetchLoopMedianSeconds: seconds(median(conformance.map((c) => c.loopMs))),
-      ratioToPlainLoop: +median(conformance.map((c) => c.ms / c.loopMs)).toFixed(1),
-    },
-    oneTestRun: { runs, medianSeconds: seconds(median(fixed.map((f) => f.ms))), medianCpuSeconds: +median(fixed.map((f) => f.cpuSeconds)).toFixed(1) },
-    killMatrix: killRuns > 0 ? { runs: killRuns, medianSeconds: +(median(kill) / 1000).toFixed(1) } : 'not measured (BENCH_KILL_RUNS=0)',
-    npmTest: npmTestRuns > 0 ? { runs: npmTestRuns, medianSeconds: +(median(npmTest) / 1000).toFixed(1) } : 'not measured (BENCH_NPM_TEST_RUNS=0)',
+    fullRun: { ...figure(full), requests, tokensFetched: median(full.map((r) => r.tokens)), plainFetchLoopSeconds: seconds(median(full.map((r) => r.loopMs ?? 0))) },
+    oneTest: { node: figure(oneNode), npx: figure(oneNpx) },
+    failingRun: { ...figure(failing), faults: FAILING_FAULTS },
+    slowTarget: { latencyMs: SLOW_MS, sequentialSeconds: seconds(requests * SLOW_MS), twoWorkers: figure(slow), twelveWorkers: figure(slowWide) },
+    proofRun: figure(kill),
+    npmTest: { ...figure(npmTest), exitCodes: npmTest.map((r) => r.code) },
   };
   mkdirSync(join(repoRoot, 'reports'), { recursive: true });
   writeFileSync(join(repoRoot, 'reports/bench.json'), `${JSON.stringify(summary, null, 2)}\n`);
   const table = benchTable(summary);
   console.log(`\n${table}`);
-  if (process.env.BENCH_README !== '0') {
+  if (!cli.values['no-readme']) {
     replaceReadmeBlock('bench', table);
     console.log('written: reports/bench.json and the README table');
   } else console.log('written: reports/bench.json');
 }
 
-type Summary = {
+type Figure = ReturnType<typeof figure>;
+interface Summary {
   measuredAt: string;
   machine: { cpus: number; node: string };
-  conformanceRun: { runs: number; medianSeconds: number; medianCpuSeconds: number; requests: number; tokensFetched: number; plainFetchLoopMedianSeconds: number; ratioToPlainLoop: number };
-  oneTestRun: { runs: number; medianSeconds: number; medianCpuSeconds: number };
-  killMatrix: { runs: number; medianSeconds: number } | string;
-  npmTest: { runs: number; medianSeconds: number } | string;
-};
+  fullRun: Figure & { requests: number; tokensFetched: number; plainFetchLoopSeconds: number };
+  oneTest: { node: Figure; npx: Figure };
+  failingRun: Figure & { faults: string };
+  slowTarget: { latencyMs: number; sequentialSeconds: number; twoWorkers: Figure; twelveWorkers: Figure };
+  proofRun: Figure;
+  npmTest: Figure & { exitCodes: Array<number | null> };
+}
 
 function benchTable(s: Summary): string {
-  const c = s.conformanceRun;
+  const cell = (f: Figure) => (f.runs === 0 ? 'not measured' : `${f.medianSeconds} s (${f.medianCpuSeconds} CPU-s)`);
   return [
-    `Measured ${s.measuredAt.slice(0, 10)} on a ${s.machine.cpus}-core machine, Node ${s.machine.node} (\`reports/bench.json\`, medians):`,
+    `Measured ${s.measuredAt.slice(0, 10)} on a ${s.machine.cpus}-core machine, Node ${s.machine.node} by \`npm run bench\` (\`reports/bench.json\`; medians of whole processes, wall time and CPU time of every process):`,
     '',
     '| Measure | Median | Target |',
     '|---|---|---|',
-    `| Full conformance run against the sandbox, all reporters on (${c.runs} runs) | ${c.medianSeconds} s | 6 s |`,
-    `| CPU time of that run (all processes) | ${c.medianCpuSeconds} CPU-s | 10 CPU-s |`,
-    `| One trivial test with the embedded sandbox and every reporter: the fixed cost (${s.oneTestRun.runs} runs) | ${s.oneTestRun.medianSeconds} s (${s.oneTestRun.medianCpuSeconds} CPU-s) | 1.5 s |`,
-    `| Requests sent per run / tokens fetched | ${c.requests} / ${c.tokensFetched} | |`,
-    `| The same requests in a plain sequential \`fetch\` loop (ratio run / loop) | ${c.plainFetchLoopMedianSeconds} s (${c.ratioToPlainLoop}x) | |`,
-    typeof s.killMatrix === 'object' ? `| Proof run: kill matrix with the clean and portability runs (${s.killMatrix.runs} runs) | ${s.killMatrix.medianSeconds} s | |` : `| Proof run | ${s.killMatrix} | |`,
-    typeof s.npmTest === 'object' ? `| \`npm test\` (${s.npmTest.runs} runs) | ${s.npmTest.medianSeconds} s | 180 s |` : `| \`npm test\` | ${s.npmTest} | 180 s |`,
+    `| Full conformance run against the sandbox, every reporter on (${s.fullRun.runs} runs) | ${cell(s.fullRun)} | 6 s |`,
+    `| One trivial test with the embedded sandbox and every reporter: the fixed cost (\`node …/cli.js test\`, ${s.oneTest.node.runs} runs) | ${cell(s.oneTest.node)} | 1.5 s |`,
+    `| The same through \`npx playwright test\` (npx's own start included) | ${cell(s.oneTest.npx)} | |`,
+    `| A failing run: the full suite against faults \`${s.failingRun.faults}\` (${s.failingRun.runs} runs) | ${cell(s.failingRun)} | |`,
+    `| Slow target, every answer ${s.slowTarget.latencyMs} ms late, default 2 workers (${s.slowTarget.twoWorkers.runs} runs) | ${cell(s.slowTarget.twoWorkers)} | |`,
+    `| The same with \`CONFORMANCE_WORKERS=12\` (${s.slowTarget.twelveWorkers.runs} runs) | ${cell(s.slowTarget.twelveWorkers)} | |`,
+    `| Its requests one after the other at ${s.slowTarget.latencyMs} ms each | ${s.slowTarget.sequentialSeconds} s | |`,
+    `| Requests per run / tokens fetched / the same requests in a plain \`fetch\` loop | ${s.fullRun.requests} / ${s.fullRun.tokensFetched} / ${s.fullRun.plainFetchLoopSeconds} s | |`,
+    `| Proof run: clean, portability and kill matrix (${s.proofRun.runs} runs) | ${cell(s.proofRun)} | |`,
+    `| \`npm test\` (${s.npmTest.runs} runs, exit ${s.npmTest.exitCodes.join(', ') || '—'}) | ${cell(s.npmTest)} | 180 s |`,
   ].join('\n');
 }
 

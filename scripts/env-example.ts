@@ -12,7 +12,7 @@ const GROUPS: Array<[string, RegExp]> = [
   ['Optional credentials for the 401 and 403 rows and for token expiry', /^(ORDERS_NO_ENTITLEMENT_API_KEY|ORDERS_NO_ENTITLEMENT_CLIENT_ID|.*_EXPIRED_TOKEN)$/],
   ['Order endpoint: body template and the triggers of the 404, 500 and 503 rows', /^ORDER_/],
   ['Webhook receiver (part 6)', /^WEBHOOK_/],
-  ['Run', /^(PROFILE|SEED|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|CONFORMANCE_LEDGER)/],
+  ['Run', /^(PROFILE|SEED|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|CONFORMANCE_)/],
   ['Embedded sandbox (only when IDENTITY_BASE_URL is unset)', /^SANDBOX_/],
 ];
 

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { ConfigError, loadConfig } from '../harness/config/load-config.ts';
+import { conformanceProjects, projectNames } from '../harness/config/projects.ts';
 import { configVariables } from '../harness/config/variables.ts';
 import { envExample } from '../scripts/env-example.ts';
 
@@ -29,6 +30,17 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
 }
 
 test.describe('configuration', () => {
+  test('CONFORMANCE_WORKERS: 2 by default, one worker per project; more spread over the projects, the webhooks project always on one', () => {
+    const workersOf = (env: Record<string, string>) => {
+      const suite = loadConfig({ ...validEnv, ...env }, { repoRoot, embedded: false });
+      return { total: suite.workers, perProject: Object.fromEntries(conformanceProjects(suite, 'tests').map((p) => [p.name, p.workers])) };
+    };
+    const everyProject = (count: number, webhooks = 1) => Object.fromEntries(projectNames.map((name) => [name, name === 'webhooks' ? webhooks : count]));
+    expect(workersOf({})).toEqual({ total: 2, perProject: everyProject(1) });
+    expect(workersOf({ CONFORMANCE_WORKERS: '12' })).toEqual({ total: 12, perProject: everyProject(4) });
+    expect(problemsOf({ ...validEnv, CONFORMANCE_WORKERS: '0' })).toEqual([expect.stringMatching(/^CONFORMANCE_WORKERS="0" is not valid: expected a whole number from 1 /)]);
+  });
+
   test('a complete environment loads, with the documented defaults', () => {
     const config = loadConfig(validEnv, { repoRoot, embedded: false });
     expect(config.services.identity.baseUrl, 'a trailing slash is trimmed').toBe('https://api.example.com/business/identity-proofing/v1');
@@ -58,9 +70,9 @@ test.describe('configuration', () => {
   });
 
   const badValues: Array<{ variant: string; env: Record<string, string | undefined>; variable: string; says: RegExp }> = [
-    { variant: 'a URL without scheme', env: { IDENTITY_BASE_URL: 'api.example.com/v1' }, variable: 'IDENTITY_BASE_URL', says: /"api\.example\.com\/v1" is not valid: expected Base URL/ },
-    { variant: 'an ftp URL', env: { STEPUP_TOKEN_URL: 'ftp://login.example.com/v1/token' }, variable: 'STEPUP_TOKEN_URL', says: /expected Token endpoint/ },
-    { variant: 'a route without method', env: { ROUTE_ASSESSMENT: '/assessment' }, variable: 'ROUTE_ASSESSMENT', says: /expected Method and path of 4\.2/ },
+    { variant: 'a URL without scheme', env: { IDENTITY_BASE_URL: 'api.example.com/v1' }, variable: 'IDENTITY_BASE_URL', says: /"api\.example\.com\/v1" is not valid: expected an http or https URL \(Base URL/ },
+    { variant: 'an ftp URL', env: { STEPUP_TOKEN_URL: 'ftp://login.example.com/v1/token' }, variable: 'STEPUP_TOKEN_URL', says: /expected an http or https URL \(Token endpoint/ },
+    { variant: 'a route without method', env: { ROUTE_ASSESSMENT: '/assessment' }, variable: 'ROUTE_ASSESSMENT', says: /expected "METHOD \/path" \(Method and path of 4\.2/ },
     { variant: 'a route missing its placeholder', env: { ROUTE_DOCUMENT_RECORDS: 'GET /records' }, variable: 'ROUTE_DOCUMENT_RECORDS', says: /\{authenticationId\}/ },
     { variant: 'a placeholder where none belongs', env: { ROUTE_CASE_UPDATE: 'POST /cases/{caseId}' }, variable: 'ROUTE_CASE_UPDATE', says: /without \{placeholders\}/ },
     { variant: 'invalid JSON', env: { RESELLER_API_KEY: 'a2V5', RESELLER_SOURCE_CLIENT_ID: 'c', RESELLER_SHARED_CONTEXT: '{child: 1}' }, variable: 'RESELLER_SHARED_CONTEXT', says: /expected valid JSON/ },
@@ -70,7 +82,7 @@ test.describe('configuration', () => {
     { variant: 'a missing required variable', env: { CLIENT_ID: undefined }, variable: 'CLIENT_ID', says: /CLIENT_ID is not set: expected Value sent in x-client-id/ },
     { variant: 'an unknown profile', env: { PROFILE: 'strict' }, variable: 'PROFILE', says: /expected one of gate, certify, nightly/ },
     { variant: 'a port out of range', env: { WEBHOOK_LISTEN: '127.0.0.1:70000' }, variable: 'WEBHOOK_LISTEN', says: /port from 1 to 65535/ },
-    { variant: 'a malformed trigger', env: { ORDER_TRIGGER_404: 'status=404' }, variable: 'ORDER_TRIGGER_404', says: /expected How to make the order endpoint answer 404/ },
+    { variant: 'a malformed trigger', env: { ORDER_TRIGGER_404: 'status=404' }, variable: 'ORDER_TRIGGER_404', says: /expected header:<name>=<value> or pointer:\/path=<value> \(How to make the order endpoint answer 404/ },
     { variant: 'a trigger with invalid JSON', env: { ORDER_TRIGGER_500: 'pointer:/x={bad' }, variable: 'ORDER_TRIGGER_500', says: /valid JSON value/ },
     { variant: 'a missing order template', env: { ORDER_TEMPLATE: 'fixtures/no-such-template.json' }, variable: 'ORDER_TEMPLATE', says: /readable JSON file/ },
     { variant: 'a pointer outside the template', env: { ORDER_ID_POINTER: '/orderNumber' }, variable: 'ORDER_ID_POINTER', says: /pointer to a string in the order template/ },
@@ -105,7 +117,7 @@ test.describe('configuration', () => {
       timeout: 60_000,
     });
     expect(result.status, result.stdout + result.stderr).toBe(2);
-    expect(result.stderr).toContain('ROUTE_STEP_UP="SEND /step-up" is not valid: expected Method and path of 4.7');
+    expect(result.stderr).toContain('ROUTE_STEP_UP="SEND /step-up" is not valid: expected "METHOD /path" (Method and path of 4.7');
     expect(result.stdout).not.toContain('Listing tests');
   });
 

@@ -43,13 +43,15 @@ test.describe('sandbox: the gateway flavor (a service behind a protobuf JSON gat
     });
   });
 
-  test('document records exist only once the session completed: 404 before, 200 after', async () => {
-    await withSandbox({ flavor: 'gateway' }, async (api) => {
+  test('document records exist only once the session completed (its events went out): 404 before, 200 after', async () => {
+    // Two seconds to completion: the first fetch comes well before it, however busy the machine.
+    await withSandbox({ flavor: 'gateway', webhookDelayMs: 2_000 }, async (api) => {
       const started = await api.op('documentVerification', { body: { strategy: api.env['STRATEGY_DOCUMENT_VERIFICATION'], inquiryId: `inq-${randomUUID()}` } });
       expect(started.status, started.text).toBe(200);
       const params = { authenticationId: String(started.body['authenticationId']) };
       expect((await api.op('documentRecords', { params })).status).toBe(404);
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Completion is announced by the results event (the second delivery): wait for it, then the records are there.
+      expect(await api.receiver.waitFor(2, 15_000)).toHaveLength(2);
       const ready = await api.op('documentRecords', { params });
       expect(ready.status, ready.text).toBe(200);
       expectSchema('document-records', ready.body);

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { test, expect } from '@playwright/test';
+import ajvModule from 'ajv/dist/2020.js';
 import { operations, requirement } from '../catalog/catalog.ts';
 import {
   describeIssues,
@@ -11,6 +12,8 @@ import {
   type EnumName,
   type SchemaIssue,
 } from '../schemas/registry.ts';
+
+const Ajv2020 = ajvModule.default;
 
 /** The body schemas written from the spec; each needs valid and invalid cases below. */
 const bodySchemaFiles = [
@@ -478,8 +481,12 @@ test.describe('registry', () => {
     }
   });
 
-  test('every schema compiles under strict mode (the registry compiles them lazily, on first use)', () => {
-    for (const id of schemaIds) expect(() => schemaIssues(id, null), id).not.toThrow();
+  test('every schema is valid JSON Schema 2020-12 and compiles under strict mode (the registry compiles them lazily, on first use, without the meta-schema check)', () => {
+    const meta = new Ajv2020({ strict: true });
+    for (const id of schemaIds) {
+      expect(meta.validateSchema(schemaDocument(id)), `${id}: ${meta.errorsText(meta.errors)}`).toBe(true);
+      expect(() => schemaIssues(id, null), id).not.toThrow();
+    }
   });
 
   test('every schema named in catalog/operations.json is in the registry', () => {

@@ -204,9 +204,11 @@ test.describe('webhook receiver', () => {
 
 test('a flood of 1,000 malformed deliveries, in concurrent bursts, is recorded with its reason and the receiver stays up with bounded memory', async () => {
   test.setTimeout(120_000);
-  const receiver = await startReceiver();
+  // Slow senders are another test's subject: on a busy machine a burst's bodies may take long to arrive whole.
+  const receiver = await startReceiver({ bodyTimeoutMs: 60_000 });
   try {
     const tenMegabytes = Buffer.alloc(10 * 1024 * 1024, 0x41);
+    const oversize = (i: number) => i % 50 === 3;
     const malformed = (i: number): Parameters<typeof send>[1] => {
       switch (i % 5) {
         case 0:
@@ -216,14 +218,21 @@ test('a flood of 1,000 malformed deliveries, in concurrent bursts, is recorded w
         case 2:
           return { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' };
         case 3:
-          return { headers: { 'content-type': 'application/json' }, body: i % 50 === 3 ? tenMegabytes : `{"sessionId": ${i}` };
+          return { headers: { 'content-type': 'application/json' }, body: oversize(i) ? tenMegabytes : `{"sessionId": ${i}` };
         default:
           return { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hello: i }) };
       }
     };
     for (let burst = 0; burst < 20; burst += 1) {
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, j) => send(receiver.port, malformed(burst * 50 + j))));
-      expect(answers.every((a) => a.status === 200 || a.status === 413), `burst ${burst}: ${answers.map((a) => a.status).join(',')}`).toBe(true);
+      const sent = Array.from({ length: 50 }, (_, j) => burst * 50 + j);
+      const answers = await Promise.all(sent.map((i) => send(receiver.port, malformed(i))));
+      // A complete delivery is answered 200. An oversize one is answered 413 and its connection dropped: a sender still
+      // writing may see the drop before the answer, whichever comes first on a busy machine.
+      const wrong = sent.filter((i, j) => {
+        const answer = answers[j];
+        return oversize(i) ? !(answer?.status === 413 || answer?.error !== undefined) : answer?.status !== 200;
+      });
+      expect(wrong.map((i) => `#${i}: ${JSON.stringify(answers[sent.indexOf(i)])}`), `burst ${burst}`).toEqual([]);
     }
     const deliveries = [...receiver.deliveries()];
     expect(deliveries).toHaveLength(1_000);

@@ -1,14 +1,14 @@
-import { startCore } from '../core.ts';
-import { startGatewaySandbox } from '../gateway/front.ts';
 import type { LayoutName } from '../layout.ts';
 import type { TokenKind } from '../tokens.ts';
 import type { Flavor, RunningSandbox, SandboxOptions } from '../types.ts';
 import { alternative } from './alternative.ts';
-import { startDetachedSandbox } from './detached.ts';
-import { startRateLimitedSandbox } from './rate-limited.ts';
 import { reference } from './reference.ts';
 
-/** One flavor of the sandbox: the paths it serves, the tokens it issues, and how it starts. */
+/**
+ * One flavor of the sandbox: the paths it serves, the tokens it issues, and how it starts. The servers are loaded when
+ * a flavor starts, not before: the suite's runner and workers read these facts (sandbox/target-env.ts) and would
+ * otherwise load every server module of the sandbox.
+ */
 export interface FlavorModule {
   layout: LayoutName;
   tokenKind: TokenKind;
@@ -17,12 +17,14 @@ export interface FlavorModule {
   start(options: SandboxOptions): Promise<RunningSandbox>;
 }
 
+const core = () => import('../core.ts');
+
 const modules: Readonly<Record<Flavor, FlavorModule>> = {
-  reference: { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: (options) => startCore(options, reference, 'reference') },
-  alternative: { layout: 'alternative', tokenKind: alternative.tokens.kind, deliversToReceiver: true, start: (options) => startCore(options, alternative, 'alternative') },
-  gateway: { layout: 'gateway', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: startGatewaySandbox },
-  'rate-limited': { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: startRateLimitedSandbox },
-  detached: { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: false, start: startDetachedSandbox },
+  reference: { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: async (options) => (await core()).startCore(options, reference, 'reference') },
+  alternative: { layout: 'alternative', tokenKind: alternative.tokens.kind, deliversToReceiver: true, start: async (options) => (await core()).startCore(options, alternative, 'alternative') },
+  gateway: { layout: 'gateway', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: async (options) => (await import('../gateway/front.ts')).startGatewaySandbox(options) },
+  'rate-limited': { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: async (options) => (await import('./rate-limited.ts')).startRateLimitedSandbox(options) },
+  detached: { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: false, start: async (options) => (await import('./detached.ts')).startDetachedSandbox(options) },
 };
 
 export const flavors = Object.keys(modules) as readonly Flavor[];

@@ -8,7 +8,7 @@ import { compilePath, operationPath, operationRoute, sandboxLayout, serviceBase,
 import type { RunningSandbox, SandboxOptions } from '../types.ts';
 import { emitUnpopulated, messageOf, normalizeRequest, rpcStatus } from './proto-json.ts';
 
-/** How long after a document verification started its records exist (the session completes, the results event goes out). */
+/** How long after a document verification started its records exist by default (the session completes, its events go out). */
 export const RECORDS_READY_MS = 120;
 
 interface GatewayRoute {
@@ -78,8 +78,10 @@ function innerHeaders(req: IncomingMessage): Record<string, string | string[] | 
  * reference sandbox behind it (both real HTTP servers on loopback), which issues one-hour tokens.
  */
 export async function startGatewaySandbox(options: SandboxOptions): Promise<RunningSandbox> {
+  // The records exist once the session completed, when its events go out: after the webhook delay.
+  const recordsReadyMs = options.webhookDelayMs ?? RECORDS_READY_MS;
   const inner = await startCore(
-    { ...options, host: '127.0.0.1', port: 0, webhookDelayMs: options.webhookDelayMs ?? RECORDS_READY_MS, tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600 },
+    { ...options, host: '127.0.0.1', port: 0, webhookDelayMs: recordsReadyMs, tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600 },
     reference,
     'reference',
   );
@@ -111,7 +113,7 @@ export async function startGatewaySandbox(options: SandboxOptions): Promise<Runn
     if (answer.status >= 400) return sendRpcError(res, answer.status, messageOf(json), answer.headers);
     if (route.id === 'documentVerification') {
       const id = (json as { authenticationId?: unknown } | undefined)?.authenticationId;
-      if (typeof id === 'string') readyAt.set(id, Date.now() + RECORDS_READY_MS);
+      if (typeof id === 'string') readyAt.set(id, Date.now() + recordsReadyMs);
     }
     sendJsonAnswer(res, 200, op?.responseSchema ? emitUnpopulated(json, op.responseSchema, new Date().toISOString()) : json, answer.headers);
   };

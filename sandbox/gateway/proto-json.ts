@@ -1,5 +1,6 @@
 import { displaySpelling } from '../../schemas/enum-spellings.ts';
 import { schemaDocument } from '../../schemas/registry.ts';
+import { isObject } from '../../schemas/json-value.ts';
 
 /**
  * What a protobuf JSON gateway (grpc-gateway with EmitUnpopulated and the usual settings) does to bodies: requests
@@ -10,7 +11,6 @@ import { schemaDocument } from '../../schemas/registry.ts';
 type Json = Record<string, unknown>;
 type Property = { type?: string | string[]; anyOf?: Array<{ type?: string; $ref?: string }>; $ref?: string };
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function propertiesOf(schemaId: string): Record<string, Property> {
   return (schemaDocument(schemaId)['properties'] ?? {}) as Record<string, Property>;

@@ -4,6 +4,7 @@ import { compilePath } from '../../sandbox/layout.ts';
 import type { DeliveryAnswer, RecordedExchange } from '../../sandbox/server.ts';
 import { schemaIssues } from '../../schemas/registry.ts';
 import type { RequirementOutcome, RequirementVerdict, TestOutcome } from '../../reporters/verdicts.ts';
+import { isObject } from '../../schemas/json-value.ts';
 
 /** What the certification knows about the sandbox the client talked to. */
 export interface ClientTarget {
@@ -49,7 +50,6 @@ interface Finding {
 }
 
 const pathOf = (url: string) => new URL(url).pathname;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const label = (c: Call) => `#${c.seq} ${c.exchange.method} ${c.exchange.url.split('?')[0]}${c.op ? ` (${c.op})` : ''}`;
 
 function classify(exchanges: readonly RecordedExchange[], target: ClientTarget): Call[] {

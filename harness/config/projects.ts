@@ -1,0 +1,27 @@
+import type { PlaywrightTestConfig } from '@playwright/test';
+import type { WorkerFixtures } from '../../fixtures/test.ts';
+import type { SuiteConfig } from './load-config.ts';
+
+type Project = NonNullable<PlaywrightTestConfig<object, WorkerFixtures>['projects']>[number];
+
+/** The suite's projects, one per part of the document, in the order they start. */
+export const projectNames = ['webhooks', 'auth', 'identity', 'stepup', 'orders', 'reseller'] as const;
+
+/**
+ * The Playwright projects of a conformance run. With the default 2 workers, one worker per project: the projects run
+ * side by side, so that one project's worker boots (about half a second of loading) while another project's tests
+ * run, and a run starts 6 workers, not more. With more workers (a slow target), a project runs on up to a third of
+ * them (measured: npm run bench, docs/performance.md). The webhooks project always runs on one worker, its files in
+ * order: its receiver listens on the one configured address. It comes first, because its flows mostly wait for
+ * deliveries and the other projects' tests run meanwhile.
+ */
+export function conformanceProjects(suite: SuiteConfig, testsDir: string): Project[] {
+  const perProject = Math.max(1, Math.ceil(suite.workers / 3));
+  return projectNames.map((name) => ({
+    name,
+    testDir: `${testsDir}/${name}`,
+    workers: name === 'webhooks' ? 1 : perProject,
+    ...(name === 'webhooks' ? { fullyParallel: false } : {}),
+    use: { config: suite } satisfies { config: SuiteConfig },
+  }));
+}

@@ -1,0 +1,59 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface Cli<O extends Options> {
+  /** One line: what the command does. */
+  summary: string;
+  /** The command line, e.g. "npm run diff -- <old.json> <new.json>". */
+  usage: string;
+  /** Each option with what it does; --help is added. */
+  options: O;
+  describe: Record<keyof O & string, string>;
+  /** How many positional arguments it takes (default none). */
+  positionals?: { min: number; max: number; names: string };
+}
+
+/** The usage text of a command: its summary, its command line and its options. */
+export function usageOf<O extends Options>(cli: Cli<O>): string {
+  const lines = [cli.summary, '', `Usage: ${cli.usage}`, '', 'Options:'];
+  for (const [name, option] of Object.entries(cli.options)) {
+    const flag = `--${name}${option.type === 'string' ? ' <value>' : ''}`;
+    lines.push(`  ${flag.padEnd(28)} ${cli.describe[name as keyof O & string]}`);
+  }
+  lines.push(`  ${'--help'.padEnd(28)} print this and exit`);
+  return lines.join('\n');
+}
+
+/**
+ * The options and arguments of a script (node:util parseArgs): --help prints the usage and exits 0; an unknown
+ * option, a missing value or the wrong number of arguments prints what is wrong and the usage, and exits 2.
+ */
+export function parseCli<O extends Options>(cli: Cli<O>, argv: string[] = process.argv.slice(2)): { values: Partial<Record<keyof O, string | boolean>>; positionals: string[] } {
+  const options = { ...cli.options, help: { type: 'boolean' as const } };
+  try {
+    const parsed = parseArgs({ args: argv, options, allowPositionals: cli.positionals !== undefined, strict: true }) as { values: Record<string, string | boolean | undefined>; positionals: string[] };
+    if (parsed.values['help']) {
+      console.log(usageOf(cli));
+      process.exit(0);
+    }
+    const count = parsed.positionals.length;
+    if (cli.positionals && (count < cli.positionals.min || count > cli.positionals.max)) {
+      throw new Error(`expected ${cli.positionals.names}, got ${count} argument${count === 1 ? '' : 's'}`);
+    }
+    return parsed as { values: Partial<Record<keyof O, string | boolean>>; positionals: string[] };
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${usageOf(cli)}`);
+    process.exit(2);
+  }
+}
+
+/** A whole number from an option's text, or exit 2 naming the option. */
+export function countOption(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^\d{1,4}$/.test(text)) {
+    console.error(`--${name} ${JSON.stringify(text)} is not valid: expected a whole number`);
+    process.exit(2);
+  }
+  return Number(text);
+}
