@@ -13,12 +13,13 @@ import { replaceReadmeBlock } from './readme-block.ts';
 const cli = parseCli({
   summary: 'Times the suite (medians of whole-process wall and CPU time) and writes reports/bench.json and the README table.',
   usage: 'npm run bench -- [options]',
-  options: { runs: { type: 'string' }, 'slow-runs': { type: 'string' }, 'kill-runs': { type: 'string' }, 'npm-test-runs': { type: 'string' }, 'no-readme': { type: 'boolean' } },
+  options: { runs: { type: 'string' }, 'slow-runs': { type: 'string' }, 'kill-runs': { type: 'string' }, 'npm-test-runs': { type: 'string' }, 'loaded-runs': { type: 'string' }, 'no-readme': { type: 'boolean' } },
   describe: {
     runs: 'runs of each fast measure: full run, one test, failing run (default 5)',
     'slow-runs': 'runs against the slow target, each answer 200 ms late (default 1)',
     'kill-runs': 'proof runs: kill matrix with the clean and portability runs (default 1)',
     'npm-test-runs': 'runs of npm test (default 1; 0 skips it)',
+    'loaded-runs': 'runs of npm test in a row while full conformance runs load the machine (default 0)',
     'no-readme': 'write reports/bench.json only, not the README table',
   },
 });
@@ -26,6 +27,7 @@ const runs = countOption('runs', cli.values.runs as string | undefined, 5);
 const slowRuns = countOption('slow-runs', cli.values['slow-runs'] as string | undefined, 1);
 const killRuns = countOption('kill-runs', cli.values['kill-runs'] as string | undefined, 1);
 const npmTestRuns = countOption('npm-test-runs', cli.values['npm-test-runs'] as string | undefined, 1);
+const loadedRuns = countOption('loaded-runs', cli.values['loaded-runs'] as string | undefined, 0);
 
 // Figures, not assertions: the machines are shared and noisy, so the README shows medians of whole processes.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -168,6 +170,7 @@ async function main() {
   const slowWide = await repeat('slow target, 12 workers', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, workers: 12, expectedExit: 0 }), line);
   const kill = await repeat('proof run', killRuns, () => timed(`node ${playwrightCli} test -c selftest/playwright.config.ts selftest/proof.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-proof-${Date.now()}`)}`, { SELFTEST_RUN_ID: `bench-${Date.now()}`, CI: '' }), line);
   const npmTest = await repeat('npm test', npmTestRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})`);
+  const loaded = await underLoad(() => repeat('npm test under load', loadedRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})`));
 
   const requests = median(full.map((r) => r.requests));
   const summary: Summary = {
@@ -179,6 +182,7 @@ async function main() {
     slowTarget: { latencyMs: SLOW_MS, sequentialSeconds: seconds(requests * SLOW_MS), twoWorkers: figure(slow), twelveWorkers: figure(slowWide) },
     proofRun: figure(kill),
     npmTest: { ...figure(npmTest), exitCodes: npmTest.map((r) => r.code) },
+    npmTestUnderLoad: { ...figure(loaded.results), exitCodes: loaded.results.map((r) => r.code), loadRuns: loaded.loadRuns },
   };
   mkdirSync(join(repoRoot, 'reports'), { recursive: true });
   writeFileSync(join(repoRoot, 'reports/bench.json'), `${JSON.stringify(summary, null, 2)}\n`);
@@ -188,6 +192,31 @@ async function main() {
     replaceReadmeBlock('bench', table);
     console.log('written: reports/bench.json and the README table');
   } else console.log('written: reports/bench.json');
+}
+
+/**
+ * Runs `measure` while full conformance runs against the embedded sandbox follow one another in the background: the
+ * self-tests must stay green on a busy machine.
+ */
+async function underLoad<T>(measure: () => Promise<T[]>): Promise<{ results: T[]; loadRuns: number }> {
+  if (loadedRuns === 0) return { results: [], loadRuns: 0 };
+  let stop = false;
+  let loadRuns = 0;
+  const load = (async () => {
+    while (!stop) {
+      const scratch = mkdtempSync(join(tmpdir(), 'bench-load-'));
+      const [sandboxPort, webhookPort] = await freePorts(2);
+      await timed(`node ${playwrightCli} test`, { SANDBOX_PORT: String(sandboxPort), WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`, ...scratchRunEnv(scratch) });
+      rmSync(scratch, { recursive: true, force: true });
+      loadRuns += 1;
+    }
+  })();
+  try {
+    return { results: await measure(), loadRuns };
+  } finally {
+    stop = true;
+    await load;
+  }
 }
 
 type Figure = ReturnType<typeof figure>;
@@ -200,6 +229,7 @@ interface Summary {
   slowTarget: { latencyMs: number; sequentialSeconds: number; twoWorkers: Figure; twelveWorkers: Figure };
   proofRun: Figure;
   npmTest: Figure & { exitCodes: Array<number | null> };
+  npmTestUnderLoad: Figure & { exitCodes: Array<number | null>; loadRuns: number };
 }
 
 function benchTable(s: Summary): string {
@@ -219,6 +249,7 @@ function benchTable(s: Summary): string {
     `| Requests per run / tokens fetched / the same requests in a plain \`fetch\` loop | ${s.fullRun.requests} / ${s.fullRun.tokensFetched} / ${s.fullRun.plainFetchLoopSeconds} s | |`,
     `| Proof run: clean, portability and kill matrix (${s.proofRun.runs} runs) | ${cell(s.proofRun)} | |`,
     `| \`npm test\` (${s.npmTest.runs} runs, exit ${s.npmTest.exitCodes.join(', ') || '—'}) | ${cell(s.npmTest)} | 180 s |`,
+    `| \`npm test\` in a row while full conformance runs load the machine (${s.npmTestUnderLoad.runs} runs alongside ${s.npmTestUnderLoad.loadRuns} conformance runs, exit ${s.npmTestUnderLoad.exitCodes.join(', ') || '—'}) | ${cell(s.npmTestUnderLoad)} | green |`,
   ].join('\n');
 }
 
