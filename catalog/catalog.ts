@@ -118,8 +118,12 @@ const requirementsData = JSON.parse(requirementsText) as {
   errata: Erratum[];
   orderErrorTable: OrderErrorRow[];
 };
+/** The services that have a token endpoint of their own (part 4.1). */
+export type TokenServiceName = 'identity' | 'stepup';
+
 const operationsData = JSON.parse(readFileSync(new URL('./operations.json', import.meta.url), 'utf8')) as {
   operations: Operation[];
+  tokenServices: Record<ServiceName, TokenServiceName>;
   tokenEndpoint: TokenEndpointRules;
 };
 
@@ -129,6 +133,11 @@ export const errata: readonly Erratum[] = requirementsData.errata;
 export const orderErrorTable: readonly OrderErrorRow[] = requirementsData.orderErrorTable;
 export const operations: readonly Operation[] = operationsData.operations;
 export const tokenEndpoint: TokenEndpointRules = operationsData.tokenEndpoint;
+
+/** Whose token endpoint a service's bearer tokens come from (catalog/operations.json, tokenServices). */
+export function tokenServiceOf(service: ServiceName): TokenServiceName {
+  return operationsData.tokenServices[service];
+}
 
 /** SHA-256 of the catalog file as committed, so a report names the exact rules it was judged by. */
 export const catalogSha256 = createHash('sha256').update(requirementsText).digest('hex');

@@ -4,10 +4,7 @@ import { eventKinds, isRequirementId, operation, placesOf, requirement, type Eve
 /**
  * A deliberate mistake the sandbox can be started with. Each one breaks exactly one requirement of
  * catalog/requirements.json, on one place it names when it names several (an operation, an event), the way a real
- * implementation gets it wrong, so the self-tests can prove the suite notices. `suiteEnv` holds variables the suite
- * needs to reach the faulty sandbox at all; its values hold placeholders the caller substitutes (target-env.ts):
- * `{origin}` is the sandbox origin (http://host:port); `{identityTokenPrefix}` and `{stepupTokenPrefix}` are the
- * flavor's token prefixes from layout.ts.
+ * implementation gets it wrong, so the self-tests can prove the suite notices.
  */
 export interface Fault {
   id: string;
@@ -17,7 +14,6 @@ export interface Fault {
   /** The family it belongs to, when it is one of a family (`faults.on(family, place)` in the sandbox). */
   family?: string;
   description: string;
-  suiteEnv?: Record<string, string>;
 }
 
 /** The operations and events, as the faults' ids spell them (`client-id-optional-on-case-update`). */
@@ -254,9 +250,3 @@ export class FaultSet {
   }
 }
 
-/** The suite variables the given faults need, `{origin}` still in place. */
-export function faultSuiteEnv(ids: readonly string[]): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const id of expandFaults(ids)) Object.assign(env, fault(id).suiteEnv ?? {});
-  return env;
-}

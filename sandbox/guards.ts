@@ -1,4 +1,4 @@
-import { operation } from '../catalog/catalog.ts';
+import { operation, tokenServiceOf } from '../catalog/catalog.ts';
 import type { OperationId } from '../catalog/catalog.ts';
 import { mediaType, parseJsonBody } from './body.ts';
 import { checkBearer } from './bearer.ts';
@@ -61,7 +61,7 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
   }
   let clientId = '';
   const authorize = (): Refusal | undefined => {
-    const outcome = checkBearer(ctx, ex, op.service === 'stepup' ? 'stepup' : 'identity', { operation: id });
+    const outcome = checkBearer(ctx, ex, tokenServiceOf(op.service), { operation: id });
     if (outcome.ok) {
       clientId = outcome.clientId;
       return undefined;

@@ -1,5 +1,5 @@
 import { operation, tokenEndpoint } from '../catalog/catalog.ts';
-import type { Operation, OperationId, ServiceName } from '../catalog/catalog.ts';
+import type { Operation, OperationId, ServiceName, TokenServiceName } from '../catalog/catalog.ts';
 
 /**
  * The paths a sandbox serves: the reference layout, the alternative one, and the gateway's (sandbox/gateway/). Each
@@ -42,7 +42,8 @@ export function sandboxLayout(name: LayoutName): SandboxLayout {
   return layouts[name];
 }
 
-export type TokenAudience = 'identity' | 'stepup';
+/** The services with a token endpoint of their own: a token is issued for one of them. */
+export type TokenAudience = TokenServiceName;
 
 /** Where a token endpoint is served: `{prefix}/v1/token`. */
 export function tokenPath(name: LayoutName, audience: TokenAudience): string {

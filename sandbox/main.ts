@@ -6,41 +6,40 @@ import { addExtraClient, limitedClient, mainClient, resellerChildOrganizationId,
 import { fault, faultIdsOf } from './faults.ts';
 import { flavorModule } from './flavors/index.ts';
 import { operationPath, operationRoute, serviceBase, tokenPath } from './layout.ts';
-import { flavors, startSandbox, type Flavor } from './server.ts';
+import { startSandbox, type Flavor } from './server.ts';
+import { variableProblems } from '../harness/config/load-config.ts';
+import { configSchema, configVariables } from '../harness/config/variables.ts';
+import { parseCli } from '../scripts/cli.ts';
 import { expiredTokenFor } from './tokens.ts';
 
 /** `npm run sandbox`: starts the sandbox from SANDBOX_* variables and prints what a client needs. */
 class UsageError extends Error {}
 
+/** The SANDBOX_* variables of schemas/config.schema.json: their shapes are checked there, their meaning here. */
+const sandboxVariables = configVariables.filter((name) => name.startsWith('SANDBOX_'));
+
 function readSettings(env: NodeJS.ProcessEnv) {
-  const host = env.SANDBOX_HOST?.trim() || '127.0.0.1';
-  const portText = env.SANDBOX_PORT?.trim() || '4010';
-  const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`SANDBOX_PORT=${JSON.stringify(portText)} is not valid: expected a port number from 0 to 65535`);
-  const flavorText = env.SANDBOX_FLAVOR?.trim() || 'reference';
-  if (!flavors.includes(flavorText as Flavor)) throw new UsageError(`SANDBOX_FLAVOR=${JSON.stringify(flavorText)} is not valid: expected ${flavors.join(' or ')}`);
+  const problems = variableProblems(env, sandboxVariables);
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
+  const host = env.SANDBOX_HOST || '127.0.0.1';
+  const port = Number(env.SANDBOX_PORT || '4010');
+  const flavor = (env.SANDBOX_FLAVOR || 'reference') as Flavor;
   const given = faultIdsOf(env.SANDBOX_FAULTS ?? '');
   if ('problem' in given) throw new UsageError(given.problem);
   const faultIds = given.ids;
-  const webhookUrl = env.SANDBOX_WEBHOOK_URL?.trim() || undefined;
-  if (webhookUrl !== undefined && (!URL.canParse(webhookUrl) || !['http:', 'https:'].includes(new URL(webhookUrl).protocol))) {
-    throw new UsageError(`SANDBOX_WEBHOOK_URL=${JSON.stringify(webhookUrl)} is not valid: expected an http or https URL`);
-  }
-  const givenSecret = env.SANDBOX_TOKEN_SECRET;
-  if (givenSecret !== undefined && givenSecret.trim() === '') throw new UsageError('SANDBOX_TOKEN_SECRET is empty: expected a non-empty secret, or leave it unset to generate one');
+  const webhookUrl = env.SANDBOX_WEBHOOK_URL || undefined;
+  const givenSecret = env.SANDBOX_TOKEN_SECRET || undefined;
   // Self-test hooks: extra clients for canary credentials, and a file that receives every token issued.
   const extraApiKeys = (env.SANDBOX_EXTRA_API_KEYS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const key of extraApiKeys) {
     if (!addExtraClient(key)) throw new UsageError('SANDBOX_EXTRA_API_KEYS holds a key that is not base64("id:secret"): expected a comma-separated list of such keys');
   }
-  const issuedTokensFile = env.SANDBOX_ISSUED_TOKENS_FILE?.trim() || undefined;
-  const flakyText = env.SANDBOX_FLAKY_503?.trim() || '0';
-  const flaky503Rate = Number(flakyText);
-  if (!/^\d*\.?\d+$/.test(flakyText) || !(flaky503Rate >= 0 && flaky503Rate <= 1)) throw new UsageError(`SANDBOX_FLAKY_503=${JSON.stringify(flakyText)} is not valid: expected a share from 0 to 1, e.g. 0.2`);
+  const issuedTokensFile = env.SANDBOX_ISSUED_TOKENS_FILE || undefined;
+  const flaky503Rate = Number(env.SANDBOX_FLAKY_503 || '0');
   return {
     host,
     port,
-    flavor: flavorText as Flavor,
+    flavor,
     faultIds,
     webhookUrl,
     tokenSecret: givenSecret ?? randomBytes(24).toString('hex'),
@@ -52,6 +51,18 @@ function readSettings(env: NodeJS.ProcessEnv) {
 }
 
 async function main(): Promise<void> {
+  parseCli({
+    summary: 'Starts the sandbox, the reference implementation of the interface document, and prints its URLs and demo credentials.',
+    usage: 'npm run sandbox [-- --help]',
+    options: {},
+    describe: {},
+    epilogue: [
+      'Variables (schemas/config.schema.json; a wrong value stops it with one line naming the variable, exit 2):',
+      ...sandboxVariables.map((name) => `  ${name.padEnd(28)} ${configSchema.properties[name]?.description ?? ''}${configSchema.properties[name]?.default ? ` Default: ${configSchema.properties[name]?.default}.` : ''}`),
+      '',
+      'It runs until stopped (Ctrl-C). Exit codes: 0 stopped, 2 bad variables or options.',
+    ].join('\n'),
+  });
   let settings: ReturnType<typeof readSettings>;
   try {
     settings = readSettings(process.env);

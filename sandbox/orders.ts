@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { orderErrorRow } from '../catalog/catalog.ts';
+import { orderErrorRow, tokenServiceOf } from '../catalog/catalog.ts';
 import { checkBearer } from './bearer.ts';
 import { maxBodyBytes, parseJsonBody } from './body.ts';
 import { header } from './context.ts';
@@ -127,7 +127,7 @@ function createOrder(ctx: SandboxContext, ex: Exchange, placed: Set<string>): Or
     return undefined;
   };
   const authCheck = (): OrderError | undefined => {
-    const outcome = checkBearer(ctx, ex, 'identity', { acceptExpired: faults.has('order-expired-accepted') });
+    const outcome = checkBearer(ctx, ex, tokenServiceOf('orders'), { acceptExpired: faults.has('order-expired-accepted') });
     if (!outcome.ok) {
       return { status: 401, errorType: faults.has('order-401-unauthenticated') ? 'unauthenticated' : tableErrorType('401'), message: messages.unauthorized, headers: outcome.headers };
     }

@@ -1,6 +1,7 @@
+import { tokenServiceOf } from '../catalog/catalog.ts';
 import { limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext } from './credentials.ts';
 import { flavorModule } from './flavors/index.ts';
-import { operationRouteText, sandboxLayout, serviceBase, tokenPath } from './layout.ts';
+import { operationRouteText, serviceBase, tokenPath } from './layout.ts';
 import type { Flavor } from './types.ts';
 import { expiredTokenFor } from './tokens.ts';
 
@@ -9,27 +10,11 @@ export interface SandboxTargetArgs {
   url: string;
   flavor: Flavor;
   tokenSecret: string;
-  /** Variables of the faults in force (faults.ts `suiteEnv`), placeholders still in place. */
-  faultSuiteEnv?: Record<string, string>;
-}
-
-/** Fills the placeholders of a fault's suiteEnv: {origin}, {identityTokenPrefix}, {stepupTokenPrefix}. */
-export function resolveSuiteEnv(env: Record<string, string>, args: { url: string; flavor: Flavor }): Record<string, string> {
-  const layout = sandboxLayout(flavorModule(args.flavor).layout);
-  const origin = args.url.replace(/\/+$/, '');
-  const values: Record<string, string> = {
-    origin,
-    identityTokenPrefix: layout.identityTokenPrefix,
-    stepupTokenPrefix: layout.stepupTokenPrefix,
-  };
-  return Object.fromEntries(
-    Object.entries(env).map(([name, value]) => [name, value.replace(/\{(origin|identityTokenPrefix|stepupTokenPrefix)\}/g, (_, key: string) => values[key] ?? '')]),
-  );
 }
 
 const orderTrigger = (status: number): string => `header:x-sandbox-respond=${status}`;
 
-/** The environment with which the conformance suite targets a running sandbox (names of fixtures/config). */
+/** The environment with which the conformance suite targets a running sandbox (the variables of schemas/config.schema.json). */
 export function sandboxTargetEnv(args: SandboxTargetArgs): Record<string, string> {
   const { tokenSecret } = args;
   const { layout: flavor, tokenKind } = flavorModule(args.flavor);
@@ -40,7 +25,7 @@ export function sandboxTargetEnv(args: SandboxTargetArgs): Record<string, string
     STEPUP_BASE_URL: origin + serviceBase(flavor, 'stepup'),
     STEPUP_TOKEN_URL: origin + tokenPath(flavor, 'stepup'),
     ORDERS_BASE_URL: origin + serviceBase(flavor, 'orders'),
-    ORDERS_TOKEN_URL: origin + tokenPath(flavor, 'identity'),
+    ORDERS_TOKEN_URL: origin + tokenPath(flavor, tokenServiceOf('orders')),
     API_KEY: mainClient.apiKey,
     CLIENT_ID: 'conformance-client',
     STRATEGY_ASSESSMENT: 'default',
@@ -63,5 +48,5 @@ export function sandboxTargetEnv(args: SandboxTargetArgs): Record<string, string
     ORDER_TRIGGER_500: orderTrigger(500),
     ORDER_TRIGGER_503: orderTrigger(503),
   };
-  return { ...env, ...resolveSuiteEnv(args.faultSuiteEnv ?? {}, { url: origin, flavor: args.flavor }) };
+  return env;
 }

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { tokenEndpoint } from '../catalog/catalog.ts';
+import { tokenEndpoint, tokenServiceOf, type ServiceName } from '../catalog/catalog.ts';
 import { mainClient } from './credentials.ts';
 import type { TokenAudience } from './layout.ts';
 
@@ -7,10 +7,10 @@ import type { TokenAudience } from './layout.ts';
 export type TokenKind = 'signed' | 'opaque';
 
 /** The order endpoint takes the identity service's tokens. */
-export type TokenService = TokenAudience | 'orders';
+export type TokenService = ServiceName;
 
 export function audienceOf(service: TokenService): TokenAudience {
-  return service === 'stepup' ? 'stepup' : 'identity';
+  return tokenServiceOf(service);
 }
 
 export interface IssuedToken {

@@ -23,11 +23,11 @@ const cli = parseCli({
     'no-readme': 'write reports/bench.json only, not the README table',
   },
 });
-const runs = countOption('runs', cli.values.runs as string | undefined, 5);
-const slowRuns = countOption('slow-runs', cli.values['slow-runs'] as string | undefined, 1);
-const killRuns = countOption('kill-runs', cli.values['kill-runs'] as string | undefined, 1);
-const npmTestRuns = countOption('npm-test-runs', cli.values['npm-test-runs'] as string | undefined, 1);
-const loadedRuns = countOption('loaded-runs', cli.values['loaded-runs'] as string | undefined, 0);
+const runs = countOption('runs', cli.values.runs, 5);
+const slowRuns = countOption('slow-runs', cli.values['slow-runs'], 1);
+const killRuns = countOption('kill-runs', cli.values['kill-runs'], 1);
+const npmTestRuns = countOption('npm-test-runs', cli.values['npm-test-runs'], 1);
+const loadedRuns = countOption('loaded-runs', cli.values['loaded-runs'], 0);
 
 // Figures, not assertions: the machines are shared and noisy, so the README shows medians of whole processes.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { interfaceInfo, type OperationId } from '../catalog/catalog.ts';
 import { Redactor } from '../harness/redact.ts';
 import { matrixHtml } from '../reporters/matrix-html.ts';
@@ -16,6 +15,7 @@ import { flavors, type Flavor } from '../sandbox/server.ts';
 import { startSandbox, type DeliveryAnswer, type RecordedExchange } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { writeManifest } from './evidence/manifest.ts';
+import { parseCli, usageOf } from './cli.ts';
 import { judgeClient, type ScenarioStep } from './client/judge.ts';
 
 // npm run certify-client -- --run "<command>" [--scenario <file>] [--inject-503 <rate>] [--flavor <f>] [--bundle]
@@ -25,15 +25,35 @@ import { judgeClient, type ScenarioStep } from './client/judge.ts';
 // client matrix, JUnit and, with --bundle, a certification bundle that npm run verify-bundle checks.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
+const cliSpec = {
+  summary: "Certifies a reseller's client: runs it against a recording sandbox and judges what it sent (catalog/client-requirements.json).",
+  usage: 'npm run certify-client -- --run "<command>" | --listen [options]',
+  options: {
+    run: { type: 'string' },
+    listen: { type: 'boolean' },
+    scenario: { type: 'string' },
+    'inject-503': { type: 'string' },
+    'webhook-target': { type: 'string' },
+    flavor: { type: 'string' },
+    bundle: { type: 'boolean' },
+    out: { type: 'string' },
+  },
+  describe: {
+    run: 'the client: a command started with the sandbox\'s URLs and credentials in its environment',
+    listen: 'no command: print the variables and record until Ctrl-C',
+    scenario: 'a JSON file of the operations the client must perform',
+    'inject-503': 'share (0 to 1) of order calls answered 503',
+    'webhook-target': "the client's webhook address: the part-6 events of its flows are delivered there",
+    flavor: `sandbox flavor (${flavors.join(', ')})`,
+    bundle: 'also write a certification bundle for npm run verify-bundle',
+    out: 'where the matrix goes (default reports/client)',
+  },
+} as const;
+const { values } = parseCli(cliSpec);
 function usage(message: string): never {
-  console.error(`certify-client: ${message}\nusage: npm run certify-client -- --run "<command>" | --listen [--scenario <file>] [--inject-503 <0..1>] [--flavor reference|alternative|gateway] [--bundle] [--out <dir>]`);
+  console.error(`certify-client: ${message}\n\n${usageOf(cliSpec)}`);
   process.exit(2);
 }
-
-const { values } = parseArgs({
-  options: { run: { type: 'string' }, listen: { type: 'boolean' }, scenario: { type: 'string' }, 'inject-503': { type: 'string' }, flavor: { type: 'string' }, bundle: { type: 'boolean' }, out: { type: 'string' } },
-  strict: true,
-});
 if (!values.run && !values.listen) usage('give --run "<command>" or --listen');
 const flavor = (values.flavor ?? 'reference') as Flavor;
 if (!flavors.includes(flavor)) usage(`--flavor ${values.flavor} is not one of ${flavors.join(', ')}`);
@@ -52,7 +72,7 @@ if (values.scenario) {
 const exchanges: RecordedExchange[] = [];
 const deliveries: DeliveryAnswer[] = [];
 const tokenSecret = randomBytes(24).toString('hex');
-const webhookTarget = process.env.WEBHOOK_TARGET;
+const webhookTarget = values['webhook-target'];
 const sandbox = await startSandbox({
   flavor,
   tokenSecret,
@@ -68,9 +88,10 @@ const env = sandboxTargetEnv({ url: sandbox.url, flavor, tokenSecret });
 const clientEnv: Record<string, string> = { ...env, RESELLER_CHILD_CLIENT_IDS: resellerChildOrganizationId };
 console.log(`certify-client: sandbox (${flavor}) at ${sandbox.url}, recording${inject ? `, ${inject * 100}% of order calls answered 503` : ''}`);
 
-if (values.run) {
+const command = values.run;
+if (command) {
   const code = await new Promise<number | null>((done) => {
-    const child = spawn(values.run as string, { shell: true, stdio: 'inherit', env: { ...process.env, ...clientEnv } });
+    const child = spawn(command, { shell: true, stdio: 'inherit', env: { ...process.env, ...clientEnv } });
     child.on('close', done);
   });
   console.log(`certify-client: the client's command ended with exit code ${code}`);

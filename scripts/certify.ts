@@ -10,6 +10,7 @@ import { buildSingleFileReport } from './evidence/allure-single-file.ts';
 import { redactedConfiguration } from './evidence/configuration.ts';
 import { writeManifest } from './evidence/manifest.ts';
 import { evidencePaths } from './evidence/paths.ts';
+import { parseCli } from './cli.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const playwrightCli = join(repoRoot, 'node_modules', '@playwright', 'test', 'cli.js');
@@ -51,7 +52,14 @@ function main(): number {
     return 2;
   }
   const paths = evidencePaths();
-  const args = process.argv.slice(2);
+  const { values } = parseCli({
+    summary: 'Runs the suite under the certify profile and writes a certification bundle (certification/<UTC time>/) that npm run verify-bundle checks offline.',
+    usage: 'npm run certify -- [options]',
+    options: { project: { type: 'string', multiple: true }, grep: { type: 'string' } },
+    describe: { project: 'run only this Playwright project (repeatable); the bundle then says the run was partial', grep: 'run only the tests matching this (e.g. @TOK-ISSUED)' },
+    epilogue: 'Exit codes: 0 conformant, 1 not conformant, 2 bad configuration or options, 3 bundle incomplete.',
+  });
+  const args = [...(values.project ?? []).flatMap((name) => ['--project', name]), ...(values.grep ? ['--grep', values.grep] : [])];
   const started = new Date();
   const run = spawnSync(process.execPath, [playwrightCli, 'test', ...args], { cwd: repoRoot, env: process.env, stdio: 'inherit' });
   const finished = new Date();

@@ -1,6 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
+/** The parsed values: a string option's text, a boolean option's presence. */
+type Values<O extends Options> = { [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : O[K] extends { multiple: true } ? string[] : string };
 
 export interface Cli<O extends Options> {
   /** One line: what the command does. */
@@ -12,6 +14,8 @@ export interface Cli<O extends Options> {
   describe: Record<keyof O & string, string>;
   /** How many positional arguments it takes (default none). */
   positionals?: { min: number; max: number; names: string };
+  /** Printed after the options: the variables it reads, its exit codes. */
+  epilogue?: string;
 }
 
 /** The usage text of a command: its summary, its command line and its options. */
@@ -22,6 +26,7 @@ export function usageOf<O extends Options>(cli: Cli<O>): string {
     lines.push(`  ${flag.padEnd(28)} ${cli.describe[name as keyof O & string]}`);
   }
   lines.push(`  ${'--help'.padEnd(28)} print this and exit`);
+  if (cli.epilogue) lines.push('', cli.epilogue);
   return lines.join('\n');
 }
 
@@ -29,7 +34,7 @@ export function usageOf<O extends Options>(cli: Cli<O>): string {
  * The options and arguments of a script (node:util parseArgs): --help prints the usage and exits 0; an unknown
  * option, a missing value or the wrong number of arguments prints what is wrong and the usage, and exits 2.
  */
-export function parseCli<O extends Options>(cli: Cli<O>, argv: string[] = process.argv.slice(2)): { values: Partial<Record<keyof O, string | boolean>>; positionals: string[] } {
+export function parseCli<O extends Options>(cli: Cli<O>, argv: string[] = process.argv.slice(2)): { values: Values<O>; positionals: string[] } {
   const options = { ...cli.options, help: { type: 'boolean' as const } };
   try {
     const parsed = parseArgs({ args: argv, options, allowPositionals: cli.positionals !== undefined, strict: true }) as { values: Record<string, string | boolean | undefined>; positionals: string[] };
@@ -41,7 +46,7 @@ export function parseCli<O extends Options>(cli: Cli<O>, argv: string[] = proces
     if (cli.positionals && (count < cli.positionals.min || count > cli.positionals.max)) {
       throw new Error(`expected ${cli.positionals.names}, got ${count} argument${count === 1 ? '' : 's'}`);
     }
-    return parsed as { values: Partial<Record<keyof O, string | boolean>>; positionals: string[] };
+    return parsed as { values: Values<O>; positionals: string[] };
   } catch (error) {
     console.error(`${error instanceof Error ? error.message : String(error)}\n\n${usageOf(cli)}`);
     process.exit(2);

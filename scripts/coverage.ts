@@ -6,11 +6,19 @@ import { fileURLToPath } from 'node:url';
 import { requirements } from '../catalog/catalog.ts';
 import { faults } from '../sandbox/faults.ts';
 import { placesIn } from '../harness/verdict-marks.ts';
+import { parseCli } from './cli.ts';
 import { analyseCoverage, coverageMarkdown, generatedStatements, type ListedTest, type Statement } from './coverage/analyse.ts';
 
 // npm run coverage: every statement of the interface document -> requirement -> checks -> sandbox faults, written to
 // reports/coverage.md. Exits 1 when a statement has no check, a MUST no fault, or a requirement no statement or test.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+parseCli({
+  summary: 'Joins the statements of the interface document with their requirements, checks and sandbox faults (reports/coverage.md).',
+  usage: 'npm run coverage',
+  options: {},
+  describe: {},
+  epilogue: 'Exit codes: 0 every cell covered, 1 a statement without a check, a MUST without a fault, or a requirement x place without either.',
+});
 
 interface JsonSuite {
   specs?: Array<{ title: string; tags?: string[]; tests: Array<{ projectName: string }> }>;

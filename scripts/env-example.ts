@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { operations } from '../catalog/catalog.ts';
 import { configSchema, configVariables } from '../harness/config/variables.ts';
+import { parseCli } from './cli.ts';
 
 const GROUPS: Array<[string, RegExp]> = [
   ['Target: base URLs and token endpoints (unset IDENTITY_BASE_URL to run against the embedded sandbox)', /^(IDENTITY|STEPUP|ORDERS)_(BASE|TOKEN)_URL$/],
@@ -12,8 +13,9 @@ const GROUPS: Array<[string, RegExp]> = [
   ['Optional credentials for the 401 and 403 rows and for token expiry', /^(ORDERS_NO_ENTITLEMENT_API_KEY|ORDERS_NO_ENTITLEMENT_CLIENT_ID|.*_EXPIRED_TOKEN)$/],
   ['Order endpoint: body template and the triggers of the 404, 500 and 503 rows', /^ORDER_/],
   ['Webhook receiver (part 6)', /^WEBHOOK_/],
-  ['Run', /^(PROFILE|SEED|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|CONFORMANCE_)/],
-  ['Embedded sandbox (only when IDENTITY_BASE_URL is unset)', /^SANDBOX_/],
+  ['Run', /^(PROFILE|SEED|RUN_TAG|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|CONFORMANCE_|PREFLIGHT$|ENV_FILE$)/],
+  ['Reports', /^(REPORTS_DIR|TEST_RESULTS_DIR|ALLURE_[A-Z_]+|SPEC_URL|CERTIFICATION_DIR|BLOB_DIR)$/],
+  ['Sandbox (the embedded one when IDENTITY_BASE_URL is unset, and npm run sandbox)', /^SANDBOX_/],
 ];
 
 /** .env.example, generated from schemas/config.schema.json so that the two never disagree. */
@@ -38,6 +40,7 @@ export function envExample(): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  parseCli({ summary: 'Writes .env.example from schemas/config.schema.json.', usage: 'npm run env:example', options: {}, describe: {} });
   writeFileSync(new URL('../.env.example', import.meta.url), envExample());
   console.log('.env.example written');
 }

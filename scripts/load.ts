@@ -7,15 +7,22 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { freePorts } from '../selftest/proof/plan.ts';
+import { countOption, parseCli } from './cli.ts';
 import { replaceReadmeBlock } from './readme-block.ts';
 
-// npm run load: the sandbox (a process of its own) under autocannon, LOAD_CONNECTIONS connections (64) for
-// LOAD_SECONDS seconds (30), over a mix of token, assessment, fetch, case update, step-up and order requests, valid
-// and invalid. Reports crashes, 5xx (none is expected: the mix triggers no 500 or 503 row), latency percentiles and the
-// sandbox's memory after the run; writes reports/load.json and the README's reliability table (LOAD_README=0: not).
+// npm run load: the sandbox (a process of its own) under autocannon, --connections (64) for --seconds (30), over a
+// mix of token, assessment, fetch, case update, step-up and order requests, valid and invalid. Reports crashes, 5xx
+// (none is expected: the mix triggers no 500 or 503 row), latency percentiles and the sandbox's memory after the run;
+// writes reports/load.json and the README's reliability table (--no-readme: not).
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const seconds = Number(process.env.LOAD_SECONDS ?? 30);
-const connections = Number(process.env.LOAD_CONNECTIONS ?? 64);
+const cli = parseCli({
+  summary: 'Puts the sandbox under load (autocannon) and writes reports/load.json and the README reliability table.',
+  usage: 'npm run load -- [options]',
+  options: { seconds: { type: 'string' }, connections: { type: 'string' }, 'no-readme': { type: 'boolean' } },
+  describe: { seconds: 'how long (default 30)', connections: 'connections at once (default 64)', 'no-readme': 'write reports/load.json only, not the README table' },
+});
+const seconds = countOption('seconds', cli.values.seconds, 30);
+const connections = countOption('connections', cli.values.connections, 64);
 
 type Mix = autocannon.Request & { name: string };
 
@@ -86,7 +93,7 @@ async function main(): Promise<void> {
   writeFileSync(join(repoRoot, 'reports/load.json'), `${JSON.stringify(summary, null, 2)}\n`);
   const table = loadTable(summary);
   console.log(`\n${table}`);
-  if (process.env.LOAD_README !== '0') replaceReadmeBlock('load', table);
+  if (!cli.values['no-readme']) replaceReadmeBlock('load', table);
   const broken = summary.unexpected5xx > 0 || !summary.sandboxAliveAfter;
   if (broken) console.error(`load: ${summary.unexpected5xx} unexpected 5xx, sandbox alive after: ${summary.sandboxAliveAfter}`);
   process.exit(broken ? 1 : 0);

@@ -2,16 +2,20 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseCli } from './cli.ts';
 
 // npm run merge-reports -- <folder of the shards' blob reports>: Playwright's merge-reports with the suite's own
 // reporters (reporters/merge.config.ts), then the gate's exit code, which merge-reports itself does not give: 1 when
 // the merged matrix has a reason to fail the run, 2 on a configuration error, 0 otherwise.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const folder = process.argv[2];
-if (!folder) {
-  console.error('usage: npm run merge-reports -- <folder holding every shard\'s blob report (.zip)>');
-  process.exit(2);
-}
+const [folder = ''] = parseCli({
+  summary: "Judges the shards of one run together: Playwright's merge-reports with the suite's reporters, then the gate's exit code.",
+  usage: 'npm run merge-reports -- <folder of the shards\' blob reports (.zip)>',
+  options: {},
+  describe: {},
+  positionals: { min: 1, max: 1, names: 'one folder' },
+  epilogue: 'Exit codes: 0 conformant or partial without failures, 1 not conformant, 2 bad configuration or arguments.',
+}).positionals;
 const merged = spawnSync(process.execPath, [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'merge-reports', '--config', join(repoRoot, 'reporters/merge.config.ts'), folder], { stdio: 'inherit' });
 if (merged.status !== 0) process.exit(merged.status ?? 1);
 const matrix = join(process.env.REPORTS_DIR ?? join(repoRoot, 'reports'), 'conformance.json');

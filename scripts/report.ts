@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { interfaceInfo } from '../catalog/catalog.ts';
 import { buildSingleFileReport } from './evidence/allure-single-file.ts';
+import { parseCli } from './cli.ts';
 import { evidencePaths } from './evidence/paths.ts';
 
 /**
@@ -12,7 +12,12 @@ import { evidencePaths } from './evidence/paths.ts';
  */
 function main(): void {
   const paths = evidencePaths();
-  const { values } = parseArgs({ options: { results: { type: 'string' }, output: { type: 'string' } } });
+  const { values } = parseCli({
+    summary: "The last run's Allure report as one HTML file that opens from disk (nightly runs append to the Allure history).",
+    usage: 'npm run report -- [options]',
+    options: { results: { type: 'string' }, output: { type: 'string' } },
+    describe: { results: `the Allure results folder (default ${paths.allureResults})`, output: `the report file (default ${paths.allureReport})` },
+  });
   const matrix = join(paths.reportsDir, 'conformance.json');
   const profile = existsSync(matrix) ? (JSON.parse(readFileSync(matrix, 'utf8')) as { profile?: string }).profile : undefined;
   const report = buildSingleFileReport({

@@ -21,8 +21,8 @@ async function certify(fault: string | undefined, extra: string[] = ['--scenario
   const work = mkdtempSync(join(tmpdir(), 'client-cert-'));
   try {
     const port = await freePort();
-    const env = childEnv(work, { WEBHOOK_TARGET: `http://127.0.0.1:${port}/hook`, WEBHOOK_PORT: String(port), WEBHOOK_GRACE_MS: '700', ...(fault ? { CLIENT_FAULT: fault } : {}) });
-    const result = await runCli(tsx, ['scripts/certify-client.ts', '--run', run, '--out', join(work, 'out'), ...extra], env, 90_000);
+    const env = childEnv(work, { WEBHOOK_PORT: String(port), WEBHOOK_GRACE_MS: '700', ...(fault ? { CLIENT_FAULT: fault } : {}) });
+    const result = await runCli(tsx, ['scripts/certify-client.ts', '--run', run, '--webhook-target', `http://127.0.0.1:${port}/hook`, '--out', join(work, 'out'), ...extra], env, 90_000);
     const report = JSON.parse(readText(join(work, 'out', 'client-conformance.json'))) as { requirements: Array<{ id: string; outcome: string }> };
     return { code: result.code, output: `${result.stdout}\n${result.stderr}`.slice(-2500), outcomes: Object.fromEntries(report.requirements.map((r) => [r.id, r.outcome])) };
   } finally {

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { ConfigError, loadConfig } from '../harness/config/load-config.ts';
 import { conformanceProjects, projectNames } from '../harness/config/projects.ts';
-import { configVariables } from '../harness/config/variables.ts';
+import { configSchema, configVariables } from '../harness/config/variables.ts';
+import { flavors } from '../sandbox/server.ts';
 import { envExample } from '../scripts/env-example.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -119,6 +121,28 @@ test.describe('configuration', () => {
     expect(result.status, result.stdout + result.stderr).toBe(2);
     expect(result.stderr).toContain('ROUTE_STEP_UP="SEND /step-up" is not valid: expected "METHOD /path" (Method and path of 4.7');
     expect(result.stdout).not.toContain('Listing tests');
+  });
+
+  test('SANDBOX_FLAVOR offers exactly the flavors of sandbox/flavors/', () => {
+    expect(configSchema.properties['SANDBOX_FLAVOR']?.enum).toEqual([...flavors]);
+  });
+
+  test('every variable the suite, the sandbox and the scripts read is declared in the configuration schema (or set by CI or Playwright)', () => {
+    const setByOthers = new Set(['CI', 'GITHUB_STEP_SUMMARY', 'TEST_WORKER_INDEX']);
+    const read = new Set<string>();
+    const scan = (file: string): void => {
+      for (const match of readFileSync(file, 'utf8').matchAll(/\b[a-zA-Z]*[eE]nv(?:\[['"]([A-Z][A-Z0-9_]+)['"]\]|\.([A-Z][A-Z0-9_]+))/g)) read.add(match[1] ?? match[2] ?? '');
+    };
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        if (entry.isDirectory()) walk(join(dir, entry.name));
+        else if (entry.name.endsWith('.ts')) scan(join(dir, entry.name));
+      }
+    };
+    for (const dir of ['harness', 'fixtures', 'reporters', 'sandbox', 'scripts', 'tests', 'catalog', 'schemas']) walk(join(repoRoot, dir));
+    scan(join(repoRoot, 'playwright.config.ts'));
+    const undeclared = [...read].filter((name) => !configVariables.includes(name) && !setByOthers.has(name)).sort();
+    expect(undeclared, 'read but not in schemas/config.schema.json').toEqual([]);
   });
 
   test('.env.example documents every variable of the configuration schema and is up to date', () => {

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import { requirement, type Area, type Level, type Place } from '../../catalog/catalog.ts';
 import { testKeyIn } from '../../harness/http/user-agent.ts';
-import { faultSuiteEnv, type Fault } from '../../sandbox/faults.ts';
+import type { Fault } from '../../sandbox/faults.ts';
 import { flavorModule } from '../../sandbox/flavors/index.ts';
 import { startSandbox, type Flavor, type RateLimits, type RunningSandbox } from '../../sandbox/server.ts';
 import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
@@ -59,7 +59,7 @@ export function checks(test: ListedTest, run: Pick<FaultRun, 'requirement' | 'pl
  * checks (one receiver judges every delivery of its run), and those that need suite variables of their own.
  */
 function standsAlone(fault: Fault, area: Area): boolean {
-  return fault.suiteEnv !== undefined || area === 'webhooks' || fault.requirement.startsWith('TOK-');
+  return area === 'webhooks' || fault.requirement.startsWith('TOK-');
 }
 
 function faultRun(fault: Fault): FaultRun {
@@ -143,7 +143,7 @@ export async function startProofTargets(faults: readonly Fault[], tests: readonl
       });
       sandboxes.push(sandbox);
       const env = {
-        ...sandboxTargetEnv({ url: sandbox.url, flavor: spec.flavor, tokenSecret, faultSuiteEnv: faultSuiteEnv(spec.kind === 'fault' ? spec.faults.map((run) => run.id) : []) }),
+        ...sandboxTargetEnv({ url: sandbox.url, flavor: spec.flavor, tokenSecret }),
         WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
         // The sandbox posts to the receiver on loopback: a receiver URL the target reaches, so the flows run.
         ...(flavorModule(spec.flavor).deliversToReceiver ? { WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${webhookPort}/webhooks` } : {}),

@@ -7,7 +7,6 @@ import { operation, operations, orderErrorRow, tokenEndpoint } from '../../catal
 import type { OperationId } from '../../catalog/catalog.ts';
 import { schemaIdFor, schemaIssues } from '../../schemas/registry.ts';
 import { isObject } from '../../schemas/json-value.ts';
-import { faultSuiteEnv } from '../../sandbox/faults.ts';
 import type { Flavor } from '../../sandbox/types.ts';
 import { startSandbox } from '../../sandbox/server.ts';
 import type { RunningSandbox, SandboxOptions } from '../../sandbox/server.ts';
@@ -116,7 +115,7 @@ export class SandboxClient {
     readonly sandbox: RunningSandbox,
     readonly receiver: Receiver,
   ) {
-    this.env = sandboxTargetEnv({ url: sandbox.url, flavor: sandbox.flavor, tokenSecret: secret, faultSuiteEnv: faultSuiteEnv(sandbox.faults) });
+    this.env = sandboxTargetEnv({ url: sandbox.url, flavor: sandbox.flavor, tokenSecret: secret });
   }
 
   get flavor(): Flavor {
