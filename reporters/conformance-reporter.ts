@@ -8,7 +8,8 @@ import { matrixMarkdown, summaryTable, uncoveredMust } from './matrix-markdown.t
 import { isListingOnly } from './listing.ts';
 import { firstLines, testRecordOf } from './test-record.ts';
 import { marksOf } from '../harness/verdict-marks.ts';
-import { applyLedger, type LedgerEntry } from './ledger.ts';
+import type { LedgerEntry } from '../harness/config/ledger.ts';
+import { applyLedger } from './ledger.ts';
 import { brokenPreconditions, costLine, runCost } from './run-summary.ts';
 import { runState } from '../harness/run/run-state.ts';
 import { failureReasons, resultOf, verdictsFor, type Profile, type TestRecord } from './verdicts.ts';

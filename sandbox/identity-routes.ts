@@ -47,7 +47,7 @@ function assessmentView(ctx: SandboxContext, c: StoredCase, extras: { created: b
   if (c.entryUser !== undefined) view['entryUser'] = c.entryUser;
   if (ctx.behaviour.assessmentExtras) {
     const fetchPath = operationPath(ctx.behaviour.layout, operation('fetchAssessment')).replace('{caseId}', encodeURIComponent(c.authenticationId));
-    Object.assign(view, ctx.behaviour.assessmentExtras(c, { fetchUrl: ctx.origin + fetchPath, ...extras }));
+    Object.assign(view, ctx.behaviour.assessmentExtras({ fetchUrl: ctx.origin + fetchPath, ...extras }));
   }
   return view;
 }

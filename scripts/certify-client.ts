@@ -14,7 +14,9 @@ import { operationRouteText } from '../sandbox/layout.ts';
 import { flavors, type Flavor } from '../sandbox/server.ts';
 import { startSandbox, type DeliveryAnswer, type RecordedExchange } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { writeManifest } from './evidence/manifest.ts';
+import { createPublicKey } from 'node:crypto';
+import { signingKeyFrom, type SigningKey } from './evidence/signing-key.ts';
+import { sealBundle } from './evidence/statement.ts';
 import { parseCli, usageOf } from './cli.ts';
 import { judgeClient, type ScenarioStep } from './client/judge.ts';
 
@@ -67,6 +69,14 @@ if (values.scenario) {
   } catch (error) {
     usage(`--scenario ${values.scenario}: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+let signer: SigningKey | undefined;
+try {
+  if (values.bundle) signer = signingKeyFrom(process.env);
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
 }
 
 const exchanges: RecordedExchange[] = [];
@@ -141,12 +151,14 @@ writeFileSync(join(out, 'client-conformance.html'), matrixHtml(report));
 writeFileSync(join(out, 'junit.xml'), junit(report.requirements));
 console.log(`certify-client: ${report.result}. Matrix: ${join(out, 'client-conformance.md')}`);
 for (const reason of reasons) console.log(`  ${reason}`);
-if (values.bundle) {
+if (signer) {
   const bundle = join(repoRoot, 'certification', `client-${report.finishedAt.replace(/[:.]/g, '-')}`);
   mkdirSync(bundle, { recursive: true });
   for (const file of ['client-conformance.json', 'client-conformance.md', 'client-conformance.html', 'junit.xml']) cpSync(join(out, file), join(bundle, file));
-  writeManifest(bundle);
-  console.log(`certify-client: bundle ${bundle} (npm run verify-bundle -- ${bundle})`);
+  writeFileSync(join(bundle, 'signing-key.pub.pem'), createPublicKey(signer.key).export({ type: 'spki', format: 'pem' }).toString());
+  const { role, interface: described, profile, environment, finishedAt, result } = report;
+  const sealed = sealBundle(bundle, { role, interface: described, profile, environment, finishedAt, result, reasons, run: { partial: false, filters: [] }, signer: signer.origin }, signer.key);
+  console.log(`certify-client: bundle ${bundle}, signed by key ${sealed.keyid} (${signer.origin}); npm run verify-bundle -- --public-key <the signer's public key> ${bundle}`);
 }
 process.exit(reasons.length ? 1 : 0);
 

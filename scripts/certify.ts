@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createPublicKey } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalogSha256, interfaceInfo } from '../catalog/catalog.ts';
@@ -8,7 +9,9 @@ import { resolveConfig, type ResolvedConfig } from '../harness/config/resolve.ts
 import { runEnvironment, suiteVersion } from '../reporters/run-environment.ts';
 import { buildSingleFileReport } from './evidence/allure-single-file.ts';
 import { redactedConfiguration } from './evidence/configuration.ts';
-import { writeManifest } from './evidence/manifest.ts';
+import { newKeyPair } from './evidence/dsse.ts';
+import { signingKeyFrom, type SigningKey } from './evidence/signing-key.ts';
+import { sealBundle } from './evidence/statement.ts';
 import { evidencePaths } from './evidence/paths.ts';
 import { parseCli } from './cli.ts';
 
@@ -33,32 +36,60 @@ function bundleDir(started: Date): string {
   return dir;
 }
 
+/** `--new-key`: writes an Ed25519 pair, the private half readable by its owner only. */
+function writeNewKey(dir: string): number {
+  mkdirSync(dir, { recursive: true });
+  const privateFile = join(dir, 'certify-signing-key.pem');
+  const publicFile = join(dir, 'certify-signing-key.pub.pem');
+  if (existsSync(privateFile)) {
+    console.error(`${privateFile} exists already: move it away or give another --key-dir`);
+    return 2;
+  }
+  const { privatePem, publicPem } = newKeyPair();
+  writeFileSync(privateFile, privatePem, { mode: 0o600 });
+  chmodSync(privateFile, 0o600);
+  writeFileSync(publicFile, publicPem);
+  console.log(`Private key: ${privateFile} (keep it secret; sign with CERTIFY_SIGNING_KEY_FILE=${privateFile})`);
+  console.log(`Public key:  ${publicFile} (publish it; certifiers verify with npm run verify-bundle -- --public-key ${publicFile} <bundle>)`);
+  return 0;
+}
+
 /**
- * `npm run certify [-- <playwright args>]`: runs the suite under the certify profile and writes one folder,
- * certification/<UTC timestamp>/, with the matrix, the JUnit XML, the single-file Allure report, the redacted
- * configuration, what was judged by what (versions, catalog SHA-256, seed, timestamps) and a manifest of the
- * SHA-256 of every file, which `npm run verify-bundle -- <dir>` checks offline. The bundle is written whatever
- * the verdict; the exit code is the verdict's.
+ * `npm run certify [-- options]`: runs the suite itself under the certify profile (it never packs reports it did
+ * not produce) and writes one folder, certification/<UTC timestamp>/, with the matrix, the JUnit XML, the
+ * single-file Allure report, the redacted configuration, what was judged by what (versions, catalog SHA-256, seed,
+ * timestamps, target, verdict) and statement.dsse.json: an in-toto Statement naming every file's SHA-256, in a
+ * DSSE envelope signed with Ed25519, which `npm run verify-bundle -- --public-key <pem> <dir>` checks offline.
+ * The bundle is written whatever the verdict; the exit code is the verdict's.
  */
 function main(): number {
+  const { values } = parseCli({
+    summary: 'Runs the suite under the certify profile and writes a signed certification bundle (certification/<UTC time>/) that npm run verify-bundle checks offline.',
+    usage: 'npm run certify -- [options]',
+    options: { project: { type: 'string', multiple: true }, grep: { type: 'string' }, 'new-key': { type: 'boolean' }, 'key-dir': { type: 'string' } },
+    describe: {
+      project: 'run only this Playwright project (repeatable); the bundle then says the run was partial and verify-bundle refuses it',
+      grep: 'run only the tests matching this (e.g. @TOK-ISSUED); the run is partial too',
+      'new-key': 'write a new Ed25519 key pair (to --key-dir) and run nothing',
+      'key-dir': 'where --new-key writes the pair (default certification/keys)',
+    },
+    variables: ['CERTIFY_SIGNING_KEY', 'CERTIFY_SIGNING_KEY_FILE', 'CERTIFICATION_DIR'],
+    epilogue: 'Exit codes: 0 conformant, 1 not conformant, 2 bad configuration or options, 3 bundle incomplete.',
+  });
+  if (values['new-key']) return writeNewKey(resolve(values['key-dir'] ?? join(repoRoot, 'certification', 'keys')));
   process.env.PROFILE = 'certify';
   let resolved: ResolvedConfig;
+  let signer: SigningKey;
   try {
     // Fixes the seed, the run tag and the sandbox secret in process.env, so that the run below uses the same ones.
     resolved = resolveConfig(process.env, repoRoot);
+    signer = signingKeyFrom(process.env);
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
+    if (!(error instanceof ConfigError) && !(error instanceof Error && /^CERTIFY_SIGNING_KEY/.test(error.message))) throw error;
+    console.error((error as Error).message);
     return 2;
   }
   const paths = evidencePaths();
-  const { values } = parseCli({
-    summary: 'Runs the suite under the certify profile and writes a certification bundle (certification/<UTC time>/) that npm run verify-bundle checks offline.',
-    usage: 'npm run certify -- [options]',
-    options: { project: { type: 'string', multiple: true }, grep: { type: 'string' } },
-    describe: { project: 'run only this Playwright project (repeatable); the bundle then says the run was partial', grep: 'run only the tests matching this (e.g. @TOK-ISSUED)' },
-    epilogue: 'Exit codes: 0 conformant, 1 not conformant, 2 bad configuration or options, 3 bundle incomplete.',
-  });
   const args = [...(values.project ?? []).flatMap((name) => ['--project', name]), ...(values.grep ? ['--grep', values.grep] : [])];
   const started = new Date();
   const run = spawnSync(process.execPath, [playwrightCli, 'test', ...args], { cwd: repoRoot, env: process.env, stdio: 'inherit' });
@@ -83,7 +114,8 @@ function main(): number {
     problems.push(`the Allure report could not be built: ${(error as Error).message}`);
   }
   const matrix = existsSync(join(dir, 'conformance.json')) ? (JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as { result?: string; reasons?: string[] }) : {};
-  writeFileSync(join(dir, 'configuration.json'), `${JSON.stringify(redactedConfiguration(resolved), null, 2)}\n`);
+  const configuration = redactedConfiguration(resolved);
+  writeFileSync(join(dir, 'configuration.json'), `${JSON.stringify(configuration, null, 2)}\n`);
   const certificate = {
     suite: { version: suiteVersion },
     interface: { title: interfaceInfo.title, version: interfaceInfo.version },
@@ -102,10 +134,15 @@ function main(): number {
     bundleProblems: problems,
   };
   writeFileSync(join(dir, 'certificate.json'), `${JSON.stringify(certificate, null, 2)}\n`);
-  const { manifest, sha256 } = writeManifest(dir);
+  writeFileSync(join(dir, 'signing-key.pub.pem'), createPublicKey(signer.key).export({ type: 'spki', format: 'pem' }).toString());
+  const scope = { partial: args.length > 0, filters: args };
+  const sealed = sealBundle(dir, { ...certificate, configuration, run: scope, signer: signer.origin }, signer.key);
 
   console.log(`\nCertification bundle: ${dir}`);
-  console.log(`  ${manifest.files.length} files, manifest SHA-256 ${sha256}; verify with: npm run verify-bundle -- ${dir}`);
+  console.log(`  ${sealed.subjects} files in a statement signed by key ${sealed.keyid} (${signer.origin})`);
+  if (signer.origin === 'made for this run') console.log('  The key was made for this run: its signature shows nothing changed since, not who signed. Sign with a published key: npm run certify -- --new-key');
+  if (scope.partial) console.log(`  Partial run (${args.join(' ')}): verify-bundle refuses it unless given --allow-partial`);
+  console.log(`  Verify with: npm run verify-bundle -- --public-key <the signer's public key> ${dir}`);
   console.log(`  Verdict (certify profile): ${certificate.result} (exit ${exitCode})`);
   for (const problem of problems) console.error(`  Bundle incomplete: ${problem}`);
   return problems.length > 0 ? BUNDLE_FAILED : exitCode;

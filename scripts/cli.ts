@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { configSchema } from '../harness/config/variables.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 /** The parsed values: a string option's text, a boolean option's presence. */
@@ -14,7 +15,9 @@ export interface Cli<O extends Options> {
   describe: Record<keyof O & string, string>;
   /** How many positional arguments it takes (default none). */
   positionals?: { min: number; max: number; names: string };
-  /** Printed after the options: the variables it reads, its exit codes. */
+  /** Variables of the configuration schema it reads beyond the suite's own, listed with their descriptions. */
+  variables?: string[];
+  /** Printed last: its exit codes. */
   epilogue?: string;
 }
 
@@ -26,6 +29,10 @@ export function usageOf<O extends Options>(cli: Cli<O>): string {
     lines.push(`  ${flag.padEnd(28)} ${cli.describe[name as keyof O & string]}`);
   }
   lines.push(`  ${'--help'.padEnd(28)} print this and exit`);
+  if (cli.variables?.length) {
+    lines.push('', 'Variables (also read from .env):');
+    for (const name of cli.variables) lines.push(`  ${name.padEnd(28)} ${(configSchema.properties[name]?.description ?? '').split(/(?<=\.) /)[0]}`);
+  }
   if (cli.epilogue) lines.push('', cli.epilogue);
   return lines.join('\n');
 }

@@ -15,6 +15,7 @@ const GROUPS: Array<[string, RegExp]> = [
   ['Webhook receiver (part 6)', /^WEBHOOK_/],
   ['Run', /^(PROFILE|SEED|RUN_TAG|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|CONFORMANCE_|PREFLIGHT$|ENV_FILE$)/],
   ['Reports', /^(REPORTS_DIR|TEST_RESULTS_DIR|ALLURE_[A-Z_]+|SPEC_URL|CERTIFICATION_DIR|BLOB_DIR)$/],
+  ['Certification (npm run certify signs its bundle with this key)', /^CERTIFY_/],
   ['Sandbox (the embedded one when IDENTITY_BASE_URL is unset, and npm run sandbox)', /^SANDBOX_/],
 ];
 
@@ -41,6 +42,11 @@ export function envExample(): string {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   parseCli({ summary: 'Writes .env.example from schemas/config.schema.json.', usage: 'npm run env:example', options: {}, describe: {} });
-  writeFileSync(new URL('../.env.example', import.meta.url), envExample());
-  console.log('.env.example written');
+  try {
+    writeFileSync(new URL('../.env.example', import.meta.url), envExample());
+    console.log('.env.example written');
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exitCode = 1;
+  }
 }

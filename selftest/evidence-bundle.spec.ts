@@ -21,6 +21,8 @@ interface CertifiedRun {
   testResultsDir: string;
   /** Every secret configured or obtained during the run, by name. */
   secrets: Record<string, string>;
+  /** The signer's public key, as a certifier would have it. */
+  publicKey: string;
 }
 
 /**
@@ -39,7 +41,12 @@ async function certifyWithCanaries(): Promise<CertifiedRun> {
   const reportsDir = join(work, 'reports');
   const testResultsDir = join(work, 'test-results');
   const certificationDir = join(work, 'certification');
+  const keyDir = join(work, 'keys');
+  const newKey = await runCli('npm', ['run', 'certify', '--', '--new-key', '--key-dir', keyDir], childEnv(work, {}));
+  if (newKey.code !== 0) throw new Error(`certify --new-key failed:\n${newKey.stdout}\n${newKey.stderr}`);
+  const privateKey = readText(join(keyDir, 'certify-signing-key.pem'));
   const env = childEnv(work, {
+    CERTIFY_SIGNING_KEY_FILE: join(keyDir, 'certify-signing-key.pem'),
     API_KEY: apiKey,
     SANDBOX_EXTRA_API_KEYS: apiKey,
     SANDBOX_TOKEN_SECRET: tokenSecret,
@@ -63,7 +70,8 @@ async function certifyWithCanaries(): Promise<CertifiedRun> {
     ...Object.fromEntries((['identity', 'stepup', 'orders'] as const).map((service) => [`expired ${service} token`, expiredTokenFor('signed', tokenSecret, service)])),
     ...Object.fromEntries(tokens.map((token, index) => [`issued token ${index + 1}`, token])),
   };
-  return { run, work, bundle: join(certificationDir, bundles[0] ?? 'missing'), reportsDir, testResultsDir, secrets };
+  secrets['signing private key'] = privateKey.split('\n')[1] ?? privateKey;
+  return { run, work, bundle: join(certificationDir, bundles[0] ?? 'missing'), reportsDir, testResultsDir, secrets, publicKey: join(keyDir, 'certify-signing-key.pub.pem') };
 }
 
 const test = base.extend<object, { certified: CertifiedRun }>({
@@ -84,7 +92,7 @@ const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`;
 test('npm run certify writes one bundle with the matrix, JUnit, single-file report, redacted configuration and what judged what', ({ certified }) => {
   const { run, bundle } = certified;
   expect(existsSync(bundle), `no bundle was written; output:\n${output(run).slice(-3000)}`).toBe(true);
-  expect(readdirSync(bundle).sort()).toEqual(['allure-report.html', 'certificate.json', 'configuration.json', 'conformance.json', 'conformance.md', 'junit.xml', 'manifest.json']);
+  expect(readdirSync(bundle).sort()).toEqual(['allure-report.html', 'certificate.json', 'configuration.json', 'conformance.json', 'conformance.md', 'junit.xml', 'signing-key.pub.pem', 'statement.dsse.json']);
   const certificate = JSON.parse(readText(join(bundle, 'certificate.json'))) as Record<string, unknown>;
   expect(certificate).toMatchObject({
     suite: { version: suiteVersion },
@@ -110,17 +118,29 @@ test('certify exits with its verdict: a run of one project leaves MUST requireme
   expect(matrix.reasons).toEqual([expect.stringMatching(/^MUST requirements not exercised \(certify profile\): /)]);
 });
 
-test('the manifest verifies offline, and one changed byte makes verification fail naming the file', async ({ certified }) => {
-  const verified = await runCli('npm', ['run', 'verify-bundle', '--', certified.bundle], childEnv(certified.work, {}));
+test('the signed bundle verifies offline against the signer\'s key, refused as partial without --allow-partial, refused with another key or one changed byte', async ({ certified }) => {
+  const verify = (...args: string[]) => runCli('npm', ['run', 'verify-bundle', '--', ...args], childEnv(certified.work, {}));
+  const verified = await verify('--public-key', certified.publicKey, '--allow-partial', certified.bundle);
   expect(verified.code, output(verified)).toBe(0);
-  expect(verified.stdout).toContain('Verified: 6 files');
+  expect(verified.stdout).toContain('its 7 files match their digests');
+  const partial = await verify('--public-key', certified.publicKey, certified.bundle);
+  expect(partial.code, output(partial)).toBe(1);
+  expect(partial.stderr).toContain('the run was partial (--project auth)');
+  const otherKeyDir = join(certified.work, 'other-key');
+  await runCli('npm', ['run', 'certify', '--', '--new-key', '--key-dir', otherKeyDir], childEnv(certified.work, {}));
+  const wrongKey = await verify('--public-key', join(otherKeyDir, 'certify-signing-key.pub.pem'), '--allow-partial', certified.bundle);
+  expect(wrongKey.code, output(wrongKey)).toBe(1);
+  expect(wrongKey.stderr).toMatch(/statement\.dsse\.json: signed by key [0-9a-f]{64}, not by the key given/);
+  const missingKey = await verify(certified.bundle);
+  expect(missingKey.code, output(missingKey)).toBe(2);
+  expect(missingKey.stderr).toContain('--public-key is required');
   const copy = join(certified.work, 'tampered');
   cpSync(certified.bundle, copy, { recursive: true });
   const target = join(copy, 'conformance.md');
   const bytes = readFileSync(target);
   bytes[10] = bytes[10]! ^ 0x01;
   writeFileSync(target, bytes);
-  const tampered = await runCli('npm', ['run', 'verify-bundle', '--', copy], childEnv(certified.work, {}));
+  const tampered = await verify('--public-key', certified.publicKey, '--allow-partial', copy);
   expect(tampered.code, output(tampered)).toBe(1);
   expect(tampered.stderr).toContain('conformance.md: changed');
 });

@@ -1,3 +1,4 @@
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,14 +9,16 @@ import { loadConfig } from '../harness/config/load-config.ts';
 import { citeAnnotation, markAnnotation } from '../harness/verdict-marks.ts';
 import { allureEnrichment, TEST_VERDICT } from '../reporters/allure-enrichment.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
-import { loadLedger, type LedgerEntry } from '../reporters/ledger.ts';
+import { loadLedger, type LedgerEntry } from '../harness/config/ledger.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { serializeRedacted } from '../reporters/serialize-redacted.ts';
 import { SpecParts } from '../reporters/spec-parts.ts';
 import type { Profile, TestRecord } from '../reporters/verdicts.ts';
 import { offlineHtml, remoteReferences } from '../scripts/evidence/allure-single-file.ts';
 import { redactedConfiguration } from '../scripts/evidence/configuration.ts';
-import { MANIFEST_FILE, verifyBundle, writeManifest } from '../scripts/evidence/manifest.ts';
+import { keyIdOf, newKeyPair, privateKeyFromPem, type DsseEnvelope } from '../scripts/evidence/dsse.ts';
+import { signingKeyFrom } from '../scripts/evidence/signing-key.ts';
+import { sealBundle, sha256, STATEMENT_FILE, verifyBundle, type CertificationPredicate, type Statement } from '../scripts/evidence/statement.ts';
 
 const cite = (...ids: string[]) => ids.map(citeAnnotation);
 const pass = (id: string) => markAnnotation({ kind: 'pass', id, detail: '' });
@@ -154,33 +157,79 @@ test.describe('Allure labels from the catalog', () => {
   });
 });
 
-test.describe('certification bundle manifest', () => {
-  test('a bundle verifies; one changed byte, a missing file or an added file fails and names the file', () => {
+test.describe('signed certification bundle (in-toto Statement in a DSSE envelope, Ed25519)', () => {
+  const signer = privateKeyFromPem(newKeyPair().privatePem);
+  const signerPublic = createPublicKey(signer);
+  const scope: CertificationPredicate['run'] = { partial: false, filters: [] };
+
+  function sealedBundle(run = scope): string {
     const dir = scratch();
     mkdirSync(join(dir, 'sub'));
     writeFileSync(join(dir, 'conformance.json'), '{"result":"conformant"}\n');
     writeFileSync(join(dir, 'sub', 'junit.xml'), '<testsuites/>\n');
-    const { manifest } = writeManifest(dir);
-    expect(manifest.files.map((f) => f.path)).toEqual(['conformance.json', 'sub/junit.xml']);
-    expect(verifyBundle(dir)).toMatchObject({ ok: true, verified: 2, problems: [] });
+    expect(sealBundle(dir, { result: 'conformant', run }, signer).subjects).toBe(2);
+    return dir;
+  }
 
+  test('a sealed bundle verifies against the signer\'s public key; its statement names every file with its SHA-256', () => {
+    const dir = sealedBundle();
+    const verified = verifyBundle(dir, signerPublic);
+    expect(verified).toMatchObject({ ok: true, verified: 2, problems: [] });
+    expect(verified.statement?.subject.map((s) => s.name)).toEqual(['conformance.json', 'sub/junit.xml']);
+    expect(verified.statement?._type).toBe('https://in-toto.io/Statement/v1');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('one changed byte, a missing file or an added file is refused, naming the file', () => {
+    const dir = sealedBundle();
     const original = readFileSync(join(dir, 'conformance.json'));
     const changed = Buffer.from(original);
     changed[2] = changed[2]! ^ 1;
     writeFileSync(join(dir, 'conformance.json'), changed);
-    const tampered = verifyBundle(dir);
-    expect(tampered.ok).toBe(false);
-    expect(tampered.problems).toEqual([expect.stringMatching(/^conformance\.json: changed/)]);
+    expect(verifyBundle(dir, signerPublic).problems).toEqual([expect.stringMatching(/^conformance\.json: changed/)]);
     writeFileSync(join(dir, 'conformance.json'), original);
-
     writeFileSync(join(dir, 'extra.txt'), 'x');
-    expect(verifyBundle(dir).problems).toEqual(['extra.txt: not in the manifest']);
+    expect(verifyBundle(dir, signerPublic).problems).toEqual(['extra.txt: not in the signed statement']);
     rmSync(join(dir, 'extra.txt'));
     rmSync(join(dir, 'sub', 'junit.xml'));
-    expect(verifyBundle(dir).problems).toEqual(['sub/junit.xml: missing']);
-    rmSync(join(dir, MANIFEST_FILE));
-    expect(verifyBundle(dir).problems[0]).toContain('manifest.json: missing');
+    expect(verifyBundle(dir, signerPublic).problems).toEqual(['sub/junit.xml: missing']);
+    rmSync(join(dir, STATEMENT_FILE));
+    expect(verifyBundle(dir, signerPublic).problems[0]).toContain(`${STATEMENT_FILE}: missing`);
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a file changed and its digest recomputed in the statement is refused: the signature no longer holds', () => {
+    const dir = sealedBundle();
+    writeFileSync(join(dir, 'conformance.json'), '{"result":"conformant","edited":true}\n');
+    const envelopePath = join(dir, STATEMENT_FILE);
+    const envelope = JSON.parse(readFileSync(envelopePath, 'utf8')) as DsseEnvelope;
+    const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as Statement;
+    statement.subject[0]!.digest.sha256 = sha256(readFileSync(join(dir, 'conformance.json')));
+    envelope.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
+    writeFileSync(envelopePath, JSON.stringify(envelope));
+    expect(verifyBundle(dir, signerPublic).problems).toEqual([expect.stringMatching(/statement was changed after signing/)]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('another key, or a bundle re-signed by someone else, is refused naming both keys', () => {
+    const dir = sealedBundle();
+    const other = privateKeyFromPem(newKeyPair().privatePem);
+    expect(verifyBundle(dir, createPublicKey(other)).problems).toEqual([expect.stringMatching(new RegExp(`signed by key ${keyIdOf(signer)}, not by the key given \\(${keyIdOf(other)}\\)`))]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a bundle of a partial run is refused unless a partial run is allowed', () => {
+    const dir = sealedBundle({ partial: true, filters: ['--project', 'auth'] });
+    expect(verifyBundle(dir, signerPublic).problems).toEqual([expect.stringMatching(/^the run was partial \(--project auth\)/)]);
+    expect(verifyBundle(dir, signerPublic, { allowPartial: true }).ok).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a signing key that is not Ed25519, or not a key, is refused naming the variable', () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    expect(() => signingKeyFrom({ CERTIFY_SIGNING_KEY: rsa })).toThrow(/^CERTIFY_SIGNING_KEY=\[REDACTED\]: an rsa key, not Ed25519$/);
+    expect(() => signingKeyFrom({ CERTIFY_SIGNING_KEY_FILE: '/no/such/key.pem' })).toThrow('CERTIFY_SIGNING_KEY_FILE=/no/such/key.pem: no such file');
+    expect(signingKeyFrom({}).origin).toBe('made for this run');
   });
 });
 

@@ -1,8 +1,7 @@
 import type { PlaywrightTestConfig } from '@playwright/test';
-import type { WorkerFixtures } from '../../fixtures/test.ts';
 import type { SuiteConfig } from './load-config.ts';
 
-type Project = NonNullable<PlaywrightTestConfig<object, WorkerFixtures>['projects']>[number];
+type Project = NonNullable<PlaywrightTestConfig<object, { config: SuiteConfig }>['projects']>[number];
 
 /** The suite's projects, one per part of the document, in the order they start. */
 export const projectNames = ['webhooks', 'auth', 'identity', 'stepup', 'orders', 'reseller'] as const;

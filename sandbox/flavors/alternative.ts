@@ -16,7 +16,7 @@ export const alternative: CoreBehaviour = {
   orderCredentialsBeforeHeaders: true,
   ids: 'sequential',
   initialDecision: 'ALLOW',
-  assessmentExtras: (_case, { fetchUrl, created, correlationId }) => ({ _links: { self: { href: fetchUrl } }, ...(created ? { requestId: correlationId ?? randomUUID() } : {}) }),
+  assessmentExtras: ({ fetchUrl, created, correlationId }) => ({ _links: { self: { href: fetchUrl } }, ...(created ? { requestId: correlationId ?? randomUUID() } : {}) }),
   omitEventDefaults: true,
   tokens: { kind: 'opaque', lifetimeSeconds: 300, type: 'bearer', defaultScope: true, extra: { refresh_expires_in: 0 } },
   webhookHeaders: () => ({ 'x-webhook-id': randomUUID() }),

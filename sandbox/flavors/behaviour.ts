@@ -1,4 +1,3 @@
-import type { StoredCase } from '../cases.ts';
 import type { LayoutName } from '../layout.ts';
 
 /**
@@ -26,7 +25,7 @@ export interface CoreBehaviour {
   /** The decision of a new case (2.2 shows no values). */
   initialDecision: string;
   /** Members of the assessment response beyond 2.2 (a correct server may add some). */
-  assessmentExtras?: (c: StoredCase, context: { fetchUrl: string; created: boolean; correlationId: string | undefined }) => Record<string, unknown>;
+  assessmentExtras?: (context: { fetchUrl: string; created: boolean; correlationId: string | undefined }) => Record<string, unknown>;
   /** Whether the verification session event (6.3) leaves out members holding their proto3 default. */
   omitEventDefaults: boolean;
   tokens: {
