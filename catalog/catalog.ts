@@ -91,7 +91,8 @@ export interface Operation {
   gatewayRoute?: string;
   fixedRoute?: string;
   pathParams: string[];
-  queryParams?: string[];
+  /** Optional query parameters, each with the schema of its value. */
+  queryParams?: Array<{ name: string; schema: string }>;
   optionalHeaders?: string[];
   mandatoryHeaders: string[];
   /** What a conforming caller sends, in order: the mandatory headers plus those of part 5.6. */

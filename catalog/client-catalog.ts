@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Level } from './catalog.ts';
 
@@ -10,9 +11,10 @@ export interface ClientRequirement {
   rfc?: string;
 }
 
-export const clientRequirements: readonly ClientRequirement[] = (
-  JSON.parse(readFileSync(new URL('./client-requirements.json', import.meta.url), 'utf8')) as { requirements: ClientRequirement[] }
-).requirements;
+const text = readFileSync(new URL('./client-requirements.json', import.meta.url), 'utf8');
+export const clientRequirements: readonly ClientRequirement[] = (JSON.parse(text) as { requirements: ClientRequirement[] }).requirements;
+/** The SHA-256 of catalog/client-requirements.json, named in the client matrix and bundle. */
+export const clientCatalogSha256 = createHash('sha256').update(text).digest('hex');
 
 export function clientRequirement(id: string): ClientRequirement {
   const found = clientRequirements.find((r) => r.id === id);

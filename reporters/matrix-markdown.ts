@@ -36,13 +36,15 @@ interface MatrixReport {
   result: string;
   reasons: string[];
   requirements: RequirementVerdict[];
+  /** The command that reruns the judgement (the client certification's); by default the suite's, per requirement. */
+  rerun?: string;
 }
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const clip = (line: string) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE - 1)}…` : line);
 
 /** One section per failed, blocked, warning or known requirement: its statement, then each failing test's evidence. */
-function failureSection(v: RequirementVerdict, seed: string | undefined): string[] {
+function failureSection(v: RequirementVerdict, seed: string | undefined, rerun: string | undefined): string[] {
   const lines = [`### ${v.id} (${v.level}, part ${v.part}): ${v.outcome}`, '', v.statement, ''];
   if (v.breakdown) lines.push(v.breakdown, '');
   for (const t of v.tests.filter((row) => DETAILED.has(row.outcome) || row.outcome === 'failed')) {
@@ -53,7 +55,7 @@ function failureSection(v: RequirementVerdict, seed: string | undefined): string
       lines.push('', '```', ...detail.split(/\n| \| /).map((l) => l.trim()), '```', '');
     }
   }
-  lines.push(`Rerun: \`${seed ? `SEED=${seed} ` : ''}npx playwright test --grep @${v.id}\``, '');
+  lines.push(`Rerun: \`${rerun ?? `${seed ? `SEED=${seed} ` : ''}npx playwright test --grep @${v.id}`}\``, '');
   return lines;
 }
 
@@ -94,7 +96,7 @@ export function matrixMarkdown(report: MatrixReport): string {
   ];
   const head = `${lines.join('\n').split('\n').map(clip).join('\n')}\n`;
   if (detailed.length === 0) return head;
-  return head + sectionsWithin(detailed.map((v) => failureSection(v, report.environment['seed']).map(clip).join('\n')), MARKDOWN_MAX_CHARS - head.length);
+  return head + sectionsWithin(detailed.map((v) => failureSection(v, report.environment['seed'], report.rerun).map(clip).join('\n')), MARKDOWN_MAX_CHARS - head.length);
 }
 
 /** The sections that fit in `room` characters, in order, then one line saying where the rest are. */

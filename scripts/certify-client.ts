@@ -4,6 +4,8 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { interfaceInfo, type OperationId } from '../catalog/catalog.ts';
+import { clientCatalogSha256 } from '../catalog/client-catalog.ts';
+import { freePort } from '../harness/http/free-port.ts';
 import { Redactor } from '../harness/redact.ts';
 import { matrixHtml } from '../reporters/matrix-html.ts';
 import { matrixMarkdown } from '../reporters/matrix-markdown.ts';
@@ -20,11 +22,12 @@ import { sealBundle } from './evidence/statement.ts';
 import { parseCli, usageOf } from './cli.ts';
 import { judgeClient, type ScenarioStep } from './client/judge.ts';
 
-// npm run certify-client -- --run "<command>" [--scenario <file>] [--inject-503 <rate>] [--flavor <f>] [--bundle]
-//                         [--listen] [--out <dir>]
+// npm run certify-client -- --run "<command>" | --listen [options]
 // Starts a sandbox that records every request, runs the reseller's client against it with the sandbox's URLs and
 // credentials in its environment, then judges what the client sent (catalog/client-requirements.json) and writes the
-// client matrix, JUnit and, with --bundle, a certification bundle that npm run verify-bundle checks.
+// client matrix, JUnit and, with --bundle, a signed certification bundle that npm run verify-bundle checks. Every
+// MUST is exercised by default: order calls are answered 503 and the part-6 events are delivered to the client; a
+// certifier who turns either off gets those rows "not configured", and a MUST the traffic never reached fails the run.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 const cliSpec = {
@@ -36,6 +39,7 @@ const cliSpec = {
     scenario: { type: 'string' },
     'inject-503': { type: 'string' },
     'webhook-target': { type: 'string' },
+    'no-webhooks': { type: 'boolean' },
     flavor: { type: 'string' },
     bundle: { type: 'boolean' },
     out: { type: 'string' },
@@ -44,12 +48,14 @@ const cliSpec = {
     run: 'the client: a command started with the sandbox\'s URLs and credentials in its environment',
     listen: 'no command: print the variables and record until Ctrl-C',
     scenario: 'a JSON file of the operations the client must perform',
-    'inject-503': 'share (0 to 1) of order calls answered 503',
-    'webhook-target': "the client's webhook address: the part-6 events of its flows are delivered there",
+    'inject-503': 'share (0 to 1) of order calls answered 503 (default 1: every call, so retries are judged; 0 leaves CLI-ORDER-RETRY not configured)',
+    'webhook-target': "the client's webhook address (default http://127.0.0.1:$WEBHOOK_PORT/, a free port given to the client as WEBHOOK_PORT)",
+    'no-webhooks': 'deliver no part-6 event (the webhook rows are then not configured)',
     flavor: `sandbox flavor (${flavors.join(', ')})`,
     bundle: 'also write a certification bundle for npm run verify-bundle',
     out: 'where the matrix goes (default reports/client)',
   },
+  epilogue: 'The client gets the sandbox URLs, routes and credentials as variables (see the README), WEBHOOK_PORT included.\nExit codes: 0 conformant, 1 not conformant (a MUST failed or was not exercised), 2 bad options.',
 } as const;
 const { values } = parseCli(cliSpec);
 function usage(message: string): never {
@@ -59,7 +65,7 @@ function usage(message: string): never {
 if (!values.run && !values.listen) usage('give --run "<command>" or --listen');
 const flavor = (values.flavor ?? 'reference') as Flavor;
 if (!flavors.includes(flavor)) usage(`--flavor ${values.flavor} is not one of ${flavors.join(', ')}`);
-const inject = Number(values['inject-503'] ?? 0);
+const inject = Number(values['inject-503'] ?? 1);
 if (!(inject >= 0 && inject <= 1)) usage('--inject-503 takes a share from 0 to 1');
 let scenario: ScenarioStep[] | undefined;
 if (values.scenario) {
@@ -82,7 +88,10 @@ try {
 const exchanges: RecordedExchange[] = [];
 const deliveries: DeliveryAnswer[] = [];
 const tokenSecret = randomBytes(24).toString('hex');
-const webhookTarget = values['webhook-target'];
+const webhooks = !values['no-webhooks'];
+if (!webhooks && values['webhook-target']) usage('--webhook-target and --no-webhooks exclude each other');
+const webhookPort = webhooks && !values['webhook-target'] ? await freePort() : undefined;
+const webhookTarget = values['webhook-target'] ?? (webhookPort ? `http://127.0.0.1:${webhookPort}/` : undefined);
 const sandbox = await startSandbox({
   flavor,
   tokenSecret,
@@ -95,8 +104,8 @@ const sandbox = await startSandbox({
   warn: () => undefined,
 });
 const env = sandboxTargetEnv({ url: sandbox.url, flavor, tokenSecret });
-const clientEnv: Record<string, string> = { ...env, RESELLER_CHILD_CLIENT_IDS: resellerChildOrganizationId };
-console.log(`certify-client: sandbox (${flavor}) at ${sandbox.url}, recording${inject ? `, ${inject * 100}% of order calls answered 503` : ''}`);
+const clientEnv: Record<string, string> = { ...env, RESELLER_CHILD_CLIENT_IDS: resellerChildOrganizationId, ...(webhookPort ? { WEBHOOK_PORT: String(webhookPort) } : {}) };
+console.log(`certify-client: sandbox (${flavor}) at ${sandbox.url}, recording${inject ? `, ${inject * 100}% of order calls answered 503` : ''}${webhookTarget ? `, events delivered to ${webhookTarget}` : ''}`);
 
 const command = values.run;
 if (command) {
@@ -127,15 +136,26 @@ const target = {
   caseOf: (id: string) => sandbox.caseOf?.(id),
   checkToken: (token: string, service: 'identity' | 'stepup') => sandbox.checkToken?.(token, service) ?? { ok: false, reason: 'unknown' },
 };
-const verdicts = judgeClient({ exchanges, deliveries, target, ...(scenario ? { scenario } : {}), inject503: inject > 0 });
+const notConfigured = new Map<string, string>([
+  ...(inject === 0 ? [['CLI-ORDER-RETRY', 'not configured: --inject-503 0 answered no order call 503']] : []),
+  ...(webhooks ? [] : [['CLI-WEBHOOK-ANSWER', 'not configured: --no-webhooks'], ['CLI-WEBHOOK-STATUS', 'not configured: --no-webhooks']]),
+  ...(scenario ? [] : [['CLI-SCENARIO', 'not configured: give --scenario <file>']]),
+] as Array<[string, string]>);
+const verdicts = judgeClient({ exchanges, deliveries, target, ...(scenario ? { scenario } : {}), notConfigured });
 const failed = verdicts.filter((v) => v.level === 'MUST' && v.outcome === 'failed').map((v) => v.id);
+const unexercised = verdicts.filter((v) => v.level === 'MUST' && v.outcome === 'not-exercised').map((v) => v.id);
 const warned = verdicts.filter((v) => v.outcome === 'warning').map((v) => v.id);
-const reasons = [...(failed.length ? [`MUST requirements failed: ${failed.join(', ')}`] : []), ...(exchanges.length === 0 ? ['The client sent nothing'] : [])];
+const reasons = [
+  ...(failed.length ? [`MUST requirements failed: ${failed.join(', ')}`] : []),
+  ...(unexercised.length ? [`MUST requirements not exercised (the client's traffic never reached them): ${unexercised.join(', ')}`] : []),
+  ...(exchanges.length === 0 ? ['The client sent nothing'] : []),
+];
 const redactor = new Redactor([env['API_KEY'], env['RESELLER_API_KEY'], tokenSecret].filter((s): s is string => Boolean(s)));
 const report = {
   role: 'client',
   interface: { ...interfaceInfo, title: `${interfaceInfo.title} (client)` },
-  catalogSha256: '',
+  catalogSha256: clientCatalogSha256,
+  rerun: ['npm run certify-client --', ...process.argv.slice(2).map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`))].join(' '),
   profile: 'certify-client',
   environment: { flavor, 'requests recorded': String(exchanges.length), 'webhook deliveries answered': String(deliveries.length), 'injected 503 share': String(inject) },
   finishedAt: new Date().toISOString(),
@@ -149,7 +169,12 @@ writeFileSync(join(out, 'client-conformance.json'), `${JSON.stringify(report, nu
 writeFileSync(join(out, 'client-conformance.md'), matrixMarkdown(report));
 writeFileSync(join(out, 'client-conformance.html'), matrixHtml(report));
 writeFileSync(join(out, 'junit.xml'), junit(report.requirements));
-console.log(`certify-client: ${report.result}. Matrix: ${join(out, 'client-conformance.md')}`);
+console.log('');
+for (const v of report.requirements) {
+  const first = v.tests.find((t) => t.outcome !== 'passed')?.detail ?? v.breakdown ?? v.observations[0] ?? '';
+  console.log(`  ${v.outcome.padEnd(14)} ${v.id.padEnd(24)} ${v.level.padEnd(6)} ${first.split('\n')[0]?.slice(0, 100) ?? ''}`);
+}
+console.log(`\ncertify-client: ${report.result}. Matrix: ${join(out, 'client-conformance.md')}`);
 for (const reason of reasons) console.log(`  ${reason}`);
 if (signer) {
   const bundle = join(repoRoot, 'certification', `client-${report.finishedAt.replace(/[:.]/g, '-')}`);

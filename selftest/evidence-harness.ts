@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configVariables } from '../harness/config/variables.ts';
@@ -8,14 +7,7 @@ import { configVariables } from '../harness/config/variables.ts';
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 export const playwrightCli = join(repoRoot, 'node_modules', '@playwright', 'test', 'cli.js');
 
-/** A port free right now, for one child run's embedded sandbox or webhook receiver. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort } from '../harness/http/free-port.ts';
 
 /**
  * The environment of a child conformance run: nothing of this process's configuration, run folders or Playwright

@@ -45,12 +45,14 @@ function route(name: string, params: Record<string, string> = {}): { method: str
   return { method, path: path.replace(/\{(\w+)\}/g, (_, p: string) => encodeURIComponent(params[p] ?? '')) };
 }
 
+const oneCorrelationId = randomUUID();
+
 async function call(service: Service | 'orders', routeName: string | undefined, caller: Caller, options: { body?: unknown; params?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
   const base = service === 'stepup' ? need('STEPUP_BASE_URL') : service === 'orders' ? need('ORDERS_BASE_URL') : need('IDENTITY_BASE_URL');
   const { method, path } = routeName ? route(routeName, options.params) : { method: 'POST', path: '/v2/orders' };
   const tokenService: Service = service === 'stepup' ? (fault === 'stepup-token-on-identity' ? 'identity' : 'stepup') : fault === 'stepup-token-on-identity' && service === 'identity' ? 'stepup' : 'identity';
   const headers: Record<string, string> = { authorization: `Bearer ${await token(tokenService, caller.apiKey)}`, 'x-client-id': caller.clientId, ...(options.headers ?? {}) };
-  if (service !== 'stepup' && fault !== 'no-correlation-id') headers['x-correlation-id'] = randomUUID();
+  if (service !== 'stepup' && fault !== 'no-correlation-id') headers['x-correlation-id'] = fault === 'one-correlation-id' ? oneCorrelationId : randomUUID();
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   return fetch(`${base}${path}`, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
 }
@@ -59,7 +61,7 @@ async function call(service: Service | 'orders', routeName: string | undefined, 
 async function placeOrder(body: unknown): Promise<Response> {
   for (let attempt = 0; ; attempt += 1) {
     const reply = await call('orders', undefined, main, { body });
-    if (reply.status !== 503 || attempt >= 3) return reply;
+    if (reply.status !== 503 || attempt >= 3 || fault === 'no-retry') return reply;
     const retryAfter = Number(reply.headers.get('retry-after') ?? 0) * 1000;
     const delay = fault === 'retry-storm' ? 0 : Math.max(retryAfter, 150 * 2 ** attempt);
     await new Promise((resolve) => setTimeout(resolve, delay));
@@ -77,6 +79,7 @@ function webhookReceiver(): Promise<() => Promise<void>> {
       const known = ['sessionId', 'status', 'ocr', 'score', 'image', 'inquiryId', 'form', 'sessionIdHash', 'mfaType', 'sendAttempts', 'verificationStatus', 'error', 'verificationAttempts', 'resendStatus', 'autoTrustDevice', 'sentTimeStamp', 'channelType', 'docVerification', 'remainingSendAttempts', 'remainingVerificationAttempts'];
       const strictAndSurprised = fault === 'webhook-strict' && Object.keys(event).some((name) => !known.includes(name));
       if (fault === 'webhook-500' || strictAndSurprised) res.writeHead(fault === 'webhook-500' ? 500 : 400, { 'content-type': 'text/plain' }).end('no');
+      else if (fault === 'webhook-text') res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });

@@ -84,7 +84,14 @@ function classify(exchanges: readonly RecordedExchange[], target: ClientTarget):
 }
 
 /** Judges everything a client sent, and how it answered the webhook deliveries, against the client requirements. */
-export function judgeClient(input: { exchanges: readonly RecordedExchange[]; deliveries: readonly DeliveryAnswer[]; target: ClientTarget; scenario?: readonly ScenarioStep[]; inject503: boolean }): RequirementVerdict[] {
+export function judgeClient(input: {
+  exchanges: readonly RecordedExchange[];
+  deliveries: readonly DeliveryAnswer[];
+  target: ClientTarget;
+  scenario?: readonly ScenarioStep[];
+  /** Requirements the certifier's options left out, each with the option that would exercise it. */
+  notConfigured: ReadonlyMap<string, string>;
+}): RequirementVerdict[] {
   const { target } = input;
   const calls = classify(input.exchanges, target);
   const ops = calls.filter((c) => c.kind === 'operation');
@@ -147,7 +154,7 @@ export function judgeClient(input: { exchanges: readonly RecordedExchange[]; del
         exercised.add('CLI-CORRELATION-UNIQUE');
         const earlier = seenCorrelation.get(correlation);
         // A retry of the same request may keep its correlation id: it is the same event.
-        if (earlier && earlier.exchange.body.toString() !== call.exchange.body.toString()) add('CLI-CORRELATION-UNIQUE', 'warning', `x-correlation-id ${correlation} also on ${label(earlier)}`, call);
+        if (earlier && earlier.exchange.body.toString() !== call.exchange.body.toString()) add('CLI-CORRELATION-UNIQUE', 'failed', `x-correlation-id ${correlation} also on ${label(earlier)}`, call);
         seenCorrelation.set(correlation, call);
       }
     }
@@ -178,30 +185,35 @@ export function judgeClient(input: { exchanges: readonly RecordedExchange[]; del
     }
   }
 
-  // Retries of the order endpoint's 503s (only when the certification injected them).
-  if (input.inject503) {
-    const orders = ops.filter((c) => c.op === 'createOrder');
-    const byOrder = new Map<string, Call[]>();
-    for (const call of orders) byOrder.set(call.exchange.body.toString(), [...(byOrder.get(call.exchange.body.toString()) ?? []), call]);
-    for (const attempts of byOrder.values()) {
-      const gaps: number[] = [];
-      for (let i = 1; i < attempts.length; i += 1) if ((attempts[i - 1] as Call).exchange.status === 503) gaps.push((attempts[i] as Call).exchange.at - (attempts[i - 1] as Call).exchange.at);
-      if (gaps.length === 0) continue;
-      exercised.add('CLI-ORDER-RETRY');
-      const shown = `${attempts.length} attempts, delays ${gaps.map((g) => `${g} ms`).join(', ')}`;
-      if (gaps.some((g) => g < 100)) add('CLI-ORDER-RETRY', 'warning', `a retry within 100 ms of the 503: ${shown}`, attempts[0]);
-      else if (gaps.some((g, i) => i > 0 && g < 0.8 * (gaps[i - 1] as number))) add('CLI-ORDER-RETRY', 'warning', `delays that do not grow: ${shown}`, attempts[0]);
-      else if (gaps.length > 8) add('CLI-ORDER-RETRY', 'warning', `more than 8 retries: ${shown}`, attempts[0]);
+  // Retries of the order endpoint's 503s (injected unless the certifier turned it off). A request is the same when its
+  // body is: a 503 answered to a request never sent again fails, so does a retry within 100 ms or a shrinking delay.
+  const orders = ops.filter((c) => c.op === 'createOrder');
+  const byOrder = new Map<string, Call[]>();
+  for (const call of orders) byOrder.set(call.exchange.body.toString(), [...(byOrder.get(call.exchange.body.toString()) ?? []), call]);
+  for (const attempts of byOrder.values()) {
+    const first = attempts[0] as Call;
+    if (first.exchange.status !== 503) continue;
+    exercised.add('CLI-ORDER-RETRY');
+    if (attempts.length === 1) {
+      add('CLI-ORDER-RETRY', 'failed', `answered 503 and never sent again`, first);
+      continue;
     }
+    const gaps: number[] = [];
+    for (let i = 1; i < attempts.length; i += 1) if ((attempts[i - 1] as Call).exchange.status === 503) gaps.push((attempts[i] as Call).exchange.at - (attempts[i - 1] as Call).exchange.at);
+    const shown = `${attempts.length} attempts, delays ${gaps.map((g) => `${g} ms`).join(', ')}`;
+    if (gaps.some((g) => g < 100)) add('CLI-ORDER-RETRY', 'failed', `a retry within 100 ms of the 503 (no delay): ${shown}`, first);
+    else if (gaps.some((g, i) => i > 0 && g < 0.8 * (gaps[i - 1] as number))) add('CLI-ORDER-RETRY', 'failed', `delays that shrink (no backoff): ${shown}`, first);
+    else if (gaps.length > 8) add('CLI-ORDER-RETRY', 'warning', `more than 8 retries: ${shown}`, first);
   }
 
+  const statuses = new Map<string, number>();
   for (const answer of input.deliveries) {
     exercised.add('CLI-WEBHOOK-ANSWER');
+    const seen = answer.status === undefined ? 'no answer' : `${answer.status} in ${answer.ms < 1000 ? '<1 s' : `${Math.ceil(answer.ms / 1000)} s`}`;
+    statuses.set(seen, (statuses.get(seen) ?? 0) + 1);
     let problem: string | undefined;
     if (answer.status === undefined) problem = `no answer (${answer.error ?? 'connection failed'})`;
-    else if (answer.status < 200 || answer.status > 299) problem = `answered ${answer.status}`;
-    else if (!(answer.contentType ?? '').includes('json')) problem = `answered ${answer.status} labelled ${answer.contentType ?? '(no Content-Type)'}, not JSON`;
-    else if (answer.ms > 5_000) problem = `answered after ${answer.ms} ms`;
+    else if (!/[/+]json\b/i.test(answer.contentType ?? '')) problem = `answered ${answer.status} labelled ${answer.contentType ?? '(no Content-Type)'}, not JSON: ${answer.body.slice(0, 80)}`;
     else {
       try {
         JSON.parse(answer.body);
@@ -209,7 +221,7 @@ export function judgeClient(input: { exchanges: readonly RecordedExchange[]; del
         problem = `answered a body that is not JSON: ${answer.body.slice(0, 80)}`;
       }
     }
-    if (problem) add('CLI-WEBHOOK-ANSWER', 'warning', `${answer.kind} delivery: ${problem}`);
+    if (problem) add('CLI-WEBHOOK-ANSWER', 'failed', `${answer.kind} delivery: ${problem}`);
   }
 
   if (input.scenario) {
@@ -226,12 +238,15 @@ export function judgeClient(input: { exchanges: readonly RecordedExchange[]; del
     const found = findings.get(req.id) ?? [];
     const tests: TestOutcome[] = found.map((f) => ({ title: f.call ? label(f.call) : req.id, project: 'client', location: '', outcome: f.outcome, detail: f.detail }));
     let outcome: RequirementOutcome;
+    const unconfigured = input.notConfigured.get(req.id);
+    if (unconfigured) return { id: req.id, level: req.level, part: req.part, statement: req.statement, outcome: 'not-configured', breakdown: unconfigured, tests, observations: [] };
     if (req.level === 'INFO') outcome = 'observed';
     else if (found.some((f) => f.outcome === 'failed')) outcome = req.level === 'MUST' ? 'failed' : 'warning';
     else if (found.length) outcome = 'warning';
     else outcome = exercised.has(req.id) ? 'passed' : 'not-exercised';
     if (outcome === 'passed') tests.push({ title: 'every call judged', project: 'client', location: '', outcome: 'passed' });
-    const observations = req.id === 'CLI-TRAFFIC' ? [[...counts].map(([k, n]) => `${k}: ${n}`).join(', ')] : [];
+    const observed: Record<string, Map<string, number>> = { 'CLI-TRAFFIC': counts, 'CLI-WEBHOOK-STATUS': statuses };
+    const observations = observed[req.id] ? [[...(observed[req.id] as Map<string, number>)].map(([k, n]) => `${k}: ${n}`).join(', ')] : [];
     return { id: req.id, level: req.level, part: req.part, statement: req.statement, outcome, breakdown: '', tests, observations };
   });
 }

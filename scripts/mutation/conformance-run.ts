@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../harness/http/free-port.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,14 +9,6 @@ import { fileURLToPath } from 'node:url';
 // mutant counts too) against the embedded sandbox carrying the active mutant, on ports of its own, so that two
 // mutants run side by side. Exit code 0: the mutant survived; any other: the suite caught it.
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const work = mkdtempSync(join(tmpdir(), 'mutant-run-'));
 const envFile = join(work, 'empty.env');
