@@ -82,7 +82,7 @@ export function allureEnrichment(record: TestRecord, parts: SpecParts): AllureEn
     ...levels.map((level) => ({ name: 'tag', value: level })),
     { name: VERDICT_LABEL, value: verdict },
   ];
-  const links = specParts.map((p) => ({ name: `interface.md part ${p.part}${p.title ? ` (${p.title})` : ''}`, url: p.url, type: 'link' }));
+  const links = specParts.flatMap((p) => (p.url ? [{ name: `interface.md part ${p.part}${p.title ? ` (${p.title})` : ''}`, url: p.url, type: 'link' }] : []));
   const description = rows
     .map((r) => {
       const basis = r.requirement.rfc ? `part ${r.requirement.part}; ${r.requirement.rfc}` : `part ${r.requirement.part}`;

@@ -1,3 +1,4 @@
+import { splitReplays } from './replay.ts';
 import type { RequirementVerdict } from './verdicts.ts';
 
 interface HtmlReport {
@@ -11,6 +12,12 @@ interface HtmlReport {
 }
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+/** The evidence, then each replay command in a block of its own that pastes into a shell as it is. */
+function detailHtml(detail: string): string {
+  const { evidence, replays } = splitReplays(detail);
+  return `<pre>${escape(evidence.join('\n'))}</pre>${replays.map((replay) => `<p>Replay (API_KEY from your .env):</p><pre class="replay">${escape(replay)}</pre>`).join('')}`;
+}
+
 const NEEDS_DETAIL = new Set(['failed', 'blocked', 'warning', 'known']);
 
 /**
@@ -32,7 +39,7 @@ export function matrixHtml(report: HtmlReport): string {
     .map((v) => {
       const tests = v.tests
         .filter((t) => t.outcome !== 'passed' && t.outcome !== 'observed')
-        .map((t) => `<li><b>${escape(t.outcome)}</b>: ${escape(t.project)} › ${escape(t.title)} <code>${escape(t.location)}</code>${t.detail ? `<pre>${escape(t.detail)}</pre>` : ''}</li>`)
+        .map((t) => `<li><b>${escape(t.outcome)}</b>: ${escape(t.project)} › ${escape(t.title)} <code>${escape(t.location)}</code>${t.detail ? detailHtml(t.detail) : ''}</li>`)
         .join('\n');
       return `<section id="${escape(v.id)}" data-level="${v.level}" data-outcome="${escape(v.outcome)}"><h3>${escape(v.id)} (${v.level}, part ${escape(v.part)}): ${escape(v.outcome)}</h3><p>${escape(v.statement)}</p>${v.breakdown ? `<p>${escape(v.breakdown)}</p>` : ''}<ul>${tests}</ul></section>`;
     })

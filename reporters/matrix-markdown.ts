@@ -1,4 +1,5 @@
 import { brokenPreconditions } from './run-summary.ts';
+import { splitReplays } from './replay.ts';
 import { OUTCOMES, type RequirementVerdict } from './verdicts.ts';
 
 const LEVELS = ['MUST', 'SHOULD', 'INFO'] as const;
@@ -43,19 +44,25 @@ interface MatrixReport {
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const clip = (line: string) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE - 1)}…` : line);
 
-/** One section per failed, blocked, warning or known requirement: its statement, then each failing test's evidence. */
+/**
+ * One section per failed, blocked, warning or known requirement: its statement, then each failing test's evidence.
+ * Every line is at most MAX_LINE long but the replay commands', which must stay whole to run.
+ */
 function failureSection(v: RequirementVerdict, seed: string | undefined, rerun: string | undefined): string[] {
-  const lines = [`### ${v.id} (${v.level}, part ${v.part}): ${v.outcome}`, '', v.statement, ''];
-  if (v.breakdown) lines.push(v.breakdown, '');
+  const lines = [`### ${v.id} (${v.level}, part ${v.part}): ${v.outcome}`, '', clip(v.statement), ''];
+  if (v.breakdown) lines.push(clip(v.breakdown), '');
   for (const t of v.tests.filter((row) => DETAILED.has(row.outcome) || row.outcome === 'failed')) {
-    lines.push(`- **${t.outcome}**: ${t.project} › ${t.title} (\`${t.location}\`)`);
-    // Unindented, so that the replay command (a heredoc for the body) can be copied and run as it is.
+    lines.push(clip(`- **${t.outcome}**: ${t.project} › ${t.title} (\`${t.location}\`)`));
+    // The replay commands in blocks of their own, never clipped, so that each pastes into a shell and runs.
     if (t.detail) {
-      const detail = t.detail.length > DETAIL_MAX_CHARS ? `${t.detail.slice(0, DETAIL_MAX_CHARS)}\n… (cut: the whole evidence is in conformance.html)` : t.detail;
-      lines.push('', '```', ...detail.split(/\n| \| /).map((l) => l.trim()), '```', '');
+      const { evidence, replays } = splitReplays(t.detail);
+      const shown = evidence.join('\n');
+      const cut = shown.length > DETAIL_MAX_CHARS ? `${shown.slice(0, DETAIL_MAX_CHARS)}\n… (cut: the whole evidence is in conformance.html)` : shown;
+      lines.push('', '```', ...cut.split('\n').map((l) => clip(l.trim())), '```', '');
+      for (const replay of replays) lines.push('Replay (API_KEY from your .env):', '', '```sh', ...replay.split('\n'), '```', '');
     }
   }
-  lines.push(`Rerun: \`${rerun ?? `${seed ? `SEED=${seed} ` : ''}npx playwright test --grep @${v.id}`}\``, '');
+  lines.push(clip(`Rerun: \`${rerun ?? `${seed ? `SEED=${seed} ` : ''}npx playwright test --grep @${v.id}`}\``), '');
   return lines;
 }
 
@@ -96,7 +103,7 @@ export function matrixMarkdown(report: MatrixReport): string {
   ];
   const head = `${lines.join('\n').split('\n').map(clip).join('\n')}\n`;
   if (detailed.length === 0) return head;
-  return head + sectionsWithin(detailed.map((v) => failureSection(v, report.environment['seed'], report.rerun).map(clip).join('\n')), MARKDOWN_MAX_CHARS - head.length);
+  return head + sectionsWithin(detailed.map((v) => failureSection(v, report.environment['seed'], report.rerun).join('\n')), MARKDOWN_MAX_CHARS - head.length);
 }
 
 /** The sections that fit in `room` characters, in order, then one line saying where the rest are. */

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { interfaceInfo } from '../catalog/catalog.ts';
 
 /** Where the interface document lives next to the repository (see STYLE.md); SPEC_URL overrides the link base. */
@@ -11,8 +10,8 @@ export interface SpecPart {
   part: string;
   /** The heading the part falls under, without its number, e.g. "Token endpoint"; empty when the document is not at hand. */
   title: string;
-  /** A link to that heading. */
-  url: string;
+  /** A link to that heading, when SPEC_URL says where the document is published (never a path of this machine). */
+  url?: string;
 }
 
 interface Heading {
@@ -43,13 +42,15 @@ export function parseHeadings(markdown: string): Heading[] {
 
 /**
  * Resolves the catalog's parts to the document's headings: "4.1" to "### 4.1 Token endpoint", "5.3" (an item of a
- * numbered list) to "## 5. Authentication". Without the document, a part still gets a link, to the document itself.
+ * numbered list) to "## 5. Authentication". With SPEC_URL, a part links to its heading there (or to the document when
+ * the local copy is missing); without it, a part has its title and no link, since a file path of the machine that ran
+ * would not open anywhere else.
  */
 export class SpecParts {
   private readonly headings: Heading[];
 
   constructor(
-    private readonly documentUrl: string,
+    private readonly documentUrl: string | undefined,
     markdown: string | undefined,
   ) {
     this.headings = markdown === undefined ? [] : parseHeadings(markdown);
@@ -58,15 +59,15 @@ export class SpecParts {
   static load(repoRoot: string, specUrl?: string): SpecParts {
     const path = resolve(repoRoot, SPEC_DOCUMENT);
     const markdown = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
-    return new SpecParts(specUrl ?? pathToFileURL(path).href, markdown);
+    return new SpecParts(specUrl, markdown);
   }
 
   of(part: string): SpecPart {
     const segments = part.split('.');
     for (let length = segments.length; length > 0; length -= 1) {
       const found = this.headings.find((h) => h.number === segments.slice(0, length).join('.'));
-      if (found) return { part, title: found.title, url: `${this.documentUrl}#${found.anchor}` };
+      if (found) return { part, title: found.title, ...(this.documentUrl ? { url: `${this.documentUrl}#${found.anchor}` } : {}) };
     }
-    return { part, title: '', url: this.documentUrl };
+    return { part, title: '', ...(this.documentUrl ? { url: this.documentUrl } : {}) };
   }
 }

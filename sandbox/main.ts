@@ -47,6 +47,7 @@ function readSettings(env: NodeJS.ProcessEnv) {
     extraClients: extraApiKeys.length,
     issuedTokensFile,
     flaky503Rate,
+    webhookWarnings: env.SANDBOX_WEBHOOK_WARNINGS !== '0',
   };
 }
 
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
     tokenSecret: settings.tokenSecret,
     flaky503Rate: settings.flaky503Rate,
     ...(settings.webhookUrl ? { webhookUrl: settings.webhookUrl } : {}),
+    ...(settings.webhookWarnings ? {} : { warn: (line: string) => (line.startsWith('sandbox: webhook delivery') ? undefined : console.warn(line)) }),
     ...(settings.issuedTokensFile ? { onTokenIssued: (token: string) => appendFileSync(settings.issuedTokensFile as string, `${token}\n`) } : {}),
   });
   const origin = sandbox.url;

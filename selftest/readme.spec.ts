@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { operations, requirements } from '../catalog/catalog.ts';
 import { faults } from '../sandbox/faults.ts';
@@ -26,4 +26,18 @@ test('the README route table lists the defaults of catalog/operations.json', () 
     expect(row, `a row for ${op.id}`).toBeDefined();
     expect(row).toContain(op.routeEnv ? `\`${op.routeEnv}\` | \`${op.defaultRoute}\`` : `\`${op.fixedRoute}\``);
   }
+});
+
+test('every link of the README and the docs opens in a fresh clone: relative, to a file of the repository', () => {
+  const documents = ['README.md', 'reporters/README.md', ...readdirSync(new URL('../docs/', import.meta.url)).map((name) => `docs/${name}`)];
+  const broken: string[] = [];
+  for (const document of documents) {
+    const text = readFileSync(new URL(`../${document}`, import.meta.url), 'utf8');
+    for (const [, target = ''] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (target.startsWith('#')) continue;
+      if (/^[a-z]+:/i.test(target)) broken.push(`${document}: ${target} leaves the repository`);
+      else if (!existsSync(new URL(target.split('#')[0] ?? '', new URL(`../${document}`, import.meta.url)))) broken.push(`${document}: ${target} does not exist`);
+    }
+  }
+  expect(broken).toEqual([]);
 });
