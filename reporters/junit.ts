@@ -1,6 +1,6 @@
 import type { Requirement } from '../catalog/catalog.ts';
 import { citedIds } from '../harness/verdict-marks.ts';
-import { outcomeInTest, type Profile, type RequirementOutcome, type TestRecord } from './verdicts.ts';
+import { outcomeInTest, type JudgedRequirement, type Profile, type RequirementOutcome, type TestRecord } from './verdicts.ts';
 
 // Control characters XML 1.0 does not allow, even escaped.
 // eslint-disable-next-line no-control-regex
@@ -19,7 +19,7 @@ function failsRun(level: Requirement['level'], outcome: RequirementOutcome, prof
 
 export interface JunitOptions {
   profile: Profile;
-  catalog: readonly Requirement[];
+  catalog: readonly JudgedRequirement[];
   /** Requirements whose failures a ledger lists as known: reported, not failed (never under certify). */
   known?: ReadonlySet<string>;
   /** The name of the testsuites element ("conformance", "client certification"). */

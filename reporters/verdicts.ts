@@ -92,8 +92,11 @@ function breakdownOf(outcome: RequirementOutcome, rows: readonly TestOutcome[]):
   return [`${outcome} in ${own} of ${rows.length}`, ...counts.filter(([o]) => o !== outcome).map(([o, n]) => `${n} ${o.replace('-', ' ')}`)].join('; ');
 }
 
+/** What the engine needs of a requirement: the server catalog's and the client catalog's both have it. */
+export type JudgedRequirement = Pick<Requirement, 'id' | 'level' | 'part' | 'statement'>;
+
 /** Joins test results with the catalog: one verdict per requirement, the worst outcome of the tests behind it. */
-export function verdictsFor(catalog: readonly Requirement[], tests: readonly TestRecord[]): RequirementVerdict[] {
+export function verdictsFor(catalog: readonly JudgedRequirement[], tests: readonly TestRecord[]): RequirementVerdict[] {
   return catalog.map((req) => {
     const citing = tests.filter((t) => citedIds(t.annotations).includes(req.id));
     const rows = citing.map((t) => ({ title: t.title, project: t.project, location: t.location, ...outcomeInTest(req, t) }));

@@ -4,12 +4,13 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { interfaceInfo, type OperationId } from '../catalog/catalog.ts';
-import { clientCatalogSha256 } from '../catalog/client-catalog.ts';
+import { clientCatalogSha256, clientRequirements } from '../catalog/client-catalog.ts';
 import { freePort } from '../harness/http/free-port.ts';
 import { Redactor } from '../harness/redact.ts';
 import { matrixHtml } from '../reporters/matrix-html.ts';
 import { matrixMarkdown } from '../reporters/matrix-markdown.ts';
-import type { RequirementVerdict } from '../reporters/verdicts.ts';
+import { junitXml } from '../reporters/junit.ts';
+import { failureReasons, resultOf, verdictsFor } from '../reporters/verdicts.ts';
 import { resellerClient, resellerChildOrganizationId } from '../sandbox/credentials.ts';
 import { flavorModule } from '../sandbox/flavors/index.ts';
 import { operationRouteText } from '../sandbox/layout.ts';
@@ -141,34 +142,33 @@ const notConfigured = new Map<string, string>([
   ...(webhooks ? [] : [['CLI-WEBHOOK-ANSWER', 'not configured: --no-webhooks'], ['CLI-WEBHOOK-STATUS', 'not configured: --no-webhooks']]),
   ...(scenario ? [] : [['CLI-SCENARIO', 'not configured: give --scenario <file>']]),
 ] as Array<[string, string]>);
-const verdicts = judgeClient({ exchanges, deliveries, target, ...(scenario ? { scenario } : {}), notConfigured });
-const failed = verdicts.filter((v) => v.level === 'MUST' && v.outcome === 'failed').map((v) => v.id);
-const unexercised = verdicts.filter((v) => v.level === 'MUST' && v.outcome === 'not-exercised').map((v) => v.id);
-const warned = verdicts.filter((v) => v.outcome === 'warning').map((v) => v.id);
-const reasons = [
-  ...(failed.length ? [`MUST requirements failed: ${failed.join(', ')}`] : []),
-  ...(unexercised.length ? [`MUST requirements not exercised (the client's traffic never reached them): ${unexercised.join(', ')}`] : []),
-  ...(exchanges.length === 0 ? ['The client sent nothing'] : []),
-];
+// The client's traffic judged as the server side's tests are, under the certify profile: a MUST failed, blocked, not
+// exercised or not configured, or a SHOULD that warned, makes the result "not conformant".
 const redactor = new Redactor([env['API_KEY'], env['RESELLER_API_KEY'], tokenSecret].filter((s): s is string => Boolean(s)));
+const records = judgeClient({ exchanges, deliveries, target, ...(scenario ? { scenario } : {}), notConfigured }).map((record) => ({
+  ...record,
+  annotations: record.annotations.map((a) => ({ ...a, ...(a.description ? { description: redactor.text(a.description) } : {}) })),
+}));
+const verdicts = verdictsFor(clientRequirements, records);
+const reasons = [...failureReasons(verdicts, 'certify'), ...(exchanges.length === 0 ? ['The client sent nothing'] : [])];
 const report = {
   role: 'client',
   interface: { ...interfaceInfo, title: `${interfaceInfo.title} (client)` },
   catalogSha256: clientCatalogSha256,
   rerun: ['npm run certify-client --', ...process.argv.slice(2).map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`))].join(' '),
-  profile: 'certify-client',
+  profile: 'certify',
   environment: { flavor, 'requests recorded': String(exchanges.length), 'webhook deliveries answered': String(deliveries.length), 'injected 503 share': String(inject) },
   finishedAt: new Date().toISOString(),
-  result: reasons.length ? 'not conformant' : warned.length ? `conformant with warnings: ${warned.join(', ')}` : 'conformant',
+  result: resultOf(verdicts, reasons),
   reasons,
-  requirements: verdicts.map((v) => ({ ...v, tests: v.tests.map((t) => ({ ...t, ...(t.detail ? { detail: redactor.text(t.detail) } : {}) })) })),
+  requirements: verdicts,
 };
 const out = resolve(values.out ?? join(repoRoot, 'reports', 'client'));
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'client-conformance.json'), `${JSON.stringify(report, null, 2)}\n`);
 writeFileSync(join(out, 'client-conformance.md'), matrixMarkdown(report));
 writeFileSync(join(out, 'client-conformance.html'), matrixHtml(report));
-writeFileSync(join(out, 'junit.xml'), junit(report.requirements));
+writeFileSync(join(out, 'junit.xml'), junitXml(records, { profile: 'certify', catalog: clientRequirements, name: 'client certification' }));
 console.log('');
 for (const v of report.requirements) {
   const first = v.tests.find((t) => t.outcome !== 'passed')?.detail ?? v.breakdown ?? v.observations[0] ?? '';
@@ -187,11 +187,3 @@ if (signer) {
 }
 process.exit(reasons.length ? 1 : 0);
 
-function junit(requirements: readonly RequirementVerdict[]): string {
-  const escape = (text: string) => text.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c] as string);
-  const cases = requirements.map((v) => {
-    const problem = v.outcome === 'failed' ? `<failure message="${escape(v.tests.map((t) => t.detail ?? '').join('; ').slice(0, 2000))}"/>` : v.outcome === 'not-exercised' ? '<skipped/>' : '';
-    return `  <testcase classname="client" name="${escape(`${v.id} (${v.level}): ${v.statement}`)}">${problem}</testcase>`;
-  });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="client certification" tests="${requirements.length}" failures="${requirements.filter((v) => v.outcome === 'failed').length}">\n${cases.join('\n')}\n</testsuite>\n`;
-}

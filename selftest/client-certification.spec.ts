@@ -50,13 +50,14 @@ test('a client that calls nothing does not pass: the scenario fails and the MUST
   const judged = await certify(undefined, [], 'true');
   expect(judged.code).toBe(1);
   expect(judged.outcomes['CLI-SCENARIO']).toBe('failed');
-  expect(judged.output).toMatch(/MUST requirements not exercised \(the client's traffic never reached them\): CLI-TOKEN-REQUEST/);
+  expect(judged.output).toMatch(/MUST requirements not exercised \(certify profile\): CLI-TOKEN-REQUEST/);
 });
 
-test('503 injection and webhook deliveries turned off leave their rows not configured, naming the option', async () => {
+test('503 injection and webhook deliveries turned off leave their rows not configured, naming the option, and the client not certified', async () => {
   test.setTimeout(60_000);
   const judged = await certify(undefined, ['--inject-503', '0', '--no-webhooks']);
-  expect(judged.code, judged.output).toBe(0);
+  expect(judged.code, judged.output).toBe(1);
+  expect(judged.output).toMatch(/MUST requirements not exercised \(certify profile\): CLI-ORDER-RETRY, CLI-WEBHOOK-ANSWER/);
   expect([judged.outcomes['CLI-ORDER-RETRY'], judged.outcomes['CLI-WEBHOOK-ANSWER']]).toEqual(['not-configured', 'not-configured']);
   expect(judged.output).toContain('not configured: --inject-503 0');
 });
@@ -81,6 +82,6 @@ for (const { fault, requirement, outcome } of faults) {
     test.setTimeout(60_000);
     const judged = await certify(fault);
     expect(judged.outcomes[requirement], judged.output).toBe(outcome);
-    expect(judged.code, 'a MUST failure fails the certification; a SHOULD warning does not').toBe(outcome === 'failed' ? 1 : 0);
+    expect(judged.code, 'a MUST failure, and under the certify profile a SHOULD warning, fails the certification').toBe(1);
   });
 }

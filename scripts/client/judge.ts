@@ -3,7 +3,8 @@ import { operations, tokenEndpoint, type OperationId } from '../../catalog/catal
 import { compilePath } from '../../sandbox/layout.ts';
 import type { DeliveryAnswer, RecordedExchange } from '../../sandbox/server.ts';
 import { schemaIssues } from '../../schemas/registry.ts';
-import type { RequirementOutcome, RequirementVerdict, TestOutcome } from '../../reporters/verdicts.ts';
+import { citeAnnotation, markAnnotation, type MarkKind } from '../../harness/verdict-marks.ts';
+import type { TestRecord } from '../../reporters/verdicts.ts';
 import { isObject } from '../../schemas/json-value.ts';
 
 /** What the certification knows about the sandbox the client talked to. */
@@ -83,7 +84,12 @@ function classify(exchanges: readonly RecordedExchange[], target: ClientTarget):
   });
 }
 
-/** Judges everything a client sent, and how it answered the webhook deliveries, against the client requirements. */
+/**
+ * Judges everything a client sent, and how it answered the webhook deliveries, against the client requirements. The
+ * result is what the server side's tests leave behind, one record per finding (or per requirement without one), each
+ * citing its requirement with a verdict mark, so that the same engine (reporters/verdicts.ts) and the same writers
+ * turn both sides into a matrix and JUnit.
+ */
 export function judgeClient(input: {
   exchanges: readonly RecordedExchange[];
   deliveries: readonly DeliveryAnswer[];
@@ -91,7 +97,7 @@ export function judgeClient(input: {
   scenario?: readonly ScenarioStep[];
   /** Requirements the certifier's options left out, each with the option that would exercise it. */
   notConfigured: ReadonlyMap<string, string>;
-}): RequirementVerdict[] {
+}): TestRecord[] {
   const { target } = input;
   const calls = classify(input.exchanges, target);
   const ops = calls.filter((c) => c.kind === 'operation');
@@ -234,19 +240,24 @@ export function judgeClient(input: {
 
   const counts = new Map<string, number>();
   for (const call of calls) counts.set(call.op ?? call.kind, (counts.get(call.op ?? call.kind) ?? 0) + 1);
-  return clientRequirements.map((req) => {
-    const found = findings.get(req.id) ?? [];
-    const tests: TestOutcome[] = found.map((f) => ({ title: f.call ? label(f.call) : req.id, project: 'client', location: '', outcome: f.outcome, detail: f.detail }));
-    let outcome: RequirementOutcome;
+  const observed: Record<string, Map<string, number>> = { 'CLI-TRAFFIC': counts, 'CLI-WEBHOOK-STATUS': statuses };
+  const record = (id: string, title: string, kind: MarkKind, detail: string): TestRecord => ({
+    title,
+    project: 'client',
+    location: 'catalog/client-requirements.json',
+    status: kind === 'fail' ? 'failed' : kind === 'not-configured' ? 'skipped' : 'passed',
+    ...(kind === 'fail' ? { errorName: 'RequirementFailure' } : {}),
+    annotations: [citeAnnotation(id), markAnnotation({ kind, id, detail })],
+  });
+  return clientRequirements.flatMap((req): TestRecord[] => {
     const unconfigured = input.notConfigured.get(req.id);
-    if (unconfigured) return { id: req.id, level: req.level, part: req.part, statement: req.statement, outcome: 'not-configured', breakdown: unconfigured, tests, observations: [] };
-    if (req.level === 'INFO') outcome = 'observed';
-    else if (found.some((f) => f.outcome === 'failed')) outcome = req.level === 'MUST' ? 'failed' : 'warning';
-    else if (found.length) outcome = 'warning';
-    else outcome = exercised.has(req.id) ? 'passed' : 'not-exercised';
-    if (outcome === 'passed') tests.push({ title: 'every call judged', project: 'client', location: '', outcome: 'passed' });
-    const observed: Record<string, Map<string, number>> = { 'CLI-TRAFFIC': counts, 'CLI-WEBHOOK-STATUS': statuses };
-    const observations = observed[req.id] ? [[...(observed[req.id] as Map<string, number>)].map(([k, n]) => `${k}: ${n}`).join(', ')] : [];
-    return { id: req.id, level: req.level, part: req.part, statement: req.statement, outcome, breakdown: '', tests, observations };
+    if (unconfigured) return [record(req.id, `${req.id}: not configured`, 'not-configured', unconfigured)];
+    if (req.level === 'INFO') {
+      const seen = observed[req.id];
+      return [record(req.id, `${req.id}: recorded`, 'observed', seen ? [...seen].map(([k, n]) => `${k}: ${n}`).join(', ') || 'nothing' : 'nothing')];
+    }
+    const found = findings.get(req.id) ?? [];
+    if (found.length) return found.map((f) => record(req.id, f.call ? label(f.call) : req.id, f.outcome === 'failed' && req.level === 'MUST' ? 'fail' : 'warn', f.detail));
+    return exercised.has(req.id) ? [record(req.id, `${req.id}: every call judged`, 'pass', '')] : [record(req.id, `${req.id}: not reached`, 'not-exercised', "the client's traffic never reached it")];
   });
 }

@@ -24,29 +24,21 @@ export function keyIdOf(key: KeyObject): string {
   return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex');
 }
 
-/** An Ed25519 private key from PEM text; throws a one-line Error naming what is wrong. */
-export function privateKeyFromPem(pem: string): KeyObject {
+/** An Ed25519 key from PEM text, made by `create`; throws a one-line Error naming what is wrong. */
+function ed25519Key(pem: string, create: (pem: string) => KeyObject, kind: 'private' | 'public'): KeyObject {
   let key: KeyObject;
   try {
-    key = createPrivateKey(pem);
+    key = create(pem);
   } catch (error) {
-    throw new Error(`not a PEM private key (${(error as Error).message})`);
+    throw new Error(`not a PEM ${kind} key (${(error as Error).message})`);
   }
   if (key.asymmetricKeyType !== 'ed25519') throw new Error(`an ${key.asymmetricKeyType ?? 'unknown'} key, not Ed25519`);
   return key;
 }
 
+export const privateKeyFromPem = (pem: string): KeyObject => ed25519Key(pem, createPrivateKey, 'private');
 /** An Ed25519 public key from PEM text (SPKI, or a private key whose public half is taken). */
-export function publicKeyFromPem(pem: string): KeyObject {
-  let key: KeyObject;
-  try {
-    key = createPublicKey(pem);
-  } catch (error) {
-    throw new Error(`not a PEM public key (${(error as Error).message})`);
-  }
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`an ${key.asymmetricKeyType ?? 'unknown'} key, not Ed25519`);
-  return key;
-}
+export const publicKeyFromPem = (pem: string): KeyObject => ed25519Key(pem, createPublicKey, 'public');
 
 export function newKeyPair(): { privatePem: string; publicPem: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
