@@ -11,7 +11,7 @@ import { matrixHtml } from '../reporters/matrix-html.ts';
 import { matrixMarkdown } from '../reporters/matrix-markdown.ts';
 import { junitXml } from '../reporters/junit.ts';
 import { failureReasons, resultOf, verdictsFor } from '../reporters/verdicts.ts';
-import { resellerClient, resellerChildOrganizationId } from '../sandbox/credentials.ts';
+import { resellerClient } from '../sandbox/credentials.ts';
 import { flavorModule } from '../sandbox/flavors/index.ts';
 import { operationRouteText } from '../sandbox/layout.ts';
 import { flavors, type Flavor } from '../sandbox/server.ts';
@@ -105,7 +105,18 @@ const sandbox = await startSandbox({
   warn: () => undefined,
 });
 const env = sandboxTargetEnv({ url: sandbox.url, flavor, tokenSecret });
-const clientEnv: Record<string, string> = { ...env, RESELLER_CHILD_CLIENT_IDS: resellerChildOrganizationId, ...(webhookPort ? { WEBHOOK_PORT: String(webhookPort) } : {}) };
+// Two child organisations with fresh identifiers for every run, each with its own sharedContext.
+const runTag = randomBytes(3).toString('hex');
+const children = ['a', 'b'].map((suffix) => `child-${runTag}-${suffix}`);
+const sharedContexts = Object.fromEntries(children.map((child) => [child, { resellerId: resellerClient.clientId, childOrganizationId: child }]));
+const clientEnv: Record<string, string> = {
+  ...env,
+  RESELLER_CHILD_CLIENT_IDS: children.join(','),
+  RESELLER_SOURCE_CLIENT_ID: children[0] as string,
+  RESELLER_SHARED_CONTEXT: JSON.stringify(sharedContexts[children[0] as string]),
+  RESELLER_CHILD_SHARED_CONTEXTS: JSON.stringify(sharedContexts),
+  ...(webhookPort ? { WEBHOOK_PORT: String(webhookPort) } : {}),
+};
 console.log(`certify-client: sandbox (${flavor}) at ${sandbox.url}, recording${inject ? `, ${inject * 100}% of order calls answered 503` : ''}${webhookTarget ? `, events delivered to ${webhookTarget}` : ''}`);
 
 const command = values.run;
@@ -132,7 +143,7 @@ const target = {
   routes: Object.fromEntries((['assessment', 'documentVerification', 'documentRecords', 'fetchAssessment', 'caseUpdate', 'stepUp'] as const).map((id) => [id, operationRouteText(flavorModule(flavor).layout, id)])) as Partial<Record<OperationId, string>>,
   apiKeys: [env['API_KEY'] ?? '', env['RESELLER_API_KEY'] ?? ''],
   resellerClientId: resellerClient.clientId,
-  childClientIds: [resellerChildOrganizationId],
+  childClientIds: children,
   tokenLifetimeSeconds: sandbox.tokenLifetimeSeconds,
   caseOf: (id: string) => sandbox.caseOf?.(id),
   checkToken: (token: string, service: 'identity' | 'stepup') => sandbox.checkToken?.(token, service) ?? { ok: false, reason: 'unknown' },

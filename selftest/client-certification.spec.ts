@@ -62,7 +62,7 @@ test('503 injection and webhook deliveries turned off leave their rows not confi
   expect(judged.output).toContain('not configured: --inject-503 0');
 });
 
-const faults: ReadonlyArray<{ fault: string; requirement: string; outcome: 'failed' | 'warning' }> = [
+const faults: ReadonlyArray<{ fault: string; requirement: string; outcome: 'failed' | 'warning' | 'not-exercised' }> = [
   { fault: 'no-correlation-id', requirement: 'CLI-CORRELATION-ID', outcome: 'failed' },
   { fault: 'token-per-call', requirement: 'CLI-TOKEN-REUSE', outcome: 'warning' },
   { fault: 'wrong-scope', requirement: 'CLI-TOKEN-REQUEST', outcome: 'failed' },
@@ -75,6 +75,8 @@ const faults: ReadonlyArray<{ fault: string; requirement: string; outcome: 'fail
   { fault: 'webhook-500', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'failed' },
   { fault: 'webhook-strict', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'failed' },
   { fault: 'webhook-text', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'failed' },
+  { fault: 'child-id-leak', requirement: 'CLI-CHILD-ISOLATION', outcome: 'failed' },
+  { fault: 'one-child', requirement: 'CLI-CHILD-ISOLATION', outcome: 'not-exercised' },
 ];
 
 for (const { fault, requirement, outcome } of faults) {

@@ -37,8 +37,9 @@ interface Caller {
 
 const main: Caller = { apiKey: need('API_KEY'), clientId: need('CLIENT_ID') };
 const reseller: Caller = { apiKey: need('RESELLER_API_KEY'), clientId: env.RESELLER_CLIENT_ID ?? 'sandbox-reseller' };
-const child = (env.RESELLER_CHILD_CLIENT_IDS ?? need('RESELLER_SOURCE_CLIENT_ID')).split(',')[0] as string;
-const sharedContext = JSON.parse(env.RESELLER_SHARED_CONTEXT ?? '{}') as Record<string, unknown>;
+// Every child organisation it acts for, each with its own sharedContext (one child when only RESELLER_SOURCE_CLIENT_ID is given).
+const children = (env.RESELLER_CHILD_CLIENT_IDS ?? need('RESELLER_SOURCE_CLIENT_ID')).split(',');
+const contexts = JSON.parse(env.RESELLER_CHILD_SHARED_CONTEXTS ?? JSON.stringify({ [children[0] as string]: JSON.parse(env.RESELLER_SHARED_CONTEXT ?? '{}') })) as Record<string, Record<string, unknown>>;
 
 function route(name: string, params: Record<string, string> = {}): { method: string; path: string } {
   const [method = 'POST', path = '/'] = need(name).split(' ');
@@ -86,6 +87,24 @@ function webhookReceiver(): Promise<() => Promise<void>> {
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(() => new Promise((done) => server.close(() => done())))));
 }
 
+/** An assessment, a document verification and its records for one child organisation, as the reseller. */
+async function actFor(child: string, index: number): Promise<void> {
+  const context = fault === 'no-shared-context' ? {} : { sharedContext: contexts[child] ?? {} };
+  // CLIENT_FAULT=child-id-leak: the second child's calls name the first child in x-source-client-id.
+  const source = fault === 'child-id-leak' && index > 0 ? (children[0] as string) : child;
+  const childInquiry = `inq-${randomUUID()}`;
+  const childCase = (await (await call('identity', 'ROUTE_ASSESSMENT', reseller, { body: { strategy: env.STRATEGY_ASSESSMENT ?? 'default', inquiryId: childInquiry, ...context } })).json()) as { authenticationId: string };
+  const started = (await (await call('identity', 'ROUTE_DOCUMENT_VERIFICATION', reseller, { body: { strategy: env.STRATEGY_DOCUMENT_VERIFICATION ?? 'docv-default', inquiryId: childInquiry, ...context }, headers: source === child ? {} : { 'x-source-client-id': source } })).json()) as { authenticationId?: string };
+  const recordsOf = started.authenticationId ?? childCase.authenticationId;
+  // The records exist once the session completed: a 404 is waited out for up to 2 s.
+  const until = Date.now() + 2_000;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 400)) {
+    const records = await call('identity', 'ROUTE_DOCUMENT_RECORDS', reseller, { params: { authenticationId: recordsOf ?? '' }, headers: { 'x-source-client-id': source } });
+    if (records.status !== 404 || Date.now() + delay > until) break;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
 async function run(): Promise<void> {
   const stopReceiver = await webhookReceiver();
   const inquiryId = `inq-${randomUUID()}`;
@@ -95,19 +114,8 @@ async function run(): Promise<void> {
   await call('stepup', 'ROUTE_STEP_UP', main, { body: { inquiryId, authenticationId: assessment.authenticationId, email: 'jane@example.test' } });
   await placeOrder({ merchantOrderId: `order-${randomUUID()}`, fulfillment: [{ type: 'SHIPPED' }], items: [], transactions: [], promotions: [] });
 
-  // For the child organisation, as the reseller.
-  const context = fault === 'no-shared-context' ? {} : { sharedContext };
-  const childInquiry = `inq-${randomUUID()}`;
-  const childCase = (await (await call('identity', 'ROUTE_ASSESSMENT', reseller, { body: { strategy: env.STRATEGY_ASSESSMENT ?? 'default', inquiryId: childInquiry, ...context } })).json()) as { authenticationId: string };
-  const started = (await (await call('identity', 'ROUTE_DOCUMENT_VERIFICATION', reseller, { body: { strategy: env.STRATEGY_DOCUMENT_VERIFICATION ?? 'docv-default', inquiryId: childInquiry, ...context } })).json()) as { authenticationId?: string };
-  const recordsOf = started.authenticationId ?? childCase.authenticationId;
-  // The records exist once the session completed: a 404 is waited out for up to 2 s.
-  const until = Date.now() + 2_000;
-  for (let delay = 50; ; delay = Math.min(delay * 2, 400)) {
-    const records = await call('identity', 'ROUTE_DOCUMENT_RECORDS', reseller, { params: { authenticationId: recordsOf ?? '' }, headers: { 'x-source-client-id': child } });
-    if (records.status !== 404 || Date.now() + delay > until) break;
-    await new Promise((resolve) => setTimeout(resolve, delay));
-  }
+  // For each child organisation, as the reseller.
+  for (const [index, child] of (fault === 'one-child' ? children.slice(0, 1) : children).entries()) await actFor(child, index);
   // Deliveries of the flows above arrive shortly after them.
   await new Promise((resolve) => setTimeout(resolve, Number(env.WEBHOOK_GRACE_MS ?? 500)));
   await stopReceiver();

@@ -104,6 +104,8 @@ export function judgeClient(input: {
   const tokens = calls.filter((c) => c.kind === 'token');
   const findings = new Map<string, Finding[]>(clientRequirements.map((r) => [r.id, []]));
   const exercised = new Set<string>();
+  /** Why a requirement was not exercised, when more can be said than that the traffic never reached it. */
+  const why = new Map<string, string>();
   const add = (id: string, outcome: Finding['outcome'], detail: string, call?: Call) => findings.get(id)?.push({ outcome, detail, ...(call ? { call } : {}) });
 
   // Token endpoint.
@@ -191,6 +193,22 @@ export function judgeClient(input: {
     }
   }
 
+  // Child isolation: a reseller call is for the child its sharedContext names (or, without a body, its
+  // x-source-client-id); no other child's id may appear anywhere in it.
+  const actedFor = new Set<string>();
+  for (const call of ops) {
+    if (call.headers.get('x-client-id') !== target.resellerClientId || call.op === 'createOrder') continue;
+    const context = isObject(call.json) && isObject(call.json['sharedContext']) ? call.json['sharedContext'] : undefined;
+    const child = typeof context?.['childOrganizationId'] === 'string' ? context['childOrganizationId'] : call.headers.get('x-source-client-id');
+    if (!child || !target.childClientIds.includes(child)) continue;
+    actedFor.add(child);
+    const raw = `${call.exchange.url}\n${[...call.headers].map(([name, value]) => `${name}: ${value}`).join('\n')}\n${call.exchange.body.toString('utf8')}`;
+    const leaked = target.childClientIds.filter((other) => other !== child && raw.includes(other));
+    if (leaked.length) add('CLI-CHILD-ISOLATION', 'failed', `a call for child ${child} carries the id of child ${leaked.join(', ')}`, call);
+  }
+  if (actedFor.size === target.childClientIds.length) exercised.add('CLI-CHILD-ISOLATION');
+  else why.set('CLI-CHILD-ISOLATION', `the client acted for ${actedFor.size ? [...actedFor].join(', ') : 'no child'} of the ${target.childClientIds.length} children it was given (${target.childClientIds.join(', ')})`);
+
   // Retries of the order endpoint's 503s (injected unless the certifier turned it off). A request is the same when its
   // body is: a 503 answered to a request never sent again fails, so does a retry within 100 ms or a shrinking delay.
   const orders = ops.filter((c) => c.op === 'createOrder');
@@ -258,6 +276,6 @@ export function judgeClient(input: {
     }
     const found = findings.get(req.id) ?? [];
     if (found.length) return found.map((f) => record(req.id, f.call ? label(f.call) : req.id, f.outcome === 'failed' && req.level === 'MUST' ? 'fail' : 'warn', f.detail));
-    return exercised.has(req.id) ? [record(req.id, `${req.id}: every call judged`, 'pass', '')] : [record(req.id, `${req.id}: not reached`, 'not-exercised', "the client's traffic never reached it")];
+    return exercised.has(req.id) ? [record(req.id, `${req.id}: every call judged`, 'pass', '')] : [record(req.id, `${req.id}: not reached`, 'not-exercised', why.get(req.id) ?? "the client's traffic never reached it")];
   });
 }
