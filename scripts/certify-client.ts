@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { interfaceInfo, type OperationId } from '../catalog/catalog.ts';
@@ -101,6 +101,8 @@ const sandbox = await startSandbox({
   onExchange: (exchange) => exchanges.push(exchange),
   onDelivery: (answer) => deliveries.push(answer),
   webhookRobustness: true,
+  // Self-tests search the artifacts for every token issued (the canary scan).
+  ...(process.env.SANDBOX_ISSUED_TOKENS_FILE ? { onTokenIssued: (token: string) => appendFileSync(process.env.SANDBOX_ISSUED_TOKENS_FILE as string, `${token}\n`) } : {}),
   ...(webhookTarget ? { webhookUrl: webhookTarget } : {}),
   warn: () => undefined,
 });

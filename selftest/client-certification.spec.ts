@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { clientRequirements } from '../catalog/client-catalog.ts';
 import { requirements } from '../catalog/catalog.ts';
-import { childEnv, readText, repoRoot, runCli } from './evidence-harness.ts';
+import { childEnv, readText, repoRoot, runCli, scanForSecrets } from './evidence-harness.ts';
 
 // The client side of certification: the example reseller client, run by npm run certify-client against a recording
 // sandbox, passes clean; each way of misbehaving it can be switched to is caught by the client requirement it breaks.
@@ -87,3 +88,43 @@ for (const { fault, requirement, outcome } of faults) {
     expect(judged.code, 'a MUST failure, and under the certify profile a SHOULD warning, fails the certification').toBe(1);
   });
 }
+
+test('--listen: a client started by hand in another process is recorded until Ctrl-C, judged, and no secret or issued token reaches any artifact or output', async () => {
+  test.setTimeout(90_000);
+  const work = mkdtempSync(join(tmpdir(), 'client-listen-'));
+  try {
+    const issued = join(work, 'issued-tokens.txt');
+    writeFileSync(issued, '');
+    const out = join(work, 'out');
+    const listener = spawn(tsx, ['scripts/certify-client.ts', '--listen', '--scenario', 'examples/reseller-client/scenario.json', '--out', out], {
+      cwd: repoRoot,
+      env: childEnv(work, { SANDBOX_ISSUED_TOKENS_FILE: issued }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let printed = '';
+    listener.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    listener.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    await expect.poll(() => /Ctrl-C to judge:\n(?:  \w+=.*\n)+/.test(printed), { timeout: 30_000 }).toBe(true);
+    const variables = Object.fromEntries([...printed.matchAll(/^ {2}(\w+)=(.*)$/gm)].map((m) => [m[1] as string, m[2] as string]));
+    const client = await runCli(tsx, ['examples/reseller-client/client.ts'], { ...childEnv(work, { WEBHOOK_GRACE_MS: '700' }), ...variables });
+    expect(client.code, client.stderr).toBe(0);
+    const ended = new Promise<number | null>((resolve) => listener.on('close', resolve));
+    listener.kill('SIGINT');
+    expect(await ended, printed.slice(-2000)).toBe(0);
+    const report = JSON.parse(readText(join(out, 'client-conformance.json'))) as { result: string };
+    expect(report.result).toBe('conformant');
+
+    const secrets: Record<string, string> = Object.fromEntries(
+      [
+        ['API_KEY', variables['API_KEY'] ?? ''],
+        ['RESELLER_API_KEY', variables['RESELLER_API_KEY'] ?? ''],
+        ...readText(issued).split('\n').filter(Boolean).map((token, index) => [`issued token ${index + 1}`, token]),
+      ].filter(([, value]) => value),
+    );
+    expect(Object.keys(secrets).length).toBeGreaterThan(2);
+    const sources = [...readdirSync(out).map((name) => ({ name, text: readText(join(out, name)) })), { name: 'console', text: printed.replace(/^ {2}(API_KEY|RESELLER_API_KEY)=.*$/gm, '') }];
+    expect(scanForSecrets(sources, secrets)).toEqual([]);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
