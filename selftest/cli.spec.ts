@@ -1,17 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { runCli } from './evidence-harness.ts';
+import { runCli, TS_NODE } from './evidence-harness.ts';
 
-// Every command of package.json that is one of ours (tsx <file>) prints its usage on --help and exits 0, and stops
-// with exit code 2 on an option it does not know, before doing anything.
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+// Every command of package.json that is one of ours (node --import tsx <file>) prints its usage on --help and exits 0,
+// and stops with exit code 2 on an option it does not know, before doing anything.
 const scripts = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
 const ours = Object.entries(scripts).flatMap(([name, command]) => {
-  const file = /^tsx (\S+\.ts)$/.exec(command)?.[1];
+  const file = /^node --import tsx (\S+\.ts)$/.exec(command)?.[1];
   return file ? [{ name, file }] : [];
 });
-const tsx = `${repoRoot}node_modules/.bin/tsx`;
 
 test('every npm script of ours is a tsx file, and there are some', () => {
   expect(ours.map((s) => s.name).sort()).toEqual(expect.arrayContaining(['bench', 'certify', 'certify-client', 'coverage', 'diff', 'report', 'sandbox', 'verify-bundle']));
@@ -23,8 +20,8 @@ test('every npm script of ours answers --help with its usage (exit 0) and an unk
   const results = await Promise.all(
     ours.map(async ({ name, file }) => ({
       name,
-      help: await runCli(tsx, [file, '--help'], env, 60_000),
-      unknown: await runCli(tsx, [file, '--no-such-option'], env, 60_000),
+      help: await runCli(TS_NODE[0], [...TS_NODE.slice(1), file, '--help'], env, 60_000),
+      unknown: await runCli(TS_NODE[0], [...TS_NODE.slice(1), file, '--no-such-option'], env, 60_000),
     })),
   );
   for (const { name, help, unknown } of results) {

@@ -5,12 +5,11 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { clientRequirements } from '../catalog/client-catalog.ts';
 import { requirements } from '../catalog/catalog.ts';
-import { childEnv, readText, repoRoot, runCli, scanForSecrets } from './evidence-harness.ts';
+import { childEnv, readText, repoRoot, runCli, scanForSecrets, TS_NODE } from './evidence-harness.ts';
 
 // The client side of certification: the example reseller client, run by npm run certify-client against a recording
 // sandbox, passes clean; each way of misbehaving it can be switched to is caught by the client requirement it breaks.
-const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
-const CLIENT = `"${tsx}" examples/reseller-client/client.ts`;
+const CLIENT = `"${process.execPath}" --import tsx examples/reseller-client/client.ts`;
 
 interface Judged {
   code: number | null;
@@ -23,7 +22,7 @@ async function certify(fault: string | undefined, extra: string[] = [], run = CL
   const work = mkdtempSync(join(tmpdir(), 'client-cert-'));
   try {
     const env = childEnv(work, { WEBHOOK_GRACE_MS: '700', ...(fault ? { CLIENT_FAULT: fault } : {}) });
-    const result = await runCli(tsx, ['scripts/certify-client.ts', '--run', run, '--scenario', 'examples/reseller-client/scenario.json', '--out', join(work, 'out'), ...extra], env, 90_000);
+    const result = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/certify-client.ts', '--run', run, '--scenario', 'examples/reseller-client/scenario.json', '--out', join(work, 'out'), ...extra], env, 90_000);
     const report = JSON.parse(readText(join(work, 'out', 'client-conformance.json'))) as { requirements: Array<{ id: string; outcome: string }> };
     return { code: result.code, output: `${result.stdout}\n${result.stderr}`, outcomes: Object.fromEntries(report.requirements.map((r) => [r.id, r.outcome])) };
   } finally {
@@ -96,7 +95,7 @@ test('--listen: a client started by hand in another process is recorded until Ct
     const issued = join(work, 'issued-tokens.txt');
     writeFileSync(issued, '');
     const out = join(work, 'out');
-    const listener = spawn(tsx, ['scripts/certify-client.ts', '--listen', '--scenario', 'examples/reseller-client/scenario.json', '--out', out], {
+    const listener = spawn(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/certify-client.ts', '--listen', '--scenario', 'examples/reseller-client/scenario.json', '--out', out], {
       cwd: repoRoot,
       env: childEnv(work, { SANDBOX_ISSUED_TOKENS_FILE: issued }),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -104,9 +103,9 @@ test('--listen: a client started by hand in another process is recorded until Ct
     let printed = '';
     listener.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     listener.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    await expect.poll(() => /Ctrl-C to judge:\n(?:  \w+=.*\n)+/.test(printed), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => /Ctrl-C to judge:\n(?: {2}\w+=.*\n)+/.test(printed), { timeout: 30_000 }).toBe(true);
     const variables = Object.fromEntries([...printed.matchAll(/^ {2}(\w+)=(.*)$/gm)].map((m) => [m[1] as string, m[2] as string]));
-    const client = await runCli(tsx, ['examples/reseller-client/client.ts'], { ...childEnv(work, { WEBHOOK_GRACE_MS: '700' }), ...variables });
+    const client = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'examples/reseller-client/client.ts'], { ...childEnv(work, { WEBHOOK_GRACE_MS: '700' }), ...variables });
     expect(client.code, client.stderr).toBe(0);
     const ended = new Promise<number | null>((resolve) => listener.on('close', resolve));
     listener.kill('SIGINT');

@@ -12,6 +12,8 @@ import { childEnv, filesUnder, freePort, readText, runCli, scanForSecrets, type 
 
 const CHROMIUM = '/usr/bin/chromium';
 const SEED = '424242';
+/** Where the document is published, for the reports' links (unset, they name the parts without linking). */
+const SPEC_URL = 'https://spec.example.test/interface.md';
 
 interface CertifiedRun {
   run: CliRun;
@@ -47,6 +49,7 @@ async function certifyWithCanaries(): Promise<CertifiedRun> {
   const privateKey = readText(join(keyDir, 'certify-signing-key.pem'));
   const env = childEnv(work, {
     CERTIFY_SIGNING_KEY_FILE: join(keyDir, 'certify-signing-key.pem'),
+    SPEC_URL: SPEC_URL,
     API_KEY: apiKey,
     SANDBOX_EXTRA_API_KEYS: apiKey,
     SANDBOX_TOKEN_SECRET: tokenSecret,
@@ -159,7 +162,7 @@ test('JUnit gives every test the requirement IDs it verifies as properties, and 
 
 test('Allure results carry the labels, the environment and the exchanges', ({ certified }) => {
   const dir = join(certified.reportsDir, 'allure-results');
-  const results = readdirSync(dir).filter((f) => f.endsWith('-result.json')).map((f) => JSON.parse(readText(join(dir, f))) as { labels: Array<{ name: string; value: string }>; links: unknown[] });
+  const results = readdirSync(dir).filter((f) => f.endsWith('-result.json')).map((f) => JSON.parse(readText(join(dir, f))) as { labels: Array<{ name: string; value: string }>; links: Array<{ url: string }> });
   expect(results.length).toBeGreaterThan(0);
   for (const result of results) {
     const names = new Set(result.labels.map((l) => l.name));
@@ -168,6 +171,7 @@ test('Allure results carry the labels, the environment and the exchanges', ({ ce
     expect(result.labels.find((l) => l.name === 'epic')?.value, 'grouped by spec part').toMatch(/^(\d+(\.\d+)?|part \d)/);
     expect(result.labels.find((l) => l.name === 'feature')?.value, 'then by requirement').toMatch(/^[A-Z0-9-]+ \((MUST|SHOULD|INFO)\)$/);
     expect(result.links.length).toBeGreaterThan(0);
+    for (const link of result.links) expect(link.url.startsWith(`${SPEC_URL}#`), link.url).toBe(true);
   }
   const environment = readText(join(dir, 'environment.properties'));
   for (const key of ['suite\\ version', 'interface\\ version', 'catalog\\ SHA-256', 'profile', 'seed', 'identity\\ base\\ URL']) expect(environment).toContain(key);

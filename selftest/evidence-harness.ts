@@ -9,6 +9,9 @@ export const playwrightCli = join(repoRoot, 'node_modules', '@playwright', 'test
 
 export { freePort } from '../harness/http/free-port.ts';
 
+/** How the self-tests start a TypeScript file: node with tsx's loader, one process (the tsx binary starts two). */
+export const TS_NODE: readonly [string, ...string[]] = [process.execPath, '--import', 'tsx'];
+
 /**
  * The environment of a child conformance run: nothing of this process's configuration, run folders or Playwright
  * worker state leaks in, and an empty .env file stands in for the developer's own.

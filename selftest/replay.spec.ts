@@ -4,12 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test as base } from '@playwright/test';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { childEnv, freePort, playwrightCli, repoRoot, runCli } from './evidence-harness.ts';
+import { childEnv, freePort, playwrightCli, repoRoot, runCli, TS_NODE } from './evidence-harness.ts';
 
 // Every failure's replay, as the md and html matrices show it, pastes into bash and gets the failing answer back:
 // the suite runs against a sandbox of its own process with two faults (a token for any scope, an assessment without
 // strategy accepted), then each replay is run with only API_KEY in its environment, as a user's .env would give it.
-const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
 const FAULTS = 'token-any-scope,assessment-strategy-optional';
 const GREP = '@TOK-SCOPE-ONLY|@ASM-REQ-REQUIRED';
 
@@ -39,7 +38,7 @@ const test = base.extend<object, { failing: FailingRun }>({
       const work = mkdtempSync(join(tmpdir(), 'replay-'));
       const port = await freePort();
       const tokenSecret = 'replay-self-test-token-secret-0123456789';
-      const sandbox = spawn(tsx, ['sandbox/main.ts'], { cwd: repoRoot, env: childEnv(work, { SANDBOX_PORT: String(port), SANDBOX_FAULTS: FAULTS, SANDBOX_TOKEN_SECRET: tokenSecret }), stdio: 'ignore' });
+      const sandbox = spawn(TS_NODE[0], [...TS_NODE.slice(1), 'sandbox/main.ts'], { cwd: repoRoot, env: childEnv(work, { SANDBOX_PORT: String(port), SANDBOX_FAULTS: FAULTS, SANDBOX_TOKEN_SECRET: tokenSecret }), stdio: 'ignore' });
       try {
         const url = `http://127.0.0.1:${port}`;
         await sandboxUp(url, sandbox);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { diffRuns, type RunReport } from '../reporters/run-diff.ts';
-import { childEnv, repoRoot, runCli } from './evidence-harness.ts';
+import { childEnv, runCli, TS_NODE } from './evidence-harness.ts';
 
 const run = (outcomes: Record<string, string>): RunReport => ({
   finishedAt: 'then',
@@ -32,12 +32,13 @@ test('npm run diff exits 1 when something got worse, 0 otherwise, 2 on a file th
     const good = write('good.json', run({ 'ORD-409': 'passed' }));
     const bad = write('bad.json', run({ 'ORD-409': 'failed' }));
     const env = childEnv(dir, {});
-    const cli = join(repoRoot, 'node_modules', '.bin', 'tsx');
-    const worse = await runCli(cli, ['scripts/diff.ts', good, bad], env);
+    const [node, ...loader] = TS_NODE;
+    const diff = (...args: string[]) => runCli(node, [...loader, 'scripts/diff.ts', ...args], env);
+    const worse = await diff(good, bad);
     expect(worse.code, worse.stderr).toBe(1);
     expect(worse.stdout).toContain('| ORD-409 | MUST | passed | failed | **worse** |');
-    expect((await runCli(cli, ['scripts/diff.ts', bad, good], env)).code).toBe(0);
-    const notMatrix = await runCli(cli, ['scripts/diff.ts', good, write('other.json', { hello: 1 })], env);
+    expect((await diff(bad, good)).code).toBe(0);
+    const notMatrix = await diff(good, write('other.json', { hello: 1 }));
     expect(notMatrix.code).toBe(2);
     expect(notMatrix.stderr).toContain('not a conformance.json');
   } finally {

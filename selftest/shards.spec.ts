@@ -2,7 +2,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { childEnv, freePort, playwrightCli, readText, repoRoot, runCli, type CliRun } from './evidence-harness.ts';
+import { childEnv, freePort, playwrightCli, readText, runCli, TS_NODE, type CliRun } from './evidence-harness.ts';
 
 // Scaling out: shards write blob reports; merge-reports with the suite's own reporters gives the verdicts, the JUnit
 // and the exit code of one whole run. Checked on the orders checks citing ORD-ERR-CODE-STATUS against a sandbox with
@@ -33,7 +33,7 @@ test('two shards merged give the same verdicts, JUnit cases and exit code as one
       expect([0, 1], output(run)).toContain(run.code);
       for (const file of readdirSync(dir)) cpSync(join(dir, file), join(blobs, file));
     }
-    const merged = await runCli(join(repoRoot, 'node_modules', '.bin', 'tsx'), ['scripts/merge-reports.ts', blobs], await envFor({ REPORTS_DIR: join(work, 'merged') }));
+    const merged = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/merge-reports.ts', blobs], await envFor({ REPORTS_DIR: join(work, 'merged') }));
     expect(merged.code, output(merged)).toBe(whole.code);
     expect(outcomesOf(join(work, 'merged'))).toEqual(outcomesOf(join(work, 'whole')));
     expect(outcomesOf(join(work, 'merged'))['ORD-ERR-CODE-STATUS']).toBe('failed');
