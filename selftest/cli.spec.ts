@@ -15,7 +15,7 @@ test('every npm script of ours is a tsx file, and there are some', () => {
 });
 
 test('every npm script of ours answers --help with its usage (exit 0) and an unknown option with exit 2', async () => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000);
   const env = { ...process.env, ENV_FILE: '/dev/null' } as Record<string, string>;
   const results = await Promise.all(
     ours.map(async ({ name, file }) => ({

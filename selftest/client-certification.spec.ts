@@ -22,7 +22,7 @@ async function certify(fault: string | undefined, extra: string[] = [], run = CL
   const work = mkdtempSync(join(tmpdir(), 'client-cert-'));
   try {
     const env = childEnv(work, { WEBHOOK_GRACE_MS: '700', ...(fault ? { CLIENT_FAULT: fault } : {}) });
-    const result = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/certify-client.ts', '--run', run, '--scenario', 'examples/reseller-client/scenario.json', '--out', join(work, 'out'), ...extra], env, 90_000);
+    const result = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/certify-client.ts', '--run', run, '--scenario', 'examples/reseller-client/scenario.json', '--out', join(work, 'out'), ...extra], env, 170_000);
     const report = JSON.parse(readText(join(work, 'out', 'client-conformance.json'))) as { requirements: Array<{ id: string; outcome: string }> };
     return { code: result.code, output: `${result.stdout}\n${result.stderr}`, outcomes: Object.fromEntries(report.requirements.map((r) => [r.id, r.outcome])) };
   } finally {
@@ -38,7 +38,7 @@ test('client requirement IDs are unique across both catalogs', () => {
 const infoIds = new Set(clientRequirements.filter((r) => r.level === 'INFO').map((r) => r.id));
 
 test('the example reseller client passes with the README\'s command: every MUST and SHOULD exercised and held, retries and webhook answers included', async () => {
-  test.setTimeout(60_000);
+  test.setTimeout(180_000);
   const judged = await certify(undefined);
   expect(judged.code, judged.output).toBe(0);
   const notPassed = Object.entries(judged.outcomes).filter(([id, outcome]) => outcome !== 'passed' && !(infoIds.has(id) && outcome === 'observed'));
@@ -54,7 +54,7 @@ test('a client that calls nothing does not pass: the scenario fails and the MUST
 });
 
 test('503 injection and webhook deliveries turned off leave their rows not configured, naming the option, and the client not certified', async () => {
-  test.setTimeout(60_000);
+  test.setTimeout(180_000);
   const judged = await certify(undefined, ['--inject-503', '0', '--no-webhooks']);
   expect(judged.code, judged.output).toBe(1);
   expect(judged.output).toMatch(/MUST requirements not exercised \(certify profile\): CLI-ORDER-RETRY, CLI-WEBHOOK-ANSWER/);
@@ -81,7 +81,7 @@ const faults: ReadonlyArray<{ fault: string; requirement: string; outcome: 'fail
 
 for (const { fault, requirement, outcome } of faults) {
   test(`client fault ${fault} is caught by ${requirement}`, async () => {
-    test.setTimeout(60_000);
+    test.setTimeout(180_000);
     const judged = await certify(fault);
     expect(judged.outcomes[requirement], judged.output).toBe(outcome);
     expect(judged.code, 'a MUST failure, and under the certify profile a SHOULD warning, fails the certification').toBe(1);
@@ -89,7 +89,7 @@ for (const { fault, requirement, outcome } of faults) {
 }
 
 test('--listen: a client started by hand in another process is recorded until Ctrl-C, judged, and no secret or issued token reaches any artifact or output', async () => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   const work = mkdtempSync(join(tmpdir(), 'client-listen-'));
   try {
     const issued = join(work, 'issued-tokens.txt');

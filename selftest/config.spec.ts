@@ -116,7 +116,7 @@ test.describe('configuration', () => {
       cwd: repoRoot,
       env: { ...process.env, ...validEnv, ENV_FILE: undefined, ROUTE_STEP_UP: 'SEND /step-up', CONFORMANCE_QUIET: '1' },
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: 120_000,
     });
     expect(result.status, result.stdout + result.stderr).toBe(2);
     expect(result.stderr).toContain('ROUTE_STEP_UP="SEND /step-up" is not valid: expected "METHOD /path" (Method and path of 4.7');

@@ -85,7 +85,7 @@ const test = base.extend<object, { certified: CertifiedRun }>({
       await use(certified);
       rmSync(certified.work, { recursive: true, force: true });
     },
-    { scope: 'worker', timeout: 180_000 },
+    { scope: 'worker', timeout: 300_000 },
   ],
 });
 test.describe.configure({ mode: 'default' });

@@ -32,7 +32,7 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(command: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<CliRun> {
+export function runCli(command: string, args: string[], env: Record<string, string>, timeoutMs = 240_000): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

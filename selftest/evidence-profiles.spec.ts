@@ -21,7 +21,7 @@ interface Cell {
 }
 
 // Each cell is a whole CLI run with its own sandbox; the self-tests share the machine with the proof run.
-test.describe.configure({ timeout: 120_000 });
+test.describe.configure({ timeout: 240_000 });
 
 const cells: Cell[] = [
   { profile: 'gate', exit: 0 },

@@ -47,7 +47,7 @@ async function embedded(extra: Record<string, string> = {}): Promise<Record<stri
   return { SANDBOX_PORT: String(await freePort()), WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`, ...extra };
 }
 
-test.describe.configure({ timeout: 120_000 });
+test.describe.configure({ timeout: 240_000 });
 
 test('a dead host stops the run before any test: exit 2, one line per service naming the variables and what came back', async () => {
   const port = await freePort();

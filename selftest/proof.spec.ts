@@ -6,7 +6,7 @@ import { runProofOnce, type ProofResult } from './proof/run-proof.ts';
 // The suite proves itself: clean sandbox passes everything, the alternative implementation passes (portability),
 // and every fault of the sandbox is caught by a check citing the requirement it violates (kill matrix).
 const test = base.extend<object, { proof: ProofResult }>({
-  proof: [async ({}, use) => use(await runProofOnce({ runId: process.env.SELFTEST_RUN_ID ?? String(process.pid) })), { scope: 'worker', timeout: 280_000 }],
+  proof: [async ({}, use) => use(await runProofOnce({ runId: process.env.SELFTEST_RUN_ID ?? String(process.pid) })), { scope: 'worker', timeout: 600_000 }],
 });
 test.describe.configure({ mode: 'default' });
 

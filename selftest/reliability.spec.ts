@@ -147,7 +147,7 @@ test('SANDBOX_FLAKY_503: about that share of answers is a part-7 style 503 befor
 });
 
 test('the suite against a flaky target (SANDBOX_FLAKY_503=0.2) under the nightly profile: no false failure, retries on record', async () => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000);
   const work = mkdtempSync(join(tmpdir(), 'flaky-'));
   try {
     const reportsDir = join(work, 'reports');

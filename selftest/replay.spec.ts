@@ -53,7 +53,7 @@ const test = base.extend<object, { failing: FailingRun }>({
         rmSync(work, { recursive: true, force: true });
       }
     },
-    { scope: 'worker', timeout: 180_000 },
+    { scope: 'worker', timeout: 300_000 },
   ],
 });
 

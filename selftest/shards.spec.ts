@@ -16,7 +16,7 @@ const outcomesOf = (reportsDir: string): Outcomes =>
 const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`.slice(-3000);
 
 test('two shards merged give the same verdicts, JUnit cases and exit code as one run', async () => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000);
   const work = mkdtempSync(join(tmpdir(), 'shards-'));
   try {
     const envFor = async (extra: Record<string, string>) =>

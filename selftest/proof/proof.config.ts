@@ -45,7 +45,7 @@ export default defineConfig<object, WorkerFixtures>({
   fullyParallel: true,
   workers: Number(process.env.PROOF_WORKERS ?? 2),
   retries: 0,
-  timeout: 30_000,
+  timeout: 60_000,
   outputDir: `${repoRoot}test-results/proof-run`,
   reporter: [['json', { outputFile: process.env.PROOF_RESULTS ?? `${repoRoot}test-results/proof-results.json` }]],
   use: { trace: 'off' },
