@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { operations } from '../catalog/catalog.ts';
 import { configSchema, configVariables } from '../harness/config/variables.ts';
 import { parseCli } from './cli.ts';
+import { replaceReadmeBlock } from './readme-block.ts';
 
 const GROUPS: Array<[string, RegExp]> = [
   ['Target: base URLs and token endpoints (unset IDENTITY_BASE_URL to run against the embedded sandbox)', /^(IDENTITY|STEPUP|ORDERS)_(BASE|TOKEN)_URL$/],
@@ -19,32 +20,70 @@ const GROUPS: Array<[string, RegExp]> = [
   ['Sandbox (the embedded one when IDENTITY_BASE_URL is unset, and npm run sandbox)', /^SANDBOX_/],
 ];
 
-/** .env.example, generated from schemas/config.schema.json so that the two never disagree. */
-export function envExample(): string {
+interface Documented {
+  name: string;
+  required: boolean;
+  secret: boolean;
+  description: string;
+  fallback?: string;
+}
+
+/** Every variable of the configuration schema, in its group, with what the schema says of it. */
+function groupedVariables(): Array<{ title: string; variables: Documented[] }> {
   const routeDefaults = new Map(operations.filter((o) => o.routeEnv).map((o) => [o.routeEnv as string, o.defaultRoute as string]));
-  const lines = ['# Generated from schemas/config.schema.json by `npm run env:example`; edit the schema, not this file.', '# Copy to .env and fill in. Variables already set in the environment win over .env.', ''];
   const seen = new Set<string>();
-  for (const [title, pattern] of GROUPS) {
-    lines.push(`# ---- ${title}`);
-    for (const name of configVariables.filter((n) => pattern.test(n) && !seen.has(n))) {
-      seen.add(name);
-      const schema = configSchema.properties[name];
-      const fallback = schema?.default ?? routeDefaults.get(name);
-      const required = configSchema.required.includes(name) ? 'Required against a real target. ' : '';
-      lines.push(`# ${required}${schema?.description ?? ''}${schema?.enum ? ` One of: ${schema.enum.join(', ')}.` : ''}${fallback ? ` Default: ${fallback}` : ''}`);
-      lines.push(`# ${name}=${fallback ?? ''}`, '');
-    }
-  }
+  const groups = GROUPS.map(([title, pattern]) => ({
+    title,
+    variables: configVariables
+      .filter((n) => pattern.test(n) && !seen.has(n))
+      .map((name) => {
+        seen.add(name);
+        const schema = configSchema.properties[name];
+        const fallback = schema?.default ?? routeDefaults.get(name);
+        return {
+          name,
+          required: configSchema.required.includes(name),
+          secret: schema?.secret ?? false,
+          description: `${schema?.description ?? ''}${schema?.enum ? ` One of: ${schema.enum.join(', ')}.` : ''}`,
+          ...(fallback ? { fallback } : {}),
+        };
+      }),
+  }));
   const ungrouped = configVariables.filter((n) => !seen.has(n));
   if (ungrouped.length) throw new Error(`Variables without a group in scripts/env-example.ts: ${ungrouped.join(', ')}`);
+  return groups;
+}
+
+/** .env.example, generated from schemas/config.schema.json so that the two never disagree. */
+export function envExample(): string {
+  const lines = ['# Generated from schemas/config.schema.json by `npm run env:example`; edit the schema, not this file.', '# Copy to .env and fill in. Variables already set in the environment win over .env.', ''];
+  for (const { title, variables } of groupedVariables()) {
+    lines.push(`# ---- ${title}`);
+    for (const v of variables) {
+      lines.push(`# ${v.required ? 'Required against a real target. ' : ''}${v.description}${v.fallback ? ` Default: ${v.fallback}` : ''}`);
+      lines.push(`# ${v.name}=${v.fallback ?? ''}`, '');
+    }
+  }
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
+/** The README's table of every variable, from the same schema (between <!-- variables --> markers). */
+export function readmeVariableTable(): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
+  const lines: string[] = [];
+  for (const { title, variables } of groupedVariables()) {
+    lines.push('', `**${title}**`, '', '| Variable | Default | What it is |', '|---|---|---|');
+    for (const v of variables) lines.push(`| \`${v.name}\`${v.required ? ' (required against a real target)' : ''}${v.secret ? ' (secret)' : ''} | ${v.fallback ? `\`${cell(v.fallback)}\`` : ''} | ${cell(v.description)} |`);
+  }
+  return lines.join('\n').trim();
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  parseCli({ summary: 'Writes .env.example from schemas/config.schema.json.', usage: 'npm run env:example', options: {}, describe: {} });
+  parseCli({ summary: "Writes .env.example and the README's variable table from schemas/config.schema.json.", usage: 'npm run env:example', options: {}, describe: {} });
   try {
     writeFileSync(new URL('../.env.example', import.meta.url), envExample());
-    console.log('.env.example written');
+    replaceReadmeBlock('variables', readmeVariableTable());
+    console.log('.env.example and the README\'s variable table written');
   } catch (error) {
     console.error((error as Error).message);
     process.exitCode = 1;

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../harness/config/load-config.ts';
 import { conformanceProjects, projectNames } from '../harness/config/projects.ts';
 import { configSchema, configVariables } from '../harness/config/variables.ts';
 import { flavors } from '../sandbox/server.ts';
-import { envExample } from '../scripts/env-example.ts';
+import { envExample, readmeVariableTable } from '../scripts/env-example.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -149,5 +149,12 @@ test.describe('configuration', () => {
     const text = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
     for (const name of configVariables) expect(text, `${name} is documented`).toContain(`# ${name}=`);
     expect(text, 'regenerate with npm run env:example').toBe(envExample());
+  });
+
+  test("the README's variable table lists every variable of the configuration schema and is up to date", () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const block = readme.slice(readme.indexOf('<!-- variables -->\n') + '<!-- variables -->\n'.length, readme.indexOf('\n<!-- /variables -->'));
+    for (const name of configVariables) expect(block, `${name} is in the table`).toContain(`| \`${name}\``);
+    expect(block, 'regenerate with npm run env:example').toBe(readmeVariableTable());
   });
 });
