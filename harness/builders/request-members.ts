@@ -48,7 +48,14 @@ function variantsOf(field: FieldShape): Variant[] {
   const stated = statedTypes(field);
   const whole = wrongTypeNames.filter((t) => !stated.includes(t)).map((t) => ({ name: samples[t].name, key: t, value: samples[t].value }));
   const items = field.items?.map((t) => (t === 'integer' ? 'number' : t)) ?? [];
-  const wrongItems = field.items ? wrongTypeNames.filter((t) => !items.includes(t)).map((t) => ({ name: `an array of ${t}s`, key: `items:${t}`, value: [samples[t].value] })) : [];
+  // A right item first, then the wrong one: an implementation that checks no item, only the first, or only that some
+  // item is right accepts it (found by mutating sandbox/field-rules.ts: docs/mutation.md).
+  const right = items.find((t): t is WrongType => t in samples);
+  const wrongItems = field.items
+    ? wrongTypeNames
+        .filter((t) => !items.includes(t))
+        .map((t) => ({ name: `an array of ${right ? `${right}s and ` : ''}${t}s`, key: `items:${t}`, value: [...(right ? [samples[right].value] : []), samples[t].value] }))
+    : [];
   return [...whole, ...wrongItems];
 }
 
