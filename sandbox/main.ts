@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     tokenSecret: settings.tokenSecret,
     flaky503Rate: settings.flaky503Rate,
     ...(settings.webhookUrl ? { webhookUrl: settings.webhookUrl } : {}),
-    ...(settings.webhookWarnings ? {} : { warn: (line: string) => (line.startsWith('sandbox: webhook delivery') ? undefined : console.warn(line)) }),
+    webhookWarnings: settings.webhookWarnings,
     ...(settings.issuedTokensFile ? { onTokenIssued: (token: string) => appendFileSync(settings.issuedTokensFile as string, `${token}\n`) } : {}),
   });
   const origin = sandbox.url;

@@ -22,6 +22,8 @@ export interface SandboxOptions {
   webhookDelayMs?: number;
   /** Where the sandbox's few warnings go (an unreachable webhook receiver, a server error). Default: console.warn. */
   warn?: (line: string) => void;
+  /** false: a failed webhook delivery is not reported (the embedded sandbox, whose deliveries the suite judges). Default true. */
+  webhookWarnings?: boolean;
   /** Called with every request as received, once its body is read (the bench replays them). */
   onRequest?: (request: ReceivedRequest) => void;
   /** Called with every access token issued. */

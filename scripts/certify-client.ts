@@ -7,6 +7,7 @@ import { interfaceInfo, type OperationId } from '../catalog/catalog.ts';
 import { clientCatalogSha256, clientRequirements } from '../catalog/client-catalog.ts';
 import { freePort } from '../harness/http/free-port.ts';
 import { Redactor } from '../harness/redact.ts';
+import { shellWord } from '../harness/shell-quote.ts';
 import { matrixHtml } from '../reporters/matrix-html.ts';
 import { matrixMarkdown } from '../reporters/matrix-markdown.ts';
 import { junitXml } from '../reporters/junit.ts';
@@ -17,7 +18,6 @@ import { operationRouteText } from '../sandbox/layout.ts';
 import { flavors, type Flavor } from '../sandbox/server.ts';
 import { startSandbox, type DeliveryAnswer, type RecordedExchange } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { createPublicKey } from 'node:crypto';
 import { signingKeyFrom, type SigningKey } from './evidence/signing-key.ts';
 import { sealBundle } from './evidence/statement.ts';
 import { parseCli, usageOf } from './cli.ts';
@@ -168,7 +168,7 @@ const report = {
   role: 'client',
   interface: { ...interfaceInfo, title: `${interfaceInfo.title} (client)` },
   catalogSha256: clientCatalogSha256,
-  rerun: ['npm run certify-client --', ...process.argv.slice(2).map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`))].join(' '),
+  rerun: ['npm run certify-client --', ...process.argv.slice(2).map(shellWord)].join(' '),
   profile: 'certify',
   environment: { flavor, 'requests recorded': String(exchanges.length), 'webhook deliveries answered': String(deliveries.length), 'injected 503 share': String(inject) },
   finishedAt: new Date().toISOString(),
@@ -193,7 +193,6 @@ if (signer) {
   const bundle = join(repoRoot, 'certification', `client-${report.finishedAt.replace(/[:.]/g, '-')}`);
   mkdirSync(bundle, { recursive: true });
   for (const file of ['client-conformance.json', 'client-conformance.md', 'client-conformance.html', 'junit.xml']) cpSync(join(out, file), join(bundle, file));
-  writeFileSync(join(bundle, 'signing-key.pub.pem'), createPublicKey(signer.key).export({ type: 'spki', format: 'pem' }).toString());
   const { role, interface: described, profile, environment, finishedAt, result } = report;
   const sealed = sealBundle(bundle, { role, interface: described, profile, environment, finishedAt, result, reasons, run: { partial: false, filters: [] }, signer: signer.origin }, signer.key);
   console.log(`certify-client: bundle ${bundle}, signed by key ${sealed.keyid} (${signer.origin}); npm run verify-bundle -- --public-key <the signer's public key> ${bundle}`);

@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createPublicKey } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalogSha256, interfaceInfo } from '../catalog/catalog.ts';
@@ -134,7 +133,6 @@ function main(): number {
     bundleProblems: problems,
   };
   writeFileSync(join(dir, 'certificate.json'), `${JSON.stringify(certificate, null, 2)}\n`);
-  writeFileSync(join(dir, 'signing-key.pub.pem'), createPublicKey(signer.key).export({ type: 'spki', format: 'pem' }).toString());
   const scope = { partial: args.length > 0, filters: args };
   const sealed = sealBundle(dir, { ...certificate, configuration, run: scope, signer: signer.origin }, signer.key);
 

@@ -1,10 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import dotenv from 'dotenv';
 import { operations } from '../catalog/catalog.ts';
+import { fileURLToPath } from 'node:url';
 import { variableProblems } from '../harness/config/load-config.ts';
+import { readEnvironment } from '../harness/config/resolve.ts';
 import { openApiDocument } from '../harness/openapi/document.ts';
 import { parseCli } from './cli.ts';
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /** `npm run openapi`: writes the OpenAPI 3.1 description of the interface as configured (routes, servers, token endpoints). */
 function main(): number {
@@ -18,9 +21,13 @@ function main(): number {
     variables,
     epilogue: 'Exit codes: 0 written, 2 bad options or a route variable that is not valid.',
   });
-  const fileEnv: Record<string, string> = {};
-  dotenv.config({ path: process.env.ENV_FILE ?? '.env', processEnv: fileEnv, quiet: true });
-  const env: NodeJS.ProcessEnv = { ...fileEnv, ...process.env };
+  let env: NodeJS.ProcessEnv;
+  try {
+    env = readEnvironment(process.env, repoRoot);
+  } catch (error) {
+    console.error((error as Error).message);
+    return 2;
+  }
   const problems = variableProblems(env, variables);
   if (problems.length) {
     for (const problem of problems) console.error(problem);

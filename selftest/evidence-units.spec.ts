@@ -18,7 +18,7 @@ import { offlineHtml, remoteReferences } from '../scripts/evidence/allure-single
 import { redactedConfiguration } from '../scripts/evidence/configuration.ts';
 import { keyIdOf, newKeyPair, privateKeyFromPem, type DsseEnvelope } from '../scripts/evidence/dsse.ts';
 import { signingKeyFrom } from '../scripts/evidence/signing-key.ts';
-import { sealBundle, sha256, STATEMENT_FILE, verifyBundle, type CertificationPredicate, type Statement } from '../scripts/evidence/statement.ts';
+import { PUBLIC_KEY_FILE, sealBundle, sha256, STATEMENT_FILE, verifyBundle, type CertificationPredicate, type Statement } from '../scripts/evidence/statement.ts';
 
 const cite = (...ids: string[]) => ids.map(citeAnnotation);
 const pass = (id: string) => markAnnotation({ kind: 'pass', id, detail: '' });
@@ -167,15 +167,17 @@ test.describe('signed certification bundle (in-toto Statement in a DSSE envelope
     mkdirSync(join(dir, 'sub'));
     writeFileSync(join(dir, 'conformance.json'), '{"result":"conformant"}\n');
     writeFileSync(join(dir, 'sub', 'junit.xml'), '<testsuites/>\n');
-    expect(sealBundle(dir, { result: 'conformant', run }, signer).subjects).toBe(2);
+    // The two files, and the signer's public key that sealing writes beside them.
+    expect(sealBundle(dir, { result: 'conformant', run }, signer).subjects).toBe(3);
+    expect(readFileSync(join(dir, PUBLIC_KEY_FILE), 'utf8')).toBe(signerPublic.export({ type: 'spki', format: 'pem' }).toString());
     return dir;
   }
 
   test('a sealed bundle verifies against the signer\'s public key; its statement names every file with its SHA-256', () => {
     const dir = sealedBundle();
     const verified = verifyBundle(dir, signerPublic);
-    expect(verified).toMatchObject({ ok: true, verified: 2, problems: [] });
-    expect(verified.statement?.subject.map((s) => s.name)).toEqual(['conformance.json', 'sub/junit.xml']);
+    expect(verified).toMatchObject({ ok: true, verified: 3, problems: [] });
+    expect(verified.statement?.subject.map((s) => s.name)).toEqual(['conformance.json', PUBLIC_KEY_FILE, 'sub/junit.xml']);
     expect(verified.statement?._type).toBe('https://in-toto.io/Statement/v1');
     rmSync(dir, { recursive: true, force: true });
   });

@@ -1,4 +1,4 @@
-import { createHash, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { keyIdOf, signEnvelope, verifyEnvelope, type DsseEnvelope } from './dsse.ts';
@@ -45,8 +45,15 @@ function filesUnder(dir: string): string[] {
   return found.sort();
 }
 
-/** Writes statement.dsse.json: every other file of the bundle as a subject with its SHA-256, the predicate, signed. */
+/** The signer's public key, written into the bundle beside the statement (a certifier verifies with a key of their own). */
+export const PUBLIC_KEY_FILE = 'signing-key.pub.pem';
+
+/**
+ * Writes the signer's public key and statement.dsse.json: every other file of the bundle as a subject with its
+ * SHA-256, the predicate, signed.
+ */
 export function sealBundle(dir: string, predicate: CertificationPredicate, key: KeyObject): { subjects: number; keyid: string } {
+  writeFileSync(join(dir, PUBLIC_KEY_FILE), createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString());
   const subject = filesUnder(dir)
     .filter((path) => path !== STATEMENT_FILE)
     .map((name) => ({ name, digest: { sha256: sha256(readFileSync(join(dir, name))) } }));
