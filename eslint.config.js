@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'test-results/', 'allure-results/', 'allure-report/', 'reports/', 'certification/', 'playwright-report/'] },
+  { ignores: ['node_modules/', 'test-results/', 'allure-results/', 'allure-report/', 'reports/', 'certification/', 'playwright-report/', '.stryker-tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

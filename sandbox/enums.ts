@@ -1,19 +1,14 @@
-import { enumValues, schemaDocument, schemaIdFor } from '../schemas/registry.ts';
+import { enumValues } from '../schemas/registry.ts';
 import type { EnumName } from '../schemas/registry.ts';
 
 export type { EnumName };
+export { enumDefault } from '../schemas/registry.ts';
 
 /** The allowed values of an enumeration of schemas/enums.schema.json; the sandbox never keeps its own copy. */
 export function allowedValues(name: EnumName): readonly string[] {
   return enumValues(name);
 }
 
-/** The proto3 default an enumeration declares (its `default` keyword), or undefined. */
-export function enumDefault(name: EnumName): string | undefined {
-  const defs = schemaDocument(schemaIdFor('enums'))['$defs'] as Record<string, { default?: unknown }> | undefined;
-  const value = defs?.[name]?.default;
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** Fails at start-up when a value the sandbox sends is not (or no longer) in its enumeration. */
 export function member(name: EnumName, value: string): string {

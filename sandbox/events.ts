@@ -3,6 +3,7 @@ import type { SandboxContext } from './context.ts';
 import type { DocumentSession, StoredCase } from './cases.ts';
 import { enumDefault, member } from './enums.ts';
 import type { EnumName } from './enums.ts';
+import type { WebhookEvent } from './webhooks.ts';
 
 /** 6.1: the onboarding status of a document verification session changed. */
 export function documentOnboardingEvent(ctx: SandboxContext, session: DocumentSession): Record<string, unknown> {
@@ -46,7 +47,7 @@ export function verificationSessionEvent(ctx: SandboxContext, channel: Verificat
     sessionId,
     sessionIdHash: createHash('sha256').update(sessionId).digest('hex'),
     mfaType: faults.has('webhook-mfa-outside-enum') ? 'SMS' : sent.mfaType,
-    channelType: faults.has('webhook-channel-outside-enum') ? 'PHONE' : channel === 'phone' ? sent.smsChannel : sent.emailChannel,
+    channelType: faults.has('webhook-channel-outside-enum') ? 'PHONE' : reportedChannel(ctx, channel) === 'phone' ? sent.smsChannel : sent.emailChannel,
     verificationStatus: faults.has('webhook-status-outside-enum') ? 'SUCCESS' : sent.verificationStatus,
     resendStatus: faults.has('webhook-resend-outside-enum') ? 'DELIVERED' : sent.resendStatus,
     sendAttempts: counter(1),
@@ -60,6 +61,22 @@ export function verificationSessionEvent(ctx: SandboxContext, channel: Verificat
   if (faults.has('webhook-session-missing-session-id')) delete event['sessionId'];
   if (ctx.behaviour.omitEventDefaults) omitProto3Defaults(event);
   return event;
+}
+
+const staleEvents = new WeakMap<SandboxContext['webhooks'], WebhookEvent>();
+
+/** webhook-session-stale-replayed: one verification session event made once per sandbox and delivered again and again. */
+export function staleSessionEvent(ctx: SandboxContext): WebhookEvent {
+  const made = staleEvents.get(ctx.webhooks) ?? { kind: 'verification-session', body: verificationSessionEvent(ctx, 'phone') };
+  staleEvents.set(ctx.webhooks, made);
+  return made;
+}
+
+/** The channel the event names: the step-up's, or the other one under a fault. */
+function reportedChannel(ctx: SandboxContext, channel: VerificationChannel): VerificationChannel {
+  if (channel === 'email' && ctx.faults.has('webhook-session-email-as-sms')) return 'phone';
+  if (channel === 'phone' && ctx.faults.has('webhook-session-phone-as-email')) return 'email';
+  return channel;
 }
 
 const enumMembers: Readonly<Record<string, EnumName>> = {

@@ -169,6 +169,9 @@ const faultList = [
   { id: 'webhook-form-encoded-onboarding', requirement: 'EVT-DELIVERY', place: 'onboarding', description: 'The document onboarding event is delivered form-encoded (sessionId=...&status=...) and labelled so.' },
   { id: 'webhook-session-redelivered-not-sent', requirement: 'EVT-FLOW-DELIVERY', place: 'session', description: 'A step-up by email sends no verification session event of its own; the last event sent is delivered again instead.' },
   { id: 'webhook-results-never-sent', requirement: 'EVT-FLOW-DELIVERY', place: 'results', description: 'No document results event is ever sent (onboarding events still are).' },
+  { id: 'webhook-session-stale-replayed', requirement: 'EVT-FLOW-DELIVERY', place: 'session', description: 'Each assessment is followed at once by a delivery of the same stale verification session event, and a step-up by phone number sends that stale event again instead of one of its own: an event whose session reached the receiver before the step-up is taken for the step-up\'s.' },
+  { id: 'webhook-session-email-as-sms', requirement: 'EVT-SESSION-CHANNEL-MATCH', place: 'session', description: 'The verification session event of a step-up by email names SMS: channelType SMS_OTP (left out by the gateway flavor, as its default).' },
+  { id: 'webhook-session-phone-as-email', requirement: 'EVT-SESSION-CHANNEL-MATCH', place: 'session', description: 'The verification session event of a step-up by phone number names email: channelType EMAIL_OTP.' },
   { id: 'webhook-session-never-sent', requirement: 'EVT-FLOW-DELIVERY', place: 'session', description: 'No verification session event is ever sent (document events still are).' },
 ] as const satisfies readonly Fault[];
 

@@ -5,7 +5,7 @@ import { header } from './context.ts';
 import type { Exchange, SandboxContext } from './context.ts';
 import { allowedValues } from './enums.ts';
 import { refusal, sendRefusal } from './errors.ts';
-import { documentOnboardingEvent, documentResultsEvent } from './events.ts';
+import { documentOnboardingEvent, documentResultsEvent, staleSessionEvent } from './events.ts';
 import { fieldTypeIssue, optionalObject, optionalString, requiredFields, requiredStringIssue } from './field-rules.ts';
 import { guardOperation, sendSuccess, unknownCaseRefusal, validationRefusal } from './guards.ts';
 import { operationPath } from './layout.ts';
@@ -104,6 +104,11 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
 
   const view = assessmentView(ctx, stored, { created: true, correlationId: header(ex, 'x-correlation-id') });
   if (faults.has('assessment-inquiry-not-echoed')) view['inquiryId'] = alteredInquiryId(stored.inquiryId);
+  if (faults.has('webhook-session-stale-replayed')) {
+    // The stale event reaches the receiver before the assessment is answered: before any step-up of the new case.
+    void ctx.webhooks.deliverNow(staleSessionEvent(ctx)).then(() => sendSuccess(ctx, ex, 'assessment', ctx.behaviour.createdStatus, view));
+    return;
+  }
   sendSuccess(ctx, ex, 'assessment', ctx.behaviour.createdStatus, view);
 }
 

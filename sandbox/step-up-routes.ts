@@ -1,6 +1,6 @@
 import type { Exchange, SandboxContext } from './context.ts';
 import { refusal, sendRefusal } from './errors.ts';
-import { verificationSessionEvent } from './events.ts';
+import { staleSessionEvent, verificationSessionEvent } from './events.ts';
 import { fieldTypeIssue, optionalObject, optionalString, requiredFields, requiredStringIssue } from './field-rules.ts';
 import { guardOperation, sendSuccess, unknownCaseRefusal, validationRefusal } from './guards.ts';
 
@@ -51,5 +51,6 @@ export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
   const channel = typeof body['phoneNumber'] === 'string' ? 'phone' : typeof body['email'] === 'string' ? 'email' : undefined;
   if (!channel) return;
   const redelivered = channel === 'email' && faults.has('webhook-session-redelivered-not-sent') ? ctx.webhooks.lastOf('verification-session') : undefined;
-  ctx.webhooks.send(redelivered ?? { kind: 'verification-session', body: verificationSessionEvent(ctx, channel) });
+  const stale = channel === 'phone' && faults.has('webhook-session-stale-replayed') ? staleSessionEvent(ctx) : undefined;
+  ctx.webhooks.send(redelivered ?? stale ?? { kind: 'verification-session', body: verificationSessionEvent(ctx, channel) });
 }

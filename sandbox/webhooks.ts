@@ -71,6 +71,11 @@ export class WebhookSender {
     this.flows.add(flow);
   }
 
+  /** Delivers one event at once, outside any flow and without the delay (a fault's stale event). */
+  deliverNow(event: WebhookEvent): Promise<void> {
+    return this.deliver(event.kind, JSON.stringify(event.body));
+  }
+
   /** Settles when everything queued so far was delivered or given up. */
   async idle(): Promise<void> {
     while (this.flows.size > 0) await Promise.all([...this.flows]);

@@ -146,6 +146,13 @@ export function enumValues(name: EnumName): readonly string[] {
   return frozen;
 }
 
+/** The proto3 default an enumeration declares (its `default` keyword), or undefined. */
+export function enumDefault(name: EnumName): string | undefined {
+  const defs = schemaDocument(schemaIdFor('enums'))['$defs'] as Record<string, { default?: unknown }> | undefined;
+  const value = defs?.[name]?.default;
+  return typeof value === 'string' ? value : undefined;
+}
+
 function detail(issue: SchemaIssue): string {
   const { params } = issue;
   if (issue.keyword === 'enum' && Array.isArray(params['allowedValues'])) {

@@ -62,29 +62,57 @@ test('503 injection and webhook deliveries turned off leave their rows not confi
   expect(judged.output).toContain('not configured: --inject-503 0');
 });
 
-const faults: ReadonlyArray<{ fault: string; requirement: string; outcome: 'failed' | 'warning' | 'not-exercised' }> = [
-  { fault: 'no-correlation-id', requirement: 'CLI-CORRELATION-ID', outcome: 'failed' },
-  { fault: 'token-per-call', requirement: 'CLI-TOKEN-REUSE', outcome: 'warning' },
-  { fault: 'wrong-scope', requirement: 'CLI-TOKEN-REQUEST', outcome: 'failed' },
-  { fault: 'no-shared-context', requirement: 'CLI-RESELLER-CONTEXT', outcome: 'failed' },
-  { fault: 'made-up-authentication-id', requirement: 'CLI-KNOWN-CASE', outcome: 'failed' },
-  { fault: 'stepup-token-on-identity', requirement: 'CLI-TOKEN-PER-SERVICE', outcome: 'failed' },
-  { fault: 'retry-storm', requirement: 'CLI-ORDER-RETRY', outcome: 'failed' },
-  { fault: 'no-retry', requirement: 'CLI-ORDER-RETRY', outcome: 'failed' },
-  { fault: 'one-correlation-id', requirement: 'CLI-CORRELATION-UNIQUE', outcome: 'failed' },
-  { fault: 'webhook-500', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'failed' },
-  { fault: 'webhook-strict', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'failed' },
-  { fault: 'webhook-text', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'failed' },
-  { fault: 'child-id-leak', requirement: 'CLI-CHILD-ISOLATION', outcome: 'failed' },
-  { fault: 'one-child', requirement: 'CLI-CHILD-ISOLATION', outcome: 'not-exercised' },
+interface ClientFault {
+  fault: string;
+  requirement: string;
+  outcome: 'failed' | 'warning' | 'not-exercised';
+}
+
+// Faults that break different requirements in ways that cannot touch each other's run together, as the proof's
+// rounds do: a run per group instead of one per fault. A fault that stops the client's flow (no token, identity calls
+// refused for a wrong token, a missing x-correlation-id or a missing sharedContext) stands alone, and two faults of
+// one requirement are in different groups.
+const faultGroups: ReadonlyArray<readonly ClientFault[]> = [
+  [
+    { fault: 'token-per-call', requirement: 'CLI-TOKEN-REUSE', outcome: 'warning' },
+    { fault: 'retry-storm', requirement: 'CLI-ORDER-RETRY', outcome: 'failed' },
+    { fault: 'webhook-500', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'failed' },
+    { fault: 'child-id-leak', requirement: 'CLI-CHILD-ISOLATION', outcome: 'failed' },
+  ],
+  [
+    { fault: 'one-correlation-id', requirement: 'CLI-CORRELATION-UNIQUE', outcome: 'failed' },
+    { fault: 'no-retry', requirement: 'CLI-ORDER-RETRY', outcome: 'failed' },
+    { fault: 'webhook-strict', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'failed' },
+    { fault: 'one-child', requirement: 'CLI-CHILD-ISOLATION', outcome: 'not-exercised' },
+    { fault: 'made-up-authentication-id', requirement: 'CLI-KNOWN-CASE', outcome: 'failed' },
+  ],
+  [{ fault: 'webhook-text', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'failed' }],
+  [{ fault: 'no-correlation-id', requirement: 'CLI-CORRELATION-ID', outcome: 'failed' }],
+  [{ fault: 'no-shared-context', requirement: 'CLI-RESELLER-CONTEXT', outcome: 'failed' }],
+  [{ fault: 'wrong-scope', requirement: 'CLI-TOKEN-REQUEST', outcome: 'failed' }],
+  [{ fault: 'stepup-token-on-identity', requirement: 'CLI-TOKEN-PER-SERVICE', outcome: 'failed' }],
 ];
 
-for (const { fault, requirement, outcome } of faults) {
-  test(`client fault ${fault} is caught by ${requirement}`, async () => {
+test('the client fault groups hold each fault once, and no two faults of a group break the same requirement', () => {
+  const all = faultGroups.flat().map((f) => f.fault);
+  expect(new Set(all).size).toBe(all.length);
+  for (const group of faultGroups) expect(new Set(group.map((f) => f.requirement)).size).toBe(group.length);
+});
+
+for (const group of faultGroups) {
+  const names = group.map((f) => f.fault).join(',');
+  test(`client faults ${names} are caught by ${group.map((f) => f.requirement).join(', ')}`, async () => {
     test.setTimeout(180_000);
-    const judged = await certify(fault);
-    expect(judged.outcomes[requirement], judged.output).toBe(outcome);
+    const judged = await certify(names);
+    for (const { fault, requirement, outcome } of group) expect(judged.outcomes[requirement], `${fault}\n${judged.output}`).toBe(outcome);
     expect(judged.code, 'a MUST failure, and under the certify profile a SHOULD warning, fails the certification').toBe(1);
+    if (group.length > 1) {
+      // Each fault of a group caught by its own requirement only: every other requirement held as in the clean run, so
+      // none of the group's faults reached another's row.
+      const targeted = new Set(group.map((f) => f.requirement));
+      const elsewhere = Object.entries(judged.outcomes).filter(([id, outcome]) => !targeted.has(id) && outcome !== 'passed' && !(infoIds.has(id) && outcome === 'observed'));
+      expect(elsewhere, judged.output).toEqual([]);
+    }
   });
 }
 

@@ -245,6 +245,16 @@ const faultChecks: Record<FaultId, Conforms> = {
     });
     return events.length === 2 && events[0]?.body['sessionId'] !== events[1]?.body['sessionId'];
   },
+  'webhook-session-stale-replayed': async (api) => {
+    const events = await eventsOf(api, 'verification-session', async (a) => {
+      await stepUpOf(a, { phoneNumber: '+15555550100' });
+      await stepUpOf(a, { email: 'a@example.com' });
+    });
+    const sessionIds = events.map((e) => e.body['sessionId']);
+    return events.length === 2 && new Set(sessionIds).size === 2;
+  },
+  'webhook-session-email-as-sms': async (api) => (await eventsOf(api, 'verification-session', (a) => stepUpOf(a, { email: 'a@example.com' })))[0]?.body['channelType'] === 'EMAIL_OTP',
+  'webhook-session-phone-as-email': async (api) => (await eventsOf(api, 'verification-session', (a) => stepUpOf(a, { phoneNumber: '+15555550100' })))[0]?.body['channelType'] === 'SMS_OTP',
   'webhook-results-never-sent': async (api) => (await docvEvents(api, 'document-results')).length > 0,
   'webhook-session-never-sent': async (api) => (await eventsOf(api, 'verification-session', (a) => stepUpOf(a, { phoneNumber: '+15555550100' }))).length > 0,
 };

@@ -4,9 +4,11 @@ import { createServer } from 'node:http';
 // A small, well-behaved client of the API acting for a reseller's child organisation, as a certifier would run it:
 //   npm run certify-client -- --run "npx tsx examples/reseller-client/client.ts" --scenario examples/reseller-client/scenario.json
 // It reads the URLs, routes and credentials from its environment (the certification sets them), performs the default
-// scenario and answers the webhook deliveries. CLIENT_FAULT=<name> makes it misbehave in one way, for the self-tests.
+// scenario and answers the webhook deliveries. CLIENT_FAULT=<name>[,<name>…] makes it misbehave in each way named, for
+// the self-tests.
 const env = process.env;
-const fault = env.CLIENT_FAULT ?? '';
+const faults = new Set((env.CLIENT_FAULT ?? '').split(',').filter(Boolean));
+const fault = (name: string): boolean => faults.has(name);
 const need = (name: string): string => env[name] ?? (console.error(`client: ${name} is not set`), process.exit(2));
 
 type Service = 'identity' | 'stepup';
@@ -17,8 +19,8 @@ const cached = new Map<string, { token: string; expiresAt: number }>();
 async function token(service: Service, apiKey: string): Promise<string> {
   const key = `${service} ${apiKey}`;
   const hit = cached.get(key);
-  if (hit && hit.expiresAt > Date.now() && fault !== 'token-per-call') return hit.token;
-  const scope = fault === 'wrong-scope' ? 'k1_integration_api openid' : 'k1_integration_api';
+  if (hit && hit.expiresAt > Date.now() && !fault('token-per-call')) return hit.token;
+  const scope = fault('wrong-scope') ? 'k1_integration_api openid' : 'k1_integration_api';
   const reply = await fetch(tokenUrls[service], {
     method: 'POST',
     headers: { authorization: `Basic ${apiKey}`, 'content-type': 'application/x-www-form-urlencoded' },
@@ -51,9 +53,9 @@ const oneCorrelationId = randomUUID();
 async function call(service: Service | 'orders', routeName: string | undefined, caller: Caller, options: { body?: unknown; params?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
   const base = service === 'stepup' ? need('STEPUP_BASE_URL') : service === 'orders' ? need('ORDERS_BASE_URL') : need('IDENTITY_BASE_URL');
   const { method, path } = routeName ? route(routeName, options.params) : { method: 'POST', path: '/v2/orders' };
-  const tokenService: Service = service === 'stepup' ? (fault === 'stepup-token-on-identity' ? 'identity' : 'stepup') : fault === 'stepup-token-on-identity' && service === 'identity' ? 'stepup' : 'identity';
+  const tokenService: Service = service === 'stepup' ? (fault('stepup-token-on-identity') ? 'identity' : 'stepup') : fault('stepup-token-on-identity') && service === 'identity' ? 'stepup' : 'identity';
   const headers: Record<string, string> = { authorization: `Bearer ${await token(tokenService, caller.apiKey)}`, 'x-client-id': caller.clientId, ...(options.headers ?? {}) };
-  if (service !== 'stepup' && fault !== 'no-correlation-id') headers['x-correlation-id'] = fault === 'one-correlation-id' ? oneCorrelationId : randomUUID();
+  if (service !== 'stepup' && !fault('no-correlation-id')) headers['x-correlation-id'] = fault('one-correlation-id') ? oneCorrelationId : randomUUID();
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   return fetch(`${base}${path}`, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
 }
@@ -62,9 +64,9 @@ async function call(service: Service | 'orders', routeName: string | undefined, 
 async function placeOrder(body: unknown): Promise<Response> {
   for (let attempt = 0; ; attempt += 1) {
     const reply = await call('orders', undefined, main, { body });
-    if (reply.status !== 503 || attempt >= 3 || fault === 'no-retry') return reply;
+    if (reply.status !== 503 || attempt >= 3 || fault('no-retry')) return reply;
     const retryAfter = Number(reply.headers.get('retry-after') ?? 0) * 1000;
-    const delay = fault === 'retry-storm' ? 0 : Math.max(retryAfter, 150 * 2 ** attempt);
+    const delay = fault('retry-storm') ? 0 : Math.max(retryAfter, 150 * 2 ** attempt);
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }
@@ -78,9 +80,9 @@ function webhookReceiver(): Promise<() => Promise<void>> {
     req.on('end', () => {
       const event = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
       const known = ['sessionId', 'status', 'ocr', 'score', 'image', 'inquiryId', 'form', 'sessionIdHash', 'mfaType', 'sendAttempts', 'verificationStatus', 'error', 'verificationAttempts', 'resendStatus', 'autoTrustDevice', 'sentTimeStamp', 'channelType', 'docVerification', 'remainingSendAttempts', 'remainingVerificationAttempts'];
-      const strictAndSurprised = fault === 'webhook-strict' && Object.keys(event).some((name) => !known.includes(name));
-      if (fault === 'webhook-500' || strictAndSurprised) res.writeHead(fault === 'webhook-500' ? 500 : 400, { 'content-type': 'text/plain' }).end('no');
-      else if (fault === 'webhook-text') res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      const strictAndSurprised = fault('webhook-strict') && Object.keys(event).some((name) => !known.includes(name));
+      if (fault('webhook-500') || strictAndSurprised) res.writeHead(fault('webhook-500') ? 500 : 400, { 'content-type': 'text/plain' }).end('no');
+      else if (fault('webhook-text')) res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -89,9 +91,9 @@ function webhookReceiver(): Promise<() => Promise<void>> {
 
 /** An assessment, a document verification and its records for one child organisation, as the reseller. */
 async function actFor(child: string, index: number): Promise<void> {
-  const context = fault === 'no-shared-context' ? {} : { sharedContext: contexts[child] ?? {} };
+  const context = fault('no-shared-context') ? {} : { sharedContext: contexts[child] ?? {} };
   // CLIENT_FAULT=child-id-leak: the second child's calls name the first child in x-source-client-id.
-  const source = fault === 'child-id-leak' && index > 0 ? (children[0] as string) : child;
+  const source = fault('child-id-leak') && index > 0 ? (children[0] as string) : child;
   const childInquiry = `inq-${randomUUID()}`;
   const childCase = (await (await call('identity', 'ROUTE_ASSESSMENT', reseller, { body: { strategy: env.STRATEGY_ASSESSMENT ?? 'default', inquiryId: childInquiry, ...context } })).json()) as { authenticationId: string };
   const started = (await (await call('identity', 'ROUTE_DOCUMENT_VERIFICATION', reseller, { body: { strategy: env.STRATEGY_DOCUMENT_VERIFICATION ?? 'docv-default', inquiryId: childInquiry, ...context }, headers: source === child ? {} : { 'x-source-client-id': source } })).json()) as { authenticationId?: string };
@@ -109,13 +111,13 @@ async function run(): Promise<void> {
   const stopReceiver = await webhookReceiver();
   const inquiryId = `inq-${randomUUID()}`;
   const assessment = (await (await call('identity', 'ROUTE_ASSESSMENT', main, { body: { strategy: env.STRATEGY_ASSESSMENT ?? 'default', inquiryId } })).json()) as { authenticationId: string };
-  const authenticationId = fault === 'made-up-authentication-id' ? randomUUID() : assessment.authenticationId;
+  const authenticationId = fault('made-up-authentication-id') ? randomUUID() : assessment.authenticationId;
   await call('identity', 'ROUTE_CASE_UPDATE', main, { body: { inquiryId, authenticationId, decision: 'REVIEW', tags: ['certification'] } });
   await call('stepup', 'ROUTE_STEP_UP', main, { body: { inquiryId, authenticationId: assessment.authenticationId, email: 'jane@example.test' } });
   await placeOrder({ merchantOrderId: `order-${randomUUID()}`, fulfillment: [{ type: 'SHIPPED' }], items: [], transactions: [], promotions: [] });
 
   // For each child organisation, as the reseller.
-  for (const [index, child] of (fault === 'one-child' ? children.slice(0, 1) : children).entries()) await actFor(child, index);
+  for (const [index, child] of (fault('one-child') ? children.slice(0, 1) : children).entries()) await actFor(child, index);
   // Deliveries of the flows above arrive shortly after them.
   await new Promise((resolve) => setTimeout(resolve, Number(env.WEBHOOK_GRACE_MS ?? 500)));
   await stopReceiver();

@@ -7,13 +7,14 @@ import { fileURLToPath } from 'node:url';
 
 // The test command of npm run mutate: one whole conformance run under the certify profile (a SHOULD broken by a
 // mutant counts too) against the embedded sandbox carrying the active mutant, on ports of its own, so that two
-// mutants run side by side. Exit code 0: the mutant survived; any other: the suite caught it.
+// mutants run side by side. Exit code 0: the mutant survived; any other: the suite caught it. The run stops at its
+// first failed test (--max-failures=1): one is enough to kill a mutant, and a survivor runs every test anyway.
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 const work = mkdtempSync(join(tmpdir(), 'mutant-run-'));
 const envFile = join(work, 'empty.env');
 writeFileSync(envFile, '');
-const run = spawnSync(process.execPath, [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test'], {
+const run = spawnSync(process.execPath, [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '--max-failures=1'], {
   cwd: repoRoot,
   env: {
     ...process.env,
