@@ -74,6 +74,7 @@ const faultList = [
   { id: 'correlation-id-required-on-step-up', place: 'stepUp', requirement: 'HDR-STEPUP-NO-CORRELATION', description: 'The step-up refuses a request without x-correlation-id, which 4.7 does not list.' },
 
   { id: 'assessment-strategy-optional', requirement: 'ASM-REQ-REQUIRED', description: 'An assessment without strategy is accepted.' },
+  { id: 'assessment-null-body-crashes', requirement: 'ASM-REQ-REQUIRED', description: 'An assessment body that is JSON but no object is not refused as such: null fails with 500 (an array or a string is still refused, for its missing members).' },
   { id: 'assessment-types-unchecked', requirement: 'ASM-REQ-TYPES', description: 'Assessment field types are not checked (a numeric inquiryId or strategy, a string applicant are accepted).' },
   { id: 'assessment-device-session-unique', requirement: 'ASM-DEVICE-SESSION-REUSE', description: 'An assessment whose deviceSessionId an earlier assessment used is refused with 409.' },
   { id: 'assessment-co-applicant-refused', requirement: 'ASM-ACCEPTED', description: 'An assessment carrying coApplicant is refused with 400.' },
@@ -97,6 +98,7 @@ const faultList = [
   { id: 'update-decision-any', requirement: 'CU-DECISION-ENUM', description: 'Any decision string is accepted and stored.' },
   { id: 'update-decision-ignored', requirement: 'CU-DECISION-APPLIED', description: 'A valid decision is accepted but never stored.' },
   { id: 'update-decision-reset', requirement: 'CU-DECISION-KEPT', description: 'A case update without decision resets the case to its initial decision.' },
+  { id: 'update-body-array-unwrapped', requirement: 'CU-REQ-REQUIRED', description: 'A case update whose body is an array is taken as its first item: [valid update] is accepted.' },
   { id: 'update-tags-replaced', requirement: 'CU-TAGS-APPEND', description: 'The tags of a case update replace the case tags instead of being appended.' },
   { id: 'update-agent-validated', requirement: 'CU-AGENT-ANY', description: 'An externalAgent that is not a known portal user is refused with 400.' },
   { id: 'update-unknown-queue-fails', requirement: 'CU-QUEUE-UNKNOWN', description: 'A case update naming an unknown queue is refused with 400.' },

@@ -83,15 +83,18 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
     sendRefusal(ex.res, refusal(400, 'invalid_json', parsed.reason));
     return undefined;
   }
-  if (!isObject(parsed.value)) {
+  const value = id === 'caseUpdate' && ctx.faults.has('update-body-array-unwrapped') && Array.isArray(parsed.value) ? parsed.value[0] : parsed.value;
+  // assessment-null-body-crashes: a body that is no object reaches the handler, which fails on a null one.
+  if (id === 'assessment' && ctx.faults.has('assessment-null-body-crashes')) return { clientId, body: value as Record<string, unknown> };
+  if (!isObject(value)) {
     sendRefusal(ex.res, validationRefusal(ctx, 'the body must be a JSON object'));
     return undefined;
   }
-  if (ctx.faults.on('shared-context-refused', id) && 'sharedContext' in parsed.value) {
+  if (ctx.faults.on('shared-context-refused', id) && 'sharedContext' in value) {
     sendRefusal(ex.res, refusal(400, 'validation_failed', 'sharedContext is not supported'));
     return undefined;
   }
-  return { clientId, body: parsed.value };
+  return { clientId, body: value };
 }
 
 /** A successful answer of an operation: JSON, unless the fault of json-as-text-plain labels it otherwise there. */

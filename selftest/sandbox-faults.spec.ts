@@ -100,6 +100,7 @@ const faultChecks: Record<FaultId, Conforms> = {
     return (await api.op('assessment', { body: body() })).status === 200;
   },
   'assessment-strategy-optional': async (api) => (await api.op('assessment', { body: { inquiryId: 'inq-1' } })).status === 400,
+  'assessment-null-body-crashes': async (api) => refused(await api.op('assessment', { raw: 'null' })),
   'assessment-types-unchecked': async (api) => (await api.op('assessment', { body: { strategy: 'default', inquiryId: 'inq-1', applicant: 'Jane' } })).status === 400,
   'assessment-co-applicant-refused': async (api) => (await api.op('assessment', { body: { strategy: 'default', inquiryId: 'inq-1', coApplicant: { firstName: 'A' } } })).status === 200,
   'assessment-inquiry-not-echoed': async (api) => {
@@ -135,6 +136,10 @@ const faultChecks: Record<FaultId, Conforms> = {
   'update-decision-any': async (api) => (await updateOf(api, { decision: 'MAYBE' })).status === 400,
   'update-decision-ignored': async (api) => ((await decisionAfter(api, [{ decision: 'DENY' }])) as Body)['decision'] === 'DENY',
   'update-decision-reset': async (api) => ((await decisionAfter(api, [{ decision: 'DENY' }, { tags: ['t'] }])) as Body)['decision'] === 'DENY',
+  'update-body-array-unwrapped': async (api) => {
+    const c = await api.newCase();
+    return refused(await api.op('caseUpdate', { body: [{ inquiryId: c.inquiryId, authenticationId: c.authenticationId }] }));
+  },
   'update-tags-replaced': async (api) => JSON.stringify(((await decisionAfter(api, [{ tags: ['a'] }, { tags: ['b'] }])) as Body)['tags']) === '["a","b"]',
   'update-agent-validated': async (api) => (await updateOf(api, { externalAgent: 'someone-else' })).status === 200,
   'update-unknown-queue-fails': async (api) => (await updateOf(api, { queue: 'no-such-queue' })).status === 200,

@@ -102,6 +102,18 @@ export function requiredRows(op: BodyOperation): RequiredRow[] {
 }
 
 /**
+ * The requirement that refuses a request without the operation's required members, when it has any: a body that is
+ * JSON but no object carries none of them.
+ */
+export function notAnObjectRequirement(op: BodyOperation): string | undefined {
+  return requiredRows(op)[0]?.requirement;
+}
+
+export function notAnObjectTitle(op: BodyOperation): string {
+  return `${operation(op).noun} whose body is JSON but no object (null, an array holding a valid request, that request as a string) is refused`;
+}
+
+/**
  * The optional members of the operation's request that a client sends on its own behalf. sharedContext is a
  * reseller's (part 1): a server may refuse it from another client, so the reseller checks judge it.
  */

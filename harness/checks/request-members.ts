@@ -23,8 +23,8 @@ export interface MemberContext {
  * other: the document does not say that a target takes concurrent updates of a case. Each answer is judged in the
  * order the variants are listed.
  */
-async function sendAll(ctx: MemberContext, op: BodyOperation, variants: ReadonlyArray<{ body: Record<string, unknown>; note: string }>, judge: (exchange: Exchange) => void, options: { oneAtATime?: boolean } = {}): Promise<void> {
-  const send = ({ body, note }: { body: Record<string, unknown>; note: string }) => ctx.api.call(op, { body, note });
+async function sendAll(ctx: MemberContext, op: BodyOperation, variants: ReadonlyArray<{ body: unknown; note: string }>, judge: (exchange: Exchange) => void, options: { oneAtATime?: boolean } = {}): Promise<void> {
+  const send = ({ body, note }: { body: unknown; note: string }) => ctx.api.call(op, { body, note });
   const exchanges: Exchange[] = [];
   if (options.oneAtATime) for (const variant of variants) exchanges.push(await send(variant));
   else exchanges.push(...(await Promise.all(variants.map(send))));
@@ -44,6 +44,20 @@ export async function checkRequired(ctx: MemberContext, row: RequiredRow): Promi
   const without = Object.fromEntries(Object.entries(body).filter(([name]) => name !== row.field));
   const variants = [{ body: without, note: `without ${row.field}` }, { body: { ...body, [row.field]: null }, note: `${row.field} null` }];
   await sendAll(ctx, row.operation, variants, (exchange) => expectRefused(ctx.verdict, row.requirement, exchange));
+}
+
+/**
+ * A body that is JSON but no object (null, an array holding the valid request, the valid request encoded once more as
+ * a JSON string) carries none of the required members: each refused.
+ */
+export async function checkBodyNotAnObject(ctx: MemberContext, op: BodyOperation, requirement: string): Promise<void> {
+  const body = await ctx.validBody();
+  const variants = [
+    { body: null, note: 'the body null' },
+    { body: [body], note: 'the body an array holding the valid request' },
+    { body: JSON.stringify(body), note: 'the body the valid request as a JSON string' },
+  ];
+  await sendAll(ctx, op, variants, (exchange) => expectRefused(ctx.verdict, requirement, exchange));
 }
 
 /** The request with every member of its part, each one in its stated type (the reseller's sharedContext apart). */
