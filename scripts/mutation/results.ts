@@ -3,6 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 /** One module's last mutation run, as docs/mutation-results.json keeps it. */
 export interface ModuleResult {
   ranAt: string;
+  /** The lines mutated, when the run named a range of the module (sandbox/x.ts:198-271). */
+  lines?: string;
   mutants: number;
   killed: number;
   timedOut: number;
@@ -24,12 +26,14 @@ interface StrykerMutant {
 }
 
 /** The per-module results of a StrykerJS JSON report (mutation-testing-report-schema). */
-export function resultsOfReport(report: { files: Record<string, { mutants: StrykerMutant[] }> }, ranAt: string): MutationResults {
+export function resultsOfReport(report: { files: Record<string, { mutants: StrykerMutant[] }>; config?: { mutate?: string[] } }, ranAt: string): MutationResults {
   const results: MutationResults = {};
   for (const [file, { mutants }] of Object.entries(report.files)) {
     const count = (status: string) => mutants.filter((m) => m.status === status).length;
+    const lines = (report.config?.mutate ?? []).map((glob) => new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(\\d+-\\d+)$`).exec(glob)?.[1]).find(Boolean);
     results[file] = {
       ranAt,
+      ...(lines ? { lines } : {}),
       mutants: mutants.length,
       killed: count('Killed'),
       timedOut: count('Timeout'),
@@ -57,7 +61,7 @@ export function score(r: ModuleResult): number {
 export function resultsTable(results: MutationResults): string {
   const rows = Object.entries(results)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([file, r]) => `| \`${file}\` | ${r.ranAt.slice(0, 10)} | ${r.mutants - r.ignored} | ${r.killed + r.timedOut} | ${r.survived} | ${(score(r) * 100).toFixed(0)} % | ${r.survivors.map((s) => s.id).join(', ') || 'none'} |`);
+    .map(([file, r]) => `| \`${file}\`${r.lines ? ` (lines ${r.lines})` : ''} | ${r.ranAt.slice(0, 10)} | ${r.mutants - r.ignored} | ${r.killed + r.timedOut} | ${r.survived} | ${(score(r) * 100).toFixed(0)} % | ${r.survivors.map((s) => s.id).join(', ') || 'none'} |`);
   return ['| Module | Run | Mutants run | Killed | Survived | Score | Survivors (ids, each classified below) |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
