@@ -61,7 +61,7 @@ export function score(r: ModuleResult): number {
 export function resultsTable(results: MutationResults): string {
   const rows = Object.entries(results)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([file, r]) => `| \`${file}\`${r.lines ? ` (lines ${r.lines})` : ''} | ${r.ranAt.slice(0, 10)} | ${r.mutants - r.ignored} | ${r.killed + r.timedOut} | ${r.survived} | ${(score(r) * 100).toFixed(0)} % | ${r.survivors.map((s) => s.id).join(', ') || 'none'} |`);
+    .map(([file, r]) => `| \`${file}\`${r.lines ? ` (lines ${r.lines})` : ''} | ${r.ranAt.slice(0, 10)} | ${r.mutants - r.ignored} | ${r.killed + r.timedOut} | ${r.survived} | ${(score(r) * 100).toFixed(0)} % | ${r.survivors.map((s) => s.id).sort((a, b) => a - b).join(', ') || 'none'} |`);
   return ['| Module | Run | Mutants run | Killed | Survived | Score | Survivors (ids, each classified below) |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
