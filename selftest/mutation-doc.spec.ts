@@ -37,5 +37,5 @@ test('a StrykerJS report is counted by status, survivors listed, and scored over
   expect(r?.survivors.map((s) => s.id)).toEqual([2, 5]);
   expect(r && score(r)).toBe(0.5);
   expect(r?.lines, 'no range named').toBeUndefined();
-  expect(resultsOfReport({ ...report, config: { mutate: ['sandbox/x.ts:198-271'] } }, '2026-11-25T00:00:00Z')['sandbox/x.ts']?.lines).toBe('198-271');
+  expect(resultsOfReport({ ...report, config: { mutate: ['sandbox/x.ts:198-271'] } }, '2026-11-25T00:00:00Z')['sandbox/x.ts:198-271']?.lines).toBe('198-271');
 });

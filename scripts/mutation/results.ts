@@ -25,13 +25,17 @@ interface StrykerMutant {
   location: { start: { line: number } };
 }
 
-/** The per-module results of a StrykerJS JSON report (mutation-testing-report-schema). */
+/**
+ * The per-module results of a StrykerJS JSON report (mutation-testing-report-schema), keyed by the module, or by the
+ * module and the lines mutated when the run named a range (sandbox/x.ts:198-271): mutant ids are a run's own, so each
+ * range keeps its results and its section of docs/mutation.md.
+ */
 export function resultsOfReport(report: { files: Record<string, { mutants: StrykerMutant[] }>; config?: { mutate?: string[] } }, ranAt: string): MutationResults {
   const results: MutationResults = {};
   for (const [file, { mutants }] of Object.entries(report.files)) {
     const count = (status: string) => mutants.filter((m) => m.status === status).length;
     const lines = (report.config?.mutate ?? []).map((glob) => new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(\\d+-\\d+)$`).exec(glob)?.[1]).find(Boolean);
-    results[file] = {
+    results[lines ? `${file}:${lines}` : file] = {
       ranAt,
       ...(lines ? { lines } : {}),
       mutants: mutants.length,
@@ -61,7 +65,7 @@ export function score(r: ModuleResult): number {
 export function resultsTable(results: MutationResults): string {
   const rows = Object.entries(results)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([file, r]) => `| \`${file}\`${r.lines ? ` (lines ${r.lines})` : ''} | ${r.ranAt.slice(0, 10)} | ${r.mutants - r.ignored} | ${r.killed + r.timedOut} | ${r.survived} | ${(score(r) * 100).toFixed(0)} % | ${r.survivors.map((s) => s.id).sort((a, b) => a - b).join(', ') || 'none'} |`);
+    .map(([file, r]) => `| \`${file}\` | ${r.ranAt.slice(0, 10)} | ${r.mutants - r.ignored} | ${r.killed + r.timedOut} | ${r.survived} | ${(score(r) * 100).toFixed(0)} % | ${r.survivors.map((s) => s.id).sort((a, b) => a - b).join(', ') || 'none'} |`);
   return ['| Module | Run | Mutants run | Killed | Survived | Score | Survivors (ids, each classified below) |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
@@ -78,7 +82,7 @@ export function classifiedIds(section: string): Set<number> {
   return ids;
 }
 
-/** The section of docs/mutation.md about one module: from its "## <file>" heading to the next "## ". */
+/** The section of docs/mutation.md about one module (or range): from its "## <file>" heading to the next "## ". */
 export function sectionOf(markdown: string, file: string): string | undefined {
   const start = markdown.indexOf(`## ${file} `);
   if (start < 0) return undefined;
