@@ -26,12 +26,12 @@ if (isMainProcess && !process.env.CONFORMANCE_QUIET) {
   console.log(`Conformance run: profile ${suite.profile}, seed ${suite.seed} (replay with SEED=${suite.seed}), target ${target}`);
 }
 
-// Started now, so that it boots while the runner collects the tests; a listing runs no test and needs none. The
-// sandbox, the run's state and the reporters belong to the runner: workers, which load this file too, skip them.
+// Started now, in the runner's process; a listing runs no test and needs none. The sandbox, the run's state and the
+// reporters belong to the runner: workers, which load this file too, skip them.
 const listing = process.argv.includes('--list');
 if (sandbox && isMainProcess && !listing) {
-  const [{ spawnEmbeddedSandbox }, { runState }] = await Promise.all([import('./harness/config/embedded-sandbox.ts'), import('./harness/run/run-state.ts')]);
-  runState().sandbox = spawnEmbeddedSandbox(repoRoot, sandbox.env);
+  const [{ startEmbeddedSandbox }, { runState }] = await Promise.all([import('./harness/config/embedded-sandbox.ts'), import('./harness/run/run-state.ts')]);
+  runState().sandbox = startEmbeddedSandbox(sandbox.env);
 }
 const reporter = isMainProcess ? (await import('./reporters/reporters.ts')).reportersFor(suite) : [];
 

@@ -1,56 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
 import { operation } from '../catalog/catalog.ts';
 import type { OperationId } from '../catalog/catalog.ts';
-import { addExtraClient, limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext } from './credentials.ts';
-import { fault, faultIdsOf } from './faults.ts';
+import { limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext } from './credentials.ts';
+import { fault } from './faults.ts';
 import { flavorModule } from './flavors/index.ts';
 import { operationPath, operationRoute, serviceBase, tokenPath } from './layout.ts';
-import { startSandbox, type Flavor } from './server.ts';
-import { variableProblems } from '../harness/config/load-config.ts';
-import { configSchema, configVariables } from '../harness/config/variables.ts';
+import { startSandbox } from './server.ts';
+import { readSandboxSettings, SandboxSettingsError, sandboxOptionsOf, sandboxVariables, type SandboxSettings } from './settings.ts';
+import { configSchema } from '../harness/config/variables.ts';
 import { parseCli } from '../scripts/cli.ts';
 import { expiredTokenFor } from './tokens.ts';
 
 /** `npm run sandbox`: starts the sandbox from SANDBOX_* variables and prints what a client needs. */
-class UsageError extends Error {}
-
-/** The SANDBOX_* variables of schemas/config.schema.json: their shapes are checked there, their meaning here. */
-const sandboxVariables = configVariables.filter((name) => name.startsWith('SANDBOX_'));
-
-function readSettings(env: NodeJS.ProcessEnv) {
-  const problems = variableProblems(env, sandboxVariables);
-  if (problems.length > 0) throw new UsageError(problems.join('\n'));
-  const host = env.SANDBOX_HOST || '127.0.0.1';
-  const port = Number(env.SANDBOX_PORT || '4010');
-  const flavor = (env.SANDBOX_FLAVOR || 'reference') as Flavor;
-  const given = faultIdsOf(env.SANDBOX_FAULTS ?? '');
-  if ('problem' in given) throw new UsageError(given.problem);
-  const faultIds = given.ids;
-  const webhookUrl = env.SANDBOX_WEBHOOK_URL || undefined;
-  const givenSecret = env.SANDBOX_TOKEN_SECRET || undefined;
-  // Self-test hooks: extra clients for canary credentials, and a file that receives every token issued.
-  const extraApiKeys = (env.SANDBOX_EXTRA_API_KEYS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const key of extraApiKeys) {
-    if (!addExtraClient(key)) throw new UsageError('SANDBOX_EXTRA_API_KEYS holds a key that is not base64("id:secret"): expected a comma-separated list of such keys');
-  }
-  const issuedTokensFile = env.SANDBOX_ISSUED_TOKENS_FILE || undefined;
-  const flaky503Rate = Number(env.SANDBOX_FLAKY_503 || '0');
-  return {
-    host,
-    port,
-    flavor,
-    faultIds,
-    webhookUrl,
-    tokenSecret: givenSecret ?? randomBytes(24).toString('hex'),
-    secretGenerated: givenSecret === undefined,
-    extraClients: extraApiKeys.length,
-    issuedTokensFile,
-    flaky503Rate,
-    webhookWarnings: env.SANDBOX_WEBHOOK_WARNINGS !== '0',
-  };
-}
-
 async function main(): Promise<void> {
   parseCli({
     summary: 'Starts the sandbox, the reference implementation of the interface document, and prints its URLs and demo credentials.',
@@ -64,26 +24,16 @@ async function main(): Promise<void> {
       'It runs until stopped (Ctrl-C). Exit codes: 0 stopped, 2 bad variables or options.',
     ].join('\n'),
   });
-  let settings: ReturnType<typeof readSettings>;
+  let settings: SandboxSettings;
   try {
-    settings = readSettings(process.env);
+    settings = readSandboxSettings(process.env);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
+    if (!(error instanceof SandboxSettingsError)) throw error;
     console.error(error.message);
     process.exit(2);
   }
   const { flavor } = settings;
-  const sandbox = await startSandbox({
-    host: settings.host,
-    port: settings.port,
-    flavor,
-    faults: settings.faultIds,
-    tokenSecret: settings.tokenSecret,
-    flaky503Rate: settings.flaky503Rate,
-    ...(settings.webhookUrl ? { webhookUrl: settings.webhookUrl } : {}),
-    webhookWarnings: settings.webhookWarnings,
-    ...(settings.issuedTokensFile ? { onTokenIssued: (token: string) => appendFileSync(settings.issuedTokensFile as string, `${token}\n`) } : {}),
-  });
+  const sandbox = await startSandbox(sandboxOptionsOf(settings));
   const origin = sandbox.url;
   const { layout, tokenKind } = flavorModule(flavor);
   const routeLine = (id: OperationId): string => `  ${operation(id).part} ${id.padEnd(21)} ${operationRoute(layout, id).method.padEnd(6)} ${origin}${operationPath(layout, operation(id))}`;

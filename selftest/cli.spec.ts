@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
+import { parseCli, usageOf } from '../scripts/cli.ts';
 import { runCli, TS_NODE } from './evidence-harness.ts';
 
 // Every command of package.json that is one of ours (node --import tsx <file>) prints its usage on --help and exits 0,
@@ -14,20 +15,53 @@ test('every npm script of ours is a tsx file, and there are some', () => {
   expect(ours.map((s) => s.name).sort()).toEqual(expect.arrayContaining(['bench', 'certify', 'certify-client', 'coverage', 'diff', 'report', 'sandbox', 'verify-bundle']));
 });
 
-test('every npm script of ours answers --help with its usage (exit 0) and an unknown option with exit 2', async () => {
+// Each script is started once, with an option it does not know: it must stop with exit 2 and its own usage before doing
+// anything, which proves that it reads its command line through parseCli first. The --help branch of parseCli is the
+// same for every script: checked through one real command, and on parseCli itself.
+test('every npm script of ours stops on an unknown option with exit 2, what is wrong and its own usage, before doing anything', async () => {
   test.setTimeout(240_000);
   const env = { ...process.env, ENV_FILE: '/dev/null' } as Record<string, string>;
-  const results = await Promise.all(
-    ours.map(async ({ name, file }) => ({
-      name,
-      help: await runCli(TS_NODE[0], [...TS_NODE.slice(1), file, '--help'], env, 60_000),
-      unknown: await runCli(TS_NODE[0], [...TS_NODE.slice(1), file, '--no-such-option'], env, 60_000),
-    })),
-  );
-  for (const { name, help, unknown } of results) {
-    expect(help.code, `npm run ${name} -- --help: ${help.stderr}`).toBe(0);
-    expect(help.stdout, `npm run ${name} -- --help`).toContain(`Usage: npm run ${name}`);
-    expect(unknown.code, `npm run ${name} -- --no-such-option`).toBe(2);
-    expect(unknown.stderr, `npm run ${name} -- --no-such-option`).toMatch(/Unknown option '--no-such-option'[\s\S]*Usage:/);
+  const results = await Promise.all(ours.map(async ({ name, file }) => ({ name, unknown: await runCli(TS_NODE[0], [...TS_NODE.slice(1), file, '--no-such-option'], env, 60_000) })));
+  for (const { name, unknown } of results) {
+    expect(unknown.code, `npm run ${name} -- --no-such-option: ${unknown.stderr}`).toBe(2);
+    expect(unknown.stderr, `npm run ${name} -- --no-such-option`).toMatch(/Unknown option '--no-such-option'/);
+    expect(unknown.stderr, `npm run ${name} -- --no-such-option`).toContain(`Usage: npm run ${name}`);
   }
+});
+
+test('--help prints the usage on standard output and exits 0, through a real command', async () => {
+  const help = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/coverage.ts', '--help'], { ...process.env, ENV_FILE: '/dev/null' } as Record<string, string>, 60_000);
+  expect(help.code, help.stderr).toBe(0);
+  expect(help.stdout).toContain('Usage: npm run coverage');
+  expect(help.stderr).toBe('');
+});
+
+test('parseCli: --help prints exactly the usage and exits 0; an unknown option prints what is wrong and the usage and exits 2', () => {
+  const cli = { summary: 'Does one thing.', usage: 'npm run thing -- [--level <value>]', options: { level: { type: 'string' as const } }, describe: { level: 'how much' } };
+  const outcome = (argv: string[]) => {
+    const printed: string[] = [];
+    const errors: string[] = [];
+    // What the command had printed when it first exited: the fake exit throws, and parseCli's own catch would go on.
+    let exited: { code: number | undefined; printed: string[]; errors: string[] } | undefined;
+    const { exit } = process;
+    const { log, error } = console;
+    console.log = (...args: unknown[]) => void printed.push(args.join(' '));
+    console.error = (...args: unknown[]) => void errors.push(args.join(' '));
+    process.exit = ((code?: number) => {
+      exited ??= { code, printed: [...printed], errors: [...errors] };
+      throw new Error('exit');
+    }) as typeof process.exit;
+    try {
+      return { parsed: parseCli(cli, argv).values, printed, errors };
+    } catch {
+      return exited;
+    } finally {
+      process.exit = exit;
+      console.log = log;
+      console.error = error;
+    }
+  };
+  expect(outcome(['--help'])).toEqual({ code: 0, printed: [usageOf(cli)], errors: [] });
+  expect(outcome(['--nope'])).toEqual({ code: 2, printed: [], errors: [expect.stringMatching(/^Unknown option '--nope'[\s\S]*\n\nDoes one thing\.\n\nUsage: npm run thing/)] });
+  expect(outcome(['--level', 'high'])).toEqual({ parsed: { level: 'high' }, printed: [], errors: [] });
 });

@@ -23,15 +23,16 @@ interface Cell {
 // Each cell is a whole CLI run with its own sandbox; the self-tests share the machine with the proof run.
 test.describe.configure({ timeout: 240_000 });
 
+// Each profile through the real CLI on the cells where the profiles differ: a SHOULD failure ends gate and nightly with
+// 0 and certify with 1; a MUST failure ends gate and nightly with 1. Every profile × outcome combination is judged by
+// the reporter's units (evidence-units.spec.ts); a clean sandbox exits 0 under gate in honest-gate.spec.ts and under
+// certify in evidence-bundle.spec.ts.
 const cells: Cell[] = [
-  { profile: 'gate', exit: 0 },
   { profile: 'gate', faults: SHOULD_FAULT, exit: 0 },
   { profile: 'gate', faults: MUST_FAULT, exit: 1, reason: /^MUST requirements failed: .*TOK-ISSUED/ },
-  { profile: 'nightly', exit: 0 },
   { profile: 'nightly', faults: SHOULD_FAULT, exit: 0 },
   { profile: 'nightly', faults: MUST_FAULT, exit: 1, reason: /^MUST requirements failed: .*TOK-ISSUED/ },
   { profile: 'certify', faults: SHOULD_FAULT, exit: 1, reason: /^SHOULD requirements failed or blocked \(certify profile\): TOK-NO-STORE/ },
-  { profile: 'certify', faults: MUST_FAULT, exit: 1, reason: /^MUST requirements failed: .*TOK-ISSUED/ },
 ];
 
 for (const cell of cells) {

@@ -9,6 +9,7 @@ import { loadConfig } from '../harness/config/load-config.ts';
 import { citeAnnotation, markAnnotation } from '../harness/verdict-marks.ts';
 import { allureEnrichment, TEST_VERDICT } from '../reporters/allure-enrichment.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
+import { MARKDOWN_MAX_CHARS } from '../reporters/matrix-markdown.ts';
 import { loadLedger, type LedgerEntry } from '../harness/config/ledger.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { serializeRedacted } from '../reporters/serialize-redacted.ts';
@@ -107,6 +108,15 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
     expect(run.json.reasons).toEqual([]);
     expect(run.status).toBe('passed');
     expect(run.json.result).toBe('conformant');
+  });
+
+  test('a run where every requirement fails, each with a long detail, gives a Markdown matrix that fits a PR comment', async () => {
+    const long = `Expected: the documented answer | Actual: ${'x'.repeat(4_000)}`;
+    const failing = requirements.map((r): FakeTest => ({ title: `${r.id} fails`, status: 'failed', annotations: [...cite(r.id), markAnnotation({ kind: 'fail', id: r.id, detail: long })], error: long }));
+    const run = await conformanceRun('gate', failing);
+    expect(run.json.requirements.filter((r) => r.outcome === 'failed')).toHaveLength(requirements.length);
+    expect(run.markdown.length).toBeLessThan(MARKDOWN_MAX_CHARS);
+    expect(run.markdown).toMatch(/more requirement sections? did not fit the [\d,]+ characters this file keeps to/);
   });
 
   test('the matrix stays readable: a clean run fits in 200 lines, no line is longer than 300 characters', async () => {
