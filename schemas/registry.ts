@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import ajvModule from 'ajv/dist/2020.js';
-import formatsModule from 'ajv-formats';
-import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { AnySchemaObject, ErrorObject } from 'ajv/dist/2020.js';
+import { loadValidators, type Validate } from './validators.ts';
 
 export interface SchemaIssue {
   /** JSON Pointer into the validated value; '' is the root. */
@@ -26,28 +25,6 @@ const schemaIdBase = 'https://conformance.example/schemas/';
 const schemaFileSuffix = '.schema.json';
 const schemaFolder = new URL('./', import.meta.url);
 
-// Both packages are CommonJS modules that also set exports.default; under NodeNext TypeScript types the
-// default import as the module object, and `.default` is the callable at run time as well.
-const Ajv2020 = ajvModule.default;
-const addFormats = formatsModule.default;
-
-const int64Min = -(2n ** 63n);
-const int64Max = 2n ** 63n - 1n;
-
-function isInt64Decimal(text: string): boolean {
-  if (!/^-?[0-9]{1,19}$/.test(text)) return false;
-  const value = BigInt(text);
-  return value >= int64Min && value <= int64Max;
-}
-
-// The schemas are not checked against the 2020-12 meta-schema at every start (compiling it cost the runner and each
-// worker ~35 ms): selftest/schemas.spec.ts checks each one against it.
-const ajv = new Ajv2020({ strict: true, allErrors: true, validateSchema: false });
-addFormats(ajv);
-// ajv-formats defines int64 for numbers; the spec's int64 values travel as strings (proto3 JSON), so the
-// format is redefined for strings: decimal digits within the signed 64-bit range.
-ajv.addFormat('int64', { type: 'string', validate: isInt64Decimal });
-
 const schemaFiles = readdirSync(schemaFolder)
   .filter((name) => name.endsWith(schemaFileSuffix))
   .sort();
@@ -60,21 +37,14 @@ for (const fileName of schemaFiles) {
     throw new Error(`schemas/${fileName} has $id ${JSON.stringify(schema.$id)}; expected "${expectedId}"`);
   }
   loadedSchemas.set(expectedId, schema);
-  ajv.addSchema(schema);
 }
 
-// Compiled on first use: a worker validates a few schemas, and compiling all of them cost every worker ~100 ms.
-// selftest/schemas.spec.ts compiles each one, so a broken schema still fails the self-tests.
-const validators = new Map<string, ValidateFunction>();
-function validatorFor(id: string): ValidateFunction | undefined {
-  if (!loadedSchemas.has(id)) return undefined;
-  let validate = validators.get(id);
-  if (!validate) {
-    validate = ajv.getSchema(id);
-    if (!validate) throw new Error(`Schema ${id} was added but did not compile`);
-    validators.set(id, validate);
-  }
-  return validate;
+// Compiled ahead of time and cached (schemas/validators.ts), loaded on first use: a process that validates nothing
+// (the sandbox, mostly) never loads them.
+let validators: Map<string, Validate> | undefined;
+function validatorFor(id: string): Validate | undefined {
+  validators ??= loadValidators(loadedSchemas);
+  return validators.get(id);
 }
 
 /** Every schema $id in schemas/, sorted by file name. */

@@ -12,6 +12,7 @@ import {
   type EnumName,
   type SchemaIssue,
 } from '../schemas/registry.ts';
+import { compileValidators, loadValidators, type Validate } from '../schemas/validators.ts';
 
 const Ajv2020 = ajvModule.default;
 
@@ -542,4 +543,19 @@ test.describe('registry', () => {
     const id = schemaIdFor('token-response');
     expect(describeIssues(id, [])).toContain(id);
   });
+});
+
+test('the validators compiled ahead of time and cached give the same answers, errors included, as ajv compiling the schemas now', () => {
+  const schemas = new Map(schemaIds.map((id) => [id, schemaDocument(id)]));
+  const cached = loadValidators(schemas);
+  const fresh = compileValidators(schemas);
+  const answers = (validate: Validate | undefined, value: unknown) => ({ valid: validate?.(value), errors: validate?.errors ?? null });
+  let compared = 0;
+  for (const c of [...validCases, ...invalidCases]) {
+    const id = schemaIdFor(c.schema);
+    expect(answers(cached.get(id), c.value), `${c.schema}: ${c.variant}`).toEqual(answers(fresh.get(id), c.value));
+    compared += 1;
+  }
+  for (const id of schemaIds) for (const value of [null, [], 'text', 7, {}]) expect(answers(cached.get(id), value), id).toEqual(answers(fresh.get(id), value));
+  expect(compared).toBe(validCases.length + invalidCases.length);
 });
