@@ -9,7 +9,9 @@ export default defineConfig({
   testDir: '.',
   testMatch: '**/*.spec.ts',
   fullyParallel: true,
-  workers: 2,
+  // Three on two cores: many self-tests wait (webhook grace periods, retry backoffs, the rate-limited target's
+  // Retry-After) while a child run of another uses the CPU; measured 194 s against 204 s with two (docs/performance.md).
+  workers: 3,
   // Generous: the self-tests must stay green on a busy machine, where a child conformance run can take several times
   // longer (seen: the shards test past 120 s with three runs of the suite loading 2 cores).
   timeout: 240_000,
