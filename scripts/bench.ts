@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -184,6 +184,7 @@ async function main() {
     npmTest: { ...figure(npmTest), exitCodes: npmTest.map((r) => r.code) },
     npmTestUnderLoad: { ...figure(loaded.results), exitCodes: loaded.results.map((r) => r.code), loadRuns: loaded.loadRuns },
   };
+  keepEarlierFigures(summary);
   mkdirSync(join(repoRoot, 'reports'), { recursive: true });
   writeFileSync(join(repoRoot, 'reports/bench.json'), `${JSON.stringify(summary, null, 2)}\n`);
   const table = benchTable(summary);
@@ -192,6 +193,27 @@ async function main() {
     replaceReadmeBlock('bench', table);
     console.log('written: reports/bench.json and the README table');
   } else console.log('written: reports/bench.json');
+}
+
+/**
+ * A measure asked for 0 runs keeps its figure from the last bench (reports/bench.json), so that one measure can be
+ * taken again alone (`--runs 0 --slow-runs 0 --kill-runs 0 --npm-test-runs 0 --loaded-runs 5`) without erasing the
+ * others from the README's table.
+ */
+function keepEarlierFigures(summary: Summary): void {
+  let earlier: Summary;
+  try {
+    earlier = JSON.parse(readFileSync(join(repoRoot, 'reports/bench.json'), 'utf8')) as Summary;
+  } catch {
+    return;
+  }
+  if (summary.fullRun.runs === 0 && earlier.fullRun) summary.fullRun = earlier.fullRun;
+  if (summary.oneTest.node.runs === 0 && earlier.oneTest) summary.oneTest = earlier.oneTest;
+  if (summary.failingRun.runs === 0 && earlier.failingRun) summary.failingRun = earlier.failingRun;
+  if (summary.slowTarget.twoWorkers.runs === 0 && earlier.slowTarget) summary.slowTarget = earlier.slowTarget;
+  if (summary.proofRun.runs === 0 && earlier.proofRun) summary.proofRun = earlier.proofRun;
+  if (summary.npmTest.runs === 0 && earlier.npmTest) summary.npmTest = earlier.npmTest;
+  if (summary.npmTestUnderLoad.runs === 0 && earlier.npmTestUnderLoad) summary.npmTestUnderLoad = earlier.npmTestUnderLoad;
 }
 
 /**
