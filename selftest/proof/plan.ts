@@ -55,11 +55,13 @@ export function checks(test: ListedTest, run: Pick<FaultRun, 'requirement' | 'pl
 }
 
 /**
- * Faults that need a sandbox of their own: those the token broker meets (a token endpoint's), those of the webhook
- * checks (one receiver judges every delivery of its run), and those that need suite variables of their own.
+ * Faults that need a sandbox of their own: those of the webhook checks (one receiver judges every delivery of its run,
+ * and a late delivery of one flow could meet the next flow's check). A token endpoint's fault goes in a round like the
+ * others: the run's broker asks for its tokens with no test's User-Agent, so it is never given a fault, and the token
+ * checks send their own requests.
  */
-function standsAlone(fault: Fault, area: Area): boolean {
-  return area === 'webhooks' || fault.requirement.startsWith('TOK-');
+function standsAlone(area: Area): boolean {
+  return area === 'webhooks';
 }
 
 function faultRun(fault: Fault): FaultRun {
@@ -104,12 +106,12 @@ export async function freePorts(count: number, from = 20_000 + Math.floor(Math.r
 
 /**
  * Starts the sandboxes of a proof run: the clean reference, the correct implementations that differ from it
- * (portability), a reference sandbox per fault that stands alone, and one per round of the others. Each gets its own
- * webhook receiver port, so the runs never see each other's events.
+ * (portability), a reference sandbox per webhook fault (each stands alone), and one per round of the others. Each
+ * gets its own webhook receiver port, so the runs never see each other's events.
  */
 export async function startProofTargets(faults: readonly Fault[], tests: readonly ListedTest[], seed: number): Promise<{ plan: ProofPlan; close: () => Promise<void>; sandboxes: RunningSandbox[] }> {
-  const alone = faults.filter((f) => standsAlone(f, requirement(f.requirement).area)).map(faultRun);
-  const rounds = roundsOf(faults.filter((f) => !standsAlone(f, requirement(f.requirement).area)).map(faultRun), tests);
+  const alone = faults.filter((f) => standsAlone(requirement(f.requirement).area)).map(faultRun);
+  const rounds = roundsOf(faults.filter((f) => !standsAlone(requirement(f.requirement).area)).map(faultRun), tests);
   const specs: Array<Omit<ProofTarget, 'env'>> = [
     { name: 'clean', kind: 'clean', flavor: 'reference', faults: [] },
     { name: 'portability/alternative', kind: 'portability', flavor: 'alternative', faults: [] },
