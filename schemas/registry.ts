@@ -40,7 +40,7 @@ for (const fileName of schemaFiles) {
 }
 
 // Compiled ahead of time and cached (schemas/validators.ts), loaded on first use: a process that validates nothing
-// (the sandbox, mostly) never loads them.
+// never loads them.
 let validators: Map<string, Validate> | undefined;
 function validatorFor(id: string): Validate | undefined {
   validators ??= loadValidators(loadedSchemas);
