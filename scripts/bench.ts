@@ -3,9 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { projectNames } from '../harness/config/projects.ts';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
+import { listSuite } from '../selftest/proof/listing.ts';
 import { freePorts } from '../selftest/proof/plan.ts';
 import { countOption, parseCli } from './cli.ts';
 import { replaceReadmeBlock } from './readme-block.ts';
@@ -147,6 +149,43 @@ async function oneTestRun(launcher: string) {
   }
 }
 
+/**
+ * Playwright alone, in a package like this one (ES modules, TypeScript): the suite's six projects, as many tests in each
+ * as the suite has there, every test empty and on Playwright's base test without its browser fixtures (as the suite's
+ * are), on the suite's default 2 workers with its parallel settings and the `dot` reporter. No suite on this stack goes under these figures on the day's machine: one project of one test is the floor
+ * under the one-test figure, the six projects the floor under the full run (a runner, six worker starts and
+ * Playwright's own cost per test).
+ */
+async function floorRuns(count: number): Promise<{ one: Timed[]; suite: Timed[]; tests: number }> {
+  if (count === 0) return { one: [], suite: [], tests: 0 };
+  const perProject = new Map<string, number>();
+  for (const test of await listSuite()) perProject.set(test.file.split('/')[0] ?? '', (perProject.get(test.file.split('/')[0] ?? '') ?? 0) + 1);
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-floor-'));
+  try {
+    const playwrightTest = pathToFileURL(join(repoRoot, 'node_modules/@playwright/test/index.mjs')).href;
+    writeFileSync(join(scratch, 'package.json'), '{ "type": "module" }\n');
+    for (const name of projectNames) {
+      mkdirSync(join(scratch, name));
+      const tests = perProject.get(name) ?? 1;
+      writeFileSync(join(scratch, name, 'empty.spec.ts'), `import { _baseTest as test } from ${JSON.stringify(playwrightTest)};\n\nfor (let i = 0; i < ${tests}; i += 1) test(\`empty \${i}\`, (): void => undefined);\n`);
+    }
+    mkdirSync(join(scratch, 'one'));
+    writeFileSync(join(scratch, 'one', 'empty.spec.ts'), `import { _baseTest as test } from ${JSON.stringify(playwrightTest)};\n\ntest('empty', (): void => undefined);\n`);
+    const projects = [...projectNames.map((name) => ({ name, testDir: `./${name}`, workers: 1, ...(name === 'webhooks' ? { fullyParallel: false } : {}) })), { name: 'one', testDir: './one' }];
+    writeFileSync(join(scratch, 'floor.config.ts'), `export default ${JSON.stringify({ workers: 2, fullyParallel: true, reporter: 'dot', projects })};\n`);
+    const run = async (args: string) => {
+      const result = await timed(`node ${playwrightCli} test -c ${join(scratch, 'floor.config.ts')} ${args}`, { CI: '' });
+      if (result.code !== 0) throw new Error(`The floor run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
+      return result;
+    };
+    const one = await repeat('floor, one empty test', count, () => run('--project one'), line);
+    const suite = await repeat('floor, the suite\'s projects of empty tests', count, () => run(projectNames.map((name) => `--project ${name}`).join(' ')), line);
+    return { one, suite, tests: [...perProject.values()].reduce((a, b) => a + b, 0) };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 async function repeat<T>(label: string, count: number, once: () => Promise<T>, describe: (one: T) => string): Promise<T[]> {
   const all: T[] = [];
   for (let i = 0; i < count; i += 1) {
@@ -162,6 +201,7 @@ const line = (one: Timed) => `${seconds(one.ms)} s, ${one.cpuSeconds.toFixed(1)}
 
 async function main() {
   console.log(`bench: ${runs} run(s) of each fast measure, ${slowRuns} slow-target run(s), ${killRuns} proof run(s), ${npmTestRuns} npm test run(s)`);
+  const floor = await floorRuns(runs);
   const full = await repeat('full run', runs, () => runAgainstSandbox({ expectedExit: 0, loop: true }), (one) => `${line(one)}, ${one.requests} requests, plain fetch loop ${seconds(one.loopMs ?? 0)} s`);
   const oneNode = await repeat('one test (node)', runs, () => oneTestRun(`node ${playwrightCli}`), line);
   const oneNpx = await repeat('one test (npx)', runs, () => oneTestRun('npx playwright'), line);
@@ -176,6 +216,7 @@ async function main() {
   const summary: Summary = {
     measuredAt: new Date().toISOString(),
     machine: { cpus: cpus().length, node: process.version },
+    floor: { oneTest: figure(floor.one), suite: { ...figure(floor.suite), tests: floor.tests } },
     fullRun: { ...figure(full), requests, tokensFetched: median(full.map((r) => r.tokens)), plainFetchLoopSeconds: seconds(median(full.map((r) => r.loopMs ?? 0))) },
     oneTest: { node: figure(oneNode), npx: figure(oneNpx) },
     failingRun: { ...figure(failing), faults: FAILING_FAULTS },
@@ -207,7 +248,7 @@ function keepEarlierFigures(summary: Summary): void {
   } catch {
     return;
   }
-  const measures = ['fullRun', 'oneTest', 'failingRun', 'slowTarget', 'proofRun', 'npmTest', 'npmTestUnderLoad'] as const;
+  const measures = ['floor', 'fullRun', 'oneTest', 'failingRun', 'slowTarget', 'proofRun', 'npmTest', 'npmTestUnderLoad'] as const;
   const slots = summary as unknown as Record<(typeof measures)[number], unknown>;
   for (const measure of measures) if (runsIn(summary[measure]) === 0 && earlier[measure]) slots[measure] = earlier[measure];
 }
@@ -247,6 +288,7 @@ type Figure = ReturnType<typeof figure>;
 interface Summary {
   measuredAt: string;
   machine: { cpus: number; node: string };
+  floor: { oneTest: Figure; suite: Figure & { tests: number } };
   fullRun: Figure & { requests: number; tokensFetched: number; plainFetchLoopSeconds: number };
   oneTest: { node: Figure; npx: Figure };
   failingRun: Figure & { faults: string };
@@ -264,8 +306,10 @@ function benchTable(s: Summary): string {
     '| Measure | Median | Target |',
     '|---|---|---|',
     `| Full conformance run against the sandbox, every reporter on (${s.fullRun.runs} runs) | ${cell(s.fullRun)} | 6 s |`,
+    `| Its floor, Playwright alone: the suite's six projects and ${s.floor.suite.tests} tests, each empty, on the base test the suite uses, 2 workers (${s.floor.suite.runs} runs) | ${cell(s.floor.suite)} | |`,
     `| One trivial test with the embedded sandbox and every reporter: the fixed cost (\`node …/cli.js test\`, ${s.oneTest.node.runs} runs) | ${cell(s.oneTest.node)} | 1.5 s |`,
     `| The same through \`npx playwright test\` (npx's own start included) | ${cell(s.oneTest.npx)} | |`,
+    `| Its floor, Playwright alone: one empty test, TypeScript in a package like this one (${s.floor.oneTest.runs} runs) | ${cell(s.floor.oneTest)} | |`,
     `| A failing run: the full suite against faults \`${s.failingRun.faults}\` (${s.failingRun.runs} runs) | ${cell(s.failingRun)} | |`,
     `| Slow target, every answer ${s.slowTarget.latencyMs} ms late, default 2 workers (${s.slowTarget.twoWorkers.runs} runs) | ${cell(s.slowTarget.twoWorkers)} | |`,
     `| The same with \`CONFORMANCE_WORKERS=12\` (${s.slowTarget.twelveWorkers.runs} runs) | ${cell(s.slowTarget.twelveWorkers)} | |`,
