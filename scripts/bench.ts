@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { projectNames } from '../harness/config/projects.ts';
+import { projectLayout, projectNames } from '../harness/config/projects.ts';
+import { configSchema } from '../harness/config/variables.ts';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { listSuite } from '../selftest/proof/listing.ts';
@@ -149,30 +150,33 @@ async function oneTestRun(launcher: string) {
   }
 }
 
+/** A test file of `count` empty tests on Playwright's base test, the one the suite's fixtures extend. */
+const emptySpec = (playwrightTest: string, count: number) =>
+  `import { _baseTest as test } from ${JSON.stringify(playwrightTest)};\n\nfor (let i = 0; i < ${count}; i += 1) test(\`empty \${i}\`, (): void => undefined);\n`;
+
 /**
- * Playwright alone, in a package like this one (ES modules, TypeScript): the suite's six projects, as many tests in each
- * as the suite has there, every test empty and on Playwright's base test without its browser fixtures (as the suite's
- * are), on the suite's default 2 workers with its parallel settings and the `dot` reporter. No suite on this stack goes under these figures on the day's machine: one project of one test is the floor
- * under the one-test figure, the six projects the floor under the full run (a runner, six worker starts and
- * Playwright's own cost per test).
+ * Playwright alone, in a package like this one (ES modules, TypeScript): the suite's six projects laid out as a run on
+ * the default workers lays them out, as many tests in each as the suite has there, every test empty and on Playwright's
+ * base test without its browser fixtures (as the suite's are), with the `dot` reporter. No suite on this stack goes
+ * under these figures on the day's machine: one project of one test is the floor under the one-test figure, the six
+ * projects the floor under the full run (a runner, six worker starts and Playwright's own cost per test).
  */
 async function floorRuns(count: number): Promise<{ one: Timed[]; suite: Timed[]; tests: number }> {
   if (count === 0) return { one: [], suite: [], tests: 0 };
-  const perProject = new Map<string, number>();
-  for (const test of await listSuite()) perProject.set(test.file.split('/')[0] ?? '', (perProject.get(test.file.split('/')[0] ?? '') ?? 0) + 1);
+  const listed = await listSuite();
   const scratch = mkdtempSync(join(tmpdir(), 'bench-floor-'));
   try {
     const playwrightTest = pathToFileURL(join(repoRoot, 'node_modules/@playwright/test/index.mjs')).href;
     writeFileSync(join(scratch, 'package.json'), '{ "type": "module" }\n');
-    for (const name of projectNames) {
-      mkdirSync(join(scratch, name));
-      const tests = perProject.get(name) ?? 1;
-      writeFileSync(join(scratch, name, 'empty.spec.ts'), `import { _baseTest as test } from ${JSON.stringify(playwrightTest)};\n\nfor (let i = 0; i < ${tests}; i += 1) test(\`empty \${i}\`, (): void => undefined);\n`);
+    const workers = Number(configSchema.properties.CONFORMANCE_WORKERS?.default);
+    const projects = [...projectLayout(workers, '.'), { name: 'one', testDir: './one' }];
+    for (const { name, testDir } of projects) {
+      mkdirSync(join(scratch, testDir));
+      const tests = name === 'one' ? 1 : listed.filter((t) => t.file.startsWith(`${name}/`)).length;
+      writeFileSync(join(scratch, testDir, 'empty.spec.ts'), emptySpec(playwrightTest, tests));
     }
-    mkdirSync(join(scratch, 'one'));
-    writeFileSync(join(scratch, 'one', 'empty.spec.ts'), `import { _baseTest as test } from ${JSON.stringify(playwrightTest)};\n\ntest('empty', (): void => undefined);\n`);
-    const projects = [...projectNames.map((name) => ({ name, testDir: `./${name}`, workers: 1, ...(name === 'webhooks' ? { fullyParallel: false } : {}) })), { name: 'one', testDir: './one' }];
-    writeFileSync(join(scratch, 'floor.config.ts'), `export default ${JSON.stringify({ workers: 2, fullyParallel: true, reporter: 'dot', projects })};\n`);
+    // fullyParallel as in playwright.config.ts: the projects above say where it is off.
+    writeFileSync(join(scratch, 'floor.config.ts'), `export default ${JSON.stringify({ workers, fullyParallel: true, reporter: 'dot', projects })};\n`);
     const run = async (args: string) => {
       const result = await timed(`node ${playwrightCli} test -c ${join(scratch, 'floor.config.ts')} ${args}`, { CI: '' });
       if (result.code !== 0) throw new Error(`The floor run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
@@ -180,7 +184,7 @@ async function floorRuns(count: number): Promise<{ one: Timed[]; suite: Timed[];
     };
     const one = await repeat('floor, one empty test', count, () => run('--project one'), line);
     const suite = await repeat('floor, the suite\'s projects of empty tests', count, () => run(projectNames.map((name) => `--project ${name}`).join(' ')), line);
-    return { one, suite, tests: [...perProject.values()].reduce((a, b) => a + b, 0) };
+    return { one, suite, tests: listed.length };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -15,12 +15,16 @@ export const projectNames = ['webhooks', 'auth', 'identity', 'stepup', 'orders',
  * deliveries and the other projects' tests run meanwhile.
  */
 export function conformanceProjects(suite: SuiteConfig, testsDir: string): Project[] {
-  const perProject = Math.max(1, Math.ceil(suite.workers / 3));
+  return projectLayout(suite.workers, testsDir).map((project) => ({ ...project, use: { config: suite } satisfies { config: SuiteConfig } }));
+}
+
+/** The projects' names, folders and workers for a run on `workers` workers, without their configuration. */
+export function projectLayout(workers: number, testsDir: string) {
+  const perProject = Math.max(1, Math.ceil(workers / 3));
   return projectNames.map((name) => ({
     name,
     testDir: `${testsDir}/${name}`,
     workers: name === 'webhooks' ? 1 : perProject,
     ...(name === 'webhooks' ? { fullyParallel: false } : {}),
-    use: { config: suite } satisfies { config: SuiteConfig },
   }));
 }
