@@ -26,9 +26,9 @@ const modules: Readonly<Record<Flavor, FlavorModule>> = {
   alternative: { layout: 'alternative', tokenKind: alternative.tokens.kind, deliversToReceiver: true, start: async (options) => (await core()).startCore(options, alternative, 'alternative') },
   gateway: { layout: 'gateway', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: async (options) => (await import('../gateway/front.ts')).startGatewaySandbox(options) },
   'rate-limited': { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: async (options) => (await import('./rate-limited.ts')).startRateLimitedSandbox(options) },
+  detached: { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: false, start: async (options) => (await import('./detached.ts')).startDetachedSandbox(options) },
   lenient: { layout: 'reference', tokenKind: lenient.tokens.kind, deliversToReceiver: true, start: async (options) => (await core()).startCore(options, lenient, 'lenient') },
   proto3: { layout: 'reference', tokenKind: proto3.tokens.kind, deliversToReceiver: true, start: async (options) => (await core()).startCore(options, proto3, 'proto3') },
-  detached: { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: false, start: async (options) => (await import('./detached.ts')).startDetachedSandbox(options) },
 };
 
 export const flavors = Object.keys(modules) as readonly Flavor[];
