@@ -2,6 +2,7 @@ import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { keyIdOf, signEnvelope, verifyEnvelope, type DsseEnvelope } from './dsse.ts';
+import { sourceClaimProblems, type SourceClaim } from './source-digest.ts';
 
 /** The signed statement of a bundle: an in-toto Statement v1 in a DSSE envelope, the shape SLSA provenance uses. */
 export const STATEMENT_FILE = 'statement.dsse.json';
@@ -21,9 +22,10 @@ export interface Statement {
   predicate: CertificationPredicate;
 }
 
-/** What the bundle states about its run; `run.partial` marks a run of part of the suite. */
+/** What the bundle states about its run; `run.partial` marks a run of part of the suite, `source` the code that ran. */
 export interface CertificationPredicate {
   run: { partial: boolean; filters: string[] };
+  source?: SourceClaim;
   [field: string]: unknown;
 }
 
@@ -92,7 +94,8 @@ function readStatement(dir: string, key: KeyObject): { statement: Statement } | 
 
 /**
  * Checks a bundle offline: the statement signed by the given key, every subject present with its digest, no file
- * added, and a run of the whole suite (unless a partial run is allowed).
+ * added, the source it pins consistent with its list of source files, and a run of the whole suite (unless a partial
+ * run is allowed).
  */
 export function verifyBundle(dir: string, key: KeyObject, options: { allowPartial?: boolean } = {}): Verification {
   const read = readStatement(dir, key);
@@ -113,6 +116,7 @@ export function verifyBundle(dir: string, key: KeyObject, options: { allowPartia
     else verified += 1;
   }
   for (const path of filesUnder(dir)) if (path !== STATEMENT_FILE && !listed.has(path)) problems.push(`${path}: not in the signed statement`);
+  problems.push(...sourceClaimProblems(statement.predicate, dir, statement.subject));
   const run = statement.predicate.run;
   if (run?.partial && !options.allowPartial) problems.push(`the run was partial (${run.filters.join(' ')}): a certification covers the whole suite (--allow-partial accepts it)`);
   return { ok: problems.length === 0, verified, problems, statement };
