@@ -328,6 +328,17 @@ test.describe('a client is named by its command, credentials masked', () => {
     );
     expect(redactedCommand("--run 'API_KEY=abc npx client'", redactor)).toBe("--run 'API_KEY=[REDACTED] npx client'");
   });
+
+  test('a client certification\'s statement that does not name the client is refused', () => {
+    const signer = privateKeyFromPem(newKeyPair().privatePem);
+    const dir = scratch();
+    writeFileSync(join(dir, 'client-conformance.json'), '{}\n');
+    sealBundle(dir, { role: 'client', run: { partial: false, filters: [] } }, signer);
+    expect(verifyBundle(dir, createPublicKey(signer)).problems).toEqual(['the statement of a client certification does not name the client (client.command expected)']);
+    sealBundle(dir, { role: 'client', client: { command: 'npx client', version: '1.0' }, run: { partial: false, filters: [] } }, signer);
+    expect(verifyBundle(dir, createPublicKey(signer)).problems).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  });
 });
 
 test.describe('secrets stay out of evidence', () => {

@@ -39,3 +39,11 @@ export function clientIdentity(command: string | undefined, version: string | un
     ...(version ? { version: redactor.text(version) } : {}),
   };
 }
+
+/** A client certification's statement must name the client: a command, and a version only as text. */
+export function clientClaimProblems(predicate: Record<string, unknown>): string[] {
+  if (predicate['role'] !== 'client') return [];
+  const client = predicate['client'] as Partial<ClientIdentity> | undefined;
+  const named = typeof client === 'object' && client !== null && typeof client.command === 'string' && (client.version === undefined || typeof client.version === 'string');
+  return named ? [] : ['the statement of a client certification does not name the client (client.command expected)'];
+}

@@ -164,7 +164,7 @@ export function compareSource(predicate: Record<string, unknown>, bundleDir: str
   const ran = parseList(readFileSync(listPath, 'utf8'));
   const problems = listDifferences(ran, sourceFiles(checkout, claim.paths), checkout);
   const local = gitState(checkout);
-  const notes = [`the run: commit ${claim.commit}${claim.dirty === true ? ' (dirty)' : ''}; ${checkout}: commit ${local.commit}${local.dirty === true ? ' (dirty)' : ''}`];
+  const notes = [`The run's commit ${claim.commit}${claim.dirty === true ? ' (dirty)' : ''}; the checkout's (${checkout}) ${local.commit}${local.dirty === true ? ' (dirty)' : ''}`];
   if (problems.length === 0) notes.push(`${claim.files} source files of ${claim.paths.join(', ')} identical to the run's (SHA-256 ${claim.digest.sha256})`);
   return { problems, notes };
 }

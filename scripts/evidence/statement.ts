@@ -3,6 +3,7 @@ import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from '
 import { join, relative, sep } from 'node:path';
 import { keyIdOf, signEnvelope, verifyEnvelope, type DsseEnvelope } from './dsse.ts';
 import { sourceClaimProblems, type SourceClaim } from './source-digest.ts';
+import { clientClaimProblems } from './client-identity.ts';
 
 /** The signed statement of a bundle: an in-toto Statement v1 in a DSSE envelope, the shape SLSA provenance uses. */
 export const STATEMENT_FILE = 'statement.dsse.json';
@@ -22,7 +23,10 @@ export interface Statement {
   predicate: CertificationPredicate;
 }
 
-/** What the bundle states about its run; `run.partial` marks a run of part of the suite, `source` the code that ran. */
+/**
+ * What the bundle states about its run; `run.partial` marks a run of part of the suite, `source` the code that ran,
+ * and a client certification (`role: 'client'`) names the client it judged (`client`).
+ */
 export interface CertificationPredicate {
   run: { partial: boolean; filters: string[] };
   source?: SourceClaim;
@@ -116,7 +120,7 @@ export function verifyBundle(dir: string, key: KeyObject, options: { allowPartia
     else verified += 1;
   }
   for (const path of filesUnder(dir)) if (path !== STATEMENT_FILE && !listed.has(path)) problems.push(`${path}: not in the signed statement`);
-  problems.push(...sourceClaimProblems(statement.predicate, dir, statement.subject));
+  problems.push(...sourceClaimProblems(statement.predicate, dir, statement.subject), ...clientClaimProblems(statement.predicate));
   const run = statement.predicate.run;
   if (run?.partial && !options.allowPartial) problems.push(`the run was partial (${run.filters.join(' ')}): a certification covers the whole suite (--allow-partial accepts it)`);
   return { ok: problems.length === 0, verified, problems, statement };
