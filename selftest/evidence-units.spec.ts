@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,7 @@ import { PUBLIC_KEY_FILE, sealBundle, sha256, STATEMENT_FILE, verifyBundle, type
 import { compareSource, gitState, pinSource, SOURCE_LIST_FILE, SOURCE_PATHS } from '../scripts/evidence/source-digest.ts';
 import { redactedCommand } from '../scripts/evidence/client-identity.ts';
 import { Redactor } from '../harness/redact.ts';
+import { curlOf, redactExchange, type Exchange } from '../harness/http/exchange.ts';
 
 const cite = (...ids: string[]) => ids.map(citeAnnotation);
 const pass = (id: string) => markAnnotation({ kind: 'pass', id, detail: '' });
@@ -370,6 +372,20 @@ test.describe('secrets stay out of evidence', () => {
     expect(json).not.toContain('expired-token-value');
     expect(json).toContain('[REDACTED]');
     expect(suite.services.identity.apiKey).toBe(key);
+  });
+
+  test('a body that is not UTF-8 text is replayed and attached byte for byte, its secrets masked', () => {
+    const secret = 'registered-secret-0123';
+    const bytes = Buffer.concat([Buffer.from(`{"note":"${secret}","id":"`), Buffer.from([0xff, 0x00, 0x27, 0x25, 0x5c, 0x0a, 0xc3, 0x28]), Buffer.from('"}')]);
+    const exchange = { label: 'order', request: { method: 'POST', url: 'https://api.example.com/v2/orders', headers: [['content-type', 'application/json']], body: bytes.toString('utf8'), bytes }, status: 400, headers: {}, rawHeaders: [], text: '', json: undefined, attempts: [], durationMs: 1 } as Exchange;
+    const redactor = new Redactor([secret]);
+    const masked = Buffer.from(bytes.toString('latin1').replace(secret, '[REDACTED]'), 'latin1');
+    const replay = curlOf(exchange, redactor);
+    expect(replay).not.toContain(secret);
+    const printf = /^(printf '(?:[^']|'\\'')*') \| curl /.exec(replay)?.[1];
+    expect(printf, replay).toBeDefined();
+    expect(spawnSync('sh', ['-c', printf as string]).stdout.toString('hex')).toBe(masked.toString('hex'));
+    expect(Buffer.from(redactExchange(exchange, redactor).request.bodyBase64 ?? '', 'base64').toString('hex')).toBe(masked.toString('hex'));
   });
 
   test('the offline report loses its remote scripts and gains a policy that blocks the network', () => {
