@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 
 /**
  * What a run's verdicts are made of besides the target's answers: the checks, the fixtures and the library they use,
@@ -103,7 +103,7 @@ function isClaim(value: unknown): value is SourceClaim {
     /^[0-9a-f]{64}$/.test(claim.digest.sha256) &&
     typeof claim.files === 'number' &&
     Array.isArray(claim.paths) &&
-    claim.paths.every((p) => typeof p === 'string') &&
+    claim.paths.every((p) => typeof p === 'string' && p !== '' && !isAbsolute(p) && !p.split(/[\\/]/).includes('..')) &&
     claim.list === SOURCE_LIST_FILE
   );
 }
