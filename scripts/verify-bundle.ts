@@ -3,7 +3,6 @@ import { relative, resolve } from 'node:path';
 import { parseCli, usageOf } from './cli.ts';
 import { publicKeyFromPem } from './evidence/dsse.ts';
 import { verifyBundle } from './evidence/statement.ts';
-import { sourceCheck } from './evidence/source-digest.ts';
 
 /**
  * `npm run verify-bundle -- --public-key <pem> <dir>`: checks a certification bundle offline: its statement signed
@@ -45,19 +44,17 @@ function main(): number {
     console.error(`--source ${values.source} is not a folder\n\n${usageOf(cli)}`);
     return 2;
   }
-  const result = verifyBundle(dir, key, { allowPartial: values['allow-partial'] === true });
-  const source = sourceCheck(result.statement?.predicate, dir, values.source);
-  result.problems.push(...source.problems);
-  if (result.problems.length > 0) {
+  const result = verifyBundle(dir, key, { allowPartial: values['allow-partial'] === true, ...(values.source === undefined ? {} : { source: values.source }) });
+  if (!result.ok) {
     console.error(`NOT verified: ${dir}`);
     for (const problem of result.problems) console.error(`  ${problem}`);
-    for (const note of source.notes) console.error(`  ${note}`);
+    for (const note of result.notes) console.error(`  ${note}`);
     return 1;
   }
   const predicate = result.statement?.predicate as { result?: string; startedAt?: string } | undefined;
   console.log(`Verified: ${dir}: the statement is signed by the key given, and its ${result.verified} files match their digests.`);
   console.log(`  The run started ${predicate?.startedAt ?? '(time not stated)'}; its verdict: ${predicate?.result ?? '(none)'}`);
-  for (const note of source.notes) console.log(`  ${note}`);
+  for (const note of result.notes) console.log(`  ${note}`);
   if (!relative(resolve(dir), resolve(keyFile)).startsWith('..')) {
     console.log('  Note: the public key came from the bundle itself: this shows nothing changed since signing, not who signed.');
   }

@@ -173,8 +173,7 @@ export function compareSource(predicate: Record<string, unknown>, bundleDir: str
  * What verify-bundle adds about the source: the run's pinned source described, and with a checkout given, each
  * file of the checkout that differs from the run's as a problem.
  */
-export function sourceCheck(predicate: Record<string, unknown> | undefined, bundleDir: string, checkout: string | undefined): SourceComparison {
-  if (!predicate) return { problems: [], notes: [] };
+export function sourceCheck(predicate: Record<string, unknown>, bundleDir: string, checkout: string | undefined): SourceComparison {
   const claim = sourceClaimOf(predicate);
   const described = claim ? [`The run's ${describeSource(claim)}`] : ['The statement pins no source code (a bundle made before the suite recorded it).'];
   if (checkout === undefined) return { problems: [], notes: described };
