@@ -69,13 +69,12 @@ function alteredInquiryId(id: string): string {
 export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
   const call = guardOperation(ctx, ex, 'assessment');
   if (!call) return;
-  const { body } = call;
   const { faults } = ctx;
-  const typesUnchecked = faults.has('assessment-types-unchecked');
+  // assessment-number-kept-as-number: a number where a string is stated passes as its string, and is answered as sent.
+  const numbersKept = faults.has('assessment-number-kept-as-number');
+  const body = numbersKept ? Object.fromEntries(Object.entries(call.body).map(([name, value]) => [name, typeof value === 'number' ? String(value) : value])) : call.body;
   const required = requiredFields('assessment').filter((name) => !(name === 'strategy' && faults.has('assessment-strategy-optional')));
-  const issue = typesUnchecked
-    ? required.map((name) => (body[name] === undefined || body[name] === null || body[name] === '' ? `${name} is required` : undefined)).find(Boolean)
-    : (requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'assessment', { arraysAsObjects: faults.has('assessment-arrays-for-objects') }));
+  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'assessment');
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('assessment-co-applicant-refused') && 'coApplicant' in body) {
     return sendRefusal(ex.res, refusal(400, 'validation_failed', 'coApplicant is not supported'));
@@ -104,6 +103,7 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
 
   const view = assessmentView(ctx, stored, { created: true, correlationId: header(ex, 'x-correlation-id') });
   if (faults.has('assessment-inquiry-not-echoed')) view['inquiryId'] = alteredInquiryId(stored.inquiryId);
+  if (numbersKept) for (const [name, value] of Object.entries(call.body)) if (typeof value === 'number' && name in view) view[name] = value;
   if (faults.has('webhook-session-stale-replayed')) {
     // The stale event reaches the receiver before the assessment is answered: before any step-up of the new case.
     void ctx.webhooks.deliverNow(staleSessionEvent(ctx)).then(() => sendSuccess(ctx, ex, 'assessment', ctx.behaviour.createdStatus, view));
@@ -126,7 +126,7 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
   if (!call) return;
   const { body } = call;
   const { faults } = ctx;
-  const issue = faults.has('docv-types-unchecked') ? undefined : fieldTypeIssue(body, 'documentVerification');
+  const issue = fieldTypeIssue(body, 'documentVerification');
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('docv-images-refused') && 'images' in body) {
     return sendRefusal(ex.res, refusal(400, 'validation_failed', 'images are not supported'));
@@ -203,8 +203,7 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   const nullInquiryTaken = faults.has('update-null-inquiry-accepted') && body['inquiryId'] === null;
   if (nullInquiryTaken) delete body['inquiryId'];
   const required = requiredFields('caseUpdate').filter((name) => !(name === 'inquiryId' && (faults.has('update-inquiry-optional') || nullInquiryTaken)));
-  const loose = { ...(faults.has('update-types-unchecked') ? { only: ['verifiedFraud'] } : {}), ...(faults.has('update-document-items-unchecked') ? { uncheckedItems: ['documents'] } : {}) };
-  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'caseUpdate', loose);
+  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'caseUpdate');
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   const decision = optionalString(body, 'decision');
   const decisions = allowedValues('CaseDecision');
