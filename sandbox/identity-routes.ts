@@ -151,7 +151,7 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
   const session = ctx.cases.startDocumentSession(stored);
   const interviewId = faults.has('docv-interview-id-number') ? Number(session.interviewId.replace(/\D/g, '').slice(0, 15) || '0') : session.interviewId;
   sendSuccess(ctx, ex, 'documentVerification', ctx.behaviour.createdStatus, {
-    inquiryId,
+    inquiryId: faults.has('docv-inquiry-not-echoed') ? alteredInquiryId(inquiryId) : inquiryId,
     authenticationId: stored.authenticationId,
     status: 'PENDING',
     message: 'document verification session started',
@@ -170,8 +170,7 @@ export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void 
   if (faults.has('records-source-client-refused') && header(ex, 'x-source-client-id') !== undefined) {
     return sendRefusal(ex.res, refusal(403, 'forbidden', 'x-source-client-id is not allowed for this client'));
   }
-  let accepted = [...allowedValues('DocumentRecordsData')];
-  if (faults.has('records-formdata-refused')) accepted = accepted.map((v) => (v === 'formdata' ? 'formData' : v));
+  const accepted = [...allowedValues('DocumentRecordsData')];
   const values = ex.query.getAll('data');
   const data = values[0];
   if (values.length > 1 || (data !== undefined && !accepted.includes(data))) {
@@ -207,7 +206,8 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   const decision = optionalString(body, 'decision');
   const decisions = allowedValues('CaseDecision');
-  if (decision !== undefined && !decisions.includes(decision) && !faults.has('update-decision-any')) {
+  const unlistedDropped = faults.has('update-unknown-decision-drops-update') && decision !== undefined && !decisions.includes(decision);
+  if (decision !== undefined && !decisions.includes(decision) && !faults.has('update-decision-any') && !unlistedDropped) {
     return sendRefusal(ex.res, validationRefusal(ctx, `decision must be one of ${decisions.join(', ')}`));
   }
   const refuseIf = (condition: boolean, message: string): boolean => {
@@ -226,7 +226,7 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
 
   const authenticationId = body['authenticationId'] as string;
   const inquiryId = optionalString(body, 'inquiryId');
-  const correlationId = faults.has('update-correlation-not-echoed') ? randomUUID() : (header(ex, 'x-correlation-id') ?? randomUUID());
+  const correlationId = header(ex, 'x-correlation-id') ?? randomUUID();
   const respond = (ids: { inquiryId: string; authenticationId: string }): void => {
     const answer: Record<string, unknown> = faults.has('update-response-without-ids') ? {} : { ...ids };
     answer['correlationId'] = correlationId;
@@ -244,6 +244,7 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
     return sendRefusal(ex.res, validationRefusal(ctx, 'inquiryId is not the inquiry of this case'));
   }
 
+  if (unlistedDropped) return respond({ inquiryId: found.inquiryId, authenticationId: found.authenticationId });
   const notes = optionalString(body, 'notes');
   if (decision !== undefined) {
     if (faults.has('update-decision-clears-tags') && decision !== found.decision) found.tags = [];

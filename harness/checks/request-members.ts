@@ -106,8 +106,11 @@ export async function checkBodyNotAnObject(ctx: MemberContext, op: BodyOperation
   await sendAll(ctx, op, variants, (exchange) => expectRefused(ctx.verdict, requirement, exchange));
 }
 
-/** The request with every member of its part, each one in its stated type (the reseller's sharedContext apart). */
-async function fullRequest(ctx: MemberContext, op: BodyOperation): Promise<Record<string, unknown>> {
+/**
+ * The request with every member of its part, each one in its stated type (the reseller's sharedContext apart). A
+ * step-up carries one channel: the email one when the phone number is the member left out.
+ */
+async function fullRequest(ctx: MemberContext, op: BodyOperation, leftOut?: string): Promise<Record<string, unknown>> {
   const { config, data } = ctx;
   switch (op) {
     case 'assessment':
@@ -117,7 +120,7 @@ async function fullRequest(ctx: MemberContext, op: BodyOperation): Promise<Recor
     case 'caseUpdate':
       return fullCaseUpdate(data, await ctx.existingCase(), config.strategies.assessment);
     case 'stepUp':
-      return fullStepUp(data, await ctx.existingCase());
+      return fullStepUp(data, await ctx.existingCase(), leftOut === 'phoneNumber' ? 'email' : 'phone');
   }
 }
 
@@ -126,7 +129,7 @@ export async function checkOptionalMembers(ctx: MemberContext, op: BodyOperation
   const variants: Array<{ body: Record<string, unknown>; note: string }> = [];
   // Built one after the other, so that the seeded data does not depend on timing; sent at once.
   for (const member of optionalMembers(op)) {
-    variants.push({ body: Object.fromEntries(Object.entries(await fullRequest(ctx, op)).filter(([name]) => name !== member)), note: `every member but ${member}` });
+    variants.push({ body: Object.fromEntries(Object.entries(await fullRequest(ctx, op, member)).filter(([name]) => name !== member)), note: `every member but ${member}` });
   }
   // A case update and a step-up act on the one existing case.
   await sendAll(ctx, op, variants, (exchange) => expectAccepted(ctx.verdict, 'GEN-OPTIONAL-MEMBERS', exchange), { oneAtATime: op === 'caseUpdate' || op === 'stepUp' });
