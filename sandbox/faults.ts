@@ -84,6 +84,7 @@ const faultList = [
   { id: 'docv-inquiry-not-echoed', requirement: 'DOCV-RES-INQUIRY', description: 'The document verification response answers the inquiryId upper-cased (lower-cased if it already was).' },
   { id: 'docv-interview-id-number', requirement: 'DOCV-RES-SCHEMA', description: 'The document verification response carries interviewId as a JSON number.' },
 
+  { id: 'records-all-refused', requirement: 'DOCR-DATA-VALUES', description: 'data=all, a value 4.4 lists, is refused with 400; each single part is still served.' },
   { id: 'records-ocr-as-string', requirement: 'DOCR-RES-SCHEMA', description: 'The document records carry ocrData as a JSON-encoded string instead of an object.' },
   { id: 'records-source-client-refused', requirement: 'DOCR-SOURCE-CLIENT-ID', description: 'Fetching document records with an x-source-client-id header is refused with 403.' },
 

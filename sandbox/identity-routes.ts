@@ -170,7 +170,7 @@ export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void 
   if (faults.has('records-source-client-refused') && header(ex, 'x-source-client-id') !== undefined) {
     return sendRefusal(ex.res, refusal(403, 'forbidden', 'x-source-client-id is not allowed for this client'));
   }
-  const accepted = [...allowedValues('DocumentRecordsData')];
+  const accepted = allowedValues('DocumentRecordsData').filter((value) => !(value === 'all' && faults.has('records-all-refused')));
   const values = ex.query.getAll('data');
   const data = values[0];
   if (values.length > 1 || (data !== undefined && !accepted.includes(data))) {

@@ -117,6 +117,7 @@ const faultChecks: Record<FaultId, Conforms> = {
   'docv-images-refused': async (api) => (await api.op('documentVerification', { body: { images: { front: 'x' } } })).status === 200,
   'docv-inquiry-not-echoed': async (api) => (await api.op('documentVerification', { body: { inquiryId: 'inq-echo-1' } })).body['inquiryId'] === 'inq-echo-1',
   'docv-interview-id-number': async (api) => typeof (await api.op('documentVerification', { body: {} })).body['interviewId'] === 'string',
+  'records-all-refused': async (api) => (await recordsOf(api, 'data=all')).status === 200,
   'records-ocr-as-string': async (api) => typeof (await recordsOf(api)).body['ocrData'] === 'object',
   'records-source-client-refused': async (api) => (await recordsOf(api, '', { 'x-source-client-id': 'child-org-001' })).status === 200,
   'update-inquiry-optional': async (api) => {
