@@ -88,6 +88,7 @@ const faultList = [
   { id: 'records-ocr-as-string', requirement: 'DOCR-RES-SCHEMA', description: 'The document records carry ocrData as a JSON-encoded string instead of an object.' },
   { id: 'records-source-client-refused', requirement: 'DOCR-SOURCE-CLIENT-ID', description: 'Fetching document records with an x-source-client-id header is refused with 403.' },
 
+  { id: 'update-string-tags-kept', requirement: 'ASM-RES-SCHEMA', description: 'A case update whose tags is one string, not an array, is accepted and that string becomes the case\'s tags, fetched as a string instead of the array 2.2 states.' },
   { id: 'update-inquiry-optional', requirement: 'CU-REQ-REQUIRED', description: 'A case update without inquiryId is accepted.' },
   { id: 'update-unknown-case-accepted', requirement: 'CU-CASE-KNOWN', description: 'A case update for an unknown authenticationId is answered 200 without doing anything.' },
   { id: 'update-inquiry-unchecked', requirement: 'CU-INQUIRY-MAPS', description: 'A case update whose inquiryId belongs to another case is accepted.' },

@@ -29,7 +29,7 @@ function assessmentView(ctx: SandboxContext, c: StoredCase, extras: { created: b
     authenticationId: c.authenticationId,
     decision: decisionAsAnswered(ctx, c.decision),
     userSegment: 'standard',
-    tags: ctx.faults.on('assessment-tags-as-string', extras.created ? 'assessment' : 'fetchAssessment') ? c.tags.join(',') : [...c.tags],
+    tags: c.tagsAsSent ?? (ctx.faults.on('assessment-tags-as-string', extras.created ? 'assessment' : 'fetchAssessment') ? c.tags.join(',') : [...c.tags]),
     scoreCards: [],
     insights: {},
     strategy: { name: c.strategyName },
@@ -202,7 +202,8 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   const nullInquiryTaken = faults.has('update-null-inquiry-accepted') && body['inquiryId'] === null;
   if (nullInquiryTaken) delete body['inquiryId'];
   const required = requiredFields('caseUpdate').filter((name) => !(name === 'inquiryId' && (faults.has('update-inquiry-optional') || nullInquiryTaken)));
-  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'caseUpdate');
+  const stringTagsKept = faults.has('update-string-tags-kept') && typeof body['tags'] === 'string';
+  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(stringTagsKept ? { ...body, tags: [body['tags']] } : body, 'caseUpdate');
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   const decision = optionalString(body, 'decision');
   const decisions = allowedValues('CaseDecision');
@@ -252,7 +253,8 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   } else if (faults.has('update-decision-reset') || (faults.has('update-notes-resets-decision') && notes !== undefined)) {
     found.decision = ctx.behaviour.initialDecision;
   }
-  const tags = faults.has('update-tags-dropped-with-decision') && decision !== undefined ? undefined : (body['tags'] as string[] | undefined);
+  if (stringTagsKept) found.tagsAsSent = body['tags'] as string;
+  const tags = stringTagsKept || (faults.has('update-tags-dropped-with-decision') && decision !== undefined) ? undefined : (body['tags'] as string[] | undefined);
   if (tags) found.tags = faults.has('update-tags-replaced') ? [...tags] : [...found.tags, ...tags];
   if (queue !== undefined && knownQueues.includes(queue)) found.queue = queue;
   if (rejectionCode !== undefined && knownRejectionCodes.includes(rejectionCode)) found.rejectionCode = rejectionCode;

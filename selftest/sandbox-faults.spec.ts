@@ -120,6 +120,11 @@ const faultChecks: Record<FaultId, Conforms> = {
   'records-all-refused': async (api) => (await recordsOf(api, 'data=all')).status === 200,
   'records-ocr-as-string': async (api) => typeof (await recordsOf(api)).body['ocrData'] === 'object',
   'records-source-client-refused': async (api) => (await recordsOf(api, '', { 'x-source-client-id': 'child-org-001' })).status === 200,
+  'update-string-tags-kept': async (api) => {
+    const c = await api.newCase();
+    const reply = await api.op('caseUpdate', { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, tags: 'one-tag' } });
+    return reply.status >= 400 || Array.isArray((await api.fetchCase(c.authenticationId)).body['tags']);
+  },
   'update-inquiry-optional': async (api) => {
     const c = await api.newCase();
     return (await api.op('caseUpdate', { body: { authenticationId: c.authenticationId } })).status === 400;
