@@ -46,8 +46,14 @@ export function levelProblems(rows: readonly SourcedRow[], statements: ReadonlyS
 
 /** The Level column of a decisions table (docs/levels.md, docs/client-levels.md): row id → level. */
 export function levelsOfTable(markdown: string): Map<string, string> {
-  const found = new Map<string, string>();
+  return new Map([...rowsOfTable(markdown)].map(([id, row]) => [id, row.level]));
+}
+
+/** The rows of a decisions table: row id → its level and the source ids its Source column names. */
+function rowsOfTable(markdown: string): Map<string, { level: string; sources: string[] }> {
+  const found = new Map<string, { level: string; sources: string[] }>();
   let levelColumn = -1;
+  let sourceColumn = -1;
   for (const line of markdown.split('\n')) {
     if (!line.startsWith('|')) {
       levelColumn = -1;
@@ -56,12 +62,14 @@ export function levelsOfTable(markdown: string): Map<string, string> {
     const cells = line.split('|').slice(1, -1).map((c) => c.trim());
     if (cells[0] === 'Row') {
       levelColumn = cells.indexOf('Level');
+      sourceColumn = cells.indexOf('Source');
       continue;
     }
     if (levelColumn < 0 || /^-+$/.test(cells[0]?.replace(/:/g, '') ?? '')) continue;
     const id = (cells[0] ?? '').replace(/`/g, '');
     const level = /\b(MUST|SHOULD|INFO)\b/.exec(cells[levelColumn] ?? '')?.[1];
-    if (id && level) found.set(id, level);
+    const sources = (cells[sourceColumn] ?? '').match(/\b(?:ST|RFC)[0-9A-Z.-]*[0-9A-Z]/g) ?? [];
+    if (id && level) found.set(id, { level, sources });
   }
   return found;
 }
@@ -106,5 +114,13 @@ test.describe('levels by source (catalog/requirements.json, catalog/client-requi
       expect(differing).toEqual([]);
     }
     expect(levelsOfTable('| Row | Review finding | Action | Level | Source |\n|---|---|---|---|---|\n| `X-1` | b | lowered | INFO | ST-1 |')).toEqual(new Map([['X-1', 'INFO']]));
+  });
+
+  test('the Source column of docs/levels.md names only sources the catalog gives the row (its source, or a statement that lists it)', () => {
+    const statements = JSON.parse(readFileSync(new URL('../catalog/statements.json', import.meta.url), 'utf8')) as { statements: Array<{ id: string; requirements: string[] }> };
+    const sourcesOf = (id: string) => new Set([...(requirements.find((r) => r.id === id)?.source ?? []), ...statements.statements.filter((s) => s.requirements.includes(id)).map((s) => s.id)]);
+    const rows = rowsOfTable(readFileSync(new URL('../docs/levels.md', import.meta.url), 'utf8'));
+    const stray = [...rows].flatMap(([id, row]) => row.sources.filter((source) => !sourcesOf(id).has(source)).map((source) => `${id}: ${source}`));
+    expect(stray).toEqual([]);
   });
 });
