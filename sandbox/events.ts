@@ -48,7 +48,7 @@ export function verificationSessionEvent(ctx: SandboxContext, channel: Verificat
     sessionId,
     sessionIdHash: createHash('sha256').update(sessionId).digest('hex'),
     mfaType: faults.has('webhook-mfa-outside-enum') ? 'SMS' : sent.mfaType,
-    channelType: faults.has('webhook-channel-outside-enum') ? 'PHONE' : reportedChannel(ctx, channel) === 'phone' ? sent.smsChannel : sent.emailChannel,
+    channelType: faults.has('webhook-channel-outside-enum') ? 'PHONE' : channel === 'phone' ? sent.smsChannel : sent.emailChannel,
     verificationStatus: faults.has('webhook-status-outside-enum') ? 'SUCCESS' : sent.verificationStatus,
     resendStatus: faults.has('webhook-resend-outside-enum') ? 'DELIVERED' : sent.resendStatus[ctx.behaviour.sessionResendStatus],
     sendAttempts: counter(1),
@@ -70,13 +70,6 @@ export function staleSessionEvent(ctx: SandboxContext): WebhookEvent {
   const made = staleEvents.get(ctx.webhooks) ?? { kind: 'verification-session', body: verificationSessionEvent(ctx, 'phone') };
   staleEvents.set(ctx.webhooks, made);
   return made;
-}
-
-/** The channel the event names: the step-up's, or the other one under a fault. */
-function reportedChannel(ctx: SandboxContext, channel: VerificationChannel): VerificationChannel {
-  if (channel === 'email' && ctx.faults.has('webhook-session-email-as-sms')) return 'phone';
-  if (channel === 'phone' && ctx.faults.has('webhook-session-phone-as-email')) return 'email';
-  return channel;
 }
 
 /** Members of 6.3 whose proto3 default is not an empty value: the enums at their default, the int64 counters at "0". */

@@ -46,7 +46,7 @@ function headerRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refu
 
 function contentTypeRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refusal | undefined {
   if (!operation(id).hasBody) return undefined;
-  if (ctx.faults.on('content-type-unchecked', id) || !ctx.behaviour.checksContentType) return undefined;
+  if (!ctx.behaviour.checksContentType) return undefined;
   if (mediaType(header(ex, 'content-type')) === 'application/json') return undefined;
   return refusal(ctx.behaviour.mediaTypeStatus, 'unsupported_media_type', 'the body must be sent as application/json');
 }

@@ -58,7 +58,6 @@ function sendOrderError(ctx: SandboxContext, ex: Exchange, error: OrderError): v
   if (error.status === 409 && faults.has('order-code-differs')) code = 400;
   if (faults.has('order-code-as-string')) code = String(code);
   const envelope: Record<string, unknown> = { message: error.message, errorType: error.errorType, code };
-  if (faults.has('order-extra-error-fields')) envelope['timestamp'] = new Date().toISOString();
   sendJson(ex.res, error.status, envelope, error.headers ?? {});
 }
 
