@@ -218,7 +218,7 @@ export async function startCore(options: SandboxOptions, behaviour: CoreBehaviou
     faults,
     tokens: new TokenIssuer(behaviour.tokens.kind, options.tokenSecret, lifetime ?? behaviour.tokens.lifetimeSeconds, options.onTokenIssued),
     cases: new CaseStore(behaviour),
-    webhooks: new WebhookSender(webhookUrl, delayMs, behaviour.webhookHeaders, faults, options.webhookWarnings === false ? () => undefined : options.warn, options.onDelivery, options.webhookRobustness ?? false),
+    webhooks: new WebhookSender(webhookUrl, delayMs, behaviour.webhookHeaders, faults, options.webhookWarnings === false ? () => undefined : options.warn, options.onDelivery, options.webhookRobustness ?? false, options.webhookTimeoutMs),
     placedOrders: new Set(),
     origin: '',
   };
