@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { clientRequirements } from '../catalog/client-catalog.ts';
 import { verdictsFor } from '../reporters/verdicts.ts';
@@ -173,4 +174,11 @@ test.describe('CLI-WEBHOOK-ANSWER: a JSON body, whatever its label, status or ti
     const none: DeliveryAnswer = { kind: 'verification-session', sentAt: 0, ms: 30_000, body: '', error: 'no answer within 30000 ms' };
     expect(judge([], [none]).outcome('CLI-WEBHOOK-ANSWER')).toBe('failed');
   });
+});
+
+test("docs/client-levels.md gives each row it decides the catalog's level", () => {
+  const doc = readFileSync(new URL('../docs/client-levels.md', import.meta.url), 'utf8');
+  const rows = [...doc.matchAll(/^\| (CLI-[A-Z-]+) \|(.*)\|$/gm)].map((m) => ({ id: m[1] as string, level: (m[2] ?? '').split('|')[2]?.trim() }));
+  expect(rows.length).toBeGreaterThan(0);
+  expect(rows.filter((r) => clientRequirements.find((c) => c.id === r.id)?.level !== r.level)).toEqual([]);
 });
