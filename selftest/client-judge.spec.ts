@@ -20,7 +20,6 @@ const target: ClientTarget = {
   stepupTokenUrl: `${origin}/stepup-auth/v1/token`,
   routes: { assessment: 'POST /assessment', documentVerification: 'POST /document-verification', documentRecords: 'GET /document-verification/{authenticationId}', fetchAssessment: 'GET /assessment/{caseId}', caseUpdate: 'POST /case-update', stepUp: 'POST /step-up' },
   apiKeys: ['main-key', 'reseller-key'],
-  resellerClientId: 'sandbox-reseller',
   childClientIds: children,
   tokenLifetimeSeconds: 1200,
   caseOf: (id) => (cases[id] ? { inquiryId: cases[id] } : undefined),

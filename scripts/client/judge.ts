@@ -20,7 +20,6 @@ export interface ClientTarget {
   /** "METHOD /route" per operation, relative to its service base. */
   routes: Partial<Record<OperationId, string>>;
   apiKeys: string[];
-  resellerClientId: string;
   childClientIds: string[];
   tokenLifetimeSeconds: number;
   caseOf: (authenticationId: string) => { inquiryId: string } | undefined;

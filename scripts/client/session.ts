@@ -93,7 +93,6 @@ export async function openCertification(options: CertificationOptions): Promise<
     stepupTokenUrl: env['STEPUP_TOKEN_URL'] ?? '',
     routes: Object.fromEntries((['assessment', 'documentVerification', 'documentRecords', 'fetchAssessment', 'caseUpdate', 'stepUp'] as const).map((id) => [id, operationRouteText(flavorModule(flavor).layout, id)])) as Partial<Record<OperationId, string>>,
     apiKeys: [env['API_KEY'] ?? '', env['RESELLER_API_KEY'] ?? ''],
-    resellerClientId: resellerClient.clientId,
     childClientIds: children,
     tokenLifetimeSeconds: sandbox.tokenLifetimeSeconds,
     caseOf: (id: string) => sandbox.caseOf?.(id),
