@@ -75,6 +75,8 @@ export interface ReceivedRequest {
 /** One request a client sent, as it arrived, and the status it got. */
 export interface RecordedExchange {
   at: number;
+  /** When the answer was sent. */
+  answeredAt?: number;
   method: string;
   url: string;
   rawHeaders: string[];

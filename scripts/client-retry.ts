@@ -36,7 +36,7 @@ const result: SimulationResult = {
   seed,
   trials,
   sampleTrials,
-  rule: { minRetries: retryStorm.minRetries, meanGapMs: retryStorm.meanGapMs },
+  rule: { ...retryStorm },
   cells: cells.map((cell) => ({ ...cell, failures: falseFailures(cell, trials, seed), sampleFailures: falseFailures(cell, sampleTrials, seed), firstDelays: firstTrial(cell, seed) })),
 };
 writeFileSync(resultPath, `${JSON.stringify(result, null, 1)}\n`);

@@ -68,8 +68,8 @@ async function call(service: Service | 'orders', routeName: string | undefined, 
 
 /** The order endpoint's 503 is transient (part 7): retried with growing delays, Retry-After honoured. */
 async function placeOrder(body: unknown): Promise<Response> {
-  // CLIENT_FAULT=retry-storm: eight retries with no delay at all.
-  const retries = fault('retry-storm') ? 8 : 3;
+  // CLIENT_FAULT=retry-storm: fifty retries with no delay at all.
+  const retries = fault('retry-storm') ? 50 : 3;
   for (let attempt = 0; ; attempt += 1) {
     const reply = await call('orders', undefined, main, { body });
     if (reply.status !== 503 || attempt >= retries || fault('no-retry')) return reply;

@@ -268,7 +268,10 @@ export function judgeClient(input: {
     if (first.exchange.status !== 503) continue;
     exercised.add('CLI-ORDER-RETRY');
     const gaps: number[] = [];
-    for (let i = 1; i < attempts.length && (attempts[i - 1] as Call).exchange.status === 503; i += 1) gaps.push((attempts[i] as Call).exchange.at - (attempts[i - 1] as Call).exchange.at);
+    for (let i = 1; i < attempts.length && (attempts[i - 1] as Call).exchange.status === 503; i += 1) {
+      const answered = (attempts[i - 1] as Call).exchange;
+      gaps.push((attempts[i] as Call).exchange.at - (answered.answeredAt ?? answered.at));
+    }
     const verdict = judgeRetrySequence(gaps);
     if (!verdict.held) add('CLI-ORDER-RETRY', 'failed', `${verdict.reason}: ${describeRetrySequence(gaps)}`, first);
     if (gaps.length) observe('CLI-RETRY-DELAYS', describeRetrySequence(gaps));

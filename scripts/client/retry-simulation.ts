@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { judgeRetrySequence } from './retry-rule.ts';
+import { judgeRetrySequence, retryStorm, stormTotalMs } from './retry-rule.ts';
 
 /**
  * The false-failure rate of CLI-ORDER-RETRY's rule (retry-rule.ts) for correct clients: backoff with jitter as the AWS
@@ -102,11 +102,12 @@ export interface SimulationResult {
   trials: number;
   /** Trials of each cell counted again on their own, the self-test's sample: the same figure from the same stream. */
   sampleTrials: number;
-  rule: { minRetries: number; meanGapMs: number };
+  rule: typeof retryStorm;
   cells: Array<Cell & { failures: number; sampleFailures: number; firstDelays: number[] }>;
 }
 
 const ms = (value: number): string => (value >= 1000 ? `${value / 1000} s` : `${value} ms`);
+const duration = (value: number): string => (value >= 1000 ? `${(value / 1000).toFixed(2)} s` : value >= 1 ? `${value.toFixed(1)} ms` : `${value.toPrecision(1)} ms`);
 const superscript = (text: string): string => [...text].map((c) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[Number(c)] ?? (c === '-' ? '⁻' : c)).join('');
 /** 2.7 × 10⁻⁵ */
 export const rate = (value: number): string => (value === 0 ? '0' : value.toExponential(1).replace(/e\+?(-?\d+)/, (_, exp: string) => ` × 10${superscript(exp)}`));
@@ -123,8 +124,15 @@ export function retryTable(result: SimulationResult): string {
     }),
   );
   const worst = Math.max(...result.cells.map((c) => upperBound(c.failures, result.trials)));
+  const storm = [1, 2, 3, 4, 5, 6, 7, 8, 10, 20, 50];
   return [
-    `Seed ${result.seed}, ${result.trials.toLocaleString('en-US')} trials per cell. The rule: ${result.rule.minRetries} or more retries averaging under ${result.rule.meanGapMs} ms apart fail. Each cell counts the trials the rule failed (false failures); the last column is the one-sided 95 % upper bound of the false-failure rate of the row's worst cell. Highest bound of the table: ${rate(worst)}.`,
+    `The storm's floor: n retries fail when they took less than T(n) altogether, T(n) being the total that full jitter from a ${ms(result.rule.quickestBaseMs)} base, capped at ${ms(result.rule.quickestCapMs)}, stays under with a chance of ${rate(result.rule.chance)}:`,
+    '',
+    `| n | ${storm.join(' | ')} |`,
+    `|---|${storm.map(() => '---:').join('|')}|`,
+    `| T(n) | ${storm.map((n) => duration(stormTotalMs(n))).join(' | ')} |`,
+    '',
+    `Seed ${result.seed}, ${result.trials.toLocaleString('en-US')} trials per cell. Each cell counts the trials the rule failed (false failures); the last column is the one-sided 95 % upper bound of the false-failure rate of the row's worst cell. Highest bound of the table: ${rate(worst)}.`,
     '',
     head,
     rule,
