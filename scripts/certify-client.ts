@@ -1,30 +1,22 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { appendFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { interfaceInfo, type OperationId } from '../catalog/catalog.ts';
+import { interfaceInfo } from '../catalog/catalog.ts';
 import { clientCatalogSha256, clientRequirements } from '../catalog/client-catalog.ts';
-import { freePort } from '../harness/http/free-port.ts';
-import { Redactor } from '../harness/redact.ts';
 import { shellWord } from '../harness/shell-quote.ts';
 import { matrixHtml } from '../reporters/matrix-html.ts';
 import { matrixMarkdown } from '../reporters/matrix-markdown.ts';
 import { junitXml } from '../reporters/junit.ts';
-import { failureReasons, resultOf, verdictsFor } from '../reporters/verdicts.ts';
-import { resellerClient } from '../sandbox/credentials.ts';
-import { flavorModule } from '../sandbox/flavors/index.ts';
-import { operationRouteText } from '../sandbox/layout.ts';
 import { flavors, type Flavor } from '../sandbox/server.ts';
-import { startSandbox, type DeliveryAnswer, type RecordedExchange } from '../sandbox/server.ts';
-import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { signingKeyFrom, type SigningKey } from './evidence/signing-key.ts';
 import { sealBundle } from './evidence/statement.ts';
 import { clientIdentity, redactedCommand } from './evidence/client-identity.ts';
 import { describeSource, pinSource } from './evidence/source-digest.ts';
 import { suiteVersion } from '../reporters/run-environment.ts';
 import { parseCli, usageOf } from './cli.ts';
-import { judgeClient, type ScenarioStep } from './client/judge.ts';
+import { type ScenarioStep } from './client/judge.ts';
+import { openCertification } from './client/session.ts';
 
 // npm run certify-client -- --run "<command>" | --listen [options]
 // Starts a sandbox that records every request, runs the reseller's client against it with the sandbox's URLs and
@@ -93,40 +85,20 @@ try {
 // The judge's source as this process loads it, pinned before the client runs.
 const source = values.bundle ? pinSource(repoRoot) : undefined;
 
-const exchanges: RecordedExchange[] = [];
-const deliveries: DeliveryAnswer[] = [];
-const tokenSecret = randomBytes(24).toString('hex');
 const webhooks = !values['no-webhooks'];
 if (!webhooks && values['webhook-target']) usage('--webhook-target and --no-webhooks exclude each other');
-const webhookPort = webhooks && !values['webhook-target'] ? await freePort() : undefined;
-const webhookTarget = values['webhook-target'] ?? (webhookPort ? `http://127.0.0.1:${webhookPort}/` : undefined);
-const sandbox = await startSandbox({
+const certification = await openCertification({
   flavor,
-  tokenSecret,
-  flaky503Rate: inject,
-  flaky503Scope: 'orders',
-  onExchange: (exchange) => exchanges.push(exchange),
-  onDelivery: (answer) => deliveries.push(answer),
-  webhookRobustness: true,
+  inject503: inject,
+  webhooks,
+  ...(values['webhook-target'] ? { webhookTarget: values['webhook-target'] } : {}),
+  ...(scenario ? { scenario } : {}),
   // Self-tests search the artifacts for every token issued (the canary scan).
   ...(process.env.SANDBOX_ISSUED_TOKENS_FILE ? { onTokenIssued: (token: string) => appendFileSync(process.env.SANDBOX_ISSUED_TOKENS_FILE as string, `${token}\n`) } : {}),
-  ...(webhookTarget ? { webhookUrl: webhookTarget } : {}),
-  warn: () => undefined,
 });
-const env = sandboxTargetEnv({ url: sandbox.url, flavor, tokenSecret });
-// Two child organisations with fresh identifiers for every run, each with its own sharedContext.
-const runTag = randomBytes(3).toString('hex');
-const children = ['a', 'b'].map((suffix) => `child-${runTag}-${suffix}`);
-const sharedContexts = Object.fromEntries(children.map((child) => [child, { resellerId: resellerClient.clientId, childOrganizationId: child }]));
-const clientEnv: Record<string, string> = {
-  ...env,
-  RESELLER_CHILD_CLIENT_IDS: children.join(','),
-  RESELLER_SOURCE_CLIENT_ID: children[0] as string,
-  RESELLER_SHARED_CONTEXT: JSON.stringify(sharedContexts[children[0] as string]),
-  RESELLER_CHILD_SHARED_CONTEXTS: JSON.stringify(sharedContexts),
-  ...(webhookPort ? { WEBHOOK_PORT: String(webhookPort) } : {}),
-};
-console.log(`certify-client: sandbox (${flavor}) at ${sandbox.url}, recording${inject ? `, ${inject * 100}% of order calls answered 503` : ''}${webhookTarget ? `, events delivered to ${webhookTarget}` : ''}`);
+const clientEnv = certification.env;
+const webhookTarget = certification.webhookTarget;
+console.log(`certify-client: sandbox (${flavor}) at ${certification.sandboxUrl}, recording${inject ? `, ${inject * 100}% of order calls answered 503` : ''}${webhookTarget ? `, events delivered to ${webhookTarget}` : ''}`);
 
 const command = values.run;
 if (command) {
@@ -140,47 +112,18 @@ if (command) {
   for (const [name, value] of Object.entries(clientEnv)) console.log(`  ${name}=${value}`);
   await new Promise<void>((done) => process.once('SIGINT', () => done()));
 }
-await sandbox.webhooksIdle();
-await sandbox.close();
-
-const target = {
-  identityBaseUrl: env['IDENTITY_BASE_URL'] ?? '',
-  stepupBaseUrl: env['STEPUP_BASE_URL'] ?? '',
-  ordersBaseUrl: env['ORDERS_BASE_URL'] ?? '',
-  identityTokenUrl: env['IDENTITY_TOKEN_URL'] ?? '',
-  stepupTokenUrl: env['STEPUP_TOKEN_URL'] ?? '',
-  routes: Object.fromEntries((['assessment', 'documentVerification', 'documentRecords', 'fetchAssessment', 'caseUpdate', 'stepUp'] as const).map((id) => [id, operationRouteText(flavorModule(flavor).layout, id)])) as Partial<Record<OperationId, string>>,
-  apiKeys: [env['API_KEY'] ?? '', env['RESELLER_API_KEY'] ?? ''],
-  resellerClientId: resellerClient.clientId,
-  childClientIds: children,
-  tokenLifetimeSeconds: sandbox.tokenLifetimeSeconds,
-  caseOf: (id: string) => sandbox.caseOf?.(id),
-  checkToken: (token: string, service: 'identity' | 'stepup') => sandbox.checkToken?.(token, service) ?? { ok: false, reason: 'unknown' },
-};
-const notConfigured = new Map<string, string>([
-  ...(inject === 0 ? [['CLI-ORDER-RETRY', 'not configured: --inject-503 0 answered no order call 503']] : []),
-  ...(webhooks ? [] : [['CLI-WEBHOOK-ANSWER', 'not configured: --no-webhooks'], ['CLI-WEBHOOK-STATUS', 'not configured: --no-webhooks']]),
-  ...(scenario ? [] : [['CLI-SCENARIO', 'not configured: give --scenario <file>']]),
-] as Array<[string, string]>);
-// The client's traffic judged as the server side's tests are, under the certify profile: a MUST failed, blocked, not
-// exercised or not configured, or a SHOULD that warned, makes the result "not conformant".
-const redactor = new Redactor([env['API_KEY'], env['RESELLER_API_KEY'], tokenSecret].filter((s): s is string => Boolean(s)));
+const { records, verdicts, reasons, result, requests, deliveries } = await certification.finish();
+const { redactor } = certification;
 const client = clientIdentity(values.run, values['client-version'], redactor);
-const records = judgeClient({ exchanges, deliveries, target, ...(scenario ? { scenario } : {}), notConfigured }).map((record) => ({
-  ...record,
-  annotations: record.annotations.map((a) => ({ ...a, ...(a.description ? { description: redactor.text(a.description) } : {}) })),
-}));
-const verdicts = verdictsFor(clientRequirements, records);
-const reasons = [...failureReasons(verdicts, 'certify'), ...(exchanges.length === 0 ? ['The client sent nothing'] : [])];
 const report = {
   role: 'client',
   interface: { ...interfaceInfo, title: `${interfaceInfo.title} (client)` },
   catalogSha256: clientCatalogSha256,
   rerun: ['npm run certify-client --', ...process.argv.slice(2).map((arg) => shellWord(redactedCommand(arg, redactor)))].join(' '),
   profile: 'certify',
-  environment: { client: client.command, ...(client.version ? { 'client version': client.version } : {}), flavor, 'requests recorded': String(exchanges.length), 'webhook deliveries answered': String(deliveries.length), 'injected 503 share': String(inject) },
+  environment: { client: client.command, ...(client.version ? { 'client version': client.version } : {}), flavor, 'requests recorded': String(requests), 'webhook deliveries answered': String(deliveries), 'injected 503 share': String(inject) },
   finishedAt: new Date().toISOString(),
-  result: resultOf(verdicts, reasons),
+  result,
   reasons,
   requirements: verdicts,
 };
