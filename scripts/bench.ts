@@ -16,7 +16,7 @@ import { replaceReadmeBlock } from './readme-block.ts';
 const cli = parseCli({
   summary: "Times the suite (medians of whole-process wall and CPU time) and writes reports/bench.json, the README's table and the time of its first two commands.",
   usage: 'npm run bench -- [options]',
-  options: { runs: { type: 'string' }, 'slow-runs': { type: 'string' }, 'kill-runs': { type: 'string' }, 'npm-test-runs': { type: 'string' }, 'loaded-runs': { type: 'string' }, 'npm-ci-runs': { type: 'string' }, 'no-readme': { type: 'boolean' } },
+  options: { runs: { type: 'string' }, 'slow-runs': { type: 'string' }, 'kill-runs': { type: 'string' }, 'npm-test-runs': { type: 'string' }, 'loaded-runs': { type: 'string' }, 'npm-ci-runs': { type: 'string' }, 'runtime-runs': { type: 'string' }, 'no-readme': { type: 'boolean' } },
   describe: {
     runs: 'runs of each fast measure: full run, one test, failing run (default 5)',
     'slow-runs': 'runs against the slow target, each answer 200 ms late (default 1)',
@@ -24,6 +24,7 @@ const cli = parseCli({
     'npm-test-runs': 'runs of npm test (default 1; 0 skips it)',
     'loaded-runs': 'runs of npm test in a row while full conformance runs load the machine (default 0)',
     'npm-ci-runs': 'runs of npm ci in a scratch folder from package.json and the lock file, npm\'s cache as it is (default 1)',
+    'runtime-runs': 'runs of the runtime self-test alone (selftest/runtimes.spec.ts: the CLI smoke and a whole run on each other Node line; default 1)',
     'no-readme': 'write reports/bench.json only, not the README tables',
   },
 });
@@ -33,6 +34,7 @@ const killRuns = countOption('kill-runs', cli.values['kill-runs'], 1);
 const npmTestRuns = countOption('npm-test-runs', cli.values['npm-test-runs'], 1);
 const loadedRuns = countOption('loaded-runs', cli.values['loaded-runs'], 0);
 const npmCiRuns = countOption('npm-ci-runs', cli.values['npm-ci-runs'], 1);
+const runtimeRuns = countOption('runtime-runs', cli.values['runtime-runs'], 1);
 
 // Figures, not assertions: the machines are shared and noisy, so the README shows medians of whole processes.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -231,6 +233,7 @@ async function main() {
   const npmTest = await repeat('npm test', npmTestRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})`);
   const loaded = await underLoad(() => repeat('npm test under load', loadedRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})`));
   const npmCi = await repeat('npm ci', npmCiRuns, npmCiRun, line);
+  const runtimes = await repeat('runtime self-test', runtimeRuns, () => timed(`node ${playwrightCli} test -c selftest/playwright.config.ts selftest/runtimes.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-runtimes-${Date.now()}`)}`, { CI: '' }), (one) => `${line(one)} (exit ${one.code})`);
 
   const requests = median(full.map((r) => r.requests));
   const summary: Summary = {
@@ -245,6 +248,7 @@ async function main() {
     npmTest: { ...figure(npmTest), exitCodes: npmTest.map((r) => r.code) },
     npmTestUnderLoad: { ...figure(loaded.results), exitCodes: loaded.results.map((r) => r.code), loadRuns: loaded.loadRuns },
     npmCi: figure(npmCi),
+    runtimeSelftest: figure(runtimes),
   };
   keepEarlierFigures(summary);
   mkdirSync(join(repoRoot, 'reports'), { recursive: true });
@@ -270,7 +274,7 @@ function keepEarlierFigures(summary: Summary): void {
   } catch {
     return;
   }
-  const measures = ['floor', 'fullRun', 'oneTest', 'failingRun', 'slowTarget', 'proofRun', 'npmTest', 'npmTestUnderLoad', 'npmCi'] as const;
+  const measures = ['floor', 'fullRun', 'oneTest', 'failingRun', 'slowTarget', 'proofRun', 'npmTest', 'npmTestUnderLoad', 'npmCi', 'runtimeSelftest'] as const;
   const slots = summary as unknown as Record<(typeof measures)[number], unknown>;
   for (const measure of measures) if (runsIn(summary[measure]) === 0 && earlier[measure]) slots[measure] = earlier[measure];
   if (measures.every((measure) => runsIn(summary[measure]) === 0) && earlier.measuredAt && earlier.machine) Object.assign(summary, { measuredAt: earlier.measuredAt, machine: earlier.machine });
@@ -320,6 +324,7 @@ interface Summary {
   npmTest: Figure & { exitCodes: Array<number | null> };
   npmTestUnderLoad: Figure & { exitCodes: Array<number | null>; loadRuns: number };
   npmCi: Figure;
+  runtimeSelftest: Figure;
 }
 
 /** The README's first lines: how long each of the two commands takes, from the same figures. */
@@ -353,6 +358,7 @@ function benchTable(s: Summary): string {
     `| \`npm test\` (${s.npmTest.runs} runs, exit ${s.npmTest.exitCodes.join(', ') || '—'}) | ${cell(s.npmTest)} | 180 s |`,
     `| \`npm test\` in a row while full conformance runs load the machine (${s.npmTestUnderLoad.runs} runs alongside ${s.npmTestUnderLoad.loadRuns} conformance runs, exit ${s.npmTestUnderLoad.exitCodes.join(', ') || '—'}) | ${cell(s.npmTestUnderLoad)} | green |`,
     `| \`npm ci\` from package.json and the lock file, npm's cache warm (${s.npmCi.runs} runs) | ${cell(s.npmCi)} | |`,
+    `| The runtime self-test alone, part of \`npm test\`: the CLI smoke and a whole conformance run on each Node line of \`package.json\`'s \`optionalDependencies\` (${s.runtimeSelftest.runs} runs) | ${cell(s.runtimeSelftest)} | |`,
   ].join('\n');
 }
 
