@@ -206,11 +206,14 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   const loose = { ...(faults.has('update-types-unchecked') ? { only: ['verifiedFraud'] } : {}), ...(faults.has('update-document-items-unchecked') ? { uncheckedItems: ['documents'] } : {}) };
   const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'caseUpdate', loose);
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
-  const decision = optionalString(body, 'decision');
+  const given = optionalString(body, 'decision');
   const decisions = allowedValues('CaseDecision');
-  if (decision !== undefined && !decisions.includes(decision) && !faults.has('update-decision-any')) {
+  const outOfList = given !== undefined && !decisions.includes(given) && !faults.has('update-decision-any');
+  if (outOfList && ctx.behaviour.unknownDecision === 'refuse') {
     return sendRefusal(ex.res, validationRefusal(ctx, `decision must be one of ${decisions.join(', ')}`));
   }
+  // An ignored decision leaves the case's decision as it was, as 2.5 does for an unknown queue or rejection code.
+  const decision = outOfList ? undefined : given;
   const refuseIf = (condition: boolean, message: string): boolean => {
     if (condition) sendRefusal(ex.res, refusal(400, 'validation_failed', message));
     return condition;

@@ -145,15 +145,16 @@ function createOrder(ctx: SandboxContext, ex: Exchange, placed: Set<string>): Or
   const trigger = triggeredErrors[header(ex, 'x-sandbox-respond')?.trim() ?? ''];
   if (trigger) return trigger(ctx);
 
-  const parsed = parseJsonBody(ex.body.bytes);
+  const parsed = parseJsonBody(ex.body.bytes, ctx.behaviour.invalidUtf8);
   if (!parsed.ok) {
     if (faults.has('order-malformed-500')) return { status: 500, errorType: tableErrorType('500'), message: messages.internal };
     return badRequest(messages.malformed);
   }
-  const issue = orderIssue(ctx, parsed.value);
+  const order = parsed.value === null && ctx.behaviour.nullOrderBody === 'as-empty' ? {} : parsed.value;
+  const issue = orderIssue(ctx, order);
   if (issue) return validationError(ctx, issue);
 
-  const merchantOrderId = (parsed.value as { merchantOrderId: string }).merchantOrderId;
+  const merchantOrderId = (order as { merchantOrderId: string }).merchantOrderId;
   if (placed.has(merchantOrderId)) {
     if (faults.has('order-duplicate-400')) return validationError(ctx, 'duplicate order');
     return { status: 409, errorType: tableErrorType('409'), message: messages.duplicate };

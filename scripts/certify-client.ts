@@ -20,6 +20,9 @@ import { startSandbox, type DeliveryAnswer, type RecordedExchange } from '../san
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { signingKeyFrom, type SigningKey } from './evidence/signing-key.ts';
 import { sealBundle } from './evidence/statement.ts';
+import { clientIdentity, redactedCommand } from './evidence/client-identity.ts';
+import { describeSource, pinSource } from './evidence/source-digest.ts';
+import { suiteVersion } from '../reporters/run-environment.ts';
 import { parseCli, usageOf } from './cli.ts';
 import { judgeClient, type ScenarioStep } from './client/judge.ts';
 
@@ -43,6 +46,7 @@ const cliSpec = {
     'no-webhooks': { type: 'boolean' },
     flavor: { type: 'string' },
     bundle: { type: 'boolean' },
+    'client-version': { type: 'string' },
     out: { type: 'string' },
   },
   describe: {
@@ -53,7 +57,8 @@ const cliSpec = {
     'webhook-target': "the client's webhook address (default http://127.0.0.1:$WEBHOOK_PORT/, a free port given to the client as WEBHOOK_PORT)",
     'no-webhooks': 'deliver no part-6 event (the webhook rows are then not configured)',
     flavor: `sandbox flavor (${flavors.join(', ')})`,
-    bundle: 'also write a certification bundle for npm run verify-bundle',
+    bundle: 'also write a certification bundle for npm run verify-bundle (under CERTIFICATION_DIR, default certification/)',
+    'client-version': "the client's version, named with its command in the matrix and the bundle",
     out: 'where the matrix goes (default reports/client)',
   },
   epilogue: 'The client gets the sandbox URLs, routes and credentials as variables (see the README), WEBHOOK_PORT included.\nExit codes: 0 conformant, 1 not conformant (a MUST failed or was not exercised), 2 bad options.',
@@ -85,6 +90,8 @@ try {
   console.error((error as Error).message);
   process.exit(2);
 }
+// The judge's source as this process loads it, pinned before the client runs.
+const source = values.bundle ? pinSource(repoRoot) : undefined;
 
 const exchanges: RecordedExchange[] = [];
 const deliveries: DeliveryAnswer[] = [];
@@ -158,6 +165,7 @@ const notConfigured = new Map<string, string>([
 // The client's traffic judged as the server side's tests are, under the certify profile: a MUST failed, blocked, not
 // exercised or not configured, or a SHOULD that warned, makes the result "not conformant".
 const redactor = new Redactor([env['API_KEY'], env['RESELLER_API_KEY'], tokenSecret].filter((s): s is string => Boolean(s)));
+const client = clientIdentity(values.run, values['client-version'], redactor);
 const records = judgeClient({ exchanges, deliveries, target, ...(scenario ? { scenario } : {}), notConfigured }).map((record) => ({
   ...record,
   annotations: record.annotations.map((a) => ({ ...a, ...(a.description ? { description: redactor.text(a.description) } : {}) })),
@@ -168,9 +176,9 @@ const report = {
   role: 'client',
   interface: { ...interfaceInfo, title: `${interfaceInfo.title} (client)` },
   catalogSha256: clientCatalogSha256,
-  rerun: ['npm run certify-client --', ...process.argv.slice(2).map(shellWord)].join(' '),
+  rerun: ['npm run certify-client --', ...process.argv.slice(2).map((arg) => shellWord(redactedCommand(arg, redactor)))].join(' '),
   profile: 'certify',
-  environment: { flavor, 'requests recorded': String(exchanges.length), 'webhook deliveries answered': String(deliveries.length), 'injected 503 share': String(inject) },
+  environment: { client: client.command, ...(client.version ? { 'client version': client.version } : {}), flavor, 'requests recorded': String(exchanges.length), 'webhook deliveries answered': String(deliveries.length), 'injected 503 share': String(inject) },
   finishedAt: new Date().toISOString(),
   result: resultOf(verdicts, reasons),
   reasons,
@@ -189,13 +197,16 @@ for (const v of report.requirements) {
 }
 console.log(`\ncertify-client: ${report.result}. Matrix: ${join(out, 'client-conformance.md')}`);
 for (const reason of reasons) console.log(`  ${reason}`);
-if (signer) {
-  const bundle = join(repoRoot, 'certification', `client-${report.finishedAt.replace(/[:.]/g, '-')}`);
+if (signer && source) {
+  const bundle = join(resolve(process.env.CERTIFICATION_DIR ?? join(repoRoot, 'certification')), `client-${report.finishedAt.replace(/[:.]/g, '-')}`);
   mkdirSync(bundle, { recursive: true });
   for (const file of ['client-conformance.json', 'client-conformance.md', 'client-conformance.html', 'junit.xml']) cpSync(join(out, file), join(bundle, file));
-  const { role, interface: described, profile, environment, finishedAt, result } = report;
-  const sealed = sealBundle(bundle, { role, interface: described, profile, environment, finishedAt, result, reasons, run: { partial: false, filters: [] }, signer: signer.origin }, signer.key);
+  writeFileSync(join(bundle, source.claim.list), source.list);
+  const { role, interface: described, profile, environment, finishedAt, result, catalogSha256 } = report;
+  const predicate = { role, client, suite: { version: suiteVersion }, interface: described, catalogSha256, source: source.claim, profile, environment, finishedAt, result, reasons, run: { partial: false, filters: [] }, signer: signer.origin };
+  const sealed = sealBundle(bundle, predicate, signer.key);
   console.log(`certify-client: bundle ${bundle}, signed by key ${sealed.keyid} (${signer.origin}); npm run verify-bundle -- --public-key <the signer's public key> ${bundle}`);
+  console.log(`  client: ${client.command}${client.version ? ` (version ${client.version})` : ''}; ${describeSource(source.claim)}`);
 }
 process.exit(reasons.length ? 1 : 0);
 

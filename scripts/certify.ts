@@ -11,6 +11,7 @@ import { redactedConfiguration } from './evidence/configuration.ts';
 import { newKeyPair } from './evidence/dsse.ts';
 import { signingKeyFrom, type SigningKey } from './evidence/signing-key.ts';
 import { sealBundle } from './evidence/statement.ts';
+import { describeSource, listDifferences, parseList, pinSource, sourceFiles } from './evidence/source-digest.ts';
 import { evidencePaths } from './evidence/paths.ts';
 import { parseCli } from './cli.ts';
 
@@ -56,9 +57,10 @@ function writeNewKey(dir: string): number {
 /**
  * `npm run certify [-- options]`: runs the suite itself under the certify profile (it never packs reports it did
  * not produce) and writes one folder, certification/<UTC timestamp>/, with the matrix, the JUnit XML, the
- * single-file Allure report, the redacted configuration, what was judged by what (versions, catalog SHA-256, seed,
- * timestamps, target, verdict) and statement.dsse.json: an in-toto Statement naming every file's SHA-256, in a
- * DSSE envelope signed with Ed25519, which `npm run verify-bundle -- --public-key <pem> <dir>` checks offline.
+ * single-file Allure report, the redacted configuration, what was judged by what (versions, catalog SHA-256, the
+ * git commit and the SHA-256 of every source file that can change a verdict, seed, timestamps, target, verdict) and
+ * statement.dsse.json: an in-toto Statement naming every file's SHA-256, in a DSSE envelope signed with Ed25519,
+ * which `npm run verify-bundle -- --public-key <pem> <dir>` checks offline (and, with --source, against a checkout).
  * The bundle is written whatever the verdict; the exit code is the verdict's.
  */
 function main(): number {
@@ -90,6 +92,9 @@ function main(): number {
   }
   const paths = evidencePaths();
   const args = [...(values.project ?? []).flatMap((name) => ['--project', name]), ...(values.grep ? ['--grep', values.grep] : [])];
+  // The source as the run loads it: pinned before the run starts, and compared again when it ends (an edit made
+  // while it ran leaves the bundle incomplete, since the pin would not say what every worker loaded).
+  const source = pinSource(repoRoot);
   const started = new Date();
   const run = spawnSync(process.execPath, [playwrightCli, 'test', ...args], { cwd: repoRoot, env: process.env, stdio: 'inherit' });
   const finished = new Date();
@@ -113,12 +118,15 @@ function main(): number {
     problems.push(`the Allure report could not be built: ${(error as Error).message}`);
   }
   const matrix = existsSync(join(dir, 'conformance.json')) ? (JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as { result?: string; reasons?: string[] }) : {};
+  writeFileSync(join(dir, source.claim.list), source.list);
+  for (const changed of listDifferences(parseList(source.list), sourceFiles(repoRoot), 'the checkout when the run ended')) problems.push(`source changed while the run ran: ${changed}`);
   const configuration = redactedConfiguration(resolved);
   writeFileSync(join(dir, 'configuration.json'), `${JSON.stringify(configuration, null, 2)}\n`);
   const certificate = {
     suite: { version: suiteVersion },
     interface: { title: interfaceInfo.title, version: interfaceInfo.version },
     catalogSha256,
+    source: source.claim,
     profile: resolved.config.profile,
     seed: resolved.config.seed,
     runTag: resolved.config.runTag,
@@ -138,6 +146,7 @@ function main(): number {
 
   console.log(`\nCertification bundle: ${dir}`);
   console.log(`  ${sealed.subjects} files in a statement signed by key ${sealed.keyid} (${signer.origin})`);
+  console.log(`  ${describeSource(source.claim)}`);
   if (signer.origin === 'made for this run') console.log('  The key was made for this run: its signature shows nothing changed since, not who signed. Sign with a published key: npm run certify -- --new-key');
   if (scope.partial) console.log(`  Partial run (${args.join(' ')}): verify-bundle refuses it unless given --allow-partial`);
   console.log(`  Verify with: npm run verify-bundle -- --public-key <the signer's public key> ${dir}`);

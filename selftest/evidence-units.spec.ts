@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,10 @@ import { redactedConfiguration } from '../scripts/evidence/configuration.ts';
 import { keyIdOf, newKeyPair, privateKeyFromPem, type DsseEnvelope } from '../scripts/evidence/dsse.ts';
 import { signingKeyFrom } from '../scripts/evidence/signing-key.ts';
 import { PUBLIC_KEY_FILE, sealBundle, sha256, STATEMENT_FILE, verifyBundle, type CertificationPredicate, type Statement } from '../scripts/evidence/statement.ts';
+import { compareSource, gitState, pinSource, SOURCE_LIST_FILE, SOURCE_PATHS } from '../scripts/evidence/source-digest.ts';
+import { redactedCommand } from '../scripts/evidence/client-identity.ts';
+import { Redactor } from '../harness/redact.ts';
+import { curlOf, redactExchange, type Exchange } from '../harness/http/exchange.ts';
 
 const cite = (...ids: string[]) => ids.map(citeAnnotation);
 const pass = (id: string) => markAnnotation({ kind: 'pass', id, detail: '' });
@@ -245,6 +250,99 @@ test.describe('signed certification bundle (in-toto Statement in a DSSE envelope
   });
 });
 
+test.describe('the source a bundle pins (git commit, every source file\'s SHA-256)', () => {
+  const signer = privateKeyFromPem(newKeyPair().privatePem);
+
+  /** A checkout without git (a tarball): one file under each source path. */
+  function tarballCheckout(): string {
+    const dir = scratch();
+    for (const path of SOURCE_PATHS) {
+      const file = path.includes('.') ? join(dir, path) : join(dir, path, 'nested', 'module.ts');
+      mkdirSync(join(file, '..'), { recursive: true });
+      writeFileSync(file, `// ${path}\n`);
+    }
+    writeFileSync(join(dir, 'README.md'), 'not a source file\n');
+    return dir;
+  }
+
+  /** A bundle sealed with the checkout's source pinned, as certify writes it. */
+  function bundleOf(checkout: string, claimEdit: (claim: Record<string, unknown>) => void = () => undefined): string {
+    const bundle = scratch();
+    const { claim, list } = pinSource(checkout);
+    writeFileSync(join(bundle, SOURCE_LIST_FILE), list);
+    const edited = { ...claim } as unknown as Record<string, unknown>;
+    claimEdit(edited);
+    sealBundle(bundle, { run: { partial: false, filters: [] }, source: edited as unknown as CertificationPredicate['source'] }, signer);
+    return bundle;
+  }
+
+  test('without git the commit is unknown and the digest still covers one file per source path, and nothing else', () => {
+    const checkout = tarballCheckout();
+    expect(gitState(checkout)).toEqual({ commit: 'unknown', dirty: 'unknown' });
+    const { claim, list } = pinSource(checkout);
+    expect(claim).toMatchObject({ commit: 'unknown', dirty: 'unknown', files: SOURCE_PATHS.length, list: SOURCE_LIST_FILE, digest: { sha256: sha256(list) } });
+    expect(list).toContain(`${sha256('// tests\n')}  tests/nested/module.ts\n`);
+    expect(list).not.toContain('README.md');
+    rmSync(checkout, { recursive: true, force: true });
+  });
+
+  test('a checkout differing from the run by one file, a missing file or an added one is named; the same checkout passes', () => {
+    const checkout = tarballCheckout();
+    const bundle = bundleOf(checkout);
+    const statement = verifyBundle(bundle, createPublicKey(signer)).statement as Statement;
+    expect(compareSource(statement.predicate, bundle, checkout).problems).toEqual([]);
+    writeFileSync(join(checkout, 'harness', 'nested', 'module.ts'), '// harness, edited\n');
+    rmSync(join(checkout, 'catalog', 'nested', 'module.ts'));
+    writeFileSync(join(checkout, 'tests', 'nested', 'extra.spec.ts'), '// added\n');
+    writeFileSync(join(checkout, 'README.md'), 'edited, not a source file\n');
+    expect(compareSource(statement.predicate, bundle, checkout).problems).toEqual([
+      `catalog/nested/module.ts: loaded by the run, missing from ${checkout}`,
+      expect.stringMatching(/^harness\/nested\/module\.ts: differs \(SHA-256 [0-9a-f]{64} in .*, [0-9a-f]{64} in the run\)$/),
+      `tests/nested/extra.spec.ts: in ${checkout}, not among the files of the run`,
+    ]);
+    rmSync(checkout, { recursive: true, force: true });
+    rmSync(bundle, { recursive: true, force: true });
+  });
+
+  test('a source claim whose digest is not its list\'s is refused, and a statement without one cannot be compared', () => {
+    const checkout = tarballCheckout();
+    const wrong = bundleOf(checkout, (claim) => (claim['digest'] = { sha256: '0'.repeat(64) }));
+    expect(verifyBundle(wrong, createPublicKey(signer)).problems).toEqual([expect.stringMatching(/^source-files\.sha256: its SHA-256 is [0-9a-f]{64}, the statement's source digest 0{64}$/)]);
+    const malformed = bundleOf(checkout, (claim) => delete claim['commit']);
+    expect(verifyBundle(malformed, createPublicKey(signer)).problems).toEqual([expect.stringMatching(/^the statement's source is not well-formed/)]);
+    expect(compareSource({ run: { partial: false, filters: [] } }, wrong, checkout).problems).toEqual([expect.stringMatching(/^the statement pins no source/)]);
+    for (const dir of [checkout, wrong, malformed]) rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+test.describe('a client is named by its command, credentials masked', () => {
+  test('credentials in variables, options, headers and URLs are masked; references and other words are kept', () => {
+    const redactor = new Redactor(['registered-secret-value']);
+    expect(redactedCommand('npx tsx examples/reseller-client/client.ts --verbose', redactor)).toBe('npx tsx examples/reseller-client/client.ts --verbose');
+    expect(redactedCommand('API_KEY=abc123 CLIENT_TOKEN="x y" ./client --api-key s3cr3t --password=hunter2 --name shop', redactor)).toBe(
+      'API_KEY=[REDACTED] CLIENT_TOKEN=[REDACTED] ./client --api-key [REDACTED] --password=[REDACTED] --name shop',
+    );
+    expect(redactedCommand("curl -H 'Authorization: Bearer abcdefabcdef12' -H 'x-api-key: zzz' https://user:pw@host/x", redactor)).toBe(
+      "curl -H 'Authorization: Bearer [REDACTED]' -H 'x-api-key: [REDACTED]' https://user:[REDACTED]@host/x",
+    );
+    expect(redactedCommand("./c registered-secret-value API_KEY=$API_KEY --token \"$TOKEN\" --keystore ./k --author me", redactor)).toBe(
+      './c [REDACTED] API_KEY=$API_KEY --token "$TOKEN" --keystore ./k --author me',
+    );
+    expect(redactedCommand("--run 'API_KEY=abc npx client'", redactor)).toBe("--run 'API_KEY=[REDACTED] npx client'");
+  });
+
+  test('a client certification\'s statement that does not name the client is refused', () => {
+    const signer = privateKeyFromPem(newKeyPair().privatePem);
+    const dir = scratch();
+    writeFileSync(join(dir, 'client-conformance.json'), '{}\n');
+    sealBundle(dir, { role: 'client', run: { partial: false, filters: [] } }, signer);
+    expect(verifyBundle(dir, createPublicKey(signer)).problems).toEqual(['the statement of a client certification does not name the client (client.command expected)']);
+    sealBundle(dir, { role: 'client', client: { command: 'npx client', version: '1.0' }, run: { partial: false, filters: [] } }, signer);
+    expect(verifyBundle(dir, createPublicKey(signer)).problems).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
 test.describe('secrets stay out of evidence', () => {
   const key = 'c2VjcmV0LWNsaWVudDpzZWNyZXQtdmFsdWU=';
   const env = {
@@ -274,6 +372,20 @@ test.describe('secrets stay out of evidence', () => {
     expect(json).not.toContain('expired-token-value');
     expect(json).toContain('[REDACTED]');
     expect(suite.services.identity.apiKey).toBe(key);
+  });
+
+  test('a body that is not UTF-8 text is replayed and attached byte for byte, its secrets masked', () => {
+    const secret = 'registered-secret-0123';
+    const bytes = Buffer.concat([Buffer.from(`{"note":"${secret}","id":"`), Buffer.from([0xff, 0x00, 0x27, 0x25, 0x5c, 0x0a, 0xc3, 0x28]), Buffer.from('"}')]);
+    const exchange = { label: 'order', request: { method: 'POST', url: 'https://api.example.com/v2/orders', headers: [['content-type', 'application/json']], body: bytes.toString('utf8'), bytes }, status: 400, headers: {}, rawHeaders: [], text: '', json: undefined, attempts: [], durationMs: 1 } as Exchange;
+    const redactor = new Redactor([secret]);
+    const masked = Buffer.from(bytes.toString('latin1').replace(secret, '[REDACTED]'), 'latin1');
+    const replay = curlOf(exchange, redactor);
+    expect(replay).not.toContain(secret);
+    const printf = /^(printf '(?:[^']|'\\'')*') \| curl /.exec(replay)?.[1];
+    expect(printf, replay).toBeDefined();
+    expect(spawnSync('sh', ['-c', printf as string]).stdout.toString('hex')).toBe(masked.toString('hex'));
+    expect(Buffer.from(redactExchange(exchange, redactor).request.bodyBase64 ?? '', 'base64').toString('hex')).toBe(masked.toString('hex'));
   });
 
   test('the offline report loses its remote scripts and gains a policy that blocks the network', () => {
