@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../harness/config/load-config.ts';
 import { conformanceProjects, projectNames } from '../harness/config/projects.ts';
 import { configSchema, configVariables } from '../harness/config/variables.ts';
 import { flavors } from '../sandbox/server.ts';
-import { envExample, readmeVariableTable } from '../scripts/env-example.ts';
+import { configurationPage, envExample, routeTable, variableTable } from '../scripts/env-example.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -151,10 +151,17 @@ test.describe('configuration', () => {
     expect(text, 'regenerate with npm run env:example').toBe(envExample());
   });
 
-  test("the README's variable table lists every variable of the configuration schema and is up to date", () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const block = readme.slice(readme.indexOf('<!-- variables -->\n') + '<!-- variables -->\n'.length, readme.indexOf('\n<!-- /variables -->'));
-    for (const name of configVariables) expect(block, `${name} is in the table`).toContain(`| \`${name}\``);
-    expect(block, 'regenerate with npm run env:example').toBe(readmeVariableTable());
+  test('the variable and route tables of docs/configuration.md list every variable of the configuration schema and every routed operation, and are up to date', () => {
+    const page = readFileSync(configurationPage, 'utf8');
+    const block = (name: string) => {
+      const start = page.indexOf(`<!-- ${name} -->\n`);
+      const end = page.indexOf(`\n<!-- /${name} -->`);
+      expect(start >= 0 && end > start, `docs/configuration.md has a <!-- ${name} --> block`).toBe(true);
+      return page.slice(start + `<!-- ${name} -->\n`.length, end);
+    };
+    const variables = block('variables');
+    for (const name of configVariables) expect(variables, `${name} is in the table`).toContain(`| \`${name}\``);
+    expect(variables, 'regenerate with npm run env:example').toBe(variableTable());
+    expect(block('routes'), 'regenerate with npm run env:example').toBe(routeTable());
   });
 });
