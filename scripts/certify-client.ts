@@ -11,7 +11,8 @@ import { shellWord } from '../harness/shell-quote.ts';
 import { matrixHtml } from '../reporters/matrix-html.ts';
 import { matrixMarkdown } from '../reporters/matrix-markdown.ts';
 import { junitXml } from '../reporters/junit.ts';
-import { failureReasons, resultOf, verdictsFor } from '../reporters/verdicts.ts';
+import { runVerdict } from '../reporters/run-verdict.ts';
+import { verdictsFor } from '../reporters/verdicts.ts';
 import { resellerClient } from '../sandbox/credentials.ts';
 import { flavorModule } from '../sandbox/flavors/index.ts';
 import { operationRouteText } from '../sandbox/layout.ts';
@@ -155,15 +156,16 @@ const notConfigured = new Map<string, string>([
   ...(webhooks ? [] : [['CLI-WEBHOOK-ANSWER', 'not configured: --no-webhooks'], ['CLI-WEBHOOK-STATUS', 'not configured: --no-webhooks']]),
   ...(scenario ? [] : [['CLI-SCENARIO', 'not configured: give --scenario <file>']]),
 ] as Array<[string, string]>);
-// The client's traffic judged as the server side's tests are, under the certify profile: a MUST failed, blocked, not
-// exercised or not configured, or a SHOULD that warned, makes the result "not conformant".
+// The client's traffic judged as the server side's tests are, under the certify profile (reporters/run-verdict.ts): a
+// MUST failed, blocked, not exercised or not configured makes the result "not conformant"; SHOULD warnings are listed.
 const redactor = new Redactor([env['API_KEY'], env['RESELLER_API_KEY'], tokenSecret].filter((s): s is string => Boolean(s)));
 const records = judgeClient({ exchanges, deliveries, target, ...(scenario ? { scenario } : {}), notConfigured }).map((record) => ({
   ...record,
   annotations: record.annotations.map((a) => ({ ...a, ...(a.description ? { description: redactor.text(a.description) } : {}) })),
 }));
 const verdicts = verdictsFor(clientRequirements, records);
-const reasons = [...failureReasons(verdicts, 'certify'), ...(exchanges.length === 0 ? ['The client sent nothing'] : [])];
+const run = runVerdict(verdicts, 'certify', { problems: exchanges.length === 0 ? ['The client sent nothing'] : [] });
+const { reasons, ...verdict } = run;
 const report = {
   role: 'client',
   interface: { ...interfaceInfo, title: `${interfaceInfo.title} (client)` },
@@ -172,16 +174,18 @@ const report = {
   profile: 'certify',
   environment: { flavor, 'requests recorded': String(exchanges.length), 'webhook deliveries answered': String(deliveries.length), 'injected 503 share': String(inject) },
   finishedAt: new Date().toISOString(),
-  result: resultOf(verdicts, reasons),
+  result: run.words,
   reasons,
+  verdict,
   requirements: verdicts,
 };
 const out = resolve(values.out ?? join(repoRoot, 'reports', 'client'));
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'client-conformance.json'), `${JSON.stringify(report, null, 2)}\n`);
-writeFileSync(join(out, 'client-conformance.md'), matrixMarkdown(report));
-writeFileSync(join(out, 'client-conformance.html'), matrixHtml(report));
-writeFileSync(join(out, 'junit.xml'), junitXml(records, { profile: 'certify', catalog: clientRequirements, name: 'client certification' }));
+writeFileSync(join(out, 'client-conformance.md'), matrixMarkdown({ ...report, run }));
+writeFileSync(join(out, 'client-conformance.html'), matrixHtml({ ...report, run }));
+const outcomes = new Map(verdicts.map((v) => [v.id, v.outcome]));
+writeFileSync(join(out, 'junit.xml'), junitXml(records, { profile: 'certify', catalog: clientRequirements, outcomes, run, name: 'client certification' }));
 console.log('');
 for (const v of report.requirements) {
   const first = v.tests.find((t) => t.outcome !== 'passed')?.detail ?? v.breakdown ?? v.observations[0] ?? '';
@@ -194,8 +198,8 @@ if (signer) {
   mkdirSync(bundle, { recursive: true });
   for (const file of ['client-conformance.json', 'client-conformance.md', 'client-conformance.html', 'junit.xml']) cpSync(join(out, file), join(bundle, file));
   const { role, interface: described, profile, environment, finishedAt, result } = report;
-  const sealed = sealBundle(bundle, { role, interface: described, profile, environment, finishedAt, result, reasons, run: { partial: false, filters: [] }, signer: signer.origin }, signer.key);
+  const sealed = sealBundle(bundle, { role, interface: described, profile, environment, finishedAt, result, reasons, verdict, run: { partial: false, filters: [] }, signer: signer.origin }, signer.key);
   console.log(`certify-client: bundle ${bundle}, signed by key ${sealed.keyid} (${signer.origin}); npm run verify-bundle -- --public-key <the signer's public key> ${bundle}`);
 }
-process.exit(reasons.length ? 1 : 0);
+process.exit(run.exitCode);
 
