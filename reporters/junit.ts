@@ -39,7 +39,8 @@ function verdictSuite(run: RunVerdict): string {
   const name = `verdict (${run.profile} profile)`;
   const notes = [run.words, ...run.notices];
   const failure = run.exitCode !== 0 ? `\n    <failure type="verdict" message="${escape(run.words)}">${escape(run.reasons.join('\n'))}</failure>` : '';
-  const body = `  <testcase name="${escape(name)}" classname="verdict" time="0.000">${failure}\n    <system-out>${escape(notes.join('\n'))}</system-out>\n  </testcase>`;
+  const properties = [['profile', run.profile], ['exit-code', String(run.exitCode)], ['conformant', String(run.conformant)]].map(([k, v]) => `      <property name="${k}" value="${escape(v ?? '')}"/>`).join('\n');
+  const body = `  <testcase name="${escape(name)}" classname="verdict" time="0.000">\n    <properties>\n${properties}\n    </properties>${failure}\n    <system-out>${escape(notes.join('\n'))}</system-out>\n  </testcase>`;
   return `<testsuite name="verdict" tests="1" failures="${run.exitCode !== 0 ? 1 : 0}">\n${body}\n</testsuite>`;
 }
 

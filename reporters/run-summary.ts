@@ -74,6 +74,7 @@ export function verdictNotes(run: RunVerdict): string[] {
     notes.push(`Not configured: ${run.notConfigured.requirements.length} MUST (${idList(run.notConfigured.requirements)})${run.notConfigured.set.length ? `; set ${run.notConfigured.set.join(', ')}` : ''}`);
   }
   if (run.notExercised.length && !failing) notes.push(`Not exercised: ${run.notExercised.length} MUST ended without a check (${idList(run.notExercised)})`);
+  if (run.uncovered.length && !failing) notes.push(`Not in this run: ${run.uncovered.length} MUST without a test (a --grep or --project filter; ${idList(run.uncovered)})`);
   if (run.notProduced.length) notes.push(`${NOT_PRODUCED_WORDS[0]?.toUpperCase()}${NOT_PRODUCED_WORDS.slice(1)}: ${run.notProduced.length} MUST (${idList(run.notProduced)})`);
   if (run.warnings.length && !warningsFail(run.profile)) notes.push(`Warnings: ${run.warnings.length} SHOULD (${idList(run.warnings)}), listed, not failed`);
   if (run.known.length) notes.push(`Known failures (ledger): ${idList(run.known)}`);
@@ -97,12 +98,13 @@ export const BROKEN_SHOWN = 8;
 
 export function summaryLines(summary: ConsoleSummary): string[] {
   const { run, broken } = summary;
-  const lines = ['', summary.table];
+  const lines = [''];
   if (broken.length) {
     lines.push('Broken preconditions: what the target did that kept checks from running (fix these first)');
     for (const line of broken.slice(0, BROKEN_SHOWN)) lines.push(`  - ${line}`);
     if (broken.length > BROKEN_SHOWN) lines.push(`  - … ${broken.length - BROKEN_SHOWN} more in ${summary.matrixPath}`);
   }
+  lines.push(summary.table);
   for (const reason of run.reasons) lines.push(`  Fails: ${reason}`);
   for (const note of verdictNotes(run)) lines.push(`  ${note}`);
   lines.push(`  Run: ${summary.concurrency}`);

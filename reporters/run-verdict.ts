@@ -108,12 +108,12 @@ export function runVerdict(verdicts: readonly RequirementVerdict[], profile: Pro
     reasons.push(long);
     short.push(brief);
   };
-  if (failed.length) add(`MUST requirements failed: ${failed.join(', ')}`, `${plural(failed.length, 'MUST')} failed (${idList(failed, 4)})`);
-  if (blocked.length) add(`MUST requirements blocked by the target: ${blockedList(blocked)}`, `${plural(blocked.length, 'MUST')} blocked by the target (${idList(blocked.map((v) => v.id), 4)})`);
+  if (failed.length) add(`MUST requirements failed: ${failed.join(', ')}`, `${failed.length} MUST failed (${idList(failed, 4)})`);
+  if (blocked.length) add(`MUST requirements blocked by the target: ${blockedList(blocked)}`, `${blocked.length} MUST blocked by the target (${idList(blocked.map((v) => v.id), 4)})`);
   if (certifying && notConfigured.requirements.length) {
-    add(`MUST requirements not configured (${profile} profile): ${notConfigured.requirements.join(', ')}${setList}`, `${plural(notConfigured.requirements.length, 'MUST')} not configured${setList}`);
+    add(`MUST requirements not configured (${profile} profile): ${notConfigured.requirements.join(', ')}${setList}`, `${notConfigured.requirements.length} MUST not configured${setList}`);
   }
-  if (certifying && notExercised.length) add(`MUST requirements not exercised (${profile} profile): ${notExercised.join(', ')}`, `${plural(notExercised.length, 'MUST')} not exercised (${idList(notExercised, 4)})`);
+  if (certifying && notExercised.length) add(`MUST requirements not exercised (${profile} profile): ${notExercised.join(', ')}`, `${notExercised.length} MUST not exercised (${idList(notExercised, 4)})`);
   if (certifying && uncovered.length) {
     add(`partial run: ${plural(uncovered.length, 'MUST requirement')} without a test in this run (${idList(uncovered, 4)}); a certification covers the whole suite`, `partial run (${must.length - uncovered.length} of ${must.length} MUST in this run)`);
   }
@@ -121,23 +121,24 @@ export function runVerdict(verdicts: readonly RequirementVerdict[], profile: Pro
 
   const held = must.filter((v) => v.outcome === 'passed' || v.outcome === 'not-produced').length;
   const warningWords = warnings.length ? `, with ${plural(warnings.length, 'warning')} (${idList(warnings, 4)})` : '';
-  const notProducedWords = notProduced.length ? `; ${plural(notProduced.length, 'MUST')} ${NOT_PRODUCED_WORDS} (${idList(notProduced, 4)})` : '';
+  const notProducedWords = notProduced.length ? `; ${`${notProduced.length} MUST`} ${NOT_PRODUCED_WORDS} (${idList(notProduced, 4)})` : '';
   const base = { profile, reasons, warnings, notProduced, notConfigured, notExercised, uncovered, known, notices: [...(context.notices ?? [])], must: { total: must.length, held } };
 
   if (reasons.length > 0) {
     const word: VerdictWord = reasons.length > (context.problems?.length ?? 0) ? 'not conformant' : 'failed';
     return { ...base, word, words: `${word}: ${short.join('; ')}`, exitCode: 1, conformant: false };
   }
-  if (uncovered.length > 0) {
-    return { ...base, word: 'partial run', words: `partial run: ${held} of ${must.length} MUST exercised, no failures${warningWords}${notProducedWords}`, exitCode: 0, conformant: false };
-  }
   const incomplete = [
-    ...(notConfigured.requirements.length ? [`${plural(notConfigured.requirements.length, 'MUST')} not configured${setList}`] : []),
-    ...(notExercised.length ? [`${plural(notExercised.length, 'MUST')} not exercised (${idList(notExercised, 4)})`] : []),
+    ...(notConfigured.requirements.length ? [`${notConfigured.requirements.length} MUST not configured${setList}`] : []),
+    ...(notExercised.length ? [`${notExercised.length} MUST not exercised (${idList(notExercised, 4)})`] : []),
   ];
   const knownWords = known.length ? `; ${plural(known.length, 'known failure')} listed in the ledger (${idList(known, 4)})` : '';
+  const incompleteWords = incomplete.length ? `; incomplete: ${incomplete.join(', ')}` : '';
+  if (uncovered.length > 0) {
+    return { ...base, word: 'partial run', words: `partial run: ${held} of ${must.length} MUST exercised, no failures${incompleteWords}${knownWords}${warningWords}${notProducedWords}`, exitCode: 0, conformant: false };
+  }
   if (incomplete.length > 0 || known.length > 0) {
-    return { ...base, word: 'passed', words: `passed${incomplete.length ? `; incomplete: ${incomplete.join(', ')}` : ''}${knownWords}${warningWords}${notProducedWords}`, exitCode: 0, conformant: false };
+    return { ...base, word: 'passed', words: `passed${incompleteWords}${knownWords}${warningWords}${notProducedWords}`, exitCode: 0, conformant: false };
   }
   return { ...base, word: 'conformant', words: `conformant${warningWords}${notProducedWords}`, exitCode: 0, conformant: true };
 }
