@@ -7,6 +7,9 @@ import { NoAnswerError } from '../harness/http/wire.ts';
 import { Redactor } from '../harness/redact.ts';
 import { requirements } from '../catalog/catalog.ts';
 import { citeAnnotation, markAnnotation, type MarkKind } from '../harness/verdict-marks.ts';
+import type { TestInfo } from '@playwright/test';
+import { settingsNamedIn } from '../harness/config/variables.ts';
+import { Verdict } from '../harness/verdict.ts';
 import { runVerdict } from '../reporters/run-verdict.ts';
 import { verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
 
@@ -172,5 +175,30 @@ test.describe('verdict aggregation', () => {
     const withNothing = [...passAll.filter((t) => !t.annotations.some((a) => a.description === 'ORD-403')), notProduced];
     expect(runVerdict(verdictsFor(requirements, withNothing), 'certify')).toMatchObject({ words: 'conformant; 1 MUST not exercised: the target never produced it (ORD-403)', exitCode: 0, conformant: true });
     expect(runVerdict(verdictsFor(requirements, passAll), 'gate', { problems: ['No test ran'] })).toMatchObject({ words: 'failed: No test ran', exitCode: 1 });
+  });
+
+  test('a not-configured reason must name the variable that would configure it; the reports read it from there', () => {
+    expect(settingsNamedIn('no trigger is configured for the 404 row (ORDER_TRIGGER_404)')).toEqual(['ORDER_TRIGGER_404']);
+    expect(settingsNamedIn('WEBHOOK_PUBLIC_URL is not set (set it, or WEBHOOK_MODE=passive)')).toEqual(['WEBHOOK_PUBLIC_URL', 'WEBHOOK_MODE']);
+    expect(settingsNamedIn('IDENTITY_API_KEY and API_KEY, not MY_API_KEY_X')).toEqual(['IDENTITY_API_KEY', 'API_KEY']);
+    expect(settingsNamedIn('not configured: --inject-503 0')).toEqual(['--inject-503']);
+    const annotations = [citeAnnotation('ORD-403')];
+    const skipped: string[] = [];
+    const info = { annotations, skip: (_: boolean, reason: string) => { skipped.push(reason); throw new Error('skipped'); } } as unknown as TestInfo;
+    const verdict = new Verdict(info, 'gate', new Redactor([]));
+    expect(() => verdict.notConfigured('no client without the entitlements is configured')).toThrow(/names none of schemas\/config\.schema\.json/);
+    expect(() => verdict.notConfigured('no client without the entitlements is configured (ORDERS_NO_ENTITLEMENT_API_KEY)')).toThrow('skipped');
+    expect(skipped).toEqual(['not configured: no client without the entitlements is configured (ORDERS_NO_ENTITLEMENT_API_KEY)']);
+    expect(verdictsFor(requirements, [record('skipped', annotations)]).find((v) => v.id === 'ORD-403')?.configure).toEqual(['ORDERS_NO_ENTITLEMENT_API_KEY']);
+  });
+
+  test('a requirement the target never produced reads "not exercised: the target never produced it" and fails no profile', () => {
+    const annotations = [citeAnnotation('ORD-403')];
+    const verdict = new Verdict({ annotations } as unknown as TestInfo, 'certify', new Redactor([]));
+    verdict.notProduced('ORD-403', 'no event carried it');
+    const verdicts = verdictsFor(requirements, [record('passed', annotations)]);
+    expect(verdicts.find((v) => v.id === 'ORD-403')?.outcome).toBe('not-produced');
+    for (const profile of ['gate', 'nightly', 'certify', 'certify-strict'] as const) expect(runVerdict(verdicts, profile).notProduced).toEqual(['ORD-403']);
+    expect(runVerdict(verdicts, 'certify').reasons.join('\n')).not.toContain('ORD-403');
   });
 });
