@@ -59,7 +59,8 @@ export default class ConformanceReporter implements Reporter {
     }
     this.progress = new ProjectProgress(totals);
     const tests = [...totals.values()].reduce((a, b) => a + b, 0);
-    this.concurrency = `${tests} tests in ${totals.size} projects on ${config.workers} worker${config.workers === 1 ? '' : 's'} (CONFORMANCE_WORKERS)`;
+    const many = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+    this.concurrency = `${many(tests, 'test')} in ${many(totals.size, 'project')} on ${many(config.workers, 'worker')} (CONFORMANCE_WORKERS)`;
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
