@@ -121,7 +121,7 @@ export function runVerdict(verdicts: readonly RequirementVerdict[], profile: Pro
 
   const held = must.filter((v) => v.outcome === 'passed' || v.outcome === 'not-produced').length;
   const warningWords = warnings.length ? `, with ${plural(warnings.length, 'warning')} (${idList(warnings, 4)})` : '';
-  const notProducedWords = notProduced.length ? `; ${`${notProduced.length} MUST`} ${NOT_PRODUCED_WORDS} (${idList(notProduced, 4)})` : '';
+  const notProducedWords = notProduced.length ? `; ${notProduced.length} MUST ${NOT_PRODUCED_WORDS} (${idList(notProduced, 4)})` : '';
   const base = { profile, reasons, warnings, notProduced, notConfigured, notExercised, uncovered, known, notices: [...(context.notices ?? [])], must: { total: must.length, held } };
 
   if (reasons.length > 0) {
@@ -135,10 +135,10 @@ export function runVerdict(verdicts: readonly RequirementVerdict[], profile: Pro
   const knownWords = known.length ? `; ${plural(known.length, 'known failure')} listed in the ledger (${idList(known, 4)})` : '';
   const incompleteWords = incomplete.length ? `; incomplete: ${incomplete.join(', ')}` : '';
   if (uncovered.length > 0) {
-    return { ...base, word: 'partial run', words: `partial run: ${held} of ${must.length} MUST exercised, no failures${incompleteWords}${knownWords}${warningWords}${notProducedWords}`, exitCode: 0, conformant: false };
+    return { ...base, word: 'partial run', words: `partial run: ${held} of ${must.length} MUST exercised, no failures${warningWords}${incompleteWords}${knownWords}${notProducedWords}`, exitCode: 0, conformant: false };
   }
   if (incomplete.length > 0 || known.length > 0) {
-    return { ...base, word: 'passed', words: `passed${incompleteWords}${knownWords}${warningWords}${notProducedWords}`, exitCode: 0, conformant: false };
+    return { ...base, word: 'passed', words: `passed${warningWords}${incompleteWords}${knownWords}${notProducedWords}`, exitCode: 0, conformant: false };
   }
   return { ...base, word: 'conformant', words: `conformant${warningWords}${notProducedWords}`, exitCode: 0, conformant: true };
 }

@@ -73,7 +73,7 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
   const shouldWarning = (status: TestResult['status']): FakeTest => ({ title: 'TOK-NO-STORE cache', status, annotations: [...cite('TOK-NO-STORE'), warn('TOK-NO-STORE')] });
 
   test('every requirement gets a verdict and the tests behind it; an uncited MUST is listed as uncovered', async () => {
-    const run = await conformanceRun('gate', [passing('TOK-GRANT-TYPE'), shouldWarning('passed'), { title: 'ORD-403 skipped', status: 'skipped', annotations: [...cite('ORD-403'), markAnnotation({ kind: 'not-configured', id: 'ORD-403', detail: 'no key' })] }]);
+    const run = await conformanceRun('gate', [passing('TOK-GRANT-TYPE'), shouldWarning('passed'), { title: 'ORD-403 skipped', status: 'skipped', annotations: [...cite('ORD-403'), markAnnotation({ kind: 'not-configured', id: 'ORD-403', detail: 'no client without the entitlements is configured (ORDERS_NO_ENTITLEMENT_API_KEY)' })] }]);
     const verdictOf = (id: string) => run.json.requirements.find((r) => r.id === id);
     expect(run.json.requirements).toHaveLength(requirements.length);
     expect(verdictOf('TOK-GRANT-TYPE')).toMatchObject({ outcome: 'passed', tests: [{ title: 'TOK-GRANT-TYPE passes', outcome: 'passed' }] });
@@ -88,8 +88,12 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
     expect(run.markdown, 'each warning has a section with its statement and evidence').toMatch(/### TOK-NO-STORE \(SHOULD, part 4\.1\): warning\n\n.*no-store[\s\S]*Cache-Control absent/);
     expect(run.printed, 'the summary table is printed').toMatch(/level\s+failed\s+blocked\s+warning\s+known\s+passed\s+observed\s+not-exercised\s+not-configured\s+not-produced\s+uncovered\s+total/);
     expect(run.printed).toMatch(/Not in this run: \d+ MUST without a test \(a --grep or --project filter; .*TOK-ISSUED/);
-    expect(run.printed, 'the not-configured row names what to set').toContain('Not configured: 1 MUST (ORD-403)');
-    expect(run.json.result, 'a run that leaves MUST requirements out is partial, never conformant').toMatch(/^partial run: 1 of \d+ MUST exercised, no failures, with 1 warning \(TOK-NO-STORE\)$/);
+    expect(run.printed, 'the not-configured row names what to set').toContain('Not configured: 1 MUST (ORD-403); set ORDERS_NO_ENTITLEMENT_API_KEY');
+    expect(run.markdown).toContain('| ORD-403 | MUST | 7 | not configured (set ORDERS_NO_ENTITLEMENT_API_KEY) | 1 |');
+    const must = requirements.filter((r) => r.level === 'MUST').length;
+    expect(run.json.result, 'a run that leaves MUST requirements out is partial, never conformant').toBe(
+      `partial run: 1 of ${must} MUST exercised, no failures, with 1 warning (TOK-NO-STORE); incomplete: 1 MUST not configured (set ORDERS_NO_ENTITLEMENT_API_KEY)`,
+    );
   });
 
   test('gate and nightly fail only on a MUST failure; certify also on MUST without a test, listing SHOULD warnings; certify-strict also on them', async () => {

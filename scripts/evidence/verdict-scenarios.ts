@@ -27,6 +27,7 @@ export const VERDICT_SCENARIOS: readonly VerdictScenario[] = [
   { row: 'gate with a MUST not exercised (a test ended without checking)', profile: 'gate', twists: [{ level: 'MUST', twist: 'not-exercised' }] },
   { row: 'gate with a MUST the target never produced', profile: 'gate', twists: [{ level: 'MUST', twist: 'not-produced' }] },
   { row: 'gate with a MUST not configured', profile: 'gate', twists: [{ level: 'MUST', twist: 'not-configured' }] },
+  { row: 'gate with warnings, a MUST not configured and one never produced', profile: 'gate', twists: [{ level: 'SHOULD', twist: 'warning' }, { level: 'MUST', twist: 'not-configured' }, { level: 'MUST', twist: 'not-produced' }] },
   { row: 'gate with a MUST failed', profile: 'gate', twists: [{ level: 'MUST', twist: 'failed' }] },
   { row: 'gate with a MUST blocked by the target', profile: 'gate', twists: [{ level: 'MUST', twist: 'blocked' }] },
   { row: 'gate with a failure the ledger lists (known)', profile: 'gate', twists: [{ level: 'MUST', twist: 'known' }] },
