@@ -10,6 +10,8 @@ import { citeAnnotation, markAnnotation } from '../harness/verdict-marks.ts';
 import { allureEnrichment, TEST_VERDICT } from '../reporters/allure-enrichment.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
 import { MARKDOWN_MAX_CHARS } from '../reporters/matrix-markdown.ts';
+import { mergedReporters } from '../reporters/reporters.ts';
+import { ProjectProgress } from '../reporters/console-progress.ts';
 import { loadLedger, type LedgerEntry } from '../harness/config/ledger.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { serializeRedacted } from '../reporters/serialize-redacted.ts';
@@ -145,6 +147,20 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
     expect(lines.length).toBeLessThan(200);
     expect(lines.filter((line) => line.length > 300)).toEqual([]);
     expect(run.json.result).toBe('conformant');
+  });
+
+  test('the console: a line per project when its last test ends, every test only with CONFORMANCE_VERBOSE=1', () => {
+    const progress = new ProjectProgress(new Map([['auth', 2], ['orders', 1]]));
+    const record = (project: string, status: TestRecord['status'], annotations: TestRecord['annotations'] = []): TestRecord => ({ title: 't', project, location: 'x:1', status, annotations });
+    expect(progress.add(record('auth', 'passed'))).toBeUndefined();
+    expect(progress.add(record('auth', 'skipped', [markAnnotation({ kind: 'blocked', id: 'TOK-ISSUED', detail: 'no token' })]))).toBe('  auth    2 tests: 1 blocked, 1 passed');
+    expect(progress.unfinished()).toEqual(['  orders  1 test: 1 did not run']);
+    const suite = loadConfig(sandboxTargetEnv({ url: 'http://127.0.0.1:1', flavor: 'reference', tokenSecret: 's' }), { repoRoot: process.cwd(), embedded: false });
+    const listed = (env: Record<string, string>) => mergedReporters(suite, env).map(([name]) => name);
+    expect(listed({})).not.toContain('list');
+    expect(listed({ CONFORMANCE_VERBOSE: '1' })).toContain('list');
+    const conformance = mergedReporters(suite, { CONFORMANCE_VERBOSE: '1' }).find(([name]) => name.endsWith('conformance-reporter.ts'));
+    expect(conformance?.[1]).toMatchObject({ verbose: true });
   });
 
   test('a run in which no test ran is never conformant', async () => {
