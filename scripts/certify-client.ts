@@ -112,7 +112,8 @@ if (command) {
   for (const [name, value] of Object.entries(clientEnv)) console.log(`  ${name}=${value}`);
   await new Promise<void>((done) => process.once('SIGINT', () => done()));
 }
-const { records, verdicts, reasons, result, requests, deliveries } = await certification.finish();
+const { records, verdicts, run, requests, deliveries } = await certification.finish();
+const { reasons, ...verdict } = run;
 const { redactor } = certification;
 const client = clientIdentity(values.run, values['client-version'], redactor);
 const report = {
@@ -123,16 +124,18 @@ const report = {
   profile: 'certify',
   environment: { client: client.command, ...(client.version ? { 'client version': client.version } : {}), flavor, 'requests recorded': String(requests), 'webhook deliveries answered': String(deliveries), 'injected 503 share': String(inject) },
   finishedAt: new Date().toISOString(),
-  result,
+  result: run.words,
   reasons,
+  verdict,
   requirements: verdicts,
 };
 const out = resolve(values.out ?? join(repoRoot, 'reports', 'client'));
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'client-conformance.json'), `${JSON.stringify(report, null, 2)}\n`);
-writeFileSync(join(out, 'client-conformance.md'), matrixMarkdown(report));
-writeFileSync(join(out, 'client-conformance.html'), matrixHtml(report));
-writeFileSync(join(out, 'junit.xml'), junitXml(records, { profile: 'certify', catalog: clientRequirements, name: 'client certification' }));
+writeFileSync(join(out, 'client-conformance.md'), matrixMarkdown({ ...report, run }));
+writeFileSync(join(out, 'client-conformance.html'), matrixHtml({ ...report, run }));
+const outcomes = new Map(verdicts.map((v) => [v.id, v.outcome]));
+writeFileSync(join(out, 'junit.xml'), junitXml(records, { profile: 'certify', catalog: clientRequirements, outcomes, run, name: 'client certification' }));
 console.log('');
 for (const v of report.requirements) {
   const first = v.tests.find((t) => t.outcome !== 'passed')?.detail ?? v.breakdown ?? v.observations[0] ?? '';
@@ -146,10 +149,10 @@ if (signer && source) {
   for (const file of ['client-conformance.json', 'client-conformance.md', 'client-conformance.html', 'junit.xml']) cpSync(join(out, file), join(bundle, file));
   writeFileSync(join(bundle, source.claim.list), source.list);
   const { role, interface: described, profile, environment, finishedAt, result, catalogSha256 } = report;
-  const predicate = { role, client, suite: { version: suiteVersion }, interface: described, catalogSha256, source: source.claim, profile, environment, finishedAt, result, reasons, run: { partial: false, filters: [] }, signer: signer.origin };
+  const predicate = { role, client, suite: { version: suiteVersion }, interface: described, catalogSha256, source: source.claim, profile, environment, finishedAt, result, reasons, verdict, run: { partial: false, filters: [] }, signer: signer.origin };
   const sealed = sealBundle(bundle, predicate, signer.key);
   console.log(`certify-client: bundle ${bundle}, signed by key ${sealed.keyid} (${signer.origin}); npm run verify-bundle -- --public-key <the signer's public key> ${bundle}`);
   console.log(`  client: ${client.command}${client.version ? ` (version ${client.version})` : ''}; ${describeSource(source.claim)}`);
 }
-process.exit(reasons.length ? 1 : 0);
+process.exit(run.exitCode);
 

@@ -82,7 +82,7 @@ test.describe('configuration', () => {
     { variant: 'a request template that is not a readable JSON object', env: { STEP_UP_TEMPLATE: 'fixtures/no-such-template.json' }, variable: 'STEP_UP_TEMPLATE', says: /expected a readable JSON file holding an object/ },
     { variant: 'a reseller key without its child client', env: { RESELLER_API_KEY: 'a2V5', RESELLER_SHARED_CONTEXT: '{}' }, variable: 'RESELLER_SOURCE_CLIENT_ID', says: /is not set: .*required when RESELLER_API_KEY is set/ },
     { variant: 'a missing required variable', env: { CLIENT_ID: undefined }, variable: 'CLIENT_ID', says: /CLIENT_ID is not set: expected Value sent in x-client-id/ },
-    { variant: 'an unknown profile', env: { PROFILE: 'strict' }, variable: 'PROFILE', says: /expected one of gate, certify, nightly/ },
+    { variant: 'an unknown profile', env: { PROFILE: 'strict' }, variable: 'PROFILE', says: /expected one of gate, certify, certify-strict, nightly/ },
     { variant: 'a port out of range', env: { WEBHOOK_LISTEN: '127.0.0.1:70000' }, variable: 'WEBHOOK_LISTEN', says: /port from 1 to 65535/ },
     { variant: 'a malformed trigger', env: { ORDER_TRIGGER_404: 'status=404' }, variable: 'ORDER_TRIGGER_404', says: /expected header:<name>=<value> or pointer:\/path=<value> \(How to make the order endpoint answer 404/ },
     { variant: 'a trigger with invalid JSON', env: { ORDER_TRIGGER_500: 'pointer:/x={bad' }, variable: 'ORDER_TRIGGER_500', says: /valid JSON value/ },

@@ -115,11 +115,13 @@ test('npm run certify writes one bundle with the matrix, JUnit, single-file repo
   expect(output(run), 'the summary table is printed').toContain('Conformance by requirement');
 });
 
-test('certify exits with its verdict: a run of one project leaves MUST requirements not exercised, and nothing failed', ({ certified }) => {
+test('certify exits with its verdict: a run of one project is partial, nothing failed, and the statement says so', ({ certified }) => {
   const matrix = JSON.parse(readText(join(certified.bundle, 'conformance.json'))) as { result: string; reasons: string[] };
   expect(certified.run.code, output(certified.run).slice(-3000)).toBe(1);
-  expect(matrix.result).toBe('not conformant');
-  expect(matrix.reasons).toEqual([expect.stringMatching(/^MUST requirements not exercised \(certify profile\): /)]);
+  expect(matrix.result).toMatch(/^not conformant: partial run \(\d+ of \d+ MUST in this run\)$/);
+  expect(matrix.reasons).toEqual([expect.stringMatching(/^partial run: \d+ MUST requirements without a test in this run /)]);
+  const certificate = JSON.parse(readText(join(certified.bundle, 'certificate.json'))) as { verdict: Record<string, unknown> };
+  expect(certificate.verdict).toMatchObject({ word: 'not conformant', words: matrix.result, exitCode: 1, conformant: false });
 });
 
 test('the signed bundle verifies offline against the signer\'s key, refused as partial without --allow-partial, refused with another key or one changed byte', async ({ certified }) => {
@@ -127,6 +129,10 @@ test('the signed bundle verifies offline against the signer\'s key, refused as p
   const verified = await verify('--public-key', certified.publicKey, '--allow-partial', certified.bundle);
   expect(verified.code, output(verified)).toBe(0);
   expect(verified.stdout).toContain('its 8 files match their digests');
+  expect(verified.stdout).toMatch(/^Signature and files verified; verdict: not conformant: partial run .*\(certify profile\)$/m);
+  const required = await verify('--public-key', certified.publicKey, '--allow-partial', '--require-conformant', certified.bundle);
+  expect(required.code, output(required)).toBe(1);
+  expect(required.stderr).toContain('the run did not end conformant: not conformant: partial run');
   const partial = await verify('--public-key', certified.publicKey, certified.bundle);
   expect(partial.code, output(partial)).toBe(1);
   expect(partial.stderr).toContain('the run was partial (--project auth)');
@@ -173,7 +179,12 @@ test('the statement pins the source that ran; verify-bundle --source passes on a
 
 test('JUnit gives every test the requirement IDs it verifies as properties, and a title without IDs', ({ certified }) => {
   const junit = readText(join(certified.bundle, 'junit.xml'));
-  const cases = [...junit.matchAll(/<testcase name="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)];
+  const all = [...junit.matchAll(/<testcase name="([^"]*)" classname="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)];
+  // One run-level case, the verdict, fails exactly when the run's exit code is not 0; every other case is a check.
+  const verdicts = all.filter(([, , classname]) => classname === 'verdict');
+  expect(verdicts.map(([, name]) => name)).toEqual(['verdict (certify profile)']);
+  expect(verdicts[0]?.[3]?.includes('<failure'), 'the verdict case fails exactly when the exit code is not 0').toBe(certified.run.code !== 0);
+  const cases = all.filter(([, , classname]) => classname !== 'verdict').map(([whole, name, , inner]) => [whole, name, inner] as const);
   expect(cases.length).toBeGreaterThan(0);
   for (const [, name = '', inner = ''] of cases) {
     const cited = [...inner.matchAll(/<property name="requirement" value="([^"]*)"\s*\/?>/g)].map((m) => m[1] ?? '');

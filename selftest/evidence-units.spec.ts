@@ -11,6 +11,8 @@ import { citeAnnotation, markAnnotation } from '../harness/verdict-marks.ts';
 import { allureEnrichment, TEST_VERDICT } from '../reporters/allure-enrichment.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
 import { MARKDOWN_MAX_CHARS } from '../reporters/matrix-markdown.ts';
+import { mergedReporters } from '../reporters/reporters.ts';
+import { ProjectProgress } from '../reporters/console-progress.ts';
 import { loadLedger, type LedgerEntry } from '../harness/config/ledger.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { serializeRedacted } from '../reporters/serialize-redacted.ts';
@@ -78,7 +80,7 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
   const shouldWarning = (status: TestResult['status']): FakeTest => ({ title: 'TOK-NO-STORE cache', status, annotations: [...cite('TOK-NO-STORE'), warn('TOK-NO-STORE')] });
 
   test('every requirement gets a verdict and the tests behind it; an uncited MUST is listed as uncovered', async () => {
-    const run = await conformanceRun('gate', [passing('TOK-GRANT-TYPE'), shouldWarning('passed'), { title: 'ORD-403 skipped', status: 'skipped', annotations: [...cite('ORD-403'), markAnnotation({ kind: 'not-configured', id: 'ORD-403', detail: 'no key' })] }]);
+    const run = await conformanceRun('gate', [passing('TOK-GRANT-TYPE'), shouldWarning('passed'), { title: 'ORD-403 skipped', status: 'skipped', annotations: [...cite('ORD-403'), markAnnotation({ kind: 'not-configured', id: 'ORD-403', detail: 'no client without the entitlements is configured (ORDERS_NO_ENTITLEMENT_API_KEY)' })] }]);
     const verdictOf = (id: string) => run.json.requirements.find((r) => r.id === id);
     expect(run.json.requirements).toHaveLength(requirements.length);
     expect(verdictOf('TOK-GRANT-TYPE')).toMatchObject({ outcome: 'passed', tests: [{ title: 'TOK-GRANT-TYPE passes', outcome: 'passed' }] });
@@ -91,20 +93,39 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
     expect(run.markdown, 'a filtered run lists only the requirements it cites').not.toContain('| TOK-ISSUED |');
     expect(run.markdown).toContain(`${requirements.length - 3} requirements have no test in this run (a filtered run) and are not listed.`);
     expect(run.markdown, 'each warning has a section with its statement and evidence').toMatch(/### TOK-NO-STORE \(SHOULD, part 4\.1\): warning\n\n.*no-store[\s\S]*Cache-Control absent/);
-    expect(run.printed, 'the summary table is printed').toMatch(/level\s+failed\s+blocked\s+warning\s+known\s+passed\s+observed\s+not-exercised\s+not-configured\s+uncovered\s+total/);
-    expect(run.printed).toMatch(/MUST requirements have no test in this run: .*TOK-ISSUED/);
-    expect(run.json.result, 'a run that leaves MUST requirements out is partial, never conformant').toMatch(/^partial run: 1 of \d+ MUST exercised, no failures$/);
+    expect(run.printed, 'the summary table is printed').toMatch(/level\s+failed\s+blocked\s+warning\s+known\s+passed\s+observed\s+not-exercised\s+not-configured\s+not-produced\s+uncovered\s+total/);
+    expect(run.printed).toMatch(/Not in this run: \d+ MUST without a test \(a --grep or --project filter; .*TOK-ISSUED/);
+    expect(run.printed, 'the not-configured row names what to set').toContain('Not configured: 1 MUST (ORD-403); set ORDERS_NO_ENTITLEMENT_API_KEY');
+    expect(run.markdown).toContain('| ORD-403 | MUST | 7 | not configured (set ORDERS_NO_ENTITLEMENT_API_KEY) | 1 |');
+    const must = requirements.filter((r) => r.level === 'MUST').length;
+    expect(run.json.result, 'a run that leaves MUST requirements out is partial, never conformant').toBe(
+      `partial run: 1 of ${must} MUST exercised, no failures, with 1 warning (TOK-NO-STORE); incomplete: 1 MUST not configured (set ORDERS_NO_ENTITLEMENT_API_KEY)`,
+    );
   });
 
-  test('gate and nightly fail only on a MUST failure; certify also on a SHOULD warning and on MUST not exercised', async () => {
+  test('gate and nightly fail only on a MUST failure; certify also on MUST without a test, listing SHOULD warnings; certify-strict also on them', async () => {
     expect((await conformanceRun('gate', [mustFailing])).status).toBe('failed');
     expect((await conformanceRun('nightly', [mustFailing])).status).toBe('failed');
     expect((await conformanceRun('gate', [passing('TOK-GRANT-TYPE'), shouldWarning('passed')])).status).toBe('passed');
     expect((await conformanceRun('nightly', [passing('TOK-GRANT-TYPE'), shouldWarning('passed')])).status).toBe('passed');
-    const certify = await conformanceRun('certify', [passing('TOK-GRANT-TYPE'), shouldWarning('failed')]);
+    const certify = await conformanceRun('certify', [passing('TOK-GRANT-TYPE'), shouldWarning('passed')]);
     expect(certify.status).toBe('failed');
-    expect(certify.json.reasons.join('\n')).toContain('SHOULD requirements failed or blocked (certify profile): TOK-NO-STORE');
-    expect(certify.json.reasons.join('\n')).toMatch(/MUST requirements not exercised \(certify profile\): .*TOK-ISSUED/);
+    expect(certify.json.reasons.join('\n')).not.toContain('TOK-NO-STORE');
+    expect(certify.json.reasons.join('\n')).toMatch(/^partial run: \d+ MUST requirements without a test in this run \(.*TOK-ISSUED/m);
+    const strict = await conformanceRun('certify-strict', [passing('TOK-GRANT-TYPE'), shouldWarning('failed')]);
+    expect(strict.status).toBe('failed');
+    expect(strict.json.reasons.join('\n')).toContain('SHOULD requirements warned (certify-strict profile): TOK-NO-STORE');
+  });
+
+  test('certify passes with SHOULD warnings, listing them; certify-strict fails on them', async () => {
+    const all = requirements.filter((r) => r.level !== 'INFO').map((r) => (r.id === 'TOK-NO-STORE' ? shouldWarning('passed') : passing(r.id)));
+    const certify = await conformanceRun('certify', all);
+    expect(certify.status).toBe('passed');
+    expect(certify.json.result).toBe('conformant, with 1 warning (TOK-NO-STORE)');
+    expect(certify.printed).toContain('Warnings: 1 SHOULD (TOK-NO-STORE), listed, not failed');
+    const strict = await conformanceRun('certify-strict', all);
+    expect(strict.status).toBe('failed');
+    expect(strict.json.result).toBe('not conformant: 1 SHOULD warning (TOK-NO-STORE)');
   });
 
   test('certify passes when every MUST and SHOULD requirement passed', async () => {
@@ -131,6 +152,20 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
     expect(lines.length).toBeLessThan(200);
     expect(lines.filter((line) => line.length > 300)).toEqual([]);
     expect(run.json.result).toBe('conformant');
+  });
+
+  test('the console: a line per project when its last test ends, every test only with CONFORMANCE_VERBOSE=1', () => {
+    const progress = new ProjectProgress(new Map([['auth', 2], ['orders', 1]]));
+    const record = (project: string, status: TestRecord['status'], annotations: TestRecord['annotations'] = []): TestRecord => ({ title: 't', project, location: 'x:1', status, annotations });
+    expect(progress.add(record('auth', 'passed'))).toBeUndefined();
+    expect(progress.add(record('auth', 'skipped', [markAnnotation({ kind: 'blocked', id: 'TOK-ISSUED', detail: 'no token' })]))).toBe('  auth    2 tests: 1 blocked, 1 passed');
+    expect(progress.unfinished()).toEqual(['  orders  1 test: 1 did not run']);
+    const suite = loadConfig(sandboxTargetEnv({ url: 'http://127.0.0.1:1', flavor: 'reference', tokenSecret: 's' }), { repoRoot: process.cwd(), embedded: false });
+    const listed = (env: Record<string, string>) => mergedReporters(suite, env).map(([name]) => name);
+    expect(listed({})).not.toContain('list');
+    expect(listed({ CONFORMANCE_VERBOSE: '1' })).toContain('list');
+    const conformance = mergedReporters(suite, { CONFORMANCE_VERBOSE: '1' }).find(([name]) => name.endsWith('conformance-reporter.ts'));
+    expect(conformance?.[1]).toMatchObject({ verbose: true });
   });
 
   test('a run in which no test ran is never conformant', async () => {
@@ -418,6 +453,18 @@ test.describe('expected-failure ledger (conformance-ledger.json)', () => {
     const unused = await conformanceRun('gate', [passingOrder], [entry('2999-12-31')]);
     expect(unused.status).toBe('failed');
     expect(unused.json.reasons.join('\n')).toContain('Ledger entry for ORD-409 (risk team) is unused: the requirement is passed');
+  });
+
+  test('an entry whose requirement changed level since it was written is a notice to remove it, not a failure', async () => {
+    const run = await conformanceRun('gate', [passingOrder], [{ ...entry('2999-12-31'), level: 'SHOULD' }]);
+    expect(run.status).toBe('passed');
+    expect(run.json.reasons).toEqual([]);
+    expect(run.printed).toContain('Notice: ORD-409 is now MUST (the ledger entry was written for SHOULD): remove this entry (risk team)');
+    const info = requirements.find((r) => r.level === 'INFO')?.id ?? '';
+    const observed: FakeTest = { title: `${info} observed`, status: 'passed', annotations: [...cite(info), markAnnotation({ kind: 'observed', id: info, detail: 'seen' })] };
+    const nowInfo = await conformanceRun('gate', [observed], [{ ...entry('2999-12-31'), requirement: info }]);
+    expect(nowInfo.json.reasons).toEqual([]);
+    expect(nowInfo.printed).toContain(`Notice: ${info} is now INFO: remove this entry (risk team)`);
   });
 
   test('the certify profile ignores the ledger', async () => {

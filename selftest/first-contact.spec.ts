@@ -134,14 +134,19 @@ test('a target that cannot reach a receiver on this machine: without WEBHOOK_PUB
   const sandbox = await startSandbox({ tokenSecret });
   try {
     const env = { ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}` };
-    const { run, output, report } = await conformanceRun(env, ['--project', 'webhooks']);
+    const { run, output, report, markdown } = await conformanceRun(env, ['--project', 'webhooks']);
     expect(run.code, output.slice(-3000)).toBe(0);
     const events = report?.requirements.filter((r) => r.id.startsWith('EVT-')) ?? [];
     expect(events.length).toBeGreaterThan(0);
     for (const r of events) {
       expect(r.outcome, r.id).toBe('not-configured');
       expect(r.tests[0]?.detail, r.id).toContain('WEBHOOK_PUBLIC_URL');
+      // Each row of the matrix names the variable to set.
+      expect(markdown, r.id).toMatch(new RegExp(`\\| ${r.id} \\| ${r.level} \\| [^|]+ \\| not configured \\(set WEBHOOK_PUBLIC_URL`));
     }
+    // An exit 0 never reads "not conformant": the words say what is missing and what to set.
+    expect(report?.result).toMatch(/; incomplete: \d+ MUST not configured \(set WEBHOOK_PUBLIC_URL/);
+    expect(output).not.toContain('not conformant');
   } finally {
     await sandbox.close();
   }

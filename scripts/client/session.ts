@@ -3,7 +3,8 @@ import { type OperationId } from '../../catalog/catalog.ts';
 import { clientRequirements } from '../../catalog/client-catalog.ts';
 import { freePort } from '../../harness/http/free-port.ts';
 import { Redactor } from '../../harness/redact.ts';
-import { failureReasons, resultOf, verdictsFor, type RequirementVerdict, type TestRecord } from '../../reporters/verdicts.ts';
+import { runVerdict, type RunVerdict } from '../../reporters/run-verdict.ts';
+import { verdictsFor, type RequirementVerdict, type TestRecord } from '../../reporters/verdicts.ts';
 import { resellerClient } from '../../sandbox/credentials.ts';
 import { flavorModule } from '../../sandbox/flavors/index.ts';
 import { operationRouteText } from '../../sandbox/layout.ts';
@@ -29,8 +30,8 @@ export interface CertificationOptions {
 export interface CertificationOutcome {
   records: TestRecord[];
   verdicts: RequirementVerdict[];
-  reasons: string[];
-  result: string;
+  /** The certify profile's verdict (reporters/run-verdict.ts): words, exit code, reasons. */
+  run: RunVerdict;
   requests: number;
   deliveries: number;
 }
@@ -121,8 +122,8 @@ export async function openCertification(options: CertificationOptions): Promise<
         annotations: record.annotations.map((a) => ({ ...a, ...(a.description ? { description: redactor.text(a.description) } : {}) })),
       }));
       const verdicts = verdictsFor(clientRequirements, records);
-      const reasons = [...failureReasons(verdicts, 'certify'), ...(exchanges.length === 0 ? ['The client sent nothing'] : [])];
-      return { records, verdicts, reasons, result: resultOf(verdicts, reasons), requests: exchanges.length, deliveries: deliveries.length };
+      const run = runVerdict(verdicts, 'certify', { problems: exchanges.length === 0 ? ['The client sent nothing'] : [] });
+      return { records, verdicts, run, requests: exchanges.length, deliveries: deliveries.length };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { requirements } from '../../catalog/catalog.ts';
 import type { Profile } from '../../harness/verdict-marks.ts';
-import { failureReasons, resultOf, verdictsFor, type TestRecord } from '../../reporters/verdicts.ts';
+import { runVerdict } from '../../reporters/run-verdict.ts';
+import { verdictsFor, type TestRecord } from '../../reporters/verdicts.ts';
 
 /** How a run ends, whatever the words: every MUST exercised and held; held but some left out; or failed. */
 export type VerdictOutcome = 'conformant' | 'passed-incomplete' | 'not-conformant';
@@ -20,16 +21,16 @@ export interface ProfileVerdict {
 
 /**
  * The verdict of one run's results under a profile: the marks are the profile's own business only here, so one run
- * is judged under gate and certify alike. The proof's one call of the verdict engine (reporters/verdicts.ts).
+ * is judged under gate and certify alike. The proof's one call of the verdict engine (reporters/run-verdict.ts).
  */
 export function profileVerdict(records: readonly TestRecord[], profile: Profile): ProfileVerdict {
   const verdicts = verdictsFor(requirements, records);
-  const reasons = failureReasons(verdicts, profile);
-  const result = resultOf(verdicts, reasons);
+  const run = runVerdict(verdicts, profile);
+  const { reasons, words: result } = run;
   const must = verdicts.filter((v) => v.level === 'MUST');
   const ids = (outcome: string) => must.filter((v) => v.outcome === outcome).map((v) => v.id);
   return {
-    outcome: reasons.length > 0 ? 'not-conformant' : result.startsWith('conformant') ? 'conformant' : 'passed-incomplete',
+    outcome: run.exitCode !== 0 ? 'not-conformant' : run.conformant ? 'conformant' : 'passed-incomplete',
     result,
     reasons,
     mustFailed: ids('failed'),

@@ -51,7 +51,7 @@ test(
       const reason = `the target never produced it: no ${kindTitle(kind).toLowerCase()} of this run arrived`;
       // Onboarding status changes are the target's to report or not; a results event ends every document flow.
       if (config.webhook.mode === 'active' && kind === 'results') verdict.blockedWithoutStopping(requirementsOf(kind), reason);
-      else verdict.nothingToJudge(requirementsOf(kind), reason);
+      else for (const id of requirementsOf(kind)) verdict.notProduced(id, reason);
     }
   },
 );
