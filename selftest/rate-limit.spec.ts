@@ -146,7 +146,7 @@ test.describe('the run\'s tokens', () => {
     let calls = 0;
     const endpoint = await serve((_req, res) => {
       calls += 1;
-      res.writeHead(201, { 'content-type': 'application/json' }).end('{"access_token":"issued-with-201","token_type":"Bearer"}');
+      res.writeHead(500, { 'content-type': 'application/json' }).end('{"access_token":"issued-with-500","token_type":"Bearer"}');
     });
     const redactor = new Redactor();
     const cache = new TokenCache(new HttpClient(policy, new LocalBudget(0)), redactor);
@@ -155,7 +155,7 @@ test.describe('the run\'s tokens', () => {
     expect(calls).toBe(1);
     for (const outcome of outcomes) expect(outcome).toMatchObject({ ok: false, failure: { kind: 'answer' } });
     const message = outcomes[0]?.ok === false ? outcomes[0].failure.message : '';
-    expect(message).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+ was answered 201/);
-    expect(message, 'a token in a wrong answer is still a secret').not.toContain('issued-with-201');
+    expect(message).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+ was answered 500/);
+    expect(message, 'a token in a wrong answer is still a secret').not.toContain('issued-with-500');
   });
 });

@@ -156,7 +156,7 @@ test.describe('webhook receiver', () => {
       const marks = marksOf(annotations);
       const passed = marks.filter((m) => m.kind === 'pass').map((m) => m.id);
       expect(new Set(passed)).toEqual(new Set(['EVT-SESSION-SCHEMA', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM']));
-      const notProduced = marks.filter((m) => m.kind === 'not-exercised');
+      const notProduced = marks.filter((m) => m.kind === 'not-produced');
       expect(notProduced.map((m) => m.id)).toEqual(['EVT-SESSION-INT64']);
       expect(notProduced[0]?.detail).toMatch(/^the target never produced it: /);
     } finally {
