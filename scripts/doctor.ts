@@ -1,10 +1,9 @@
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { requirement } from '../catalog/catalog.ts';
 import { startEmbeddedSandbox, type StartedSandbox } from '../harness/config/embedded-sandbox.ts';
 import { ConfigError } from '../harness/config/load-config.ts';
 import { optionalSettings } from '../harness/config/optional-settings.ts';
 import { resolveConfig, type ResolvedConfig } from '../harness/config/resolve.ts';
-import { configSchema } from '../harness/config/variables.ts';
 import { findingLine, problemsIn, type Finding, type Severity } from '../harness/doctor/findings.ts';
 import { SIDE_EFFECTS } from '../harness/doctor/route-probe.ts';
 import { HttpClient } from '../harness/http/client.ts';
@@ -13,39 +12,24 @@ import { retryPolicyOf } from '../harness/http/retry.ts';
 import { Redactor } from '../harness/redact.ts';
 import { preflight } from '../harness/run/preflight.ts';
 import { TokenCache } from '../harness/tokens.ts';
-import { failureReasons, type Profile, type RequirementVerdict } from '../reporters/verdicts.ts';
 import { parseCli } from './cli.ts';
+import { profilesNeeding, rowsOf, settingsTable } from './doctor-settings.ts';
+import { replaceMarkedBlock } from './readme-block.ts';
 
 const cli = parseCli({
   summary:
     'Checks the configuration against the target in seconds, without running a check: hosts, a token per service, every route, the webhook path, and the optional settings each profile needs.',
   usage: 'npm run doctor -- [options]',
-  options: { 'settings-table': { type: 'boolean' } },
-  describe: { 'settings-table': 'print the table of optional settings (docs/doctor.md) and exit, probing nothing' },
+  options: { 'settings-table': { type: 'boolean' }, 'write-docs': { type: 'boolean' } },
+  describe: {
+    'settings-table': 'print the table of optional settings and exit, probing nothing',
+    'write-docs': 'write that table into docs/doctor.md and exit, probing nothing',
+  },
   epilogue: `Side effects on the target: ${SIDE_EFFECTS}\n\nExit codes: 0 nothing definite is wrong (warnings say what could not be decided), 2 the configuration is wrong, each problem named.`,
 });
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const profiles = (configSchema.properties.PROFILE?.enum ?? []) as Profile[];
-
-/** The profiles whose verdict fails when these requirements are not configured and every other one held. */
-function profilesNeeding(ids: readonly string[]): Profile[] {
-  const verdicts = ids.map((id): RequirementVerdict => ({ ...requirement(id), outcome: 'not-configured', breakdown: '', tests: [], observations: [] }));
-  return profiles.filter((profile) => failureReasons(verdicts, profile).length > 0);
-}
-
-const rowsOf = (ids: readonly string[]) => ids.map((id) => `${id} (${requirement(id).level})`).join(', ');
-const neededBy = (ids: readonly string[]) => profilesNeeding(ids).join(', ') || 'none (the rows are recorded as not configured)';
-
-/** The optional settings, as docs/doctor.md shows them: generated from harness/config/optional-settings.ts and the catalog. */
-export function settingsTable(): string {
-  return [
-    '| Setting | Exercises | Rows not configured without it | Profiles that fail without it |',
-    '|---|---|---|---|',
-    ...optionalSettings.map((s) => `| ${s.variables.map((v) => `\`${v}\``).join(', ')} | ${s.exercises} | ${rowsOf(s.requirements)} | ${neededBy(s.requirements)} |`),
-  ].join('\n');
-}
-
+const DOCS = join(repoRoot, 'docs/doctor.md');
 const MARK: Record<Severity, string> = { ok: 'ok     ', warning: 'WARNING', problem: 'PROBLEM' };
 
 function section(title: string, findings: readonly Finding[], redactor: Redactor): string[] {
@@ -56,6 +40,11 @@ function section(title: string, findings: readonly Finding[], redactor: Redactor
 async function main(): Promise<number> {
   if (cli.values['settings-table']) {
     console.log(settingsTable());
+    return 0;
+  }
+  if (cli.values['write-docs']) {
+    replaceMarkedBlock(DOCS, 'settings', settingsTable());
+    console.log(`written: the table of optional settings in ${DOCS}`);
     return 0;
   }
   const started = performance.now();

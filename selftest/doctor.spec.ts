@@ -1,0 +1,185 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { WebhookReceiver } from '../harness/webhooks/receiver.ts';
+import { PROBE_HEADER, webhookProbe } from '../harness/webhooks/probe.ts';
+import { settingsTable } from '../scripts/doctor-settings.ts';
+import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
+import { sandboxTargetEnv } from '../sandbox/target-env.ts';
+import { childEnv, freePort, playwrightCli, repoRoot, runCli, TS_NODE, type CliRun } from './evidence-harness.ts';
+
+// npm run doctor and the run's preflight, through the real commands, against the embedded sandbox or one started here
+// as a real target: wrong routes and a webhook path that does not reach the receiver are named and exit 2; a correct
+// configuration exits 0; what the tester cannot connect to is only a warning.
+
+test.describe.configure({ timeout: 240_000 });
+
+async function doctor(env: Record<string, string>): Promise<CliRun & { output: string }> {
+  const work = mkdtempSync(join(tmpdir(), 'doctor-'));
+  try {
+    const run = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/doctor.ts'], childEnv(work, env), 120_000);
+    return { ...run, output: `${run.stdout}\n${run.stderr}` };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function embedded(extra: Record<string, string> = {}): Promise<Record<string, string>> {
+  return { SANDBOX_PORT: String(await freePort()), WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`, ...extra };
+}
+
+/** A sandbox started here, configured as a real target is (IDENTITY_BASE_URL set), with every token it issues kept. */
+async function realTarget(): Promise<{ sandbox: RunningSandbox; env: Record<string, string>; issued: string[] }> {
+  const issued: string[] = [];
+  const tokenSecret = randomBytes(16).toString('hex');
+  const sandbox = await startSandbox({ tokenSecret, onTokenIssued: (token) => issued.push(token), warn: () => undefined });
+  return { sandbox, env: sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), issued };
+}
+
+/** Something else answering HTTP on a port: what a WEBHOOK_PUBLIC_URL on the wrong port reaches. */
+async function somethingElse(): Promise<{ server: Server; port: number; requests: string[] }> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    req.resume();
+    req.on('end', () => res.writeHead(404, { 'content-type': 'text/plain' }).end('no such page'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port, requests };
+}
+
+const problemLines = (output: string) => output.split('\n').filter((line) => line.includes('PROBLEM'));
+
+test('wrong routes: exit 2, one line per route it could decide, naming the variable and its value; the right routes ok', async () => {
+  const wrong = { ROUTE_FETCH_ASSESSMENT: 'GET /no-such-assessment/{caseId}', ROUTE_STEP_UP: 'POST /no-such-step-up', ROUTE_CASE_UPDATE: 'PATCH /case-update' };
+  const { code, output } = await doctor(await embedded(wrong));
+  expect(code, output).toBe(2);
+  const problems = problemLines(output);
+  for (const [variable, value] of Object.entries(wrong)) {
+    expect(problems.filter((line) => line.includes(`${variable}: nothing serves ${variable}="${value}"`)), `${variable}\n${output}`).toHaveLength(1);
+  }
+  expect(problems, output).toHaveLength(3);
+  for (const variable of ['ROUTE_ASSESSMENT', 'ROUTE_DOCUMENT_VERIFICATION', 'ROUTE_DOCUMENT_RECORDS']) expect(output).toMatch(new RegExp(`ok +${variable}: `));
+  expect(output).toContain('was answered 405');
+});
+
+test('a correct configuration against a real target: exit 0, every route and the webhook path ok, no secret printed', async () => {
+  const { sandbox, env, issued } = await realTarget();
+  const listen = await freePort();
+  try {
+    const { code, output } = await doctor({ ...env, WEBHOOK_LISTEN: `127.0.0.1:${listen}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${listen}/hooks` });
+    expect(code, output).toBe(0);
+    expect(output).not.toMatch(/PROBLEM|WARNING/);
+    for (const variable of ['ROUTE_ASSESSMENT', 'ROUTE_DOCUMENT_VERIFICATION', 'ROUTE_DOCUMENT_RECORDS', 'ROUTE_FETCH_ASSESSMENT', 'ROUTE_CASE_UPDATE', 'ROUTE_STEP_UP']) {
+      expect(output).toMatch(new RegExp(`ok +${variable}: `));
+    }
+    expect(output).toMatch(/ok +ORDERS_BASE_URL \(POST \/v2\/orders\): /);
+    expect(output).toMatch(/ok +webhooks: a probe posted to WEBHOOK_PUBLIC_URL=\S+ reached the receiver on WEBHOOK_LISTEN=/);
+    expect(issued.length, 'the doctor got tokens').toBeGreaterThan(0);
+    for (const secret of [env.API_KEY as string, env.RESELLER_API_KEY as string, env.ORDERS_NO_ENTITLEMENT_API_KEY as string, ...issued]) expect(output).not.toContain(secret);
+  } finally {
+    await sandbox.close();
+  }
+});
+
+test('a public URL reaching something else than the receiver: exit 2 naming WEBHOOK_PUBLIC_URL and WEBHOOK_LISTEN; the probe was sent there', async () => {
+  const { sandbox, env } = await realTarget();
+  const other = await somethingElse();
+  const listen = await freePort();
+  try {
+    const { code, output } = await doctor({ ...env, WEBHOOK_LISTEN: `127.0.0.1:${listen}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${other.port}/hooks` });
+    expect(code, output).toBe(2);
+    expect(problemLines(output), output).toEqual([
+      expect.stringContaining(`webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${other.port}/hooks does not reach the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: a probe posted there was answered 404`),
+    ]);
+    expect(other.requests).toEqual(['POST /hooks']);
+  } finally {
+    other.server.close();
+    await sandbox.close();
+  }
+});
+
+test('a public URL the tester cannot connect to, with a real target: a warning saying why, exit 0', async () => {
+  const { sandbox, env } = await realTarget();
+  const [listen, nobody] = [await freePort(), await freePort()];
+  try {
+    const { code, output } = await doctor({ ...env, WEBHOOK_LISTEN: `127.0.0.1:${listen}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${nobody}/hooks` });
+    expect(code, output).toBe(0);
+    expect(output).toMatch(new RegExp(`WARNING webhooks: could not decide whether WEBHOOK_PUBLIC_URL=http://127.0.0.1:${nobody}/hooks reaches the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: the tester cannot connect to it \\(.*ECONNREFUSED`));
+  } finally {
+    await sandbox.close();
+  }
+});
+
+/** A conformance run in a scratch folder: its output and the files it wrote there. */
+async function conformanceRun(env: Record<string, string>): Promise<{ run: CliRun; output: string; written: string[] }> {
+  const work = mkdtempSync(join(tmpdir(), 'doctor-preflight-'));
+  const reportsDir = join(work, 'reports');
+  const resultsDir = join(work, 'test-results');
+  try {
+    const run = await runCli(process.execPath, [playwrightCli, 'test'], childEnv(work, { REPORTS_DIR: reportsDir, TEST_RESULTS_DIR: resultsDir, ALLURE_RESULTS_DIR: join(work, 'allure-results'), ...env }));
+    const written = [reportsDir, resultsDir, join(work, 'allure-results')].flatMap((dir) => (existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String) : []));
+    return { run, output: `${run.stdout}\n${run.stderr}`, written };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+test("the run's preflight with a wrong route: exit 2 before any test result is written, naming the variable and its value", async () => {
+  const { run, output, written } = await conformanceRun(await embedded({ ROUTE_FETCH_ASSESSMENT: 'GET /no-such-assessment/{caseId}' }));
+  expect(run.code, output).toBe(2);
+  expect(run.stderr).toContain('Preflight: the target cannot be used as configured (1 problem); no test was run:');
+  expect(run.stderr).toContain('ROUTE_FETCH_ASSESSMENT: nothing serves ROUTE_FETCH_ASSESSMENT="GET /no-such-assessment/{caseId}"');
+  expect(written, 'no report, result or attachment').toEqual([]);
+  expect(output).not.toMatch(/\d+ (passed|failed)/);
+});
+
+test("the run's preflight with a public URL on another port than the listener, against the embedded sandbox: exit 2 naming both, no test result", async () => {
+  const env = await embedded();
+  const elsewhere = await freePort();
+  const { run, output, written } = await conformanceRun({ ...env, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${elsewhere}/webhooks` });
+  expect(run.code, output).toBe(2);
+  expect(run.stderr).toContain(`webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${elsewhere}/webhooks does not reach the receiver on WEBHOOK_LISTEN=${env.WEBHOOK_LISTEN}`);
+  expect(written).toEqual([]);
+});
+
+test('the probe is answered like a delivery and kept out of the deliveries and the journal; a request only partly marked is a delivery', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'doctor-probe-'));
+  const journal = join(work, 'journal.jsonl');
+  const receiver = new WebhookReceiver({ host: '127.0.0.1', port: 0, journal: { path: journal, redactor: { headers: (h: Array<[string, string]>) => h, text: (t: string) => t, json: (j: unknown) => j } as never } });
+  await receiver.start();
+  const post = (headers: Array<[string, string]>, body: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(`${receiver.url}/hooks`, { method: 'POST', headers: Object.fromEntries(headers) }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  try {
+    const probe = webhookProbe();
+    expect(await post(probe.headers, probe.body)).toBe(200);
+    expect(receiver.sawProbe(probe.nonce)).toBe(true);
+    expect(receiver.deliveries()).toEqual([]);
+    const other = webhookProbe();
+    // The header of one probe with the body of another: not the tester's probe, so it is judged like any delivery.
+    expect(await post([[PROBE_HEADER, probe.nonce], ['content-type', 'application/json']], other.body)).toBe(200);
+    expect(receiver.sawProbe(other.nonce)).toBe(false);
+    expect(receiver.deliveries()).toHaveLength(1);
+    expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(1);
+  } finally {
+    await receiver.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('docs/doctor.md holds the table of optional settings the doctor generates from the catalog', () => {
+  const docs = readFileSync(join(repoRoot, 'docs/doctor.md'), 'utf8');
+  const block = docs.slice(docs.indexOf('<!-- settings -->') + '<!-- settings -->'.length, docs.indexOf('<!-- /settings -->')).trim();
+  expect(block, 'regenerate with npm run doctor -- --write-docs').toBe(settingsTable());
+});
