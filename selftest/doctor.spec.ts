@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { WebhookReceiver } from '../harness/webhooks/receiver.ts';
 import { PROBE_HEADER, webhookProbe } from '../harness/webhooks/probe.ts';
+import { embeddedProbes } from '../harness/run/preflight.ts';
 import { settingsTable } from '../scripts/doctor-settings.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
@@ -182,4 +183,10 @@ test('docs/doctor.md holds the table of optional settings the doctor generates f
   const docs = readFileSync(join(repoRoot, 'docs/doctor.md'), 'utf8');
   const block = docs.slice(docs.indexOf('<!-- settings -->') + '<!-- settings -->'.length, docs.indexOf('<!-- /settings -->')).trim();
   expect(block, 'regenerate with npm run doctor -- --write-docs').toBe(settingsTable());
+});
+
+test("against the embedded sandbox the run's preflight probes only what a variable changed: a route, or the public URL of the webhooks", () => {
+  expect(embeddedProbes(new Set(['SANDBOX_PORT', 'WEBHOOK_LISTEN', 'SEED']))).toEqual({ routes: false, webhook: false });
+  expect(embeddedProbes(new Set(['ROUTE_STEP_UP']))).toEqual({ routes: true, webhook: false });
+  expect(embeddedProbes(new Set(['WEBHOOK_PUBLIC_URL']))).toEqual({ routes: false, webhook: true });
 });

@@ -24,7 +24,7 @@ import type { Finding } from './findings.ts';
 
 /** What the probes do to the target, said by npm run doctor and docs/doctor.md. */
 export const SIDE_EFFECTS =
-  "one case is created (a minimal assessment) and updated without a change; the document verification and the order endpoint get a JSON array where an object belongs (refused: nothing is started, no order created); the step-up gets the case the probe created without inquiryId, phone number or email (a required member missing and no channel to send a passcode to: no session can start).";
+  "one case is created (a minimal assessment) and updated without a change; the document verification and the order endpoint get a JSON array where an object belongs (refused: no document session, no order); the step-up gets that case's authenticationId without inquiryId, phone number or email (a required member missing, and no channel: no passcode can be sent to anyone).";
 
 interface ProbeRequest {
   body?: unknown;
