@@ -7,6 +7,10 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { WebhookReceiver } from '../harness/webhooks/receiver.ts';
 import { PROBE_HEADER, webhookProbe } from '../harness/webhooks/probe.ts';
+import { loadConfig } from '../harness/config/load-config.ts';
+import { probeRoutes } from '../harness/doctor/route-probe.ts';
+import { HttpClient } from '../harness/http/client.ts';
+import { Redactor } from '../harness/redact.ts';
 import { embeddedProbes } from '../harness/run/preflight.ts';
 import { settingsTable } from '../scripts/doctor-settings.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
@@ -189,4 +193,56 @@ test("against the embedded sandbox the run's preflight probes only what a variab
   expect(embeddedProbes(new Set(['SANDBOX_PORT', 'WEBHOOK_LISTEN', 'SEED']))).toEqual({ routes: false, webhook: false });
   expect(embeddedProbes(new Set(['ROUTE_STEP_UP']))).toEqual({ routes: true, webhook: false });
   expect(embeddedProbes(new Set(['WEBHOOK_PUBLIC_URL']))).toEqual({ routes: false, webhook: true });
+});
+
+/**
+ * A target behind a gateway that answers every path it does not route with the same refusal (as API gateways answer 403
+ * "Missing Authentication Token" or 401 to unknown paths): only POST /id/assessment is routed (unless not even that),
+ * and `refusal` is what every other path gets, whatever the token.
+ */
+async function gatewayTarget(refusal: number, routed = true): Promise<{ server: Server; base: string }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (routed && req.method === 'POST' && req.url === '/id/assessment') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"authenticationId":"case-1"}');
+      res.writeHead(refusal, { 'content-type': 'application/json' }).end(`{"message":"Missing Authentication Token","requestId":"${randomBytes(8).toString('hex')}"}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+async function routeFindings(base: string) {
+  const config = loadConfig(
+    { IDENTITY_BASE_URL: `${base}/id`, IDENTITY_TOKEN_URL: `${base}/token`, STEPUP_BASE_URL: `${base}/su`, STEPUP_TOKEN_URL: `${base}/token`, ORDERS_BASE_URL: `${base}/orders`, API_KEY: 'a2V5OnNlY3JldA==', CLIENT_ID: 'client', HTTP_503_RETRIES: '0' },
+    { repoRoot, embedded: false },
+  );
+  const tokens = { get: async () => ({ ok: true as const, token: 'a-token-of-the-run', expiresAt: null }), renew: async () => ({ ok: true as const, token: 'a-token-of-the-run', expiresAt: null }) };
+  const http = new HttpClient({ retries: 0, baseMs: 1, maxMs: 1, timeoutMs: 5_000 });
+  const findings = await probeRoutes({ config, http, tokens, redactor: new Redactor() });
+  return new Map(findings.map((f) => [f.subject, f.severity]));
+}
+
+test('behind a gateway answering 403 to unknown paths, a route answered like an unknown path is missed for certain once another route of its service took the token; elsewhere it is undecided', async () => {
+  const { server, base } = await gatewayTarget(403);
+  try {
+    const severities = await routeFindings(base);
+    expect(severities.get('ROUTE_ASSESSMENT')).toBe('ok');
+    for (const variable of ['ROUTE_DOCUMENT_VERIFICATION', 'ROUTE_FETCH_ASSESSMENT', 'ROUTE_CASE_UPDATE', 'ROUTE_DOCUMENT_RECORDS']) expect(severities.get(variable), variable).toBe('problem');
+    // No step-up or order route took the token: a 403 there may be the gateway refusing the client.
+    expect(severities.get('ROUTE_STEP_UP')).toBe('warning');
+    expect(severities.get('ORDERS_BASE_URL (POST /v2/orders)')).toBe('warning');
+  } finally {
+    server.close();
+  }
+});
+
+test('a target answering 401 to every path: no route is called missed, each is undecided (the token may be refused everywhere)', async () => {
+  const { server, base } = await gatewayTarget(401, false);
+  try {
+    const severities = await routeFindings(base);
+    expect([...severities.values()]).toEqual(Array(7).fill('warning'));
+  } finally {
+    server.close();
+  }
 });
