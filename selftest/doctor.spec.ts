@@ -72,6 +72,18 @@ test('wrong routes: exit 2, one line per route it could decide, naming the varia
   expect(output).toContain('was answered 405');
 });
 
+test('a configuration that does not validate, or credentials refused: exit 2 naming the variable, the key itself never printed', async () => {
+  const malformed = await doctor(await embedded({ ROUTE_STEP_UP: 'SEND /step-up' }));
+  expect(malformed.code, malformed.output).toBe(2);
+  expect(malformed.stderr).toContain('ROUTE_STEP_UP="SEND /step-up" is not valid');
+  const wrongKey = Buffer.from(`nobody:${randomBytes(6).toString('hex')}`).toString('base64');
+  const refused = await doctor(await embedded({ API_KEY: wrongKey }));
+  expect(refused.code, refused.output).toBe(2);
+  expect(refused.output).toMatch(/PROBLEM identity, orders: a token request to IDENTITY_TOKEN_URL with API_KEY as Basic credentials: the credentials in API_KEY were refused/);
+  expect(refused.output).toContain('Routes: not probed until the hosts answer and the credentials are accepted');
+  expect(refused.output).not.toContain(wrongKey);
+});
+
 test('a correct configuration against a real target: exit 0, every route and the webhook path ok, no secret printed', async () => {
   const { sandbox, env, issued } = await realTarget();
   const listen = await freePort();
