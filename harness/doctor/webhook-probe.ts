@@ -26,10 +26,10 @@ export async function probeWebhookPath(config: SuiteConfig, options: { targetIsH
   }
   try {
     const probe = webhookProbe();
-    let status: number;
+    let status: string;
     try {
       const answer = await sendOnce({ method: 'POST', url: webhook.publicUrl, headers: probe.headers, body: Buffer.from(probe.body) }, config.http.timeoutMs);
-      status = answer.status;
+      status = `${answer.status}${answer.headers.location ? ` (Location: ${answer.headers.location}, which a delivery is not known to follow)` : ''}`;
     } catch (error) {
       const reason = error instanceof NoAnswerError ? error.reason : (error as Error).message;
       if (options.targetIsHere) {
