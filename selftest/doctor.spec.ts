@@ -249,12 +249,17 @@ test('behind a gateway answering 403 to unknown paths, a route answered like an 
   }
 });
 
-test('a target answering 401 to every path: no route is called missed, each is undecided (the token may be refused everywhere)', async () => {
-  const { server, base } = await gatewayTarget(401, false);
-  try {
-    const severities = await routeFindings(base);
-    expect([...severities.values()]).toEqual(Array(7).fill('warning'));
-  } finally {
-    server.close();
-  }
-});
+for (const [status, why] of [
+  [401, 'the token may be refused everywhere'],
+  [200, 'a base URL answering every path alike, a web page say, serves no operation for certain'],
+] as const) {
+  test(`a target answering ${status} to every path alike: no route is called missed or served, each is undecided (${why})`, async () => {
+    const { server, base } = await gatewayTarget(status, false);
+    try {
+      const severities = await routeFindings(base);
+      expect([...severities.values()]).toEqual(Array(7).fill('warning'));
+    } finally {
+      server.close();
+    }
+  });
+}

@@ -108,10 +108,11 @@ function judge(config: SuiteConfig, probed: Probed, servedOnService: (service: S
   const { answer, nothing, request } = probed;
   if (!answer || !nothing) return { topic: 'route', subject, severity: 'warning', text: `could not decide for ${where}: ${probed.failure ?? 'no answer'}` };
   const told = `${sent(answer)}, ${request.sends}, was answered ${answer.status}`;
-  if (succeeded(answer)) return { topic: 'route', subject, severity: 'ok', text: `${told}` };
-  if (answer.status === 405) return { topic: 'route', subject, severity: 'problem', text: `nothing serves ${where}: ${told}, which says the path is not served for ${answer.request.method}${answer.headers.allow ? ` (Allow: ${answer.headers.allow})` : ''}` };
   const alike = fingerprint(answer) === fingerprint(nothing);
   const asNothing = `exactly as ${sent(nothing)}, a path nothing serves, was answered`;
+  if (succeeded(answer) && alike) return { topic: 'route', subject, severity: 'warning', text: `could not decide for ${where}: ${told} ${asNothing} (the base URL answers every path alike)` };
+  if (succeeded(answer)) return { topic: 'route', subject, severity: 'ok', text: told };
+  if (answer.status === 405) return { topic: 'route', subject, severity: 'problem', text: `nothing serves ${where}: ${told}, which says the path is not served for ${answer.request.method}${answer.headers.allow ? ` (Allow: ${answer.headers.allow})` : ''}` };
   if (!alike) return { topic: 'route', subject, severity: 'ok', text: `${told}, unlike a path nothing serves under the same base URL (${nothing.status}): something serves it` };
   if (answer.status === 404 && request.notFoundIsWrong) return { topic: 'route', subject, severity: 'problem', text: `nothing serves ${where}: ${told} ${asNothing}` };
   if ((answer.status === 401 || answer.status === 403) && servedOnService(op.service)) {
