@@ -8,6 +8,7 @@ import { expect, test } from '@playwright/test';
 import { WebhookReceiver } from '../harness/webhooks/receiver.ts';
 import { PROBE_HEADER, webhookProbe } from '../harness/webhooks/probe.ts';
 import { loadConfig } from '../harness/config/load-config.ts';
+import { optionalSettings } from '../harness/config/optional-settings.ts';
 import { probeRoutes } from '../harness/doctor/route-probe.ts';
 import { HttpClient } from '../harness/http/client.ts';
 import { Redactor } from '../harness/redact.ts';
@@ -162,6 +163,31 @@ test("the run's preflight with a public URL on another port than the listener, a
   expect(run.code, output).toBe(2);
   expect(run.stderr).toContain(`webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${elsewhere}/webhooks does not reach the receiver on WEBHOOK_LISTEN=${env.WEBHOOK_LISTEN}`);
   expect(written).toEqual([]);
+});
+
+test('a whole run against a real target with no optional setting: the rows not configured are exactly those harness/config/optional-settings.ts names, each naming a variable of its setting', async () => {
+  const { sandbox, env } = await realTarget();
+  const optional = new Set(optionalSettings.flatMap((s) => s.variables));
+  const bare = Object.fromEntries(Object.entries(env).filter(([name]) => !optional.has(name) && !name.startsWith('RESELLER_') && !name.startsWith('ORDER_TRIGGER_')));
+  const work = mkdtempSync(join(tmpdir(), 'doctor-settings-'));
+  try {
+    const reports = join(work, 'reports');
+    const run = await runCli(process.execPath, [playwrightCli, 'test'], childEnv(work, { ...bare, WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`, REPORTS_DIR: reports, TEST_RESULTS_DIR: join(work, 'test-results'), ALLURE_RESULTS_DIR: join(work, 'allure-results'), CONFORMANCE_WORKERS: '2' }));
+    expect(run.code, `${run.stdout.slice(-2000)}\n${run.stderr}`).toBe(0);
+    const report = JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as { requirements: Array<{ id: string; outcome: string; tests: Array<{ outcome: string; detail?: string }> }> };
+    const notConfigured = report.requirements.filter((r) => r.outcome === 'not-configured');
+    expect(notConfigured.map((r) => r.id).sort()).toEqual(optionalSettings.flatMap((s) => s.requirements).sort());
+    for (const setting of optionalSettings) {
+      for (const id of setting.requirements) {
+        const details = (report.requirements.find((r) => r.id === id)?.tests ?? []).filter((t) => t.outcome === 'not-configured').map((t) => t.detail ?? '');
+        expect(details.length, id).toBeGreaterThan(0);
+        for (const detail of details) expect(setting.variables.some((variable) => detail.includes(variable)), `${id}: ${detail}`).toBe(true);
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    await sandbox.close();
+  }
 });
 
 test('the probe is answered like a delivery and kept out of the deliveries and the journal; a request only partly marked is a delivery', async () => {

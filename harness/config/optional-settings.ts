@@ -30,7 +30,8 @@ export const optionalSettings: readonly OptionalSetting[] = [
   {
     variables: ['RESELLER_API_KEY', 'RESELLER_SOURCE_CLIENT_ID', 'RESELLER_SHARED_CONTEXT'],
     exercises: 'the reseller project: sharedContext and x-source-client-id for a child organisation',
-    requirements: ofArea('reseller'),
+    // The optional x-source-client-id of 4.4 names a child organisation, which only a reseller has.
+    requirements: [...ofArea('reseller'), 'DOCR-SOURCE-CLIENT-ID'],
     state: (config) => (config.reseller ? 'set' : 'unset'),
   },
   {
