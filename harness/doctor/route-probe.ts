@@ -172,5 +172,9 @@ export async function probeRoutes(parts: RouteProbeParts): Promise<Finding[]> {
   const rest = await Promise.all(ids.filter((id) => id !== 'assessment').map((id) => send(id, probeRequest(id, config, data, ref))));
   const probed = [assessment, ...rest].sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
   const served = new Set(probed.filter((p) => p.answer && succeeded(p.answer)).map((p) => operation(p.id).service));
-  return probed.map((p) => judge(config, p, (service) => served.has(service)));
+  const skipped = [...(parts.skip?.keys() ?? [])].map((service): Finding => {
+    const routes = operations.filter((op) => op.service === service).map((op) => op.routeEnv ?? op.fixedRoute);
+    return { topic: 'route', subject: `${service} routes`, severity: 'warning', text: `not probed (${routes.join(', ')}): the service gave no token` };
+  });
+  return [...probed.filter((p) => !parts.skip?.has(operation(p.id).service)).map((p) => judge(config, p, (service) => served.has(service))), ...skipped];
 }
