@@ -24,6 +24,10 @@ export interface Requirement {
   level: Level;
   area: Area;
   statement: string;
+  /** What the level rests on: ids of catalog/statements.json (a sentence of the document) and of catalog/rfc-clauses.json. */
+  source?: string[];
+  /** Why a SHOULD rests on a statement, or on an RFC definition that has no keyword, instead of an RFC clause. */
+  sourceNote?: string;
   rfc?: string;
   erratum?: string;
   /** The operations the statement names: each one a cell of the coverage, with its own checks and faults. */
@@ -38,6 +42,15 @@ export interface Requirement {
   checksSchema?: string;
   /** The definition of schemas/ (an enum, Int64String) whose fields this requirement judges, apart from its schema's. */
   checksDefinition?: string;
+}
+
+/** A clause of an RFC the document builds on, with its BCP 14 keyword (catalog/rfc-clauses.json). */
+export interface RfcClause {
+  id: string;
+  rfc: string;
+  section: string;
+  keyword: 'MUST' | 'SHOULD' | 'REQUIRED' | 'RECOMMENDED' | 'MAY';
+  statement: string;
 }
 
 /** A place a requirement names: an operation of part 4 or an event of part 6. */
@@ -127,6 +140,8 @@ const operationsData = JSON.parse(readFileSync(new URL('./operations.json', impo
   tokenServices: Record<ServiceName, TokenServiceName>;
   tokenEndpoint: TokenEndpointRules;
 };
+
+export const rfcClauses: readonly RfcClause[] = (JSON.parse(readFileSync(new URL('./rfc-clauses.json', import.meta.url), 'utf8')) as { clauses: RfcClause[] }).clauses;
 
 export const interfaceInfo = requirementsData.interface;
 export const requirements: readonly Requirement[] = requirementsData.requirements;

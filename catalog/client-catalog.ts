@@ -8,6 +8,11 @@ export interface ClientRequirement {
   part: string;
   level: Level;
   statement: string;
+  /** As Requirement.source: the statements and RFC clauses a MUST or SHOULD rests on. */
+  source?: string[];
+  sourceNote?: string;
+  /** A row of the certification procedure (the scenario), not of the document: it has no source. */
+  procedure?: boolean;
   rfc?: string;
 }
 

@@ -10,6 +10,7 @@ export const TEST_VERDICT = {
   shouldWarning: 'SHOULD warning',
   blocked: 'MUST blocked',
   notExercised: 'not exercised',
+  notProduced: 'not exercised: the target never produced it',
   notConfigured: 'not configured',
   passed: 'passed',
   observed: 'observed',
@@ -56,6 +57,7 @@ export function testVerdict(rows: readonly RequirementRow[]): TestVerdict {
   if (rows.some((r) => r.outcome === 'warning' || r.outcome === 'failed' || r.outcome === 'blocked')) return TEST_VERDICT.shouldWarning;
   if (rows.some((r) => r.outcome === 'not-exercised')) return TEST_VERDICT.notExercised;
   if (rows.some((r) => r.outcome === 'not-configured')) return TEST_VERDICT.notConfigured;
+  if (rows.some((r) => r.outcome === 'not-produced')) return TEST_VERDICT.notProduced;
   if (rows.length > 0 && rows.every((r) => r.outcome === 'observed')) return TEST_VERDICT.observed;
   return TEST_VERDICT.passed;
 }

@@ -29,6 +29,7 @@ const STEP_STATUS: Record<RequirementRow['outcome'], string> = {
   warning: 'broken',
   known: 'skipped',
   'not-exercised': 'skipped',
+  'not-produced': 'skipped',
   'not-configured': 'skipped',
   uncovered: 'skipped',
 };

@@ -7,12 +7,13 @@ import { matrixHtml } from './matrix-html.ts';
 import { matrixMarkdown, summaryTable, uncoveredMust } from './matrix-markdown.ts';
 import { isListingOnly } from './listing.ts';
 import { firstLines, testRecordOf } from './test-record.ts';
-import { marksOf } from '../harness/verdict-marks.ts';
+import { marksOf, warningsFail } from '../harness/verdict-marks.ts';
 import type { LedgerEntry } from '../harness/config/ledger.ts';
-import { applyLedger } from './ledger.ts';
-import { brokenPreconditions, costLine, runCost } from './run-summary.ts';
+import { BROKEN_SHOWN, brokenPreconditions, runCost, summaryLines } from './run-summary.ts';
+import { failureBlock, ProjectProgress } from './console-progress.ts';
 import { runState } from '../harness/run/run-state.ts';
-import { failureReasons, resultOf, verdictsFor, type Profile, type TestRecord } from './verdicts.ts';
+import { judgeRun } from './run-verdict.ts';
+import type { Profile, TestRecord } from './verdicts.ts';
 
 export interface ConformanceReporterOptions {
   outputDir?: string;
@@ -21,12 +22,18 @@ export interface ConformanceReporterOptions {
   environment?: Record<string, string>;
   /** Known failures (conformance-ledger.json): they read "known" and do not fail the run, except under certify. */
   ledger?: LedgerEntry[];
+  /** CONFORMANCE_VERBOSE: Playwright's list reporter prints every test, so no line per project and no failure list here. */
+  verbose?: boolean;
 }
 
+/** Failed tests printed in full in the console; conformance.md has every one. */
+const FAILURES_SHOWN = 10;
+
 /**
- * Joins the run's results with the requirements catalog, writes conformance.json and conformance.md, prints a
- * summary, and sets the run's status from the requirements: under the gate profile the run fails exactly when a
- * MUST requirement failed or the target blocked its check.
+ * Joins the run's results with the requirements catalog, writes conformance.json, .md, .html and JUnit, prints a line
+ * per project while the run goes, then each failure once and the summary (reporters/run-summary.ts), and sets the
+ * run's status from reporters/run-verdict.ts: under the gate profile the run fails exactly when a MUST requirement
+ * failed or the target blocked its check.
  */
 export default class ConformanceReporter implements Reporter {
   private readonly records = new Map<string, TestRecord>();
@@ -35,20 +42,33 @@ export default class ConformanceReporter implements Reporter {
   private readonly announced = new Set<string>();
   private readonly outputDir: string;
   private readonly profile: Profile;
+  private progress = new ProjectProgress(new Map());
+  private concurrency = '';
 
   constructor(private readonly options: ConformanceReporterOptions = {}) {
     this.outputDir = options.outputDir ?? 'reports';
     this.profile = options.profile ?? 'gate';
   }
 
-  onBegin(config: FullConfig, _suite: Suite): void {
+  onBegin(config: FullConfig, suite: Suite): void {
     this.rootDir = config.rootDir;
+    const totals = new Map<string, number>();
+    for (const test of suite.allTests?.() ?? []) {
+      const project = test.parent.project()?.name ?? '';
+      totals.set(project, (totals.get(project) ?? 0) + 1);
+    }
+    this.progress = new ProjectProgress(totals);
+    const tests = [...totals.values()].reduce((a, b) => a + b, 0);
+    const many = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+    this.concurrency = `${many(tests, 'test')} in ${many(totals.size, 'project')} on ${many(config.workers, 'worker')} (CONFORMANCE_WORKERS)`;
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
     const record = testRecordOf(test, result, this.rootDir);
     this.records.set(test.id, record);
     this.announceBrokenPreconditions(record);
+    const line = this.options.verbose ? undefined : this.progress.add(record);
+    if (line) console.log(line);
   }
 
   /** A broken precondition is named once, as soon as a test is blocked by it, before the tests it will block too. */
@@ -62,26 +82,27 @@ export default class ConformanceReporter implements Reporter {
 
   onError(error: TestError): void {
     this.globalErrors.push(firstLines(error));
+    // Playwright's list reporter prints it itself under CONFORMANCE_VERBOSE.
+    if (!this.options.verbose) console.error(`  Error outside the tests: ${firstLines(error)}`);
   }
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     if (isListingOnly()) return undefined;
     const tests = [...this.records.values()];
-    const judged = verdictsFor(requirements, tests);
-    // A certification is not granted on promises: the certify profile ignores the ledger.
-    const { verdicts, problems: ledgerProblems } = this.profile === 'certify' ? { verdicts: judged, problems: [] } : applyLedger(judged, this.options.ledger ?? [], new Date().toISOString().slice(0, 10));
-    const reasons = [...runProblems(tests.length, this.globalErrors), ...ledgerProblems, ...failureReasons(verdicts, this.profile)];
+    const { verdicts, run } = judgeRun(requirements, tests, this.profile, { ledger: this.options.ledger ?? [], globalErrors: this.globalErrors });
     const uncovered = uncoveredMust(verdicts);
     const stats = runState().broker?.stats();
     const cost = stats ? runCost(stats) : undefined;
+    const { reasons, ...verdict } = run;
     const report = {
       interface: interfaceInfo,
       catalogSha256,
       profile: this.profile,
       environment: this.options.environment ?? {},
       finishedAt: new Date().toISOString(),
-      result: resultOf(verdicts, reasons),
+      result: run.words,
       reasons,
+      verdict,
       globalErrors: this.globalErrors,
       uncoveredMust: uncovered,
       ...(cost ? { cost } : {}),
@@ -89,41 +110,37 @@ export default class ConformanceReporter implements Reporter {
     };
     mkdirSync(this.outputDir, { recursive: true });
     writeFileSync(join(this.outputDir, 'conformance.json'), `${JSON.stringify(report, null, 2)}\n`);
-    const markdown = matrixMarkdown(report);
+    const markdown = matrixMarkdown({ ...report, run });
     writeFileSync(join(this.outputDir, 'conformance.md'), markdown);
-    writeFileSync(join(this.outputDir, 'conformance.html'), matrixHtml(report));
+    writeFileSync(join(this.outputDir, 'conformance.html'), matrixHtml({ ...report, run }));
     const known = new Set(verdicts.filter((v) => v.outcome === 'known').map((v) => v.id));
-    writeFileSync(join(this.outputDir, 'junit.xml'), junitXml(tests, { profile: this.profile, catalog: requirements, known, name: `${interfaceInfo.title} ${interfaceInfo.version} conformance` }));
+    const outcomes = new Map(verdicts.map((v) => [v.id, v.outcome]));
+    writeFileSync(join(this.outputDir, 'junit.xml'), junitXml(tests, { profile: this.profile, catalog: requirements, known, outcomes, run, name: `${interfaceInfo.title} ${interfaceInfo.version} conformance` }));
     // GitHub Actions shows this file on the run's summary page.
     if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, markdown);
-    const broken = brokenPreconditions(verdicts);
-    if (broken.length) {
-      console.log(`\nBroken preconditions: what the target did that kept checks from running (fix these first)`);
-      for (const line of broken.slice(0, BROKEN_SHOWN)) console.log(`  - ${line}`);
-      if (broken.length > BROKEN_SHOWN) console.log(`  - … ${broken.length - BROKEN_SHOWN} more in ${join(this.outputDir, 'conformance.md')}`);
+
+    if (!this.options.verbose) {
+      for (const line of this.progress.unfinished()) console.log(line);
+      this.printFailures(tests);
     }
-    console.log(`\n${summaryTable(verdicts)}`);
-    if (cost) console.log(costLine(cost));
-    if (uncovered.length) console.log(`  ${uncovered.length} MUST requirement${uncovered.length === 1 ? ' has' : 's have'} no test in this run: ${uncovered.length > 8 ? `${uncovered.slice(0, 8).join(', ')}, …` : uncovered.join(', ')}`);
-    for (const reason of reasons) console.log(`  ${reason}`);
-    console.log(`  Verdict (${this.profile} profile): ${report.result}. Matrix: ${join(this.outputDir, 'conformance.md')}\n`);
+    const matrixPath = join(this.outputDir, 'conformance.md');
+    console.log(summaryLines({ run, table: summaryTable(verdicts), broken: brokenPreconditions(verdicts), ...(cost ? { cost } : {}), concurrency: this.concurrency, matrixPath }).join('\n'));
 
     if (result.status === 'interrupted' || result.status === 'timedout') return undefined;
-    return { status: reasons.length === 0 ? 'passed' : 'failed' };
+    return { status: run.exitCode === 0 ? 'passed' : 'failed' };
+  }
+
+  /** Each failed test once, with its evidence and one replay per exchange; the rest are in the matrix. */
+  private printFailures(tests: readonly TestRecord[]): void {
+    const failed = tests.filter((t) => t.status === 'failed' || t.status === 'timedOut');
+    if (failed.length === 0) return;
+    const catalog = new Map(requirements.map((r) => [r.id, r]));
+    console.log(`\nFailed tests (${failed.length})`);
+    for (const record of failed.slice(0, FAILURES_SHOWN)) console.log(failureBlock(record, catalog, warningsFail(this.profile)).join('\n'));
+    if (failed.length > FAILURES_SHOWN) console.log(`  … ${failed.length - FAILURES_SHOWN} more failed tests in ${join(this.outputDir, 'conformance.md')}`);
   }
 
   printsToStdio(): boolean {
     return true;
   }
-}
-
-/** Causes of blocked checks printed in the console; the matrix lists all of them. */
-const BROKEN_SHOWN = 8;
-
-/** A run that checked nothing, or broke outside its tests, proves nothing: it is never conformant. */
-function runProblems(testCount: number, globalErrors: readonly string[]): string[] {
-  return [
-    ...(testCount === 0 ? ['No test ran: check the --grep and --project filters'] : []),
-    ...(globalErrors.length > 0 ? [`The run broke outside the tests (${globalErrors.length} error${globalErrors.length === 1 ? '' : 's'}): ${globalErrors[0]?.split('\n')[0] ?? ''}`] : []),
-  ];
 }

@@ -1,5 +1,6 @@
-import type { Requirement } from '../catalog/catalog.ts';
-import { citedIds } from '../harness/verdict-marks.ts';
+import { settingsNamedIn } from '../harness/config/variables.ts';
+import { citedIds, isCertifying } from '../harness/verdict-marks.ts';
+import { failsRun, NOT_PRODUCED_WORDS, type RunVerdict } from './run-verdict.ts';
 import { outcomeInTest, type JudgedRequirement, type Profile, type RequirementOutcome, type TestRecord } from './verdicts.ts';
 
 // Control characters XML 1.0 does not allow, even escaped.
@@ -9,12 +10,15 @@ const XML_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;
 const escape = (text: string) =>
   text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string).replace(XML_FORBIDDEN, '');
 
-/** Whether one requirement's outcome in a test fails the run under the profile: the same rule as the matrix's verdict. */
-function failsRun(level: Requirement['level'], outcome: RequirementOutcome, profile: Profile): boolean {
-  if (outcome === 'failed') return level !== 'INFO';
-  if (outcome === 'blocked') return level === 'MUST' || (profile === 'certify' && level === 'SHOULD');
-  if (outcome === 'warning') return profile === 'certify';
-  return false;
+/** Outcomes that say what a run left out rather than what the target did: they fail a test only when they fail the run. */
+const COVERAGE = new Set<RequirementOutcome>(['not-configured', 'not-exercised']);
+
+/** How an outcome reads in JUnit: a not-configured one names what to set. */
+function outcomeWords(outcome: RequirementOutcome, detail: string | undefined): string {
+  if (outcome === 'not-produced') return NOT_PRODUCED_WORDS;
+  if (outcome !== 'not-configured') return outcome;
+  const settings = settingsNamedIn(detail ?? '');
+  return settings.length ? `not configured (set ${settings.join(', ')})` : 'not configured';
 }
 
 export interface JunitOptions {
@@ -24,14 +28,29 @@ export interface JunitOptions {
   known?: ReadonlySet<string>;
   /** The name of the testsuites element ("conformance", "client certification"). */
   name: string;
+  /** The run's verdict: a run-level test case named "verdict" fails exactly when its exit code is not 0, with the reasons. */
+  run?: RunVerdict;
+  /** Each requirement's outcome over the run: not configured or not exercised fails a test only when it fails the run. */
+  outcomes?: ReadonlyMap<string, RequirementOutcome>;
+}
+
+/** The run-level test case: passes exactly when the run exits 0; its message is the verdict, its body the reasons. */
+function verdictSuite(run: RunVerdict): string {
+  const name = `verdict (${run.profile} profile)`;
+  const notes = [run.words, ...run.notices];
+  const failure = run.exitCode !== 0 ? `\n    <failure type="verdict" message="${escape(run.words)}">${escape(run.reasons.join('\n'))}</failure>` : '';
+  const properties = [['profile', run.profile], ['exit-code', String(run.exitCode)], ['conformant', String(run.conformant)]].map(([k, v]) => `      <property name="${k}" value="${escape(v ?? '')}"/>`).join('\n');
+  const body = `  <testcase name="${escape(name)}" classname="verdict" time="0.000">\n    <properties>\n${properties}\n    </properties>${failure}\n    <system-out>${escape(notes.join('\n'))}</system-out>\n  </testcase>`;
+  return `<testsuite name="verdict" tests="1" failures="${run.exitCode !== 0 ? 1 : 0}">\n${body}\n</testsuite>`;
 }
 
 /**
  * JUnit XML from the tests' requirement marks, so that CI reads the same verdict as the matrix: a test fails when a
- * requirement it cites failed or was blocked in a way that fails the run under the profile (a check the target
- * prevented is a failure of the gate, whatever Playwright's own status for the test), is skipped with the reason when
- * the configuration left it out, and passes otherwise. Each cited requirement is a property; warnings and observations
- * go to system-out.
+ * requirement it cites ended in a way that fails the run under the profile (reporters/run-verdict.ts: a check the
+ * target prevented is a failure of the gate, whatever Playwright's own status for the test; under certify a MUST not
+ * configured fails too, naming what to set), is skipped with the reason (and the variable to set) when the
+ * configuration left it out, and passes otherwise. Each cited requirement is a property; warnings and observations go
+ * to system-out. The run's own verdict is one more test case, "verdict", failed exactly when the exit code is not 0.
  */
 export function junitXml(tests: readonly TestRecord[], options: JunitOptions): string {
   const byId = new Map(options.catalog.map((r) => [r.id, r]));
@@ -46,20 +65,27 @@ export function junitXml(tests: readonly TestRecord[], options: JunitOptions): s
           const req = byId.get(id);
           return req ? [{ req, ...outcomeInTest(req, test) }] : [];
         });
-        const failing = rows.filter((r) => failsRun(r.req.level, r.outcome, options.profile) && !(options.profile !== 'certify' && options.known?.has(r.req.id)));
-        const lines = (list: typeof rows) => list.map((r) => `${r.req.id} (${r.req.level}, part ${r.req.part}) ${r.outcome}${r.detail ? `: ${r.detail}` : ''}`);
+        const overall = (r: (typeof rows)[number]) => options.outcomes?.get(r.req.id) ?? r.outcome;
+        const failing = rows.filter(
+          (r) =>
+            failsRun(r.req.level, r.outcome, options.profile) &&
+            !(COVERAGE.has(r.outcome) && !failsRun(r.req.level, overall(r), options.profile)) &&
+            !(!isCertifying(options.profile) && options.known?.has(r.req.id)),
+        );
+        const lines = (list: typeof rows) => list.map((r) => `${r.req.id} (${r.req.level}, part ${r.req.part}) ${outcomeWords(r.outcome, r.detail)}${r.detail ? `: ${r.detail}` : ''}`);
         const properties = rows.map((r) => `      <property name="requirement" value="${escape(r.req.id)}"/>`).join('\n');
         const others = lines(rows.filter((r) => !failing.includes(r) && r.outcome !== 'passed'));
         let verdict = '';
         if (failing.length > 0) {
           failures += 1;
-          const type = failing.some((r) => r.outcome === 'failed') ? 'failed' : failing.some((r) => r.outcome === 'blocked') ? 'blocked' : 'warning';
-          const message = failing.map((r) => `${r.req.id} ${r.outcome}`).join('; ');
+          const type = (['failed', 'blocked', 'warning', 'not-configured', 'not-exercised'] as const).find((o) => failing.some((r) => r.outcome === o)) ?? 'failed';
+          const message = failing.map((r) => `${r.req.id} ${outcomeWords(r.outcome, r.detail)}`).join('; ');
           const body = [...failing.map((r) => `${r.req.id} (${r.req.level}, part ${r.req.part}): ${r.req.statement}\n${r.detail ?? ''}`), test.error ?? ''].filter(Boolean).join('\n\n');
           verdict = `\n    <failure type="${type}" message="${escape(message)}">${escape(body)}</failure>`;
-        } else if (test.status === 'skipped' || rows.every((r) => r.outcome === 'not-configured' || r.outcome === 'not-exercised')) {
+        } else if (test.status === 'skipped' || rows.every((r) => COVERAGE.has(r.outcome) || r.outcome === 'not-produced')) {
           skipped += 1;
-          const reason = rows.find((r) => r.detail)?.detail ?? test.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped';
+          const row = rows.find((r) => r.outcome !== 'passed' && r.detail);
+          const reason = row ? `${outcomeWords(row.outcome, row.detail)}: ${row.detail}` : (test.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped');
           verdict = `\n    <skipped message="${escape(reason)}"/>`;
         }
         const out = others.length ? `\n    <system-out>${escape(others.join('\n'))}</system-out>` : '';
@@ -70,5 +96,10 @@ export function junitXml(tests: readonly TestRecord[], options: JunitOptions): s
     const inProject = tests.filter((t) => t.project === project);
     return `<testsuite name="${escape(project)}" tests="${inProject.length}">\n${cases.join('\n')}\n</testsuite>`;
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${escape(options.name)}" tests="${tests.length}" failures="${failures}" skipped="${skipped}" errors="0">\n${suites.join('\n')}\n</testsuites>\n`;
+  if (options.run) {
+    suites.push(verdictSuite(options.run));
+    if (options.run.exitCode !== 0) failures += 1;
+  }
+  const count = tests.length + (options.run ? 1 : 0);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${escape(options.name)}" tests="${count}" failures="${failures}" skipped="${skipped}" errors="0">\n${suites.join('\n')}\n</testsuites>\n`;
 }

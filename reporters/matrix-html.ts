@@ -1,4 +1,6 @@
 import { splitReplays } from './replay.ts';
+import { outcomeLabel, verdictNotes } from './run-summary.ts';
+import type { RunVerdict } from './run-verdict.ts';
 import type { RequirementVerdict } from './verdicts.ts';
 
 interface HtmlReport {
@@ -9,6 +11,8 @@ interface HtmlReport {
   reasons: string[];
   environment: Record<string, string>;
   requirements: RequirementVerdict[];
+  /** The run's verdict (reporters/run-verdict.ts): what it lists without failing, after the reasons. */
+  run?: RunVerdict;
 }
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
@@ -31,7 +35,7 @@ export function matrixHtml(report: HtmlReport): string {
   const rows = report.requirements
     .map((v) => {
       const name = NEEDS_DETAIL.has(v.outcome) ? `<a href="#${escape(v.id)}">${escape(v.id)}</a>` : escape(v.id);
-      return `<tr data-level="${v.level}" data-outcome="${escape(v.outcome)}"><td>${name}</td><td>${v.level}</td><td>${escape(v.part)}</td><td class="o-${escape(v.outcome)}">${escape(v.outcome)}</td><td>${v.tests.length}</td><td>${escape(v.breakdown)}</td></tr>`;
+      return `<tr data-level="${v.level}" data-outcome="${escape(v.outcome)}"><td>${name}</td><td>${v.level}</td><td>${escape(v.part)}</td><td class="o-${escape(v.outcome)}">${escape(outcomeLabel(v))}</td><td>${v.tests.length}</td><td>${escape(v.breakdown)}</td></tr>`;
     })
     .join('\n');
   const details = report.requirements
@@ -54,7 +58,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}table{border-col
 </style></head><body>
 <h1>Conformance matrix: ${escape(report.interface.title)} ${escape(report.interface.version)}</h1>
 <p id="result">Result: <b>${escape(report.result)}</b> (profile ${escape(report.profile)}), ${escape(report.finishedAt)}</p>
-<ul>${report.reasons.map((r) => `<li>${escape(r)}</li>`).join('')}</ul>
+<ul id="reasons">${report.reasons.map((r) => `<li>Fails: ${escape(r)}</li>`).join('')}${(report.run ? verdictNotes(report.run) : []).map((n) => `<li>${escape(n)}</li>`).join('')}</ul>
 <details><summary>Environment</summary><ul>${Object.entries(report.environment).map(([k, v]) => `<li>${escape(k)}: ${escape(v)}</li>`).join('')}</ul></details>
 <p class="filters">Level: ${levels.map((l) => checkbox('level', l)).join('')} Outcome: ${outcomes.map((o) => checkbox('outcome', o)).join('')}</p>
 <table id="matrix"><thead><tr><th>Requirement</th><th>Level</th><th>Part</th><th>Outcome</th><th>Tests</th><th>Breakdown</th></tr></thead><tbody>

@@ -1,5 +1,6 @@
-import { brokenPreconditions } from './run-summary.ts';
+import { brokenPreconditions, outcomeLabel, verdictNotes } from './run-summary.ts';
 import { splitReplays } from './replay.ts';
+import type { RunVerdict } from './run-verdict.ts';
 import { OUTCOMES, type RequirementVerdict } from './verdicts.ts';
 
 const LEVELS = ['MUST', 'SHOULD', 'INFO'] as const;
@@ -39,6 +40,8 @@ interface MatrixReport {
   requirements: RequirementVerdict[];
   /** The command that reruns the judgement (the client certification's); by default the suite's, per requirement. */
   rerun?: string;
+  /** The run's verdict (reporters/run-verdict.ts): what it lists without failing, after the reasons. */
+  run?: RunVerdict;
 }
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -83,8 +86,9 @@ export function matrixMarkdown(report: MatrixReport): string {
     '',
     `Result: **${report.result}** (profile ${report.profile}), ${report.finishedAt}. Catalog SHA-256 \`${report.catalogSha256}\`.`,
     '',
-    ...report.reasons.map((r) => `- ${r}`),
-    ...(report.reasons.length ? [''] : []),
+    ...report.reasons.map((r) => `- Fails: ${r}`),
+    ...(report.run ? verdictNotes(report.run).map((n) => `- ${n}`) : []),
+    ...(report.reasons.length || (report.run && verdictNotes(report.run).length) ? [''] : []),
     ...(broken.length ? ['Broken preconditions (what the target did that kept checks from running; fix these first):', '', ...broken.map((b) => `- ${b}`), ''] : []),
     ...Object.entries(report.environment).map(([k, v]) => `- ${k}: ${v}`),
     '',
@@ -95,7 +99,7 @@ export function matrixMarkdown(report: MatrixReport): string {
     '| Requirement | Level | Part | Outcome | Tests |',
     '|---|---|---|---|---|',
     ...listed.map((v) => {
-      const outcome = DETAILED.has(v.outcome) ? `[${v.outcome}](#${v.id.toLowerCase()}-${v.level.toLowerCase()}-part-${v.part.replace(/\./g, '')}-${v.outcome})` : v.outcome;
+      const outcome = DETAILED.has(v.outcome) ? `[${v.outcome}](#${v.id.toLowerCase()}-${v.level.toLowerCase()}-part-${v.part.replace(/\./g, '')}-${v.outcome})` : cell(outcomeLabel(v));
       return `| ${v.id} | ${v.level} | ${v.part} | ${outcome}${v.breakdown ? ` (${cell(v.breakdown)})` : ''} | ${v.tests.length} |`;
     }),
     ...(partial ? ['', `${uncovered.length} requirements have no test in this run (a filtered run) and are not listed.`] : []),

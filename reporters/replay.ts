@@ -1,7 +1,8 @@
 /**
  * A failure's evidence, split into the lines that describe it and the replay commands in it (after "Replay:"), so
  * that each report can show a command as a block of its own that pastes into a shell as it is. A command runs from
- * its "Replay:" line to the first line that does not end in a backslash (a token line first, then the curl).
+ * its "Replay:" line to the first line that does not end in a backslash (a token line first, then the curl, which
+ * a printf of the body's exact bytes precedes on its first line when the body is not UTF-8 text).
  */
 export function splitReplays(detail: string): { evidence: string[]; replays: string[] } {
   const evidence: string[] = [];

@@ -29,12 +29,16 @@ export function reportersFor(suite: SuiteConfig, env: Env = process.env): Report
   return mergedReporters(suite, env);
 }
 
-/** The reporters that judge a whole run: list, JSON, Allure and the conformance matrix (which also writes JUnit). */
+/**
+ * The reporters that judge a whole run: JSON, Allure and the conformance matrix (which also writes JUnit and prints the
+ * console: a line per project, each failure once, the summary); Playwright's list of every test with CONFORMANCE_VERBOSE=1.
+ */
 export function mergedReporters(suite: SuiteConfig, env: Env = process.env): ReporterDescription[] {
   const reportsDir = env.REPORTS_DIR ?? 'reports';
   const environment = runEnvironment(suite, suite.embedded ? { flavor: env.SANDBOX_FLAVOR ?? 'reference', faults: env.SANDBOX_FAULTS ?? '' } : undefined);
   const redactor = new Redactor(suite.secrets);
-  const conformance: ConformanceReporterOptions = { outputDir: reportsDir, profile: suite.profile, environment, ledger: suite.ledger };
+  const verbose = env.CONFORMANCE_VERBOSE === '1';
+  const conformance: ConformanceReporterOptions = { outputDir: reportsDir, profile: suite.profile, environment, ledger: suite.ledger, verbose };
   const allure: ConformanceAllureOptions = {
     resultsDir: allureResultsDir(env),
     environmentInfo: environment,
@@ -43,7 +47,8 @@ export function mergedReporters(suite: SuiteConfig, env: Env = process.env): Rep
     redact: (text) => redactor.text(text),
   };
   return [
-    [env.CI ? 'dot' : 'list'],
+    // The conformance reporter prints a line per project and the summary; every test's line only when asked for.
+    ...(verbose ? [[env.CI ? 'dot' : 'list'] as ReporterDescription] : []),
     ['json', { outputFile: `${reportsDir}/results.json` }],
     // Absolute, so that both playwright.config.ts and reporters/merge.config.ts find them.
     [fileURLToPath(new URL('./allure-reporter.ts', import.meta.url)), allure],

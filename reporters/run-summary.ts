@@ -1,4 +1,6 @@
 import type { RunStats } from '../harness/run/broker.ts';
+import { isCertifying, warningsFail } from '../harness/verdict-marks.ts';
+import { idList, NOT_PRODUCED_WORDS, type RunVerdict } from './run-verdict.ts';
 import type { RequirementVerdict } from './verdicts.ts';
 
 /** What a run cost the target: requests, token requests and time spent waiting out 429s (from the run's broker). */
@@ -51,4 +53,62 @@ export function brokenPreconditions(verdicts: readonly RequirementVerdict[]): st
   return [...byCause]
     .sort((a, b) => b[1].requirements.size - a[1].requirements.size)
     .map(([cause, { requirements }]) => `${cause} (blocks ${requirements.size} requirement${requirements.size === 1 ? '' : 's'})`);
+}
+
+/** How a requirement's outcome reads in every report: a not-configured one names what to set. */
+export function outcomeLabel(v: Pick<RequirementVerdict, 'outcome' | 'configure'>): string {
+  if (v.outcome === 'not-produced') return NOT_PRODUCED_WORDS;
+  if (v.outcome === 'not-configured' && v.configure?.length) return `not configured (set ${v.configure.join(', ')})`;
+  return v.outcome.replace('-', ' ');
+}
+
+/**
+ * What a run leaves listed without failing it, or fails on, one line each after the verdict: the same lines in the
+ * console, conformance.md and .html. Empty for a run where every MUST and SHOULD held.
+ */
+export function verdictNotes(run: RunVerdict): string[] {
+  const notes: string[] = [];
+  // What already fails the run is in its reasons; the notes list the rest.
+  const failing = isCertifying(run.profile);
+  if (run.notConfigured.requirements.length && !failing) {
+    notes.push(`Not configured: ${run.notConfigured.requirements.length} MUST (${idList(run.notConfigured.requirements)})${run.notConfigured.set.length ? `; set ${run.notConfigured.set.join(', ')}` : ''}`);
+  }
+  if (run.notExercised.length && !failing) notes.push(`Not exercised: ${run.notExercised.length} MUST ended without a check (${idList(run.notExercised)})`);
+  if (run.uncovered.length && !failing) notes.push(`Not in this run: ${run.uncovered.length} MUST without a test (a --grep or --project filter; ${idList(run.uncovered)})`);
+  if (run.notProduced.length) notes.push(`${NOT_PRODUCED_WORDS[0]?.toUpperCase()}${NOT_PRODUCED_WORDS.slice(1)}: ${run.notProduced.length} MUST (${idList(run.notProduced)})`);
+  if (run.warnings.length && !warningsFail(run.profile)) notes.push(`Warnings: ${run.warnings.length} SHOULD (${idList(run.warnings)}), listed, not failed`);
+  if (run.known.length) notes.push(`Known failures (ledger): ${idList(run.known)}`);
+  for (const notice of run.notices) notes.push(`Notice: ${notice}`);
+  return notes;
+}
+
+/** What the console prints at the end of a run, in this order; its layout is defined here only. */
+export interface ConsoleSummary {
+  run: RunVerdict;
+  table: string;
+  broken: readonly string[];
+  cost?: RunCost;
+  /** "293 tests on 2 workers (CONFORMANCE_WORKERS)". */
+  concurrency: string;
+  matrixPath: string;
+}
+
+/** Causes of blocked checks printed in the console; the matrix lists all of them. */
+export const BROKEN_SHOWN = 8;
+
+export function summaryLines(summary: ConsoleSummary): string[] {
+  const { run, broken } = summary;
+  const lines = [''];
+  if (broken.length) {
+    lines.push('Broken preconditions: what the target did that kept checks from running (fix these first)');
+    for (const line of broken.slice(0, BROKEN_SHOWN)) lines.push(`  - ${line}`);
+    if (broken.length > BROKEN_SHOWN) lines.push(`  - … ${broken.length - BROKEN_SHOWN} more in ${summary.matrixPath}`);
+  }
+  lines.push(summary.table);
+  for (const reason of run.reasons) lines.push(`  Fails: ${reason}`);
+  for (const note of verdictNotes(run)) lines.push(`  ${note}`);
+  lines.push(`  Run: ${summary.concurrency}`);
+  if (summary.cost) lines.push(costLine(summary.cost));
+  lines.push(`  Verdict (${run.profile} profile): ${run.words}. Matrix: ${summary.matrixPath}`, '');
+  return lines;
 }

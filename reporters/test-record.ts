@@ -13,9 +13,20 @@ export function testRecordOf(test: TestCase, result: TestResult, rootDir: string
     location: `${relative(rootDir, test.location.file)}:${test.location.line}`,
     status: result.status,
     durationMs: result.duration,
-    annotations: [...test.annotations, ...(result.annotations ?? [])].map((a) => ({ type: a.type, ...(a.description !== undefined ? { description: a.description } : {}) })),
+    annotations: uniqueAnnotations([...test.annotations, ...(result.annotations ?? [])]),
     ...(error ? { error: firstLines(error), errorName: errorName(error) } : {}),
   };
+}
+
+/** The test's and the result's annotations, each once: Playwright may hand the same one in both. */
+function uniqueAnnotations(all: ReadonlyArray<{ type: string; description?: string }>): TestRecord['annotations'] {
+  const seen = new Set<string>();
+  return all.flatMap((a) => {
+    const key = `${a.type}\u0000${a.description ?? ''}`;
+    if (seen.has(key)) return [];
+    seen.add(key);
+    return [{ type: a.type, ...(a.description !== undefined ? { description: a.description } : {}) }];
+  });
 }
 
 export function firstLines(error: TestError): string {

@@ -1,15 +1,18 @@
 import type { Level, Requirement } from '../catalog/catalog.ts';
-import { citedIds, marksOf, type MarkKind, type Profile } from '../harness/verdict-marks.ts';
+import { settingsNamedIn } from '../harness/config/variables.ts';
+import { citedIds, marksOf, type MarkKind } from '../harness/verdict-marks.ts';
 
 export type { Profile } from '../harness/verdict-marks.ts';
 
 /**
  * What became of a requirement, worst first. blocked: the target prevented the check (a precondition failed, a control
- * request was refused, an expected event never came); not-exercised: the target gave nothing to judge and did nothing
- * wrong; not-configured: the configuration left the check out; uncovered: no test of this run cites it; known: a
- * failure, block or warning that conformance-ledger.json lists (reporters/ledger.ts), which does not fail the gate.
+ * request was refused, an expected event never came); not-exercised: the test ended without checking it (or the run
+ * was interrupted); not-configured: the configuration left the check out; not-produced: the target never produced
+ * what the check judges and nothing required it to (listed, never failed); uncovered: no test of this run cites it;
+ * known: a failure, block or warning that conformance-ledger.json lists (reporters/ledger.ts), which does not fail the
+ * gate. What each outcome makes of a run, per profile, is reporters/run-verdict.ts (docs/verdicts.md).
  */
-export const OUTCOMES = ['failed', 'blocked', 'warning', 'known', 'passed', 'observed', 'not-exercised', 'not-configured', 'uncovered'] as const;
+export const OUTCOMES = ['failed', 'blocked', 'warning', 'known', 'passed', 'observed', 'not-exercised', 'not-configured', 'not-produced', 'uncovered'] as const;
 export type RequirementOutcome = (typeof OUTCOMES)[number];
 
 /** What the reporter keeps of one test's final result. */
@@ -43,6 +46,8 @@ export interface RequirementVerdict {
   /** Tests that cite the requirement, each with its outcome for it and, when not passed, why. */
   tests: TestOutcome[];
   observations: string[];
+  /** When not configured: the variables (or options) that would configure it, as its tests' reasons name them. */
+  configure?: string[];
 }
 
 const MARK_OUTCOME: Record<MarkKind, RequirementOutcome> = {
@@ -52,6 +57,7 @@ const MARK_OUTCOME: Record<MarkKind, RequirementOutcome> = {
   pass: 'passed',
   observed: 'observed',
   'not-exercised': 'not-exercised',
+  'not-produced': 'not-produced',
   'not-configured': 'not-configured',
 };
 
@@ -102,6 +108,7 @@ export function verdictsFor(catalog: readonly JudgedRequirement[], tests: readon
     const rows = citing.map((t) => ({ title: t.title, project: t.project, location: t.location, ...outcomeInTest(req, t) }));
     const outcome = worst(rows.map((r) => r.outcome)) ?? 'uncovered';
     const observations = citing.flatMap((t) => marksOf(t.annotations, req.id).filter((m) => m.kind === 'observed').map((m) => m.detail));
+    const configure = outcome === 'not-configured' ? [...new Set(rows.filter((r) => r.outcome === 'not-configured').flatMap((r) => settingsNamedIn(r.detail ?? '')))] : [];
     return {
       id: req.id,
       level: req.level,
@@ -111,49 +118,7 @@ export function verdictsFor(catalog: readonly JudgedRequirement[], tests: readon
       breakdown: breakdownOf(outcome, rows),
       tests: rows,
       observations: [...new Set(observations)],
+      ...(configure.length ? { configure } : {}),
     };
   });
-}
-
-/** "ID, ID (blocked by: what the target did)", one group per cause. */
-function blockedList(verdicts: readonly RequirementVerdict[]): string {
-  const byCause = new Map<string, string[]>();
-  for (const v of verdicts) {
-    const cause = v.tests.find((t) => t.outcome === 'blocked')?.detail ?? 'unknown';
-    byCause.set(cause, [...(byCause.get(cause) ?? []), v.id]);
-  }
-  return [...byCause].map(([cause, ids]) => `${ids.join(', ')} (blocked by: ${cause})`).join('; ');
-}
-
-/** Why the run fails under the profile; empty when it passes. */
-export function failureReasons(verdicts: readonly RequirementVerdict[], profile: Profile): string[] {
-  const reasons: string[] = [];
-  const must = verdicts.filter((v) => v.level === 'MUST');
-  const ids = (list: readonly RequirementVerdict[]) => list.map((v) => v.id).join(', ');
-  const mustFailed = must.filter((v) => v.outcome === 'failed');
-  if (mustFailed.length) reasons.push(`MUST requirements failed: ${ids(mustFailed)}`);
-  const mustBlocked = must.filter((v) => v.outcome === 'blocked');
-  if (mustBlocked.length) reasons.push(`MUST requirements blocked by the target: ${blockedList(mustBlocked)}`);
-  if (profile === 'certify') {
-    const shouldFailed = verdicts.filter((v) => v.level === 'SHOULD' && (v.outcome === 'warning' || v.outcome === 'failed' || v.outcome === 'blocked'));
-    if (shouldFailed.length) reasons.push(`SHOULD requirements failed or blocked (certify profile): ${ids(shouldFailed)}`);
-    const unexercised = must.filter((v) => v.outcome === 'not-exercised' || v.outcome === 'not-configured' || v.outcome === 'uncovered');
-    if (unexercised.length) reasons.push(`MUST requirements not exercised (certify profile): ${ids(unexercised)}`);
-  }
-  return reasons;
-}
-
-/**
- * The one-line verdict of a run: "not conformant" when the profile fails it; "partial run" when some MUST has no test
- * in this run (a --grep or --project filter); "conformant" only when every MUST was exercised and held.
- */
-export function resultOf(verdicts: readonly RequirementVerdict[], reasons: readonly string[]): string {
-  if (reasons.length > 0) return 'not conformant';
-  const must = verdicts.filter((v) => v.level === 'MUST');
-  const uncovered = must.filter((v) => v.outcome === 'uncovered');
-  const exercised = must.filter((v) => v.outcome === 'passed');
-  if (uncovered.length > 0) return `partial run: ${exercised.length} of ${must.length} MUST exercised, no failures`;
-  const unexercised = must.filter((v) => v.outcome !== 'passed');
-  if (unexercised.length > 0) return `no failures, but not conformant as a whole: ${exercised.length} of ${must.length} MUST exercised (${unexercised.map((v) => `${v.id} ${v.outcome}`).join(', ')})`;
-  return 'conformant';
 }

@@ -32,6 +32,7 @@ export function readBody(req: IncomingMessage): Promise<BodyRead> {
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+const lenientUtf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
 
 /** The body as text, or undefined when it is not valid UTF-8. */
 export function utf8Text(bytes: Buffer): string | undefined {
@@ -44,8 +45,9 @@ export function utf8Text(bytes: Buffer): string | undefined {
 
 export type JsonParse = { ok: true; value: unknown } | { ok: false; reason: string };
 
-export function parseJsonBody(bytes: Buffer): JsonParse {
-  const text = utf8Text(bytes);
+/** A JSON body; with invalidUtf8 'replace', invalid UTF-8 is decoded to U+FFFD instead of refused (a flavor's choice). */
+export function parseJsonBody(bytes: Buffer, invalidUtf8: 'refuse' | 'replace' = 'refuse'): JsonParse {
+  const text = invalidUtf8 === 'replace' ? lenientUtf8.decode(bytes) : utf8Text(bytes);
   if (text === undefined) return { ok: false, reason: 'the body is not valid UTF-8' };
   if (text.trim() === '') return { ok: false, reason: 'the body is empty' };
   try {

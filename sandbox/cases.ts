@@ -22,6 +22,8 @@ export interface StoredCase {
   strategyName: string;
   decision: string;
   tags: string[];
+  /** Under the fault update-string-tags-kept: a string sent as tags, kept and answered as it was sent. */
+  tagsAsSent?: string;
   queue: string;
   rejectionCode?: string;
   verifiedFraud?: boolean;

@@ -170,16 +170,19 @@ function sendUnavailable(res: ServerResponse): void {
   sendJson(res, 503, { message: 'the service is currently unavailable: a transient condition, retry with backoff', errorType: 'unavailable', code: 503 }, { 'retry-after': '0' });
 }
 
+/** Milliseconds since the epoch, to a fraction: a retry's gap is judged to below a millisecond (client certification). */
+const preciseNow = (): number => performance.timeOrigin + performance.now();
+
 /** Keeps what arrived, and the status once the answer is sent. */
 function record(req: IncomingMessage, res: ServerResponse, onExchange: (exchange: RecordedExchange) => void): void {
-  const at = Date.now();
+  const at = preciseNow();
   const chunks: Buffer[] = [];
   let size = 0;
   req.on('data', (chunk: Buffer) => {
     size += chunk.length;
     if (size <= 1024 * 1024) chunks.push(chunk);
   });
-  res.on('finish', () => onExchange({ at, method: req.method ?? 'GET', url: req.url ?? '/', rawHeaders: req.rawHeaders, body: Buffer.concat(chunks), status: res.statusCode }));
+  res.on('finish', () => onExchange({ at, answeredAt: preciseNow(), method: req.method ?? 'GET', url: req.url ?? '/', rawHeaders: req.rawHeaders, body: Buffer.concat(chunks), status: res.statusCode }));
 }
 
 function optionError(name: string, expected: string): Error {
@@ -218,7 +221,7 @@ export async function startCore(options: SandboxOptions, behaviour: CoreBehaviou
     faults,
     tokens: new TokenIssuer(behaviour.tokens.kind, options.tokenSecret, lifetime ?? behaviour.tokens.lifetimeSeconds, options.onTokenIssued),
     cases: new CaseStore(behaviour),
-    webhooks: new WebhookSender(webhookUrl, delayMs, behaviour.webhookHeaders, faults, options.webhookWarnings === false ? () => undefined : options.warn, options.onDelivery, options.webhookRobustness ?? false),
+    webhooks: new WebhookSender(webhookUrl, delayMs, behaviour.webhookHeaders, faults, options.webhookWarnings === false ? () => undefined : options.warn, options.onDelivery, options.webhookRobustness ?? false, options.webhookTimeoutMs),
     placedOrders: new Set(),
     origin: '',
   };

@@ -3,6 +3,7 @@ import type { SandboxContext } from './context.ts';
 import type { DocumentSession, StoredCase } from './cases.ts';
 import { enumDefault, member } from './enums.ts';
 import type { EnumName } from './enums.ts';
+import { withoutProto3Defaults } from './proto3-defaults.ts';
 import type { WebhookEvent } from './webhooks.ts';
 
 /** 6.1: the onboarding status of a document verification session changed. */
@@ -32,7 +33,7 @@ const sent = {
   smsChannel: member('ChannelType', 'SMS_OTP'),
   emailChannel: member('ChannelType', 'EMAIL_OTP'),
   verificationStatus: member('VerificationStatus', 'VERIFIED'),
-  resendStatus: member('ResendStatus', 'SENT'),
+  resendStatus: { SENT: member('ResendStatus', 'SENT'), UNKNOWN_RESEND_STATUS: member('ResendStatus', 'UNKNOWN_RESEND_STATUS') },
 };
 
 /**
@@ -47,9 +48,9 @@ export function verificationSessionEvent(ctx: SandboxContext, channel: Verificat
     sessionId,
     sessionIdHash: createHash('sha256').update(sessionId).digest('hex'),
     mfaType: faults.has('webhook-mfa-outside-enum') ? 'SMS' : sent.mfaType,
-    channelType: faults.has('webhook-channel-outside-enum') ? 'PHONE' : reportedChannel(ctx, channel) === 'phone' ? sent.smsChannel : sent.emailChannel,
+    channelType: faults.has('webhook-channel-outside-enum') ? 'PHONE' : channel === 'phone' ? sent.smsChannel : sent.emailChannel,
     verificationStatus: faults.has('webhook-status-outside-enum') ? 'SUCCESS' : sent.verificationStatus,
-    resendStatus: faults.has('webhook-resend-outside-enum') ? 'DELIVERED' : sent.resendStatus,
+    resendStatus: faults.has('webhook-resend-outside-enum') ? 'DELIVERED' : sent.resendStatus[ctx.behaviour.sessionResendStatus],
     sendAttempts: counter(1),
     verificationAttempts: counter(1),
     remainingSendAttempts: counter(2),
@@ -59,8 +60,7 @@ export function verificationSessionEvent(ctx: SandboxContext, channel: Verificat
     sentTimeStamp: new Date().toISOString(),
   };
   if (faults.has('webhook-session-missing-session-id')) delete event['sessionId'];
-  if (ctx.behaviour.omitEventDefaults) omitProto3Defaults(event);
-  return event;
+  return ctx.behaviour.omitEventDefaults ? withoutProto3Defaults(event, sessionDefaults()) : event;
 }
 
 const staleEvents = new WeakMap<SandboxContext['webhooks'], WebhookEvent>();
@@ -72,24 +72,9 @@ export function staleSessionEvent(ctx: SandboxContext): WebhookEvent {
   return made;
 }
 
-/** The channel the event names: the step-up's, or the other one under a fault. */
-function reportedChannel(ctx: SandboxContext, channel: VerificationChannel): VerificationChannel {
-  if (channel === 'email' && ctx.faults.has('webhook-session-email-as-sms')) return 'phone';
-  if (channel === 'phone' && ctx.faults.has('webhook-session-phone-as-email')) return 'email';
-  return channel;
-}
-
-const enumMembers: Readonly<Record<string, EnumName>> = {
-  mfaType: 'MfaType',
-  channelType: 'ChannelType',
-  verificationStatus: 'VerificationStatus',
-  resendStatus: 'ResendStatus',
-};
-
-function omitProto3Defaults(event: Record<string, unknown>): void {
-  for (const [name, value] of Object.entries(event)) {
-    const enumName = enumMembers[name];
-    const isDefault = enumName ? value === enumDefault(enumName) : value === false || value === '' || value === '0' || value === 0;
-    if (isDefault) delete event[name];
-  }
+/** Members of 6.3 whose proto3 default is not an empty value: the enums at their default, the int64 counters at "0". */
+function sessionDefaults(): Record<string, unknown> {
+  const enums: Record<string, EnumName> = { mfaType: 'MfaType', channelType: 'ChannelType', verificationStatus: 'VerificationStatus', resendStatus: 'ResendStatus' };
+  const counters = ['sendAttempts', 'verificationAttempts', 'remainingSendAttempts', 'remainingVerificationAttempts'];
+  return { ...Object.fromEntries(Object.entries(enums).map(([name, enumName]) => [name, enumDefault(enumName)])), ...Object.fromEntries(counters.map((name) => [name, '0'])) };
 }

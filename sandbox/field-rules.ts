@@ -49,6 +49,33 @@ export function fieldTypeIssue(body: Record<string, unknown>, id: OperationId, l
   return undefined;
 }
 
+/** A number or boolean as the text a coercing parser makes of it, where a string is stated; any other value as it is. */
+function asString(value: unknown): unknown {
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
+}
+
+/** "true" or "false" as the boolean a coercing parser makes of it, where a boolean is stated; any other value as it is. */
+function asBoolean(value: unknown): unknown {
+  return value === 'true' ? true : value === 'false' ? false : value;
+}
+
+/**
+ * The body as a coercing parser reads it (Jackson's default, Java's protobuf JsonFormat): a number or boolean where
+ * the schema states a string (a member, or an item of a list of strings) becomes its text, "true"/"false" where it
+ * states a boolean becomes the boolean. Every other mismatch is left for fieldTypeIssue to refuse.
+ */
+export function coercedScalars(body: Record<string, unknown>, id: OperationId): Record<string, unknown> {
+  const out = { ...body };
+  for (const field of requestFields(id)) {
+    if (!(field.name in out)) continue;
+    const value = out[field.name];
+    if (field.types.includes('string')) out[field.name] = asString(value);
+    else if (field.types.includes('boolean')) out[field.name] = asBoolean(value);
+    else if (field.items?.includes('string') && Array.isArray(value)) out[field.name] = value.map(asString);
+  }
+  return out;
+}
+
 /** The members the operation's request schema requires. */
 export function requiredFields(id: OperationId): string[] {
   return requestFields(id).filter((f) => f.required).map((f) => f.name);

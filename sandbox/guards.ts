@@ -6,6 +6,8 @@ import { header } from './context.ts';
 import type { Exchange, SandboxContext } from './context.ts';
 import { refusal, sendJson, sendRefusal, sendText } from './errors.ts';
 import type { Refusal } from './errors.ts';
+import { coercedScalars } from './field-rules.ts';
+import { withoutProto3Defaults } from './proto3-defaults.ts';
 import { isObject } from '../schemas/json-value.ts';
 
 export interface GuardedCall {
@@ -44,7 +46,7 @@ function headerRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refu
 
 function contentTypeRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refusal | undefined {
   if (!operation(id).hasBody) return undefined;
-  if (ctx.faults.on('content-type-unchecked', id)) return undefined;
+  if (!ctx.behaviour.checksContentType) return undefined;
   if (mediaType(header(ex, 'content-type')) === 'application/json') return undefined;
   return refusal(ctx.behaviour.mediaTypeStatus, 'unsupported_media_type', 'the body must be sent as application/json');
 }
@@ -66,7 +68,7 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
       clientId = outcome.clientId;
       return undefined;
     }
-    return refusal(401, 'unauthorized', outcome.reason, outcome.headers);
+    return refusal(outcome.status, outcome.status === 400 ? 'invalid_request' : 'unauthorized', outcome.reason, outcome.headers);
   };
   const headerChecks = [() => headerRefusal(ctx, ex, id), () => contentTypeRefusal(ctx, ex, id)];
   const checks = ctx.behaviour.credentialsBeforeHeaders ? [authorize, ...headerChecks] : [...headerChecks, authorize];
@@ -78,7 +80,7 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
     }
   }
   if (!op.hasBody) return { clientId, body: {} };
-  const parsed = parseJsonBody(ex.body.bytes);
+  const parsed = parseJsonBody(ex.body.bytes, ctx.behaviour.invalidUtf8);
   if (!parsed.ok) {
     sendRefusal(ex.res, refusal(400, 'invalid_json', parsed.reason));
     return undefined;
@@ -94,11 +96,15 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
     sendRefusal(ex.res, refusal(400, 'validation_failed', 'sharedContext is not supported'));
     return undefined;
   }
-  return { clientId, body: value };
+  return { clientId, body: ctx.behaviour.scalarTypes === 'coerce' ? coercedScalars(value, id) : value };
 }
 
-/** A successful answer of an operation: JSON, unless the fault of json-as-text-plain labels it otherwise there. */
-export function sendSuccess(ctx: SandboxContext, ex: Exchange, id: OperationId, status: number, body: unknown): void {
-  if (ctx.faults.on('json-as-text-plain', id)) sendText(ex.res, status, 'text/plain; charset=utf-8', JSON.stringify(body));
-  else sendJson(ex.res, status, body);
+/**
+ * A successful answer of an operation: JSON (without the members holding their proto3 default, where the flavor
+ * writes so), unless the fault of json-as-text-plain labels it otherwise there.
+ */
+export function sendSuccess(ctx: SandboxContext, ex: Exchange, id: OperationId, status: number, body: Record<string, unknown>): void {
+  const written = ctx.behaviour.omitResponseDefaults ? withoutProto3Defaults(body) : body;
+  if (ctx.faults.on('json-as-text-plain', id)) sendText(ex.res, status, 'text/plain; charset=utf-8', JSON.stringify(written));
+  else sendJson(ex.res, status, written);
 }

@@ -29,7 +29,7 @@ function assessmentView(ctx: SandboxContext, c: StoredCase, extras: { created: b
     authenticationId: c.authenticationId,
     decision: decisionAsAnswered(ctx, c.decision),
     userSegment: 'standard',
-    tags: ctx.faults.on('assessment-tags-as-string', extras.created ? 'assessment' : 'fetchAssessment') ? c.tags.join(',') : [...c.tags],
+    tags: c.tagsAsSent ?? (ctx.faults.on('assessment-tags-as-string', extras.created ? 'assessment' : 'fetchAssessment') ? c.tags.join(',') : [...c.tags]),
     scoreCards: [],
     insights: {},
     strategy: { name: c.strategyName },
@@ -69,13 +69,12 @@ function alteredInquiryId(id: string): string {
 export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
   const call = guardOperation(ctx, ex, 'assessment');
   if (!call) return;
-  const { body } = call;
   const { faults } = ctx;
-  const typesUnchecked = faults.has('assessment-types-unchecked');
+  // assessment-number-kept-as-number: a number where a string is stated passes as its string, and is answered as sent.
+  const numbersKept = faults.has('assessment-number-kept-as-number');
+  const body = numbersKept ? Object.fromEntries(Object.entries(call.body).map(([name, value]) => [name, typeof value === 'number' ? String(value) : value])) : call.body;
   const required = requiredFields('assessment').filter((name) => !(name === 'strategy' && faults.has('assessment-strategy-optional')));
-  const issue = typesUnchecked
-    ? required.map((name) => (body[name] === undefined || body[name] === null || body[name] === '' ? `${name} is required` : undefined)).find(Boolean)
-    : (requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'assessment', { arraysAsObjects: faults.has('assessment-arrays-for-objects') }));
+  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'assessment');
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('assessment-co-applicant-refused') && 'coApplicant' in body) {
     return sendRefusal(ex.res, refusal(400, 'validation_failed', 'coApplicant is not supported'));
@@ -104,6 +103,7 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
 
   const view = assessmentView(ctx, stored, { created: true, correlationId: header(ex, 'x-correlation-id') });
   if (faults.has('assessment-inquiry-not-echoed')) view['inquiryId'] = alteredInquiryId(stored.inquiryId);
+  if (numbersKept) for (const [name, value] of Object.entries(call.body)) if (typeof value === 'number' && name in view) view[name] = value;
   if (faults.has('webhook-session-stale-replayed')) {
     // The stale event reaches the receiver before the assessment is answered: before any step-up of the new case.
     void ctx.webhooks.deliverNow(staleSessionEvent(ctx)).then(() => sendSuccess(ctx, ex, 'assessment', ctx.behaviour.createdStatus, view));
@@ -126,7 +126,7 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
   if (!call) return;
   const { body } = call;
   const { faults } = ctx;
-  const issue = faults.has('docv-types-unchecked') ? undefined : fieldTypeIssue(body, 'documentVerification');
+  const issue = fieldTypeIssue(body, 'documentVerification');
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('docv-images-refused') && 'images' in body) {
     return sendRefusal(ex.res, refusal(400, 'validation_failed', 'images are not supported'));
@@ -151,7 +151,7 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
   const session = ctx.cases.startDocumentSession(stored);
   const interviewId = faults.has('docv-interview-id-number') ? Number(session.interviewId.replace(/\D/g, '').slice(0, 15) || '0') : session.interviewId;
   sendSuccess(ctx, ex, 'documentVerification', ctx.behaviour.createdStatus, {
-    inquiryId,
+    inquiryId: faults.has('docv-inquiry-not-echoed') ? alteredInquiryId(inquiryId) : inquiryId,
     authenticationId: stored.authenticationId,
     status: 'PENDING',
     message: 'document verification session started',
@@ -170,8 +170,7 @@ export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void 
   if (faults.has('records-source-client-refused') && header(ex, 'x-source-client-id') !== undefined) {
     return sendRefusal(ex.res, refusal(403, 'forbidden', 'x-source-client-id is not allowed for this client'));
   }
-  let accepted = [...allowedValues('DocumentRecordsData')];
-  if (faults.has('records-formdata-refused')) accepted = accepted.map((v) => (v === 'formdata' ? 'formData' : v));
+  const accepted = allowedValues('DocumentRecordsData').filter((value) => !(value === 'all' && faults.has('records-all-refused')));
   const values = ex.query.getAll('data');
   const data = values[0];
   if (values.length > 1 || (data !== undefined && !accepted.includes(data))) {
@@ -203,14 +202,18 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   const nullInquiryTaken = faults.has('update-null-inquiry-accepted') && body['inquiryId'] === null;
   if (nullInquiryTaken) delete body['inquiryId'];
   const required = requiredFields('caseUpdate').filter((name) => !(name === 'inquiryId' && (faults.has('update-inquiry-optional') || nullInquiryTaken)));
-  const loose = { ...(faults.has('update-types-unchecked') ? { only: ['verifiedFraud'] } : {}), ...(faults.has('update-document-items-unchecked') ? { uncheckedItems: ['documents'] } : {}) };
-  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'caseUpdate', loose);
+  const stringTagsKept = faults.has('update-string-tags-kept') && typeof body['tags'] === 'string';
+  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(stringTagsKept ? { ...body, tags: [body['tags']] } : body, 'caseUpdate');
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
-  const decision = optionalString(body, 'decision');
+  const given = optionalString(body, 'decision');
   const decisions = allowedValues('CaseDecision');
-  if (decision !== undefined && !decisions.includes(decision) && !faults.has('update-decision-any')) {
+  const outOfList = given !== undefined && !decisions.includes(given) && !faults.has('update-decision-any');
+  const unlistedDropped = faults.has('update-unknown-decision-drops-update') && outOfList;
+  if (outOfList && !unlistedDropped && ctx.behaviour.unknownDecision === 'refuse') {
     return sendRefusal(ex.res, validationRefusal(ctx, `decision must be one of ${decisions.join(', ')}`));
   }
+  // An ignored decision leaves the case's decision as it was, as 2.5 does for an unknown queue or rejection code.
+  const decision = outOfList ? undefined : given;
   const refuseIf = (condition: boolean, message: string): boolean => {
     if (condition) sendRefusal(ex.res, refusal(400, 'validation_failed', message));
     return condition;
@@ -227,7 +230,7 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
 
   const authenticationId = body['authenticationId'] as string;
   const inquiryId = optionalString(body, 'inquiryId');
-  const correlationId = faults.has('update-correlation-not-echoed') ? randomUUID() : (header(ex, 'x-correlation-id') ?? randomUUID());
+  const correlationId = header(ex, 'x-correlation-id') ?? randomUUID();
   const respond = (ids: { inquiryId: string; authenticationId: string }): void => {
     const answer: Record<string, unknown> = faults.has('update-response-without-ids') ? {} : { ...ids };
     answer['correlationId'] = correlationId;
@@ -245,6 +248,7 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
     return sendRefusal(ex.res, validationRefusal(ctx, 'inquiryId is not the inquiry of this case'));
   }
 
+  if (unlistedDropped) return respond({ inquiryId: found.inquiryId, authenticationId: found.authenticationId });
   const notes = optionalString(body, 'notes');
   if (decision !== undefined) {
     if (faults.has('update-decision-clears-tags') && decision !== found.decision) found.tags = [];
@@ -252,7 +256,8 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   } else if (faults.has('update-decision-reset') || (faults.has('update-notes-resets-decision') && notes !== undefined)) {
     found.decision = ctx.behaviour.initialDecision;
   }
-  const tags = faults.has('update-tags-dropped-with-decision') && decision !== undefined ? undefined : (body['tags'] as string[] | undefined);
+  if (stringTagsKept) found.tagsAsSent = body['tags'] as string;
+  const tags = stringTagsKept || (faults.has('update-tags-dropped-with-decision') && decision !== undefined) ? undefined : (body['tags'] as string[] | undefined);
   if (tags) found.tags = faults.has('update-tags-replaced') ? [...tags] : [...found.tags, ...tags];
   if (queue !== undefined && knownQueues.includes(queue)) found.queue = queue;
   if (rejectionCode !== undefined && knownRejectionCodes.includes(rejectionCode)) found.rejectionCode = rejectionCode;

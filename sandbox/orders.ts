@@ -58,7 +58,6 @@ function sendOrderError(ctx: SandboxContext, ex: Exchange, error: OrderError): v
   if (error.status === 409 && faults.has('order-code-differs')) code = 400;
   if (faults.has('order-code-as-string')) code = String(code);
   const envelope: Record<string, unknown> = { message: error.message, errorType: error.errorType, code };
-  if (faults.has('order-extra-error-fields')) envelope['timestamp'] = new Date().toISOString();
   sendJson(ex.res, error.status, envelope, error.headers ?? {});
 }
 
@@ -145,15 +144,16 @@ function createOrder(ctx: SandboxContext, ex: Exchange, placed: Set<string>): Or
   const trigger = triggeredErrors[header(ex, 'x-sandbox-respond')?.trim() ?? ''];
   if (trigger) return trigger(ctx);
 
-  const parsed = parseJsonBody(ex.body.bytes);
+  const parsed = parseJsonBody(ex.body.bytes, ctx.behaviour.invalidUtf8);
   if (!parsed.ok) {
     if (faults.has('order-malformed-500')) return { status: 500, errorType: tableErrorType('500'), message: messages.internal };
     return badRequest(messages.malformed);
   }
-  const issue = orderIssue(ctx, parsed.value);
+  const order = parsed.value === null && ctx.behaviour.nullOrderBody === 'as-empty' ? {} : parsed.value;
+  const issue = orderIssue(ctx, order);
   if (issue) return validationError(ctx, issue);
 
-  const merchantOrderId = (parsed.value as { merchantOrderId: string }).merchantOrderId;
+  const merchantOrderId = (order as { merchantOrderId: string }).merchantOrderId;
   if (placed.has(merchantOrderId)) {
     if (faults.has('order-duplicate-400')) return validationError(ctx, 'duplicate order');
     return { status: 409, errorType: tableErrorType('409'), message: messages.duplicate };

@@ -12,7 +12,7 @@ export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
   const nullCaseTaken = faults.has('step-up-null-authentication-id-accepted') && body['authenticationId'] === null;
   if (nullCaseTaken) delete body['authenticationId'];
   const required = requiredFields('stepUp').filter((name) => !(name === 'authenticationId' && (faults.has('step-up-authentication-id-optional') || nullCaseTaken)));
-  const issue = requiredStringIssue(body, required) ?? (faults.has('step-up-types-unchecked') ? undefined : fieldTypeIssue(body, 'stepUp', { booleansAsStrings: faults.has('step-up-booleans-for-strings') }));
+  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'stepUp');
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('step-up-email-refused') && 'email' in body) {
     return sendRefusal(ex.res, refusal(400, 'validation_failed', 'verification by email is not supported'));

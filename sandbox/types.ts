@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { SandboxLayout } from './layout.ts';
 
 /** The flavors of the sandbox (sandbox/flavors/): each a correct implementation making the open choices its own way. */
-export type Flavor = 'reference' | 'alternative' | 'gateway' | 'rate-limited' | 'detached';
+export type Flavor = 'reference' | 'alternative' | 'gateway' | 'rate-limited' | 'detached' | 'lenient' | 'proto3';
 
 export interface SandboxOptions {
   /** Default 127.0.0.1. */
@@ -36,6 +36,8 @@ export interface SandboxOptions {
   onDelivery?: (answer: DeliveryAnswer) => void;
   /** Client certification: each flow's last event is delivered again, and once more with an unknown member. */
   webhookRobustness?: boolean;
+  /** How long a webhook delivery waits for an answer. Default 5 000 ms. */
+  webhookTimeoutMs?: number;
   /** Called with every request and the status it was answered with, flaky 503s included (client certification). */
   onExchange?: (exchange: RecordedExchange) => void;
   /** How long a request may take to arrive whole before it is answered 408 (slow senders). Default 10 000 ms. */
@@ -73,6 +75,8 @@ export interface ReceivedRequest {
 /** One request a client sent, as it arrived, and the status it got. */
 export interface RecordedExchange {
   at: number;
+  /** When the answer was sent. */
+  answeredAt?: number;
   method: string;
   url: string;
   rawHeaders: string[];

@@ -10,7 +10,6 @@ export type WebhookKind = 'document-onboarding' | 'document-results' | 'verifica
 /** The part-6 event each kind of delivery is (catalog/catalog.ts names them so). */
 const eventOf: Readonly<Record<WebhookKind, EventKind>> = { 'document-onboarding': 'onboarding', 'document-results': 'results', 'verification-session': 'session' };
 
-const deliveryTimeoutMs = 5_000;
 
 export interface WebhookEvent {
   kind: WebhookKind;
@@ -41,6 +40,8 @@ export class WebhookSender {
     private readonly onAnswer?: (answer: DeliveryAnswer) => void,
     /** Client certification: after each flow, its last event again, then once more with a member part 6 does not list. */
     private readonly robustness = false,
+    /** How long a delivery waits for the receiver's answer. */
+    private readonly timeoutMs = 5_000,
   ) {}
 
   /** The last event of each kind queued: a faulty sandbox delivers it again instead of a new one. */
@@ -131,7 +132,7 @@ export class WebhookSender {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       let req: ClientRequest;
       try {
-        req = send(url, { method: 'POST', headers, agent: false, timeout: deliveryTimeoutMs });
+        req = send(url, { method: 'POST', headers, agent: false, timeout: this.timeoutMs });
       } catch (error) {
         this.warnOnce(error instanceof Error ? error.message : String(error));
         resolve();
@@ -155,7 +156,7 @@ export class WebhookSender {
         res.on('error', finish);
         res.on('close', finish);
       });
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${deliveryTimeoutMs} ms`)));
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
       req.on('error', (error) => {
         if (!this.closed) this.warnOnce(error.message);
         this.onAnswer?.({ kind, sentAt, ms: Date.now() - sentAt, body: '', error: error.message });

@@ -14,16 +14,18 @@ import { countOption, parseCli } from './cli.ts';
 import { replaceReadmeBlock } from './readme-block.ts';
 
 const cli = parseCli({
-  summary: 'Times the suite (medians of whole-process wall and CPU time) and writes reports/bench.json and the README table.',
+  summary: "Times the suite (medians of whole-process wall and CPU time) and writes reports/bench.json, the README's table and the time of its first two commands.",
   usage: 'npm run bench -- [options]',
-  options: { runs: { type: 'string' }, 'slow-runs': { type: 'string' }, 'kill-runs': { type: 'string' }, 'npm-test-runs': { type: 'string' }, 'loaded-runs': { type: 'string' }, 'no-readme': { type: 'boolean' } },
+  options: { runs: { type: 'string' }, 'slow-runs': { type: 'string' }, 'kill-runs': { type: 'string' }, 'npm-test-runs': { type: 'string' }, 'loaded-runs': { type: 'string' }, 'npm-ci-runs': { type: 'string' }, 'runtime-runs': { type: 'string' }, 'no-readme': { type: 'boolean' } },
   describe: {
     runs: 'runs of each fast measure: full run, one test, failing run, doctor (default 5)',
     'slow-runs': 'runs against the slow target, each answer 200 ms late (default 1)',
     'kill-runs': 'proof runs: kill matrix with the clean and portability runs (default 1)',
     'npm-test-runs': 'runs of npm test (default 1; 0 skips it)',
     'loaded-runs': 'runs of npm test in a row while full conformance runs load the machine (default 0)',
-    'no-readme': 'write reports/bench.json only, not the README table',
+    'npm-ci-runs': 'runs of npm ci in a scratch folder from package.json and the lock file, npm\'s cache as it is (default 1)',
+    'runtime-runs': 'runs of the runtime self-test alone (selftest/runtimes.spec.ts: the CLI smoke and a whole run on each other Node line; default 1)',
+    'no-readme': 'write reports/bench.json only, not the README tables',
   },
 });
 const runs = countOption('runs', cli.values.runs, 5);
@@ -31,6 +33,8 @@ const slowRuns = countOption('slow-runs', cli.values['slow-runs'], 1);
 const killRuns = countOption('kill-runs', cli.values['kill-runs'], 1);
 const npmTestRuns = countOption('npm-test-runs', cli.values['npm-test-runs'], 1);
 const loadedRuns = countOption('loaded-runs', cli.values['loaded-runs'], 0);
+const npmCiRuns = countOption('npm-ci-runs', cli.values['npm-ci-runs'], 1);
+const runtimeRuns = countOption('runtime-runs', cli.values['runtime-runs'], 1);
 
 // Figures, not assertions: the machines are shared and noisy, so the README shows medians of whole processes.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -198,6 +202,19 @@ async function floorRuns(count: number): Promise<{ one: Timed[]; suite: Timed[];
   }
 }
 
+/** `npm ci` as a fresh clone runs it: package.json and the lock file in an empty folder, npm's cache as it is. */
+async function npmCiRun(): Promise<Timed> {
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-npm-ci-'));
+  try {
+    for (const file of ['package.json', 'package-lock.json']) writeFileSync(join(scratch, file), readFileSync(join(repoRoot, file)));
+    const result = await timed(`cd ${JSON.stringify(scratch)} && npm ci --no-audit --no-fund`, {});
+    if (result.code !== 0) throw new Error(`npm ci failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
+    return result;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 async function repeat<T>(label: string, count: number, once: () => Promise<T>, describe: (one: T) => string): Promise<T[]> {
   const all: T[] = [];
   for (let i = 0; i < count; i += 1) {
@@ -224,6 +241,8 @@ async function main() {
   const kill = await repeat('proof run', killRuns, () => timed(`node ${playwrightCli} test -c selftest/playwright.config.ts selftest/proof.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-proof-${Date.now()}`)}`, { SELFTEST_RUN_ID: `bench-${Date.now()}`, CI: '' }), line);
   const npmTest = await repeat('npm test', npmTestRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})`);
   const loaded = await underLoad(() => repeat('npm test under load', loadedRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})`));
+  const npmCi = await repeat('npm ci', npmCiRuns, npmCiRun, line);
+  const runtimes = await repeat('runtime self-test', runtimeRuns, () => timed(`node ${playwrightCli} test -c selftest/playwright.config.ts selftest/runtimes.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-runtimes-${Date.now()}`)}`, { CI: '' }), (one) => `${line(one)} (exit ${one.code})`);
 
   const requests = median(full.map((r) => r.requests));
   const summary: Summary = {
@@ -238,6 +257,8 @@ async function main() {
     proofRun: figure(kill),
     npmTest: { ...figure(npmTest), exitCodes: npmTest.map((r) => r.code) },
     npmTestUnderLoad: { ...figure(loaded.results), exitCodes: loaded.results.map((r) => r.code), loadRuns: loaded.loadRuns },
+    npmCi: figure(npmCi),
+    runtimeSelftest: figure(runtimes),
   };
   keepEarlierFigures(summary);
   mkdirSync(join(repoRoot, 'reports'), { recursive: true });
@@ -246,7 +267,8 @@ async function main() {
   console.log(`\n${table}`);
   if (!cli.values['no-readme']) {
     replaceReadmeBlock('bench', table);
-    console.log('written: reports/bench.json and the README table');
+    replaceReadmeBlock('first-commands', firstCommands(summary));
+    console.log('written: reports/bench.json and the README tables');
   } else console.log('written: reports/bench.json');
 }
 
@@ -262,9 +284,10 @@ function keepEarlierFigures(summary: Summary): void {
   } catch {
     return;
   }
-  const measures = ['floor', 'fullRun', 'oneTest', 'failingRun', 'doctor', 'slowTarget', 'proofRun', 'npmTest', 'npmTestUnderLoad'] as const;
+  const measures = ['floor', 'fullRun', 'oneTest', 'failingRun', 'doctor', 'slowTarget', 'proofRun', 'npmTest', 'npmTestUnderLoad', 'npmCi', 'runtimeSelftest'] as const;
   const slots = summary as unknown as Record<(typeof measures)[number], unknown>;
   for (const measure of measures) if (runsIn(summary[measure]) === 0 && earlier[measure]) slots[measure] = earlier[measure];
+  if (measures.every((measure) => runsIn(summary[measure]) === 0) && earlier.measuredAt && earlier.machine) Object.assign(summary, { measuredAt: earlier.measuredAt, machine: earlier.machine });
 }
 
 /** How many runs a measure's figures hold, the figures nested in it included (one test by node and by npx). */
@@ -311,6 +334,18 @@ interface Summary {
   proofRun: Figure;
   npmTest: Figure & { exitCodes: Array<number | null> };
   npmTestUnderLoad: Figure & { exitCodes: Array<number | null>; loadRuns: number };
+  npmCi: Figure;
+  runtimeSelftest: Figure;
+}
+
+/** The README's first lines: how long each of the two commands takes, from the same figures. */
+function firstCommands(s: Summary): string {
+  const took = (f: Figure) => (f.runs === 0 ? 'not measured' : `${f.medianSeconds} s`);
+  return [
+    `On a ${s.machine.cpus}-core machine, Node ${s.machine.node} (\`npm run bench\`, ${s.measuredAt.slice(0, 10)}, medians): \`npm ci\` ${took(s.npmCi)}`,
+    `(npm's cache warm, ${s.npmCi.runs} runs), \`npm run conformance\` ${took(s.fullRun)} (${s.fullRun.runs} runs), \`npm test\` ${took(s.npmTest)}`,
+    `(${s.npmTest.runs} runs). The full table is under [How the suite proves itself](#how-the-suite-proves-itself-npm-test).`,
+  ].join('\n');
 }
 
 function benchTable(s: Summary): string {
@@ -334,6 +369,8 @@ function benchTable(s: Summary): string {
     `| Proof run: clean, portability and kill matrix (${s.proofRun.runs} runs) | ${cell(s.proofRun)} | |`,
     `| \`npm test\` (${s.npmTest.runs} runs, exit ${s.npmTest.exitCodes.join(', ') || '—'}) | ${cell(s.npmTest)} | 180 s |`,
     `| \`npm test\` in a row while full conformance runs load the machine (${s.npmTestUnderLoad.runs} runs alongside ${s.npmTestUnderLoad.loadRuns} conformance runs, exit ${s.npmTestUnderLoad.exitCodes.join(', ') || '—'}) | ${cell(s.npmTestUnderLoad)} | green |`,
+    `| \`npm ci\` from package.json and the lock file, npm's cache warm (${s.npmCi.runs} runs) | ${cell(s.npmCi)} | |`,
+    `| The runtime self-test alone, part of \`npm test\`: the CLI smoke and a whole conformance run on each Node line of \`package.json\`'s \`optionalDependencies\` (${s.runtimeSelftest.runs} runs) | ${cell(s.runtimeSelftest)} | |`,
   ].join('\n');
 }
 

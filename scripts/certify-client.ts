@@ -1,27 +1,22 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { appendFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { interfaceInfo, type OperationId } from '../catalog/catalog.ts';
+import { interfaceInfo } from '../catalog/catalog.ts';
 import { clientCatalogSha256, clientRequirements } from '../catalog/client-catalog.ts';
-import { freePort } from '../harness/http/free-port.ts';
-import { Redactor } from '../harness/redact.ts';
 import { shellWord } from '../harness/shell-quote.ts';
 import { matrixHtml } from '../reporters/matrix-html.ts';
 import { matrixMarkdown } from '../reporters/matrix-markdown.ts';
 import { junitXml } from '../reporters/junit.ts';
-import { failureReasons, resultOf, verdictsFor } from '../reporters/verdicts.ts';
-import { resellerClient } from '../sandbox/credentials.ts';
-import { flavorModule } from '../sandbox/flavors/index.ts';
-import { operationRouteText } from '../sandbox/layout.ts';
 import { flavors, type Flavor } from '../sandbox/server.ts';
-import { startSandbox, type DeliveryAnswer, type RecordedExchange } from '../sandbox/server.ts';
-import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { signingKeyFrom, type SigningKey } from './evidence/signing-key.ts';
 import { sealBundle } from './evidence/statement.ts';
+import { clientIdentity, redactedCommand } from './evidence/client-identity.ts';
+import { describeSource, pinSource } from './evidence/source-digest.ts';
+import { suiteVersion } from '../reporters/run-environment.ts';
 import { parseCli, usageOf } from './cli.ts';
-import { judgeClient, type ScenarioStep } from './client/judge.ts';
+import { type ScenarioStep } from './client/judge.ts';
+import { openCertification } from './client/session.ts';
 
 // npm run certify-client -- --run "<command>" | --listen [options]
 // Starts a sandbox that records every request, runs the reseller's client against it with the sandbox's URLs and
@@ -43,6 +38,7 @@ const cliSpec = {
     'no-webhooks': { type: 'boolean' },
     flavor: { type: 'string' },
     bundle: { type: 'boolean' },
+    'client-version': { type: 'string' },
     out: { type: 'string' },
   },
   describe: {
@@ -53,7 +49,8 @@ const cliSpec = {
     'webhook-target': "the client's webhook address (default http://127.0.0.1:$WEBHOOK_PORT/, a free port given to the client as WEBHOOK_PORT)",
     'no-webhooks': 'deliver no part-6 event (the webhook rows are then not configured)',
     flavor: `sandbox flavor (${flavors.join(', ')})`,
-    bundle: 'also write a certification bundle for npm run verify-bundle',
+    bundle: 'also write a certification bundle for npm run verify-bundle (under CERTIFICATION_DIR, default certification/)',
+    'client-version': "the client's version, named with its command in the matrix and the bundle",
     out: 'where the matrix goes (default reports/client)',
   },
   epilogue: 'The client gets the sandbox URLs, routes and credentials as variables (see the README), WEBHOOK_PORT included.\nExit codes: 0 conformant, 1 not conformant (a MUST failed or was not exercised), 2 bad options.',
@@ -85,41 +82,23 @@ try {
   console.error((error as Error).message);
   process.exit(2);
 }
+// The judge's source as this process loads it, pinned before the client runs.
+const source = values.bundle ? pinSource(repoRoot) : undefined;
 
-const exchanges: RecordedExchange[] = [];
-const deliveries: DeliveryAnswer[] = [];
-const tokenSecret = randomBytes(24).toString('hex');
 const webhooks = !values['no-webhooks'];
 if (!webhooks && values['webhook-target']) usage('--webhook-target and --no-webhooks exclude each other');
-const webhookPort = webhooks && !values['webhook-target'] ? await freePort() : undefined;
-const webhookTarget = values['webhook-target'] ?? (webhookPort ? `http://127.0.0.1:${webhookPort}/` : undefined);
-const sandbox = await startSandbox({
+const certification = await openCertification({
   flavor,
-  tokenSecret,
-  flaky503Rate: inject,
-  flaky503Scope: 'orders',
-  onExchange: (exchange) => exchanges.push(exchange),
-  onDelivery: (answer) => deliveries.push(answer),
-  webhookRobustness: true,
+  inject503: inject,
+  webhooks,
+  ...(values['webhook-target'] ? { webhookTarget: values['webhook-target'] } : {}),
+  ...(scenario ? { scenario } : {}),
   // Self-tests search the artifacts for every token issued (the canary scan).
   ...(process.env.SANDBOX_ISSUED_TOKENS_FILE ? { onTokenIssued: (token: string) => appendFileSync(process.env.SANDBOX_ISSUED_TOKENS_FILE as string, `${token}\n`) } : {}),
-  ...(webhookTarget ? { webhookUrl: webhookTarget } : {}),
-  warn: () => undefined,
 });
-const env = sandboxTargetEnv({ url: sandbox.url, flavor, tokenSecret });
-// Two child organisations with fresh identifiers for every run, each with its own sharedContext.
-const runTag = randomBytes(3).toString('hex');
-const children = ['a', 'b'].map((suffix) => `child-${runTag}-${suffix}`);
-const sharedContexts = Object.fromEntries(children.map((child) => [child, { resellerId: resellerClient.clientId, childOrganizationId: child }]));
-const clientEnv: Record<string, string> = {
-  ...env,
-  RESELLER_CHILD_CLIENT_IDS: children.join(','),
-  RESELLER_SOURCE_CLIENT_ID: children[0] as string,
-  RESELLER_SHARED_CONTEXT: JSON.stringify(sharedContexts[children[0] as string]),
-  RESELLER_CHILD_SHARED_CONTEXTS: JSON.stringify(sharedContexts),
-  ...(webhookPort ? { WEBHOOK_PORT: String(webhookPort) } : {}),
-};
-console.log(`certify-client: sandbox (${flavor}) at ${sandbox.url}, recording${inject ? `, ${inject * 100}% of order calls answered 503` : ''}${webhookTarget ? `, events delivered to ${webhookTarget}` : ''}`);
+const clientEnv = certification.env;
+const webhookTarget = certification.webhookTarget;
+console.log(`certify-client: sandbox (${flavor}) at ${certification.sandboxUrl}, recording${inject ? `, ${inject * 100}% of order calls answered 503` : ''}${webhookTarget ? `, events delivered to ${webhookTarget}` : ''}`);
 
 const command = values.run;
 if (command) {
@@ -133,55 +112,30 @@ if (command) {
   for (const [name, value] of Object.entries(clientEnv)) console.log(`  ${name}=${value}`);
   await new Promise<void>((done) => process.once('SIGINT', () => done()));
 }
-await sandbox.webhooksIdle();
-await sandbox.close();
-
-const target = {
-  identityBaseUrl: env['IDENTITY_BASE_URL'] ?? '',
-  stepupBaseUrl: env['STEPUP_BASE_URL'] ?? '',
-  ordersBaseUrl: env['ORDERS_BASE_URL'] ?? '',
-  identityTokenUrl: env['IDENTITY_TOKEN_URL'] ?? '',
-  stepupTokenUrl: env['STEPUP_TOKEN_URL'] ?? '',
-  routes: Object.fromEntries((['assessment', 'documentVerification', 'documentRecords', 'fetchAssessment', 'caseUpdate', 'stepUp'] as const).map((id) => [id, operationRouteText(flavorModule(flavor).layout, id)])) as Partial<Record<OperationId, string>>,
-  apiKeys: [env['API_KEY'] ?? '', env['RESELLER_API_KEY'] ?? ''],
-  resellerClientId: resellerClient.clientId,
-  childClientIds: children,
-  tokenLifetimeSeconds: sandbox.tokenLifetimeSeconds,
-  caseOf: (id: string) => sandbox.caseOf?.(id),
-  checkToken: (token: string, service: 'identity' | 'stepup') => sandbox.checkToken?.(token, service) ?? { ok: false, reason: 'unknown' },
-};
-const notConfigured = new Map<string, string>([
-  ...(inject === 0 ? [['CLI-ORDER-RETRY', 'not configured: --inject-503 0 answered no order call 503']] : []),
-  ...(webhooks ? [] : [['CLI-WEBHOOK-ANSWER', 'not configured: --no-webhooks'], ['CLI-WEBHOOK-STATUS', 'not configured: --no-webhooks']]),
-  ...(scenario ? [] : [['CLI-SCENARIO', 'not configured: give --scenario <file>']]),
-] as Array<[string, string]>);
-// The client's traffic judged as the server side's tests are, under the certify profile: a MUST failed, blocked, not
-// exercised or not configured, or a SHOULD that warned, makes the result "not conformant".
-const redactor = new Redactor([env['API_KEY'], env['RESELLER_API_KEY'], tokenSecret].filter((s): s is string => Boolean(s)));
-const records = judgeClient({ exchanges, deliveries, target, ...(scenario ? { scenario } : {}), notConfigured }).map((record) => ({
-  ...record,
-  annotations: record.annotations.map((a) => ({ ...a, ...(a.description ? { description: redactor.text(a.description) } : {}) })),
-}));
-const verdicts = verdictsFor(clientRequirements, records);
-const reasons = [...failureReasons(verdicts, 'certify'), ...(exchanges.length === 0 ? ['The client sent nothing'] : [])];
+const { records, verdicts, run, requests, deliveries } = await certification.finish();
+const { reasons, ...verdict } = run;
+const { redactor } = certification;
+const client = clientIdentity(values.run, values['client-version'], redactor);
 const report = {
   role: 'client',
   interface: { ...interfaceInfo, title: `${interfaceInfo.title} (client)` },
   catalogSha256: clientCatalogSha256,
-  rerun: ['npm run certify-client --', ...process.argv.slice(2).map(shellWord)].join(' '),
+  rerun: ['npm run certify-client --', ...process.argv.slice(2).map((arg) => shellWord(redactedCommand(arg, redactor)))].join(' '),
   profile: 'certify',
-  environment: { flavor, 'requests recorded': String(exchanges.length), 'webhook deliveries answered': String(deliveries.length), 'injected 503 share': String(inject) },
+  environment: { client: client.command, ...(client.version ? { 'client version': client.version } : {}), flavor, 'requests recorded': String(requests), 'webhook deliveries answered': String(deliveries), 'injected 503 share': String(inject) },
   finishedAt: new Date().toISOString(),
-  result: resultOf(verdicts, reasons),
+  result: run.words,
   reasons,
+  verdict,
   requirements: verdicts,
 };
 const out = resolve(values.out ?? join(repoRoot, 'reports', 'client'));
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'client-conformance.json'), `${JSON.stringify(report, null, 2)}\n`);
-writeFileSync(join(out, 'client-conformance.md'), matrixMarkdown(report));
-writeFileSync(join(out, 'client-conformance.html'), matrixHtml(report));
-writeFileSync(join(out, 'junit.xml'), junitXml(records, { profile: 'certify', catalog: clientRequirements, name: 'client certification' }));
+writeFileSync(join(out, 'client-conformance.md'), matrixMarkdown({ ...report, run }));
+writeFileSync(join(out, 'client-conformance.html'), matrixHtml({ ...report, run }));
+const outcomes = new Map(verdicts.map((v) => [v.id, v.outcome]));
+writeFileSync(join(out, 'junit.xml'), junitXml(records, { profile: 'certify', catalog: clientRequirements, outcomes, run, name: 'client certification' }));
 console.log('');
 for (const v of report.requirements) {
   const first = v.tests.find((t) => t.outcome !== 'passed')?.detail ?? v.breakdown ?? v.observations[0] ?? '';
@@ -189,13 +143,16 @@ for (const v of report.requirements) {
 }
 console.log(`\ncertify-client: ${report.result}. Matrix: ${join(out, 'client-conformance.md')}`);
 for (const reason of reasons) console.log(`  ${reason}`);
-if (signer) {
-  const bundle = join(repoRoot, 'certification', `client-${report.finishedAt.replace(/[:.]/g, '-')}`);
+if (signer && source) {
+  const bundle = join(resolve(process.env.CERTIFICATION_DIR ?? join(repoRoot, 'certification')), `client-${report.finishedAt.replace(/[:.]/g, '-')}`);
   mkdirSync(bundle, { recursive: true });
   for (const file of ['client-conformance.json', 'client-conformance.md', 'client-conformance.html', 'junit.xml']) cpSync(join(out, file), join(bundle, file));
-  const { role, interface: described, profile, environment, finishedAt, result } = report;
-  const sealed = sealBundle(bundle, { role, interface: described, profile, environment, finishedAt, result, reasons, run: { partial: false, filters: [] }, signer: signer.origin }, signer.key);
+  writeFileSync(join(bundle, source.claim.list), source.list);
+  const { role, interface: described, profile, environment, finishedAt, result, catalogSha256 } = report;
+  const predicate = { role, client, suite: { version: suiteVersion }, interface: described, catalogSha256, source: source.claim, profile, environment, finishedAt, result, reasons, verdict, run: { partial: false, filters: [] }, signer: signer.origin };
+  const sealed = sealBundle(bundle, predicate, signer.key);
   console.log(`certify-client: bundle ${bundle}, signed by key ${sealed.keyid} (${signer.origin}); npm run verify-bundle -- --public-key <the signer's public key> ${bundle}`);
+  console.log(`  client: ${client.command}${client.version ? ` (version ${client.version})` : ''}; ${describeSource(source.claim)}`);
 }
-process.exit(reasons.length ? 1 : 0);
+process.exit(run.exitCode);
 

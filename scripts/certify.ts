@@ -11,6 +11,8 @@ import { redactedConfiguration } from './evidence/configuration.ts';
 import { newKeyPair } from './evidence/dsse.ts';
 import { signingKeyFrom, type SigningKey } from './evidence/signing-key.ts';
 import { sealBundle } from './evidence/statement.ts';
+import { describeSource, listDifferences, parseList, pinSource, sourceFiles } from './evidence/source-digest.ts';
+import { statedVerdict, type StatedVerdict } from './evidence/stated-verdict.ts';
 import { evidencePaths } from './evidence/paths.ts';
 import { parseCli } from './cli.ts';
 
@@ -56,27 +58,38 @@ function writeNewKey(dir: string): number {
 /**
  * `npm run certify [-- options]`: runs the suite itself under the certify profile (it never packs reports it did
  * not produce) and writes one folder, certification/<UTC timestamp>/, with the matrix, the JUnit XML, the
- * single-file Allure report, the redacted configuration, what was judged by what (versions, catalog SHA-256, seed,
- * timestamps, target, verdict) and statement.dsse.json: an in-toto Statement naming every file's SHA-256, in a
- * DSSE envelope signed with Ed25519, which `npm run verify-bundle -- --public-key <pem> <dir>` checks offline.
+ * single-file Allure report, the redacted configuration, what was judged by what (versions, catalog SHA-256, the
+ * git commit and the SHA-256 of every source file that can change a verdict, seed, timestamps, target, verdict) and
+ * statement.dsse.json: an in-toto Statement naming every file's SHA-256, in a DSSE envelope signed with Ed25519,
+ * which `npm run verify-bundle -- --public-key <pem> <dir>` checks offline (and, with --source, against a checkout).
  * The bundle is written whatever the verdict; the exit code is the verdict's.
  */
 function main(): number {
   const { values } = parseCli({
     summary: 'Runs the suite under the certify profile and writes a signed certification bundle (certification/<UTC time>/) that npm run verify-bundle checks offline.',
     usage: 'npm run certify -- [options]',
-    options: { project: { type: 'string', multiple: true }, grep: { type: 'string' }, 'new-key': { type: 'boolean' }, 'key-dir': { type: 'string' } },
+    options: {
+      project: { type: 'string', multiple: true },
+      grep: { type: 'string' },
+      strict: { type: 'boolean' },
+      verbose: { type: 'boolean' },
+      'new-key': { type: 'boolean' },
+      'key-dir': { type: 'string' },
+    },
     describe: {
       project: 'run only this Playwright project (repeatable); the bundle then says the run was partial and verify-bundle refuses it',
       grep: 'run only the tests matching this (e.g. @TOK-ISSUED); the run is partial too',
+      strict: 'the certify-strict profile: a SHOULD warning fails the certification too (PROFILE=certify-strict does the same)',
+      verbose: 'list every test on the console as it ends (CONFORMANCE_VERBOSE=1)',
       'new-key': 'write a new Ed25519 key pair (to --key-dir) and run nothing',
       'key-dir': 'where --new-key writes the pair (default certification/keys)',
     },
     variables: ['CERTIFY_SIGNING_KEY', 'CERTIFY_SIGNING_KEY_FILE', 'CERTIFICATION_DIR'],
-    epilogue: 'Exit codes: 0 conformant, 1 not conformant, 2 bad configuration or options, 3 bundle incomplete.',
+    epilogue: 'Exit codes: 0 conformant (SHOULD warnings listed), 1 not conformant, 2 bad configuration or options, 3 bundle incomplete (docs/verdicts.md).',
   });
   if (values['new-key']) return writeNewKey(resolve(values['key-dir'] ?? join(repoRoot, 'certification', 'keys')));
-  process.env.PROFILE = 'certify';
+  process.env.PROFILE = values.strict || process.env.PROFILE === 'certify-strict' ? 'certify-strict' : 'certify';
+  if (values.verbose) process.env.CONFORMANCE_VERBOSE = '1';
   let resolved: ResolvedConfig;
   let signer: SigningKey;
   try {
@@ -90,6 +103,9 @@ function main(): number {
   }
   const paths = evidencePaths();
   const args = [...(values.project ?? []).flatMap((name) => ['--project', name]), ...(values.grep ? ['--grep', values.grep] : [])];
+  // The source as the run loads it: pinned before the run starts, and compared again when it ends (an edit made
+  // while it ran leaves the bundle incomplete, since the pin would not say what every worker loaded).
+  const source = pinSource(repoRoot);
   const started = new Date();
   const run = spawnSync(process.execPath, [playwrightCli, 'test', ...args], { cwd: repoRoot, env: process.env, stdio: 'inherit' });
   const finished = new Date();
@@ -112,13 +128,16 @@ function main(): number {
   } catch (error) {
     problems.push(`the Allure report could not be built: ${(error as Error).message}`);
   }
-  const matrix = existsSync(join(dir, 'conformance.json')) ? (JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as { result?: string; reasons?: string[] }) : {};
+  const matrix = existsSync(join(dir, 'conformance.json')) ? (JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as { result?: string; reasons?: string[]; verdict?: StatedVerdict }) : {};
+  writeFileSync(join(dir, source.claim.list), source.list);
+  for (const changed of listDifferences(parseList(source.list), sourceFiles(repoRoot), 'the checkout when the run ended')) problems.push(`source changed while the run ran: ${changed}`);
   const configuration = redactedConfiguration(resolved);
   writeFileSync(join(dir, 'configuration.json'), `${JSON.stringify(configuration, null, 2)}\n`);
   const certificate = {
     suite: { version: suiteVersion },
     interface: { title: interfaceInfo.title, version: interfaceInfo.version },
     catalogSha256,
+    source: source.claim,
     profile: resolved.config.profile,
     seed: resolved.config.seed,
     runTag: resolved.config.runTag,
@@ -128,6 +147,8 @@ function main(): number {
     exitCode,
     result: matrix.result ?? 'no verdict',
     reasons: matrix.reasons ?? [],
+    // What verify-bundle --require-conformant reads: the run's verdict as reporters/run-verdict.ts decided it.
+    verdict: statedVerdict(matrix.verdict, exitCode),
     environment: runEnvironment(resolved.config, resolved.sandbox ? { flavor: resolved.sandbox.env.SANDBOX_FLAVOR ?? 'reference', faults: resolved.sandbox.env.SANDBOX_FAULTS ?? '' } : undefined),
     tools: { playwright: versionOf('@playwright/test/package.json'), allure: versionOf('allure/package.json'), 'allure-playwright': versionOf('allure-playwright/package.json') },
     bundleProblems: problems,
@@ -138,10 +159,11 @@ function main(): number {
 
   console.log(`\nCertification bundle: ${dir}`);
   console.log(`  ${sealed.subjects} files in a statement signed by key ${sealed.keyid} (${signer.origin})`);
+  console.log(`  ${describeSource(source.claim)}`);
   if (signer.origin === 'made for this run') console.log('  The key was made for this run: its signature shows nothing changed since, not who signed. Sign with a published key: npm run certify -- --new-key');
   if (scope.partial) console.log(`  Partial run (${args.join(' ')}): verify-bundle refuses it unless given --allow-partial`);
   console.log(`  Verify with: npm run verify-bundle -- --public-key <the signer's public key> ${dir}`);
-  console.log(`  Verdict (certify profile): ${certificate.result} (exit ${exitCode})`);
+  console.log(`  Verdict (${certificate.profile} profile): ${certificate.result} (exit ${exitCode})`);
   for (const problem of problems) console.error(`  Bundle incomplete: ${problem}`);
   return problems.length > 0 ? BUNDLE_FAILED : exitCode;
 }

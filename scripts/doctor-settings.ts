@@ -1,14 +1,13 @@
 import { requirement } from '../catalog/catalog.ts';
 import { optionalSettings } from '../harness/config/optional-settings.ts';
 import { configSchema } from '../harness/config/variables.ts';
-import { failureReasons, type Profile, type RequirementVerdict } from '../reporters/verdicts.ts';
+import { failsRun, type Profile } from '../reporters/run-verdict.ts';
 
 const profiles: readonly Profile[] = (configSchema.properties.PROFILE?.enum ?? []) as Profile[];
 
-/** The profiles whose verdict fails when these requirements are not configured and every other one held. */
+/** The profiles whose verdict fails when these requirements are not configured (the verdict engine's own rule). */
 export function profilesNeeding(ids: readonly string[]): Profile[] {
-  const verdicts = ids.map((id): RequirementVerdict => ({ ...requirement(id), outcome: 'not-configured', breakdown: '', tests: [], observations: [] }));
-  return profiles.filter((profile) => failureReasons(verdicts, profile).length > 0);
+  return profiles.filter((profile) => ids.some((id) => failsRun(requirement(id).level, 'not-configured', profile)));
 }
 
 export const rowsOf = (ids: readonly string[]) => ids.map((id) => `${id} (${requirement(id).level})`).join(', ');

@@ -3,7 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { operations } from '../catalog/catalog.ts';
 import { configSchema, configVariables } from '../harness/config/variables.ts';
 import { parseCli } from './cli.ts';
-import { replaceReadmeBlock } from './readme-block.ts';
+import { replaceMarkedBlock } from './readme-block.ts';
+
+/** The reference page of the configuration, whose tables this script writes. */
+export const configurationPage = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 
 const GROUPS: Array<[string, RegExp]> = [
   ['Target: base URLs and token endpoints (unset IDENTITY_BASE_URL to run against the embedded sandbox)', /^(IDENTITY|STEPUP|ORDERS)_(BASE|TOKEN)_URL$/],
@@ -67,8 +70,17 @@ export function envExample(): string {
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
-/** The README's table of every variable, from the same schema (between <!-- variables --> markers). */
-export function readmeVariableTable(): string {
+/** The table of the routed operations, their variables and defaults, from catalog/operations.json (between <!-- routes --> markers). */
+export function routeTable(): string {
+  const lines = ['| Operation | Part | Variable | Default |', '|---|---|---|---|'];
+  for (const op of operations) {
+    lines.push(`| ${op.title.split(' (')[0]} | ${op.part} | ${op.routeEnv ? `\`${op.routeEnv}\`` : '(fixed by the spec)'} | \`${op.defaultRoute ?? op.fixedRoute}\` |`);
+  }
+  return lines.join('\n');
+}
+
+/** The table of every variable, from the same schema (between <!-- variables --> markers of docs/configuration.md). */
+export function variableTable(): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
   const lines: string[] = [];
   for (const { title, variables } of groupedVariables()) {
@@ -79,11 +91,12 @@ export function readmeVariableTable(): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  parseCli({ summary: "Writes .env.example and the README's variable table from schemas/config.schema.json.", usage: 'npm run env:example', options: {}, describe: {} });
+  parseCli({ summary: 'Writes .env.example and the route and variable tables of docs/configuration.md from schemas/config.schema.json and catalog/operations.json.', usage: 'npm run env:example', options: {}, describe: {} });
   try {
     writeFileSync(new URL('../.env.example', import.meta.url), envExample());
-    replaceReadmeBlock('variables', readmeVariableTable());
-    console.log('.env.example and the README\'s variable table written');
+    replaceMarkedBlock(configurationPage, 'routes', routeTable());
+    replaceMarkedBlock(configurationPage, 'variables', variableTable());
+    console.log('.env.example and the tables of docs/configuration.md written');
   } catch (error) {
     console.error((error as Error).message);
     process.exitCode = 1;

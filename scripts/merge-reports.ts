@@ -14,7 +14,7 @@ const [folder = ''] = parseCli({
   options: {},
   describe: {},
   positionals: { min: 1, max: 1, names: 'one folder' },
-  epilogue: 'Exit codes: 0 conformant or partial without failures, 1 not conformant, 2 bad configuration or arguments.',
+  epilogue: 'Exit codes: 0 nothing fails the profile (docs/verdicts.md), 1 not conformant, 2 bad configuration or arguments.',
 }).positionals;
 const merged = spawnSync(process.execPath, [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'merge-reports', '--config', join(repoRoot, 'reporters/merge.config.ts'), folder], { stdio: 'inherit' });
 if (merged.status !== 0) process.exit(merged.status ?? 1);
@@ -23,5 +23,6 @@ if (!existsSync(matrix)) {
   console.error(`merge-reports wrote no ${matrix}`);
   process.exit(1);
 }
+// The run's own verdict (reporters/run-verdict.ts): its reasons are empty exactly when its exit code is 0.
 const { reasons } = JSON.parse(readFileSync(matrix, 'utf8')) as { reasons: string[] };
 process.exit(reasons.length > 0 ? 1 : 0);

@@ -1,23 +1,24 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { operations } from '../catalog/catalog.ts';
 import { fileURLToPath } from 'node:url';
 import { variableProblems } from '../harness/config/load-config.ts';
 import { readEnvironment } from '../harness/config/resolve.ts';
-import { openApiDocument } from '../harness/openapi/document.ts';
+import { openApiDocuments, openApiFileName } from '../harness/openapi/document.ts';
 import { parseCli } from './cli.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
-/** `npm run openapi`: writes the OpenAPI 3.1 description of the interface as configured (routes, servers, token endpoints). */
+/** `npm run openapi`: writes the OpenAPI 3.1 descriptions of the interface as configured, one per service (routes, server, token endpoint). */
 function main(): number {
   const routeVariables = operations.flatMap((op) => (op.routeEnv ? [op.routeEnv] : []));
-  const variables = ['IDENTITY_BASE_URL', 'STEPUP_BASE_URL', 'ORDERS_BASE_URL', 'IDENTITY_TOKEN_URL', 'STEPUP_TOKEN_URL', ...routeVariables];
+  const variables = ['IDENTITY_BASE_URL', 'STEPUP_BASE_URL', 'ORDERS_BASE_URL', 'IDENTITY_TOKEN_URL', 'STEPUP_TOKEN_URL', 'ORDERS_TOKEN_URL', ...routeVariables];
   const { values } = parseCli({
-    summary: 'Writes an OpenAPI 3.1 description of the interface as configured: routes, servers, schemas, the security scheme, the part 7 errors and the part 6 events (under webhooks).',
-    usage: 'npm run openapi -- [--out <file>]',
+    summary:
+      'Writes OpenAPI 3.1 descriptions of the interface as configured, one per service (identity, stepup, orders), each with its own server: routes, schemas, the security scheme, the part 7 errors, and the part 6 events (under webhooks of the step-up service, which sends them).',
+    usage: 'npm run openapi -- [--out <folder>]',
     options: { out: { type: 'string' } },
-    describe: { out: 'where to write it (default reports/openapi.json)' },
+    describe: { out: 'the folder to write them to, as openapi-<service>.json (default reports/openapi)' },
     variables,
     epilogue: 'Exit codes: 0 written, 2 bad options or a route variable that is not valid.',
   });
@@ -33,21 +34,24 @@ function main(): number {
     for (const problem of problems) console.error(problem);
     return 2;
   }
-  let document;
+  let documents;
   try {
-    document = openApiDocument({
+    documents = openApiDocuments({
       baseUrls: { identity: env.IDENTITY_BASE_URL, stepup: env.STEPUP_BASE_URL, orders: env.ORDERS_BASE_URL },
-      tokenUrls: { identity: env.IDENTITY_TOKEN_URL, stepup: env.STEPUP_TOKEN_URL },
+      tokenUrls: { identity: env.IDENTITY_TOKEN_URL, stepup: env.STEPUP_TOKEN_URL, orders: env.ORDERS_TOKEN_URL },
       routes: Object.fromEntries(operations.flatMap((op) => (op.routeEnv && env[op.routeEnv] ? [[op.id, env[op.routeEnv]]] : []))),
     });
   } catch (error) {
     console.error((error as Error).message);
     return 2;
   }
-  const out = resolve(values.out ?? 'reports/openapi.json');
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify(document, null, 2)}\n`);
-  console.log(`OpenAPI 3.1 description written: ${out}`);
+  const out = resolve(values.out ?? 'reports/openapi');
+  mkdirSync(out, { recursive: true });
+  for (const [service, document] of Object.entries(documents)) {
+    const file = join(out, openApiFileName(service));
+    writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
+    console.log(`OpenAPI 3.1 description of the ${service} service written: ${file}`);
+  }
   return 0;
 }
 

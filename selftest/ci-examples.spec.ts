@@ -4,11 +4,25 @@ import { expect, test } from '@playwright/test';
 import { parse } from 'yaml';
 import { repoRoot } from './evidence-harness.ts';
 
-// No CI service is reachable here, so the example pipelines are linted: each parses as YAML, and every npm script
-// and npx command it runs exists in this repository.
+// No CI service is reachable here, so the example pipelines are linted: each parses as YAML, every npm script
+// and npx command it runs exists in this repository, and it runs on a Node line the suite is proven on.
 const folder = join(repoRoot, 'examples', 'ci');
 const files = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.yml'));
-const scripts = Object.keys((JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
+const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string>; optionalDependencies?: Record<string, string> };
+const scripts = Object.keys(manifest.scripts);
+/** The Node lines selftest/runtimes.spec.ts proves the suite on: the node<line> aliases of package.json. */
+const supportedLines = Object.keys(manifest.optionalDependencies ?? {}).flatMap((alias) => /^node(\d+)$/.exec(alias)?.[1] ?? []);
+
+/** The Node major versions a pipeline runs on: GitHub's setup-node `node-version`, GitLab's `image: node:<n>`. */
+function nodeLines(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(nodeLines);
+  if (typeof node !== 'object' || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) => {
+    if (key === 'node-version') return [String(value).split('.')[0] as string];
+    if (key === 'image' && typeof value === 'string' && value.startsWith('node:')) return [/^node:(\d+)/.exec(value)?.[1] ?? value];
+    return nodeLines(value);
+  });
+}
 
 /** Every shell line of a pipeline: GitHub's `run:` and GitLab's `script`, `before_script` and `after_script`. */
 function commands(node: unknown): string[] {
@@ -35,5 +49,8 @@ for (const file of files) {
     const npxRuns = lines.flatMap((line) => [...line.matchAll(/npx ([\w@/.-]+)/g)].map((m) => m[1] as string));
     expect(npxRuns.filter((bin) => !existsSync(join(repoRoot, 'node_modules', '.bin', bin))), 'npx commands with no binary in node_modules/.bin').toEqual([]);
     expect(lines.some((line) => /npm (run conformance|run merge-reports|ci)/.test(line)), 'the pipeline installs and runs the suite').toBe(true);
+    const runtimes = nodeLines(pipeline);
+    expect(runtimes.length, 'the pipeline names its Node version').toBeGreaterThan(0);
+    expect(runtimes.filter((line) => !supportedLines.includes(line)), `Node versions outside the supported lines ${supportedLines.join(', ')}`).toEqual([]);
   });
 }

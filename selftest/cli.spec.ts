@@ -11,6 +11,11 @@ const ours = Object.entries(scripts).flatMap(([name, command]) => {
   return file ? [{ name, file }] : [];
 });
 
+// The environment of a command started by hand: Playwright sets FORCE_COLOR=1 in its workers, and Node 24 warns on
+// standard error when FORCE_COLOR meets a NO_COLOR of the user's.
+const { FORCE_COLOR: _workerColor, ...handEnv } = process.env;
+const commandEnv = { ...handEnv, ENV_FILE: '/dev/null' } as Record<string, string>;
+
 test('every npm script of ours is a tsx file, and there are some', () => {
   expect(ours.map((s) => s.name).sort()).toEqual(expect.arrayContaining(['bench', 'certify', 'certify-client', 'coverage', 'diff', 'report', 'sandbox', 'verify-bundle']));
 });
@@ -20,8 +25,7 @@ test('every npm script of ours is a tsx file, and there are some', () => {
 // same for every script: checked through one real command, and on parseCli itself.
 test('every npm script of ours stops on an unknown option with exit 2, what is wrong and its own usage, before doing anything', async () => {
   test.setTimeout(240_000);
-  const env = { ...process.env, ENV_FILE: '/dev/null' } as Record<string, string>;
-  const results = await Promise.all(ours.map(async ({ name, file }) => ({ name, unknown: await runCli(TS_NODE[0], [...TS_NODE.slice(1), file, '--no-such-option'], env, 60_000) })));
+  const results = await Promise.all(ours.map(async ({ name, file }) => ({ name, unknown: await runCli(TS_NODE[0], [...TS_NODE.slice(1), file, '--no-such-option'], commandEnv, 60_000) })));
   for (const { name, unknown } of results) {
     expect(unknown.code, `npm run ${name} -- --no-such-option: ${unknown.stderr}`).toBe(2);
     expect(unknown.stderr, `npm run ${name} -- --no-such-option`).toMatch(/Unknown option '--no-such-option'/);
@@ -30,7 +34,7 @@ test('every npm script of ours stops on an unknown option with exit 2, what is w
 });
 
 test('--help prints the usage on standard output and exits 0, through a real command', async () => {
-  const help = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/coverage.ts', '--help'], { ...process.env, ENV_FILE: '/dev/null' } as Record<string, string>, 60_000);
+  const help = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/coverage.ts', '--help'], commandEnv, 60_000);
   expect(help.code, help.stderr).toBe(0);
   expect(help.stdout).toContain('Usage: npm run coverage');
   expect(help.stderr).toBe('');

@@ -57,7 +57,7 @@ test('503 injection and webhook deliveries turned off leave their rows not confi
   test.setTimeout(180_000);
   const judged = await certify(undefined, ['--inject-503', '0', '--no-webhooks']);
   expect(judged.code, judged.output).toBe(1);
-  expect(judged.output).toMatch(/MUST requirements not exercised \(certify profile\): CLI-ORDER-RETRY, CLI-WEBHOOK-ANSWER/);
+  expect(judged.output).toMatch(/MUST requirements not configured \(certify profile\): CLI-ORDER-RETRY, CLI-WEBHOOK-ANSWER \(set --inject-503, --no-webhooks\)/);
   expect([judged.outcomes['CLI-ORDER-RETRY'], judged.outcomes['CLI-WEBHOOK-ANSWER']]).toEqual(['not-configured', 'not-configured']);
   expect(judged.output).toContain('not configured: --inject-503 0');
 });
@@ -65,33 +65,43 @@ test('503 injection and webhook deliveries turned off leave their rows not confi
 interface ClientFault {
   fault: string;
   requirement: string;
-  outcome: 'failed' | 'warning' | 'not-exercised';
+  outcome: 'failed' | 'not-exercised';
 }
 
 // Faults that break different requirements in ways that cannot touch each other's run together, as the proof's
-// rounds do: a run per group instead of one per fault. A fault that stops the client's flow (no token, identity calls
-// refused for a wrong token, a missing x-correlation-id or a missing sharedContext) stands alone, and two faults of
-// one requirement are in different groups.
+// rounds do: a run per group instead of one per fault. A fault that stops the client's flow (no token, or identity
+// calls refused for a missing x-correlation-id) stands alone, and two faults of one requirement are in different groups.
 const faultGroups: ReadonlyArray<readonly ClientFault[]> = [
   [
-    { fault: 'token-per-call', requirement: 'CLI-TOKEN-REUSE', outcome: 'warning' },
     { fault: 'retry-storm', requirement: 'CLI-ORDER-RETRY', outcome: 'failed' },
     { fault: 'webhook-500', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'failed' },
     { fault: 'child-id-leak', requirement: 'CLI-CHILD-ISOLATION', outcome: 'failed' },
+    { fault: 'no-bearer', requirement: 'CLI-BEARER', outcome: 'failed' },
+    { fault: 'body-text-plain', requirement: 'CLI-JSON-BODY', outcome: 'failed' },
   ],
   [
     { fault: 'one-correlation-id', requirement: 'CLI-CORRELATION-UNIQUE', outcome: 'failed' },
     { fault: 'no-retry', requirement: 'CLI-ORDER-RETRY', outcome: 'failed' },
     { fault: 'webhook-strict', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'failed' },
-    { fault: 'one-child', requirement: 'CLI-CHILD-ISOLATION', outcome: 'not-exercised' },
+    { fault: 'one-child', requirement: 'CLI-SCENARIO', outcome: 'failed' },
     { fault: 'made-up-authentication-id', requirement: 'CLI-KNOWN-CASE', outcome: 'failed' },
+    { fault: 'no-shared-context', requirement: 'CLI-RESELLER-CONTEXT', outcome: 'failed' },
   ],
-  [{ fault: 'webhook-text', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'failed' }],
+  [
+    { fault: 'webhook-text', requirement: 'CLI-WEBHOOK-ANSWER', outcome: 'failed' },
+    { fault: 'shared-get-correlation-id', requirement: 'CLI-CORRELATION-UNIQUE', outcome: 'failed' },
+    { fault: 'no-source-client-id', requirement: 'CLI-RESELLER-CONTEXT', outcome: 'failed' },
+    { fault: 'no-client-id', requirement: 'CLI-CLIENT-ID', outcome: 'failed' },
+    { fault: 'decision-lowercase', requirement: 'CLI-BODY-SCHEMA', outcome: 'failed' },
+  ],
   [{ fault: 'no-correlation-id', requirement: 'CLI-CORRELATION-ID', outcome: 'failed' }],
-  [{ fault: 'no-shared-context', requirement: 'CLI-RESELLER-CONTEXT', outcome: 'failed' }],
   [{ fault: 'wrong-scope', requirement: 'CLI-TOKEN-REQUEST', outcome: 'failed' }],
-  [{ fault: 'stepup-token-on-identity', requirement: 'CLI-TOKEN-PER-SERVICE', outcome: 'failed' }],
 ];
+
+test('every client MUST has a client fault that breaks it', () => {
+  const broken = new Set(faultGroups.flat().map((f) => f.requirement));
+  expect(clientRequirements.filter((r) => r.level === 'MUST' && !broken.has(r.id)).map((r) => r.id)).toEqual([]);
+});
 
 test('the client fault groups hold each fault once, and no two faults of a group break the same requirement', () => {
   const all = faultGroups.flat().map((f) => f.fault);
@@ -105,7 +115,7 @@ for (const group of faultGroups) {
     test.setTimeout(180_000);
     const judged = await certify(names);
     for (const { fault, requirement, outcome } of group) expect(judged.outcomes[requirement], `${fault}\n${judged.output}`).toBe(outcome);
-    expect(judged.code, 'a MUST failure, and under the certify profile a SHOULD warning, fails the certification').toBe(1);
+    expect(judged.code, 'a MUST failure fails the certification (each group holds one)').toBe(1);
     if (group.length > 1) {
       // Each fault of a group caught by its own requirement only: every other requirement held as in the clean run, so
       // none of the group's faults reached another's row.

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../harness/config/load-config.ts';
 import { conformanceProjects, projectNames } from '../harness/config/projects.ts';
 import { configSchema, configVariables } from '../harness/config/variables.ts';
 import { flavors } from '../sandbox/server.ts';
-import { envExample, readmeVariableTable } from '../scripts/env-example.ts';
+import { configurationPage, envExample, routeTable, variableTable } from '../scripts/env-example.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -82,7 +82,7 @@ test.describe('configuration', () => {
     { variant: 'a request template that is not a readable JSON object', env: { STEP_UP_TEMPLATE: 'fixtures/no-such-template.json' }, variable: 'STEP_UP_TEMPLATE', says: /expected a readable JSON file holding an object/ },
     { variant: 'a reseller key without its child client', env: { RESELLER_API_KEY: 'a2V5', RESELLER_SHARED_CONTEXT: '{}' }, variable: 'RESELLER_SOURCE_CLIENT_ID', says: /is not set: .*required when RESELLER_API_KEY is set/ },
     { variant: 'a missing required variable', env: { CLIENT_ID: undefined }, variable: 'CLIENT_ID', says: /CLIENT_ID is not set: expected Value sent in x-client-id/ },
-    { variant: 'an unknown profile', env: { PROFILE: 'strict' }, variable: 'PROFILE', says: /expected one of gate, certify, nightly/ },
+    { variant: 'an unknown profile', env: { PROFILE: 'strict' }, variable: 'PROFILE', says: /expected one of gate, certify, certify-strict, nightly/ },
     { variant: 'a port out of range', env: { WEBHOOK_LISTEN: '127.0.0.1:70000' }, variable: 'WEBHOOK_LISTEN', says: /port from 1 to 65535/ },
     { variant: 'a malformed trigger', env: { ORDER_TRIGGER_404: 'status=404' }, variable: 'ORDER_TRIGGER_404', says: /expected header:<name>=<value> or pointer:\/path=<value> \(How to make the order endpoint answer 404/ },
     { variant: 'a trigger with invalid JSON', env: { ORDER_TRIGGER_500: 'pointer:/x={bad' }, variable: 'ORDER_TRIGGER_500', says: /valid JSON value/ },
@@ -151,10 +151,17 @@ test.describe('configuration', () => {
     expect(text, 'regenerate with npm run env:example').toBe(envExample());
   });
 
-  test("the README's variable table lists every variable of the configuration schema and is up to date", () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const block = readme.slice(readme.indexOf('<!-- variables -->\n') + '<!-- variables -->\n'.length, readme.indexOf('\n<!-- /variables -->'));
-    for (const name of configVariables) expect(block, `${name} is in the table`).toContain(`| \`${name}\``);
-    expect(block, 'regenerate with npm run env:example').toBe(readmeVariableTable());
+  test('the variable and route tables of docs/configuration.md list every variable of the configuration schema and every routed operation, and are up to date', () => {
+    const page = readFileSync(configurationPage, 'utf8');
+    const block = (name: string) => {
+      const start = page.indexOf(`<!-- ${name} -->\n`);
+      const end = page.indexOf(`\n<!-- /${name} -->`);
+      expect(start >= 0 && end > start, `docs/configuration.md has a <!-- ${name} --> block`).toBe(true);
+      return page.slice(start + `<!-- ${name} -->\n`.length, end);
+    };
+    const variables = block('variables');
+    for (const name of configVariables) expect(variables, `${name} is in the table`).toContain(`| \`${name}\``);
+    expect(variables, 'regenerate with npm run env:example').toBe(variableTable());
+    expect(block('routes'), 'regenerate with npm run env:example').toBe(routeTable());
   });
 });

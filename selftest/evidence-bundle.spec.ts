@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, expect, test as base } from '@playwright/test';
 import { catalogSha256, interfaceInfo, isRequirementId } from '../catalog/catalog.ts';
 import { limitedClient, resellerClient } from '../sandbox/credentials.ts';
 import { expiredTokenFor } from '../sandbox/tokens.ts';
 import { suiteVersion } from '../reporters/run-environment.ts';
-import { childEnv, filesUnder, freePort, readText, runCli, scanForSecrets, type CliRun } from './evidence-harness.ts';
+import { gitState, SOURCE_LIST_FILE, SOURCE_PATHS, type SourceClaim } from '../scripts/evidence/source-digest.ts';
+import { childEnv, filesUnder, freePort, readText, repoRoot, runCli, scanForSecrets, TS_NODE, type CliRun } from './evidence-harness.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SEED = '424242';
@@ -95,7 +96,7 @@ const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`;
 test('npm run certify writes one bundle with the matrix, JUnit, single-file report, redacted configuration and what judged what', ({ certified }) => {
   const { run, bundle } = certified;
   expect(existsSync(bundle), `no bundle was written; output:\n${output(run).slice(-3000)}`).toBe(true);
-  expect(readdirSync(bundle).sort()).toEqual(['allure-report.html', 'certificate.json', 'configuration.json', 'conformance.json', 'conformance.md', 'junit.xml', 'signing-key.pub.pem', 'statement.dsse.json']);
+  expect(readdirSync(bundle).sort()).toEqual(['allure-report.html', 'certificate.json', 'configuration.json', 'conformance.json', 'conformance.md', 'junit.xml', 'signing-key.pub.pem', SOURCE_LIST_FILE, 'statement.dsse.json']);
   const certificate = JSON.parse(readText(join(bundle, 'certificate.json'))) as Record<string, unknown>;
   expect(certificate).toMatchObject({
     suite: { version: suiteVersion },
@@ -114,18 +115,24 @@ test('npm run certify writes one bundle with the matrix, JUnit, single-file repo
   expect(output(run), 'the summary table is printed').toContain('Conformance by requirement');
 });
 
-test('certify exits with its verdict: a run of one project leaves MUST requirements not exercised, and nothing failed', ({ certified }) => {
+test('certify exits with its verdict: a run of one project is partial, nothing failed, and the statement says so', ({ certified }) => {
   const matrix = JSON.parse(readText(join(certified.bundle, 'conformance.json'))) as { result: string; reasons: string[] };
   expect(certified.run.code, output(certified.run).slice(-3000)).toBe(1);
-  expect(matrix.result).toBe('not conformant');
-  expect(matrix.reasons).toEqual([expect.stringMatching(/^MUST requirements not exercised \(certify profile\): /)]);
+  expect(matrix.result).toMatch(/^not conformant: partial run \(\d+ of \d+ MUST in this run\)$/);
+  expect(matrix.reasons).toEqual([expect.stringMatching(/^partial run: \d+ MUST requirements without a test in this run /)]);
+  const certificate = JSON.parse(readText(join(certified.bundle, 'certificate.json'))) as { verdict: Record<string, unknown> };
+  expect(certificate.verdict).toMatchObject({ word: 'not conformant', words: matrix.result, exitCode: 1, conformant: false });
 });
 
 test('the signed bundle verifies offline against the signer\'s key, refused as partial without --allow-partial, refused with another key or one changed byte', async ({ certified }) => {
   const verify = (...args: string[]) => runCli('npm', ['run', 'verify-bundle', '--', ...args], childEnv(certified.work, {}));
   const verified = await verify('--public-key', certified.publicKey, '--allow-partial', certified.bundle);
   expect(verified.code, output(verified)).toBe(0);
-  expect(verified.stdout).toContain('its 7 files match their digests');
+  expect(verified.stdout).toContain('its 8 files match their digests');
+  expect(verified.stdout).toMatch(/^Signature and files verified; verdict: not conformant: partial run .*\(certify profile\)$/m);
+  const required = await verify('--public-key', certified.publicKey, '--allow-partial', '--require-conformant', certified.bundle);
+  expect(required.code, output(required)).toBe(1);
+  expect(required.stderr).toContain('the run did not end conformant: not conformant: partial run');
   const partial = await verify('--public-key', certified.publicKey, certified.bundle);
   expect(partial.code, output(partial)).toBe(1);
   expect(partial.stderr).toContain('the run was partial (--project auth)');
@@ -148,9 +155,36 @@ test('the signed bundle verifies offline against the signer\'s key, refused as p
   expect(tampered.stderr).toContain('conformance.md: changed');
 });
 
+test('the statement pins the source that ran; verify-bundle --source passes on an unchanged copy of the checkout and names the file when one file of any source path differs', async ({ certified }) => {
+  const certificate = JSON.parse(readText(join(certified.bundle, 'certificate.json'))) as { source: SourceClaim };
+  expect(certificate.source).toMatchObject({ ...gitState(repoRoot), paths: SOURCE_PATHS, list: SOURCE_LIST_FILE });
+  // A copy outside any git checkout, as a tarball would give it: the digest does not need git.
+  const checkout = join(certified.work, 'checkout');
+  for (const path of SOURCE_PATHS) cpSync(join(repoRoot, path), join(checkout, path), { recursive: true });
+  const verify = () => runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/verify-bundle.ts', '--public-key', certified.publicKey, '--allow-partial', '--source', checkout, certified.bundle], childEnv(certified.work, {}));
+  const unchanged = await verify();
+  expect(unchanged.code, output(unchanged)).toBe(0);
+  expect(unchanged.stdout).toContain(`${certificate.source.files} source files of ${SOURCE_PATHS.join(', ')} identical to the run's`);
+  for (const path of SOURCE_PATHS) {
+    const file = [join(checkout, path)].flatMap((at) => (statSync(at).isDirectory() ? filesUnder(at).sort() : [at]))[0] as string;
+    const name = relative(checkout, file).split(sep).join('/');
+    const original = readFileSync(file);
+    writeFileSync(file, Buffer.concat([original, Buffer.from('\n')]));
+    const changed = await verify();
+    writeFileSync(file, original);
+    expect(changed.code, `${name} changed: ${output(changed)}`).toBe(1);
+    expect(changed.stderr, `${name} changed`).toContain(`${name}: differs`);
+  }
+});
+
 test('JUnit gives every test the requirement IDs it verifies as properties, and a title without IDs', ({ certified }) => {
   const junit = readText(join(certified.bundle, 'junit.xml'));
-  const cases = [...junit.matchAll(/<testcase name="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)];
+  const all = [...junit.matchAll(/<testcase name="([^"]*)" classname="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)];
+  // One run-level case, the verdict, fails exactly when the run's exit code is not 0; every other case is a check.
+  const verdicts = all.filter(([, , classname]) => classname === 'verdict');
+  expect(verdicts.map(([, name]) => name)).toEqual(['verdict (certify profile)']);
+  expect(verdicts[0]?.[3]?.includes('<failure'), 'the verdict case fails exactly when the exit code is not 0').toBe(certified.run.code !== 0);
+  const cases = all.filter(([, , classname]) => classname !== 'verdict').map(([whole, name, , inner]) => [whole, name, inner] as const);
   expect(cases.length).toBeGreaterThan(0);
   for (const [, name = '', inner = ''] of cases) {
     const cited = [...inner.matchAll(/<property name="requirement" value="([^"]*)"\s*\/?>/g)].map((m) => m[1] ?? '');

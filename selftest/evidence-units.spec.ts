@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,8 @@ import { citeAnnotation, markAnnotation } from '../harness/verdict-marks.ts';
 import { allureEnrichment, TEST_VERDICT } from '../reporters/allure-enrichment.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
 import { MARKDOWN_MAX_CHARS } from '../reporters/matrix-markdown.ts';
+import { mergedReporters } from '../reporters/reporters.ts';
+import { ProjectProgress } from '../reporters/console-progress.ts';
 import { loadLedger, type LedgerEntry } from '../harness/config/ledger.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { serializeRedacted } from '../reporters/serialize-redacted.ts';
@@ -20,6 +23,10 @@ import { redactedConfiguration } from '../scripts/evidence/configuration.ts';
 import { keyIdOf, newKeyPair, privateKeyFromPem, type DsseEnvelope } from '../scripts/evidence/dsse.ts';
 import { signingKeyFrom } from '../scripts/evidence/signing-key.ts';
 import { PUBLIC_KEY_FILE, sealBundle, sha256, STATEMENT_FILE, verifyBundle, type CertificationPredicate, type Statement } from '../scripts/evidence/statement.ts';
+import { compareSource, gitState, pinSource, SOURCE_LIST_FILE, SOURCE_PATHS } from '../scripts/evidence/source-digest.ts';
+import { redactedCommand } from '../scripts/evidence/client-identity.ts';
+import { Redactor } from '../harness/redact.ts';
+import { curlOf, redactExchange, type Exchange } from '../harness/http/exchange.ts';
 
 const cite = (...ids: string[]) => ids.map(citeAnnotation);
 const pass = (id: string) => markAnnotation({ kind: 'pass', id, detail: '' });
@@ -73,7 +80,7 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
   const shouldWarning = (status: TestResult['status']): FakeTest => ({ title: 'TOK-NO-STORE cache', status, annotations: [...cite('TOK-NO-STORE'), warn('TOK-NO-STORE')] });
 
   test('every requirement gets a verdict and the tests behind it; an uncited MUST is listed as uncovered', async () => {
-    const run = await conformanceRun('gate', [passing('TOK-GRANT-TYPE'), shouldWarning('passed'), { title: 'ORD-403 skipped', status: 'skipped', annotations: [...cite('ORD-403'), markAnnotation({ kind: 'not-configured', id: 'ORD-403', detail: 'no key' })] }]);
+    const run = await conformanceRun('gate', [passing('TOK-GRANT-TYPE'), shouldWarning('passed'), { title: 'ORD-403 skipped', status: 'skipped', annotations: [...cite('ORD-403'), markAnnotation({ kind: 'not-configured', id: 'ORD-403', detail: 'no client without the entitlements is configured (ORDERS_NO_ENTITLEMENT_API_KEY)' })] }]);
     const verdictOf = (id: string) => run.json.requirements.find((r) => r.id === id);
     expect(run.json.requirements).toHaveLength(requirements.length);
     expect(verdictOf('TOK-GRANT-TYPE')).toMatchObject({ outcome: 'passed', tests: [{ title: 'TOK-GRANT-TYPE passes', outcome: 'passed' }] });
@@ -86,20 +93,39 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
     expect(run.markdown, 'a filtered run lists only the requirements it cites').not.toContain('| TOK-ISSUED |');
     expect(run.markdown).toContain(`${requirements.length - 3} requirements have no test in this run (a filtered run) and are not listed.`);
     expect(run.markdown, 'each warning has a section with its statement and evidence').toMatch(/### TOK-NO-STORE \(SHOULD, part 4\.1\): warning\n\n.*no-store[\s\S]*Cache-Control absent/);
-    expect(run.printed, 'the summary table is printed').toMatch(/level\s+failed\s+blocked\s+warning\s+known\s+passed\s+observed\s+not-exercised\s+not-configured\s+uncovered\s+total/);
-    expect(run.printed).toMatch(/MUST requirements have no test in this run: .*TOK-ISSUED/);
-    expect(run.json.result, 'a run that leaves MUST requirements out is partial, never conformant').toMatch(/^partial run: 1 of \d+ MUST exercised, no failures$/);
+    expect(run.printed, 'the summary table is printed').toMatch(/level\s+failed\s+blocked\s+warning\s+known\s+passed\s+observed\s+not-exercised\s+not-configured\s+not-produced\s+uncovered\s+total/);
+    expect(run.printed).toMatch(/Not in this run: \d+ MUST without a test \(a --grep or --project filter; .*TOK-ISSUED/);
+    expect(run.printed, 'the not-configured row names what to set').toContain('Not configured: 1 MUST (ORD-403); set ORDERS_NO_ENTITLEMENT_API_KEY');
+    expect(run.markdown).toContain('| ORD-403 | MUST | 7 | not configured (set ORDERS_NO_ENTITLEMENT_API_KEY) | 1 |');
+    const must = requirements.filter((r) => r.level === 'MUST').length;
+    expect(run.json.result, 'a run that leaves MUST requirements out is partial, never conformant').toBe(
+      `partial run: 1 of ${must} MUST exercised, no failures, with 1 warning (TOK-NO-STORE); incomplete: 1 MUST not configured (set ORDERS_NO_ENTITLEMENT_API_KEY)`,
+    );
   });
 
-  test('gate and nightly fail only on a MUST failure; certify also on a SHOULD warning and on MUST not exercised', async () => {
+  test('gate and nightly fail only on a MUST failure; certify also on MUST without a test, listing SHOULD warnings; certify-strict also on them', async () => {
     expect((await conformanceRun('gate', [mustFailing])).status).toBe('failed');
     expect((await conformanceRun('nightly', [mustFailing])).status).toBe('failed');
     expect((await conformanceRun('gate', [passing('TOK-GRANT-TYPE'), shouldWarning('passed')])).status).toBe('passed');
     expect((await conformanceRun('nightly', [passing('TOK-GRANT-TYPE'), shouldWarning('passed')])).status).toBe('passed');
-    const certify = await conformanceRun('certify', [passing('TOK-GRANT-TYPE'), shouldWarning('failed')]);
+    const certify = await conformanceRun('certify', [passing('TOK-GRANT-TYPE'), shouldWarning('passed')]);
     expect(certify.status).toBe('failed');
-    expect(certify.json.reasons.join('\n')).toContain('SHOULD requirements failed or blocked (certify profile): TOK-NO-STORE');
-    expect(certify.json.reasons.join('\n')).toMatch(/MUST requirements not exercised \(certify profile\): .*TOK-ISSUED/);
+    expect(certify.json.reasons.join('\n')).not.toContain('TOK-NO-STORE');
+    expect(certify.json.reasons.join('\n')).toMatch(/^partial run: \d+ MUST requirements without a test in this run \(.*TOK-ISSUED/m);
+    const strict = await conformanceRun('certify-strict', [passing('TOK-GRANT-TYPE'), shouldWarning('failed')]);
+    expect(strict.status).toBe('failed');
+    expect(strict.json.reasons.join('\n')).toContain('SHOULD requirements warned (certify-strict profile): TOK-NO-STORE');
+  });
+
+  test('certify passes with SHOULD warnings, listing them; certify-strict fails on them', async () => {
+    const all = requirements.filter((r) => r.level !== 'INFO').map((r) => (r.id === 'TOK-NO-STORE' ? shouldWarning('passed') : passing(r.id)));
+    const certify = await conformanceRun('certify', all);
+    expect(certify.status).toBe('passed');
+    expect(certify.json.result).toBe('conformant, with 1 warning (TOK-NO-STORE)');
+    expect(certify.printed).toContain('Warnings: 1 SHOULD (TOK-NO-STORE), listed, not failed');
+    const strict = await conformanceRun('certify-strict', all);
+    expect(strict.status).toBe('failed');
+    expect(strict.json.result).toBe('not conformant: 1 SHOULD warning (TOK-NO-STORE)');
   });
 
   test('certify passes when every MUST and SHOULD requirement passed', async () => {
@@ -126,6 +152,20 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
     expect(lines.length).toBeLessThan(200);
     expect(lines.filter((line) => line.length > 300)).toEqual([]);
     expect(run.json.result).toBe('conformant');
+  });
+
+  test('the console: a line per project when its last test ends, every test only with CONFORMANCE_VERBOSE=1', () => {
+    const progress = new ProjectProgress(new Map([['auth', 2], ['orders', 1]]));
+    const record = (project: string, status: TestRecord['status'], annotations: TestRecord['annotations'] = []): TestRecord => ({ title: 't', project, location: 'x:1', status, annotations });
+    expect(progress.add(record('auth', 'passed'))).toBeUndefined();
+    expect(progress.add(record('auth', 'skipped', [markAnnotation({ kind: 'blocked', id: 'TOK-ISSUED', detail: 'no token' })]))).toBe('  auth    2 tests: 1 blocked, 1 passed');
+    expect(progress.unfinished()).toEqual(['  orders  1 test: 1 did not run']);
+    const suite = loadConfig(sandboxTargetEnv({ url: 'http://127.0.0.1:1', flavor: 'reference', tokenSecret: 's' }), { repoRoot: process.cwd(), embedded: false });
+    const listed = (env: Record<string, string>) => mergedReporters(suite, env).map(([name]) => name);
+    expect(listed({})).not.toContain('list');
+    expect(listed({ CONFORMANCE_VERBOSE: '1' })).toContain('list');
+    const conformance = mergedReporters(suite, { CONFORMANCE_VERBOSE: '1' }).find(([name]) => name.endsWith('conformance-reporter.ts'));
+    expect(conformance?.[1]).toMatchObject({ verbose: true });
   });
 
   test('a run in which no test ran is never conformant', async () => {
@@ -245,6 +285,99 @@ test.describe('signed certification bundle (in-toto Statement in a DSSE envelope
   });
 });
 
+test.describe('the source a bundle pins (git commit, every source file\'s SHA-256)', () => {
+  const signer = privateKeyFromPem(newKeyPair().privatePem);
+
+  /** A checkout without git (a tarball): one file under each source path. */
+  function tarballCheckout(): string {
+    const dir = scratch();
+    for (const path of SOURCE_PATHS) {
+      const file = path.includes('.') ? join(dir, path) : join(dir, path, 'nested', 'module.ts');
+      mkdirSync(join(file, '..'), { recursive: true });
+      writeFileSync(file, `// ${path}\n`);
+    }
+    writeFileSync(join(dir, 'README.md'), 'not a source file\n');
+    return dir;
+  }
+
+  /** A bundle sealed with the checkout's source pinned, as certify writes it. */
+  function bundleOf(checkout: string, claimEdit: (claim: Record<string, unknown>) => void = () => undefined): string {
+    const bundle = scratch();
+    const { claim, list } = pinSource(checkout);
+    writeFileSync(join(bundle, SOURCE_LIST_FILE), list);
+    const edited = { ...claim } as unknown as Record<string, unknown>;
+    claimEdit(edited);
+    sealBundle(bundle, { run: { partial: false, filters: [] }, source: edited as unknown as CertificationPredicate['source'] }, signer);
+    return bundle;
+  }
+
+  test('without git the commit is unknown and the digest still covers one file per source path, and nothing else', () => {
+    const checkout = tarballCheckout();
+    expect(gitState(checkout)).toEqual({ commit: 'unknown', dirty: 'unknown' });
+    const { claim, list } = pinSource(checkout);
+    expect(claim).toMatchObject({ commit: 'unknown', dirty: 'unknown', files: SOURCE_PATHS.length, list: SOURCE_LIST_FILE, digest: { sha256: sha256(list) } });
+    expect(list).toContain(`${sha256('// tests\n')}  tests/nested/module.ts\n`);
+    expect(list).not.toContain('README.md');
+    rmSync(checkout, { recursive: true, force: true });
+  });
+
+  test('a checkout differing from the run by one file, a missing file or an added one is named; the same checkout passes', () => {
+    const checkout = tarballCheckout();
+    const bundle = bundleOf(checkout);
+    const statement = verifyBundle(bundle, createPublicKey(signer)).statement as Statement;
+    expect(compareSource(statement.predicate, bundle, checkout).problems).toEqual([]);
+    writeFileSync(join(checkout, 'harness', 'nested', 'module.ts'), '// harness, edited\n');
+    rmSync(join(checkout, 'catalog', 'nested', 'module.ts'));
+    writeFileSync(join(checkout, 'tests', 'nested', 'extra.spec.ts'), '// added\n');
+    writeFileSync(join(checkout, 'README.md'), 'edited, not a source file\n');
+    expect(compareSource(statement.predicate, bundle, checkout).problems).toEqual([
+      `catalog/nested/module.ts: loaded by the run, missing from ${checkout}`,
+      expect.stringMatching(/^harness\/nested\/module\.ts: differs \(SHA-256 [0-9a-f]{64} in .*, [0-9a-f]{64} in the run\)$/),
+      `tests/nested/extra.spec.ts: in ${checkout}, not among the files of the run`,
+    ]);
+    rmSync(checkout, { recursive: true, force: true });
+    rmSync(bundle, { recursive: true, force: true });
+  });
+
+  test('a source claim whose digest is not its list\'s is refused, and a statement without one cannot be compared', () => {
+    const checkout = tarballCheckout();
+    const wrong = bundleOf(checkout, (claim) => (claim['digest'] = { sha256: '0'.repeat(64) }));
+    expect(verifyBundle(wrong, createPublicKey(signer)).problems).toEqual([expect.stringMatching(/^source-files\.sha256: its SHA-256 is [0-9a-f]{64}, the statement's source digest 0{64}$/)]);
+    const malformed = bundleOf(checkout, (claim) => delete claim['commit']);
+    expect(verifyBundle(malformed, createPublicKey(signer)).problems).toEqual([expect.stringMatching(/^the statement's source is not well-formed/)]);
+    expect(compareSource({ run: { partial: false, filters: [] } }, wrong, checkout).problems).toEqual([expect.stringMatching(/^the statement pins no source/)]);
+    for (const dir of [checkout, wrong, malformed]) rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+test.describe('a client is named by its command, credentials masked', () => {
+  test('credentials in variables, options, headers and URLs are masked; references and other words are kept', () => {
+    const redactor = new Redactor(['registered-secret-value']);
+    expect(redactedCommand('npx tsx examples/reseller-client/client.ts --verbose', redactor)).toBe('npx tsx examples/reseller-client/client.ts --verbose');
+    expect(redactedCommand('API_KEY=abc123 CLIENT_TOKEN="x y" ./client --api-key s3cr3t --password=hunter2 --name shop', redactor)).toBe(
+      'API_KEY=[REDACTED] CLIENT_TOKEN=[REDACTED] ./client --api-key [REDACTED] --password=[REDACTED] --name shop',
+    );
+    expect(redactedCommand("curl -H 'Authorization: Bearer abcdefabcdef12' -H 'x-api-key: zzz' https://user:pw@host/x", redactor)).toBe(
+      "curl -H 'Authorization: Bearer [REDACTED]' -H 'x-api-key: [REDACTED]' https://user:[REDACTED]@host/x",
+    );
+    expect(redactedCommand("./c registered-secret-value API_KEY=$API_KEY --token \"$TOKEN\" --keystore ./k --author me", redactor)).toBe(
+      './c [REDACTED] API_KEY=$API_KEY --token "$TOKEN" --keystore ./k --author me',
+    );
+    expect(redactedCommand("--run 'API_KEY=abc npx client'", redactor)).toBe("--run 'API_KEY=[REDACTED] npx client'");
+  });
+
+  test('a client certification\'s statement that does not name the client is refused', () => {
+    const signer = privateKeyFromPem(newKeyPair().privatePem);
+    const dir = scratch();
+    writeFileSync(join(dir, 'client-conformance.json'), '{}\n');
+    sealBundle(dir, { role: 'client', run: { partial: false, filters: [] } }, signer);
+    expect(verifyBundle(dir, createPublicKey(signer)).problems).toEqual(['the statement of a client certification does not name the client (client.command expected)']);
+    sealBundle(dir, { role: 'client', client: { command: 'npx client', version: '1.0' }, run: { partial: false, filters: [] } }, signer);
+    expect(verifyBundle(dir, createPublicKey(signer)).problems).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
 test.describe('secrets stay out of evidence', () => {
   const key = 'c2VjcmV0LWNsaWVudDpzZWNyZXQtdmFsdWU=';
   const env = {
@@ -274,6 +407,20 @@ test.describe('secrets stay out of evidence', () => {
     expect(json).not.toContain('expired-token-value');
     expect(json).toContain('[REDACTED]');
     expect(suite.services.identity.apiKey).toBe(key);
+  });
+
+  test('a body that is not UTF-8 text is replayed and attached byte for byte, its secrets masked', () => {
+    const secret = 'registered-secret-0123';
+    const bytes = Buffer.concat([Buffer.from(`{"note":"${secret}","id":"`), Buffer.from([0xff, 0x00, 0x27, 0x25, 0x5c, 0x0a, 0xc3, 0x28]), Buffer.from('"}')]);
+    const exchange = { label: 'order', request: { method: 'POST', url: 'https://api.example.com/v2/orders', headers: [['content-type', 'application/json']], body: bytes.toString('utf8'), bytes }, status: 400, headers: {}, rawHeaders: [], text: '', json: undefined, attempts: [], durationMs: 1 } as Exchange;
+    const redactor = new Redactor([secret]);
+    const masked = Buffer.from(bytes.toString('latin1').replace(secret, '[REDACTED]'), 'latin1');
+    const replay = curlOf(exchange, redactor);
+    expect(replay).not.toContain(secret);
+    const printf = /^(printf '(?:[^']|'\\'')*') \| curl /.exec(replay)?.[1];
+    expect(printf, replay).toBeDefined();
+    expect(spawnSync('sh', ['-c', printf as string]).stdout.toString('hex')).toBe(masked.toString('hex'));
+    expect(Buffer.from(redactExchange(exchange, redactor).request.bodyBase64 ?? '', 'base64').toString('hex')).toBe(masked.toString('hex'));
   });
 
   test('the offline report loses its remote scripts and gains a policy that blocks the network', () => {
@@ -306,6 +453,18 @@ test.describe('expected-failure ledger (conformance-ledger.json)', () => {
     const unused = await conformanceRun('gate', [passingOrder], [entry('2999-12-31')]);
     expect(unused.status).toBe('failed');
     expect(unused.json.reasons.join('\n')).toContain('Ledger entry for ORD-409 (risk team) is unused: the requirement is passed');
+  });
+
+  test('an entry whose requirement changed level since it was written is a notice to remove it, not a failure', async () => {
+    const run = await conformanceRun('gate', [passingOrder], [{ ...entry('2999-12-31'), level: 'SHOULD' }]);
+    expect(run.status).toBe('passed');
+    expect(run.json.reasons).toEqual([]);
+    expect(run.printed).toContain('Notice: ORD-409 is now MUST (the ledger entry was written for SHOULD): remove this entry (risk team)');
+    const info = requirements.find((r) => r.level === 'INFO')?.id ?? '';
+    const observed: FakeTest = { title: `${info} observed`, status: 'passed', annotations: [...cite(info), markAnnotation({ kind: 'observed', id: info, detail: 'seen' })] };
+    const nowInfo = await conformanceRun('gate', [observed], [{ ...entry('2999-12-31'), requirement: info }]);
+    expect(nowInfo.json.reasons).toEqual([]);
+    expect(nowInfo.printed).toContain(`Notice: ${info} is now INFO: remove this entry (risk team)`);
   });
 
   test('the certify profile ignores the ledger', async () => {

@@ -94,10 +94,10 @@ test('a wrong API key stops the run before any test: exit 2, a line per service 
   expect(output).not.toContain(wrongKey);
 });
 
-test('a token endpoint answering 201 fails the gate fast: TOK-ISSUED failed, the rest blocked by it, named once and first, no stack of the suite, a matrix that fits a PR comment', async () => {
+test('a token endpoint answering its token form-encoded fails the gate fast: TOK-ISSUED failed, the rest blocked by it, named once and first, no stack of the suite, a matrix that fits a PR comment', async () => {
   // The token checks and the operations of one service: every blocked test fails, and each failed test costs the child
   // run a worker restart; the matrix's size bound is checked on the worst case in evidence-units.spec.ts.
-  const { run, output, report, markdown } = await conformanceRun(await embedded({ SANDBOX_FAULTS: 'token-answered-201', WEBHOOK_WAIT_MS: '300' }), ['--project', 'auth', '--project', 'stepup']);
+  const { run, output, report, markdown } = await conformanceRun(await embedded({ SANDBOX_FAULTS: 'token-response-not-json', WEBHOOK_WAIT_MS: '300' }), ['--project', 'auth', '--project', 'stepup']);
   expect(run.code, output.slice(-3000)).toBe(1);
   expect(report?.requirements.find((r) => r.id === 'TOK-ISSUED')?.outcome).toBe('failed');
   const blocked = report?.requirements.filter((r) => r.level === 'MUST' && r.outcome === 'blocked') ?? [];
@@ -134,14 +134,19 @@ test('a target that cannot reach a receiver on this machine: without WEBHOOK_PUB
   const sandbox = await startSandbox({ tokenSecret });
   try {
     const env = { ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}` };
-    const { run, output, report } = await conformanceRun(env, ['--project', 'webhooks']);
+    const { run, output, report, markdown } = await conformanceRun(env, ['--project', 'webhooks']);
     expect(run.code, output.slice(-3000)).toBe(0);
     const events = report?.requirements.filter((r) => r.id.startsWith('EVT-')) ?? [];
     expect(events.length).toBeGreaterThan(0);
     for (const r of events) {
       expect(r.outcome, r.id).toBe('not-configured');
       expect(r.tests[0]?.detail, r.id).toContain('WEBHOOK_PUBLIC_URL');
+      // Each row of the matrix names the variable to set.
+      expect(markdown, r.id).toMatch(new RegExp(`\\| ${r.id} \\| ${r.level} \\| [^|]+ \\| not configured \\(set WEBHOOK_PUBLIC_URL`));
     }
+    // An exit 0 never reads "not conformant": the words say what is missing and what to set.
+    expect(report?.result).toMatch(/; incomplete: \d+ MUST not configured \(set WEBHOOK_PUBLIC_URL/);
+    expect(output).not.toContain('not conformant');
   } finally {
     await sandbox.close();
   }

@@ -7,7 +7,11 @@ import { NoAnswerError } from '../harness/http/wire.ts';
 import { Redactor } from '../harness/redact.ts';
 import { requirements } from '../catalog/catalog.ts';
 import { citeAnnotation, markAnnotation, type MarkKind } from '../harness/verdict-marks.ts';
-import { failureReasons, resultOf, verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
+import type { TestInfo } from '@playwright/test';
+import { settingsNamedIn } from '../harness/config/variables.ts';
+import { Verdict } from '../harness/verdict.ts';
+import { runVerdict } from '../reporters/run-verdict.ts';
+import { verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
 
 async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
@@ -144,26 +148,57 @@ test.describe('verdict aggregation', () => {
     expect(outcome([pass('a'), blocked], 'CU-TAGS-APPEND')).toBe('blocked');
   });
 
-  test('profiles: gate fails on a MUST failed or blocked, never on not configured; certify also on SHOULD and on MUST not exercised', () => {
+  test('profiles: gate fails on a MUST failed or blocked, never on not configured; certify also on MUST not configured, SHOULD warnings listed; certify-strict on them too', () => {
     const warn = record('passed', [...cite('TOK-NO-STORE'), mark('warn', 'TOK-NO-STORE', 'absent')]);
     const skipped = record('skipped', cite('ORD-403'));
     const verdicts = verdictsFor(requirements, [warn, skipped]);
-    expect(failureReasons(verdicts, 'gate')).toEqual([]);
-    expect(failureReasons(verdicts, 'nightly')).toEqual([]);
-    const certify = failureReasons(verdicts, 'certify').join('\n');
-    expect(certify).toContain('SHOULD requirements failed or blocked (certify profile): TOK-NO-STORE');
+    expect(runVerdict(verdicts, 'gate').reasons).toEqual([]);
+    expect(runVerdict(verdicts, 'nightly').reasons).toEqual([]);
+    const certify = runVerdict(verdicts, 'certify').reasons.join('\n');
+    expect(certify).not.toContain('TOK-NO-STORE');
     expect(certify).toContain('ORD-403');
+    expect(runVerdict(verdicts, 'certify').warnings).toEqual(['TOK-NO-STORE']);
+    expect(runVerdict(verdicts, 'certify-strict').reasons.join('\n')).toContain('SHOULD requirements warned (certify-strict profile): TOK-NO-STORE');
     const blocked = record('failed', [...cite('TOK-ISSUED'), mark('blocked', 'TOK-ISSUED', 'the token endpoint answered 201')], { errorName: 'PreconditionFailure' });
-    expect(failureReasons(verdictsFor(requirements, [blocked]), 'gate')).toEqual(['MUST requirements blocked by the target: TOK-ISSUED (blocked by: the token endpoint answered 201)']);
+    expect(runVerdict(verdictsFor(requirements, [blocked]), 'gate').reasons).toEqual(['MUST requirements blocked by the target: TOK-ISSUED (blocked by: the token endpoint answered 201)']);
   });
 
-  test('the result says conformant only when every MUST was exercised and held', () => {
+  test('the words say conformant only when every MUST was exercised and held, and never "not conformant" with exit 0', () => {
     const passAll = requirements.filter((r) => r.level === 'MUST').map((r) => record('passed', [...cite(r.id), mark('pass', r.id)]));
-    expect(resultOf(verdictsFor(requirements, passAll), [])).toBe('conformant');
-    expect(resultOf(verdictsFor(requirements, passAll.slice(1)), [])).toMatch(/^partial run: \d+ of \d+ MUST exercised, no failures$/);
-    const notConfigured = record('skipped', [...cite('ORD-403'), mark('not-configured', 'ORD-403', 'no key')]);
+    expect(runVerdict(verdictsFor(requirements, passAll), 'gate')).toMatchObject({ words: 'conformant', exitCode: 0, conformant: true });
+    expect(runVerdict(verdictsFor(requirements, passAll.slice(1)), 'gate').words).toMatch(/^partial run: \d+ of \d+ MUST exercised, no failures$/);
+    const notConfigured = record('skipped', [...cite('ORD-403'), mark('not-configured', 'ORD-403', 'no client without the entitlements is configured (ORDERS_NO_ENTITLEMENT_API_KEY)')]);
     const withGap = [...passAll.filter((t) => !t.annotations.some((a) => a.description === 'ORD-403')), notConfigured];
-    expect(resultOf(verdictsFor(requirements, withGap), [])).toMatch(/not conformant as a whole: .*ORD-403 not-configured/);
-    expect(resultOf(verdictsFor(requirements, passAll), ['MUST requirements failed: X'])).toBe('not conformant');
+    expect(runVerdict(verdictsFor(requirements, withGap), 'gate')).toMatchObject({ words: 'passed; incomplete: 1 MUST not configured (set ORDERS_NO_ENTITLEMENT_API_KEY)', exitCode: 0, conformant: false });
+    expect(runVerdict(verdictsFor(requirements, withGap), 'certify')).toMatchObject({ words: 'not conformant: 1 MUST not configured (set ORDERS_NO_ENTITLEMENT_API_KEY)', exitCode: 1 });
+    const notProduced = record('passed', [...cite('ORD-403'), mark('not-produced', 'ORD-403', 'never sent')]);
+    const withNothing = [...passAll.filter((t) => !t.annotations.some((a) => a.description === 'ORD-403')), notProduced];
+    expect(runVerdict(verdictsFor(requirements, withNothing), 'certify')).toMatchObject({ words: 'conformant; 1 MUST not exercised: the target never produced it (ORD-403)', exitCode: 0, conformant: true });
+    expect(runVerdict(verdictsFor(requirements, passAll), 'gate', { problems: ['No test ran'] })).toMatchObject({ words: 'failed: No test ran', exitCode: 1 });
+  });
+
+  test('a not-configured reason must name the variable that would configure it; the reports read it from there', () => {
+    expect(settingsNamedIn('no trigger is configured for the 404 row (ORDER_TRIGGER_404)')).toEqual(['ORDER_TRIGGER_404']);
+    expect(settingsNamedIn('WEBHOOK_PUBLIC_URL is not set (set it, or WEBHOOK_MODE=passive)')).toEqual(['WEBHOOK_PUBLIC_URL', 'WEBHOOK_MODE']);
+    expect(settingsNamedIn('IDENTITY_API_KEY and API_KEY, not MY_API_KEY_X')).toEqual(['IDENTITY_API_KEY', 'API_KEY']);
+    expect(settingsNamedIn('not configured: --inject-503 0')).toEqual(['--inject-503']);
+    const annotations = [citeAnnotation('ORD-403')];
+    const skipped: string[] = [];
+    const info = { annotations, skip: (_: boolean, reason: string) => { skipped.push(reason); throw new Error('skipped'); } } as unknown as TestInfo;
+    const verdict = new Verdict(info, 'gate', new Redactor([]));
+    expect(() => verdict.notConfigured('no client without the entitlements is configured')).toThrow(/names none of schemas\/config\.schema\.json/);
+    expect(() => verdict.notConfigured('no client without the entitlements is configured (ORDERS_NO_ENTITLEMENT_API_KEY)')).toThrow('skipped');
+    expect(skipped).toEqual(['not configured: no client without the entitlements is configured (ORDERS_NO_ENTITLEMENT_API_KEY)']);
+    expect(verdictsFor(requirements, [record('skipped', annotations)]).find((v) => v.id === 'ORD-403')?.configure).toEqual(['ORDERS_NO_ENTITLEMENT_API_KEY']);
+  });
+
+  test('a requirement the target never produced reads "not exercised: the target never produced it" and fails no profile', () => {
+    const annotations = [citeAnnotation('ORD-403')];
+    const verdict = new Verdict({ annotations } as unknown as TestInfo, 'certify', new Redactor([]));
+    verdict.notProduced('ORD-403', 'no event carried it');
+    const verdicts = verdictsFor(requirements, [record('passed', annotations)]);
+    expect(verdicts.find((v) => v.id === 'ORD-403')?.outcome).toBe('not-produced');
+    for (const profile of ['gate', 'nightly', 'certify', 'certify-strict'] as const) expect(runVerdict(verdicts, profile).notProduced).toEqual(['ORD-403']);
+    expect(runVerdict(verdicts, 'certify').reasons.join('\n')).not.toContain('ORD-403');
   });
 });

@@ -39,9 +39,16 @@ test('three independent defects checked by one test are all reported by one run,
   expect(run.code, output(run)).toBe(1);
   const roundTrip = (id: string) => report.requirements.find((r) => r.id === id)?.tests.find((t) => t.title.includes('every field of 2.1'));
   for (const id of ['GEN-JSON-RESPONSE', 'ASM-RES-SCHEMA', 'ASM-RES-IDS']) expect(roundTrip(id)?.outcome, id).toBe('failed');
-  const error = run.stdout.slice(run.stdout.indexOf('requirement checks failed in this test'));
-  for (const id of ['GEN-JSON-RESPONSE (MUST', 'ASM-RES-SCHEMA (MUST', 'ASM-RES-IDS (MUST']) expect(error, output(run)).toContain(id);
-  expect(report.result).toBe('not conformant');
+  // The console prints each failed test once, every requirement it failed, and each exchange's replay once.
+  const start = run.stdout.search(/^ {2}✘ \[identity\] › .* › an assessment round-trips through fetch by case id: full request/m);
+  expect(start, output(run)).toBeGreaterThan(-1);
+  const block = run.stdout.slice(start).split(/\n(?= {2}✘ |\n)/)[0] ?? '';
+  for (const id of ['GEN-JSON-RESPONSE (MUST', 'ASM-RES-SCHEMA (MUST', 'ASM-RES-IDS (MUST']) expect(block, output(run)).toContain(id);
+  const curls = [...block.matchAll(/^ {6}(curl -sS -i -X \w+ '[^']*')/gm)].map((m) => m[1]);
+  expect(curls.length, block).toBeGreaterThan(0);
+  expect(curls.length, 'one replay per exchange').toBe(new Set(curls).size);
+  expect(run.stdout.split(/^ {2}✘ /m).length - 1, 'each failed test printed once').toBe(report.requirements.flatMap((r) => r.tests).filter((t) => t.outcome === 'failed').reduce((titles, t) => titles.add(t.title), new Set<string>()).size);
+  expect(report.result).toMatch(/^not conformant: \d+ MUST failed \(/);
 });
 
 test('a target that never delivers a webhook fails the gate: the flows fail EVT-FLOW-DELIVERY, the rest is blocked, JUnit agrees', async () => {
@@ -64,4 +71,10 @@ test('a filtered run that passes says it is partial, never conformant, and exits
   expect(Number(exercised), report.result).toBeGreaterThan(0);
   expect(Number(exercised), report.result).toBeLessThan(Number(total));
   expect(run.stdout).not.toMatch(/Verdict \(gate profile\): conformant/);
+  // A green run's console: the start, a line per project, the summary; no line per test (CONFORMANCE_VERBOSE=1 has those).
+  const lines = run.stdout.trimEnd().split('\n');
+  expect(lines.length, run.stdout).toBeLessThanOrEqual(40);
+  expect(run.stdout).toMatch(/^ {2}identity +\d+ tests?: \d+ passed$/m);
+  expect(run.stdout).not.toContain('✓');
+  expect(run.stdout).not.toContain('not conformant');
 });

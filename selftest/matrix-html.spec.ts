@@ -6,7 +6,8 @@ import { chromium, expect, test } from '@playwright/test';
 import { interfaceInfo, requirements } from '../catalog/catalog.ts';
 import { citeAnnotation, markAnnotation } from '../harness/verdict-marks.ts';
 import { matrixHtml } from '../reporters/matrix-html.ts';
-import { resultOf, verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
+import { runVerdict } from '../reporters/run-verdict.ts';
+import { verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -22,7 +23,9 @@ function records(): TestRecord[] {
 test('the HTML matrix opens offline in Chromium, filters by level and outcome, and links each failure to its details', async () => {
   test.skip(!existsSync(CHROMIUM), `no Chromium at ${CHROMIUM} (apt-get install chromium)`);
   const verdicts = verdictsFor(requirements, records());
-  const html = matrixHtml({ interface: interfaceInfo, profile: 'gate', finishedAt: 'now', result: resultOf(verdicts, ['MUST requirements failed: ORD-409']), reasons: ['MUST requirements failed: ORD-409'], environment: { seed: '1' }, requirements: verdicts });
+  const run = runVerdict(verdicts, 'gate');
+  expect(run.reasons).toEqual(['MUST requirements failed: ORD-409']);
+  const html = matrixHtml({ interface: interfaceInfo, profile: 'gate', finishedAt: 'now', result: run.words, reasons: run.reasons, run, environment: { seed: '1' }, requirements: verdicts });
   expect(html, 'details are escaped').not.toContain('<script>alert(1)</script>');
   const dir = mkdtempSync(join(tmpdir(), 'matrix-html-'));
   const file = join(dir, 'conformance.html');
@@ -34,7 +37,8 @@ test('the HTML matrix opens offline in Chromium, filters by level and outcome, a
     context.on('request', (request) => requests.push(request.url()));
     const page = await context.newPage();
     await page.goto(pathToFileURL(file).href);
-    await expect(page.locator('#result')).toContainText('not conformant');
+    await expect(page.locator('#result')).toContainText('not conformant: 1 MUST failed (ORD-409)');
+    await expect(page.locator('#reasons')).toContainText('Warnings: 1 SHOULD (TOK-NO-STORE), listed, not failed');
     const rows = page.locator('#matrix tbody tr');
     await expect(rows).toHaveCount(requirements.length);
     await page.locator('input[data-filter="outcome"][value="passed"]').uncheck();

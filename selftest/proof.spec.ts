@@ -1,10 +1,11 @@
 import { test as base, expect } from '@playwright/test';
 import { requirement } from '../catalog/catalog.ts';
 import { faults } from '../sandbox/faults.ts';
+import { judgedProfiles } from './proof/analyse.ts';
 import { runProofOnce, type ProofResult } from './proof/run-proof.ts';
 
-// The suite proves itself: clean sandbox passes everything, the alternative implementation passes (portability),
-// and every fault of the sandbox is caught by a check citing the requirement it violates (kill matrix).
+// The suite proves itself: clean sandbox passes everything, the correct implementations that differ from it pass
+// (portability) and are judged conformant under gate and certify, and every fault of the sandbox is caught by a check citing the requirement it violates (kill matrix).
 const test = base.extend<object, { proof: ProofResult }>({
   proof: [async ({}, use) => use(await runProofOnce({ runId: process.env.SELFTEST_RUN_ID ?? String(process.pid) })), { scope: 'worker', timeout: 600_000 }],
 });
@@ -19,16 +20,45 @@ test('the clean reference sandbox passes every check, with no warning, and every
   expect(clean.mustNotPassed, 'MUST requirements with no passing check against the clean sandbox').toEqual([]);
 });
 
-test('the alternative, gateway, rate-limited and detached implementations pass the whole suite with no failure and no warning outside an erratum: no check asserts what the spec leaves open', ({ proof }) => {
+const portabilityTargets = ['alternative', 'gateway', 'rate-limited', 'detached', 'lenient', 'proto3'].map((flavor) => `portability/${flavor}`);
+
+test('the alternative, gateway, rate-limited, detached, lenient and proto3 implementations pass the whole suite with no failure and no warning outside an erratum: no check asserts what the spec leaves open', ({ proof }) => {
   const { portability } = proof.analysis;
   expect(portability.tests, 'the whole suite ran').toBeGreaterThan(0);
-  for (const target of ['portability/alternative', 'portability/gateway', 'portability/rate-limited', 'portability/detached']) expect(portability.testsByTarget[target], `the whole suite ran against ${target}`).toBeGreaterThan(0);
+  for (const target of portabilityTargets) expect(portability.testsByTarget[target], `the whole suite ran against ${target}`).toBeGreaterThan(0);
   const failures = portability.problems.filter((p) => p.outcome !== 'warning');
   expect(failures, `checks that fail or are blocked against a correct implementation that differs from ours:\n${listed(failures)}`).toEqual([]);
   // The rate-limited target proves something only if the suite met its limits everywhere: token endpoints, operations, orders.
   for (const kind of ['tokens', 'operations', 'orders'] as const) expect(proof.rateLimited?.[kind], `429 answers of the rate-limited target on ${kind}`).toBeGreaterThan(0);
   const warnedOutsideErrata = portability.problems.filter((p) => p.outcome === 'warning' && !requirement(p.requirement).erratum);
   expect(warnedOutsideErrata, 'a SHOULD warning against a correct implementation must come from an erratum of the document').toEqual([]);
+});
+
+// One run per correct target, judged under both profiles: the marks are the same, only the verdict differs.
+const exercisingEveryMust = ['clean', ...portabilityTargets.filter((name) => name !== 'portability/detached')];
+for (const target of exercisingEveryMust) {
+  for (const profile of judgedProfiles) {
+    test(`${target}, whose configuration exercises every MUST, is conformant under ${profile}`, ({ proof }) => {
+      const verdict = proof.analysis.verdicts[target]?.[profile];
+      expect(verdict, `${target} was judged under ${profile}`).toBeDefined();
+      expect(verdict?.outcome, `${target} under ${profile}: ${verdict?.result}\n${listed(verdict?.reasons ?? [])}`).toBe('conformant');
+    });
+  }
+}
+
+test('portability/detached (webhooks out of the receiver\'s reach) passes incomplete under gate and is not conformant under certify, for its event rows not configured (WEBHOOK_PUBLIC_URL) alone', ({ proof }) => {
+  const judged = proof.analysis.verdicts['portability/detached'];
+  if (!judged) throw new Error('the detached target was not judged');
+  const { gate, certify } = judged;
+  expect(gate.outcome, `gate: ${gate.result}\n${listed(gate.reasons)}`).toBe('passed-incomplete');
+  expect(certify.outcome, `certify: ${certify.result}`).toBe('not-conformant');
+  for (const verdict of [gate, certify]) {
+    expect([...verdict.mustFailed, ...verdict.mustBlocked], 'no MUST failed or blocked').toEqual([]);
+    expect(verdict.mustNotConfigured.length, 'MUST rows not configured').toBeGreaterThan(0);
+    const otherwise = verdict.mustNotConfigured.filter((row) => requirement(row.id).area !== 'webhooks' || !row.detail.includes('WEBHOOK_PUBLIC_URL'));
+    expect(otherwise, 'every MUST not configured is an event row, naming WEBHOOK_PUBLIC_URL').toEqual([]);
+  }
+  expect(certify.mustNotConfigured).toEqual(gate.mustNotConfigured);
 });
 
 test('every MUST requirement of the catalog has a sandbox fault', ({ proof }) => {

@@ -1,56 +1,48 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test as base } from '@playwright/test';
+import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { childEnv, freePort, playwrightCli, repoRoot, runCli, TS_NODE } from './evidence-harness.ts';
+import { childEnv, playwrightCli, runCli } from './evidence-harness.ts';
 
 // Every failure's replay, as the md and html matrices show it, pastes into bash and gets the failing answer back:
-// the suite runs against a sandbox of its own process with two faults (a token for any scope, an assessment without
-// strategy accepted), then each replay is run with only API_KEY in its environment, as a user's .env would give it.
-// One failing test per fault: each failed test costs the child run a worker restart.
-const FAULTS = 'token-any-scope,assessment-strategy-optional';
-const GREP = 'identity token endpoint refuses another scope name|an assessment without strategy';
+// the suite runs against a sandbox with three faults (a token for any scope, an assessment without strategy
+// accepted, an order body that is not JSON answered 500), then each replay is run with only API_KEY in its
+// environment, as a user's .env would give it. The sandbox records every request it receives, so the bytes a replay
+// sends can be compared with those the run sent. One failing test per fault: each costs the child run a worker restart.
+const FAULTS = ['token-any-scope', 'assessment-strategy-optional', 'order-malformed-500'];
+const GREP = 'identity token endpoint refuses another scope name|an assessment without strategy|non-UTF-8 and non-object bodies';
+const ORDERS_PATH = '/v2/orders';
 
 interface FailingRun {
   work: string;
   markdown: string;
   html: string;
   apiKey: string;
-}
-
-async function sandboxUp(url: string, sandbox: ChildProcess): Promise<void> {
-  for (let attempt = 0; attempt < 300; attempt += 1) {
-    if (sandbox.exitCode !== null) throw new Error(`the sandbox exited with ${sandbox.exitCode}`);
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error(`the sandbox did not answer at ${url} within 30 s`);
+  /** Every request the sandbox received, the run's first, then the replays'. */
+  received: ReceivedRequest[];
 }
 
 const test = base.extend<object, { failing: FailingRun }>({
   failing: [
     async ({}, use) => {
       const work = mkdtempSync(join(tmpdir(), 'replay-'));
-      const port = await freePort();
       const tokenSecret = 'replay-self-test-token-secret-0123456789';
-      const sandbox = spawn(TS_NODE[0], [...TS_NODE.slice(1), 'sandbox/main.ts'], { cwd: repoRoot, env: childEnv(work, { SANDBOX_PORT: String(port), SANDBOX_FAULTS: FAULTS, SANDBOX_TOKEN_SECRET: tokenSecret }), stdio: 'ignore' });
+      const received: ReceivedRequest[] = [];
+      const sandbox = await startSandbox({ tokenSecret, faults: FAULTS, onRequest: (request) => received.push(request), warn: () => undefined });
       try {
-        const url = `http://127.0.0.1:${port}`;
-        await sandboxUp(url, sandbox);
+        const url = sandbox.url;
         const target = sandboxTargetEnv({ url, flavor: 'reference', tokenSecret });
         const reports = join(work, 'reports');
         const env = childEnv(work, { ...target, REPORTS_DIR: reports, TEST_RESULTS_DIR: join(work, 'test-results'), WEBHOOK_MODE: 'passive' });
         const run = await runCli(process.execPath, [playwrightCli, 'test', '--grep', GREP], env, 150_000);
         if (run.code !== 1) throw new Error(`expected the faulty run to fail (exit 1), got ${run.code}:\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`);
-        await use({ work, markdown: readFileSync(join(reports, 'conformance.md'), 'utf8'), html: readFileSync(join(reports, 'conformance.html'), 'utf8'), apiKey: target.API_KEY ?? '' });
+        await use({ work, markdown: readFileSync(join(reports, 'conformance.md'), 'utf8'), html: readFileSync(join(reports, 'conformance.html'), 'utf8'), apiKey: target.API_KEY ?? '', received });
       } finally {
-        sandbox.kill('SIGTERM');
+        await sandbox.close();
         rmSync(work, { recursive: true, force: true });
       }
     },
@@ -69,10 +61,15 @@ function replaysIn(markdown: string, html: string): { md: string[]; html: string
   };
 }
 
-/** The status of the last answer a replay printed (curl -i prints every answer's status line). */
-function replayStatus(command: string, apiKey: string): number | undefined {
-  const result = spawnSync('bash', ['-c', command], { env: { PATH: process.env.PATH ?? '', API_KEY: apiKey }, encoding: 'utf8', timeout: 20_000 });
-  return Number([...result.stdout.matchAll(/^HTTP\/[\d.]+ (\d{3})/gm)].at(-1)?.[1]) || undefined;
+/** The status of the last answer a replay printed (curl -i prints every answer's status line); bash runs beside the sandbox of this process. */
+function replayStatus(command: string, apiKey: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const bash = spawn('bash', ['-c', command], { env: { PATH: process.env.PATH ?? '', API_KEY: apiKey }, stdio: ['ignore', 'pipe', 'ignore'] });
+    let stdout = '';
+    bash.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('latin1')));
+    bash.on('error', reject);
+    bash.on('close', () => resolve(Number([...stdout.matchAll(/^HTTP\/[\d.]+ (\d{3})/gm)].at(-1)?.[1]) || undefined));
+  });
 }
 
 test('every failing requirement has a replay in the md and the html, the same command in both, with no secret in it', ({ failing }) => {
@@ -85,13 +82,44 @@ test('every failing requirement has a replay in the md and the html, the same co
   expect(md.some((replay) => /^TOKEN=\$\(curl /.test(replay)), 'a replay with a bearer token obtains it first').toBe(true);
 });
 
-test('each replay, run by bash with only API_KEY set, gets the failing answer back: a 2xx the document forbids', ({ failing }) => {
+test('each replay, run by bash with only API_KEY set, gets the failing answer back: a 2xx the document forbids, or the 500', async ({ failing }) => {
   const { md } = replaysIn(failing.markdown, failing.html);
-  // Both faults accept what must be refused: the replays of their failures must be answered 2xx again.
+  // The token and assessment faults accept what must be refused: the replays of their failures must be answered 2xx
+  // again; the order fault answers a body that is not JSON 500, and so must the replay of that body.
   // A test's failure shows under each requirement it breaks: each distinct command runs once.
   const distinct = [...new Set(md)];
-  const statuses = distinct.map((replay) => replayStatus(replay, failing.apiKey));
-  expect(statuses.length).toBeGreaterThan(0);
-  for (const [index, status] of statuses.entries()) expect(status, distinct[index]).toBeGreaterThanOrEqual(200);
-  for (const [index, status] of statuses.entries()) expect(status, distinct[index]).toBeLessThan(300);
+  const orders = distinct.filter((replay) => replay.includes(ORDERS_PATH));
+  expect(orders.length, 'the order fault has replays').toBeGreaterThan(0);
+  expect(distinct.length - orders.length, 'the token and assessment faults have replays').toBeGreaterThan(0);
+  for (const replay of distinct) {
+    const status = await replayStatus(replay, failing.apiKey);
+    if (orders.includes(replay)) expect(status, replay).toBe(500);
+    else {
+      expect(status, replay).toBeGreaterThanOrEqual(200);
+      expect(status, replay).toBeLessThan(300);
+    }
+  }
+});
+
+function headerOf(request: ReceivedRequest, name: string): string | undefined {
+  for (let i = 0; i < request.rawHeaders.length; i += 2) if (request.rawHeaders[i]?.toLowerCase() === name) return request.rawHeaders[i + 1];
+  return undefined;
+}
+
+test('a replay of a body that is not UTF-8 sends the very bytes the run sent, not a replacement character', async ({ failing }) => {
+  const { md } = replaysIn(failing.markdown, failing.html);
+  const binary = [...new Set(md)].filter((replay) => /^printf '/m.test(replay));
+  expect(binary.length, 'the failure of a body that is not UTF-8 has a printf replay').toBeGreaterThan(0);
+  for (const replay of binary) {
+    const before = failing.received.length;
+    await replayStatus(replay, failing.apiKey);
+    const sent = failing.received.slice(before).find((request) => request.url.includes(ORDERS_PATH));
+    expect(sent, `the replay reached ${ORDERS_PATH}: ${replay}`).toBeDefined();
+    const correlation = headerOf(sent as ReceivedRequest, 'x-correlation-id');
+    expect(correlation, 'the replay sends the x-correlation-id the run sent').toBeDefined();
+    const original = failing.received.slice(0, before).find((request) => request.url.includes(ORDERS_PATH) && headerOf(request, 'x-correlation-id') === correlation);
+    expect(original, `the run sent a request with x-correlation-id ${correlation}`).toBeDefined();
+    expect(isUtf8((original as ReceivedRequest).body), 'the run\'s body is not UTF-8').toBe(false);
+    expect((sent as ReceivedRequest).body.toString('hex'), replay).toBe((original as ReceivedRequest).body.toString('hex'));
+  }
 });

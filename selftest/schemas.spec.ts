@@ -258,7 +258,7 @@ const validCases: ValidCase[] = [
 
   { schema: 'order-error-envelope', variant: 'a 400 validation envelope', value: validationError, reqs: ['ORD-ERR-ENVELOPE'] },
   { schema: 'order-error-envelope', variant: 'a 503 unavailable envelope', value: { message: 'service currently unavailable', errorType: 'unavailable', code: 503 }, reqs: ['ORD-ERR-ENVELOPE'] },
-  { schema: 'order-error-envelope', variant: 'an extra field (left to the SHOULD check in code)', value: { ...validationError, traceId: 't-1' }, reqs: ['ORD-ERR-EXACT-FIELDS'] },
+  { schema: 'order-error-envelope', variant: 'an extra field (recorded in code, ORD-ERR-EXACT-FIELDS)', value: { ...validationError, traceId: 't-1' }, reqs: ['ORD-ERR-EXACT-FIELDS'] },
 
   { schema: 'token-response', variant: 'only access_token', value: { access_token: 'opaque-value' }, reqs: ['TOK-ISSUED'] },
   { schema: 'token-response', variant: 'access_token, token_type and expires_in', value: { access_token: 'opaque-value', token_type: 'Bearer', expires_in: 3600 }, reqs: ['TOK-ISSUED'] },

@@ -146,6 +146,24 @@ test.describe('webhook receiver', () => {
     }
   });
 
+  test('an event that leaves out every field with a documented default is judged as carrying the defaults; a field without one left out by every event reads "the target never produced it"', async () => {
+    const receiver = await startReceiver();
+    try {
+      await send(receiver.port, json({ sessionId: 'session-4' }));
+      await send(receiver.port, json({ sessionId: 'session-5', mfaType: null, channelType: null, verificationStatus: null, resendStatus: null }));
+      const { verdict, annotations } = verdictFor();
+      expectValidEvents(verdict, [...receiver.deliveries()], ['session']);
+      const marks = marksOf(annotations);
+      const passed = marks.filter((m) => m.kind === 'pass').map((m) => m.id);
+      expect(new Set(passed)).toEqual(new Set(['EVT-SESSION-SCHEMA', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM']));
+      const notProduced = marks.filter((m) => m.kind === 'not-exercised');
+      expect(notProduced.map((m) => m.id)).toEqual(['EVT-SESSION-INT64']);
+      expect(notProduced[0]?.detail).toMatch(/^the target never produced it: /);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   const invalid: ReadonlyArray<{ id: string; body: Record<string, unknown>; path: string }> = [
     { id: 'EVT-ONBOARDING-SCHEMA', body: { ...events.onboarding, status: 1 }, path: '/status' },
     { id: 'EVT-RESULTS-SCHEMA', body: { ...events.results, ocr: JSON.stringify(events.results.ocr) }, path: '/ocr' },

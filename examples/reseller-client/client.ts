@@ -19,7 +19,7 @@ const cached = new Map<string, { token: string; expiresAt: number }>();
 async function token(service: Service, apiKey: string): Promise<string> {
   const key = `${service} ${apiKey}`;
   const hit = cached.get(key);
-  if (hit && hit.expiresAt > Date.now() && !fault('token-per-call')) return hit.token;
+  if (hit && hit.expiresAt > Date.now()) return hit.token;
   const scope = fault('wrong-scope') ? 'k1_integration_api openid' : 'k1_integration_api';
   const reply = await fetch(tokenUrls[service], {
     method: 'POST',
@@ -49,22 +49,30 @@ function route(name: string, params: Record<string, string> = {}): { method: str
 }
 
 const oneCorrelationId = randomUUID();
+// CLIENT_FAULT=shared-get-correlation-id: the record fetches of both children (different GETs, no body) share one id.
+const recordsCorrelationId = randomUUID();
 
-async function call(service: Service | 'orders', routeName: string | undefined, caller: Caller, options: { body?: unknown; params?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+async function call(service: Service | 'orders', routeName: string | undefined, caller: Caller, options: { body?: unknown; params?: Record<string, string>; headers?: Record<string, string>; correlationId?: string } = {}): Promise<Response> {
   const base = service === 'stepup' ? need('STEPUP_BASE_URL') : service === 'orders' ? need('ORDERS_BASE_URL') : need('IDENTITY_BASE_URL');
   const { method, path } = routeName ? route(routeName, options.params) : { method: 'POST', path: '/v2/orders' };
-  const tokenService: Service = service === 'stepup' ? (fault('stepup-token-on-identity') ? 'identity' : 'stepup') : fault('stepup-token-on-identity') && service === 'identity' ? 'stepup' : 'identity';
-  const headers: Record<string, string> = { authorization: `Bearer ${await token(tokenService, caller.apiKey)}`, 'x-client-id': caller.clientId, ...(options.headers ?? {}) };
-  if (service !== 'stepup' && !fault('no-correlation-id')) headers['x-correlation-id'] = fault('one-correlation-id') ? oneCorrelationId : randomUUID();
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const tokenService: Service = service === 'stepup' ? 'stepup' : 'identity';
+  const bearer = await token(tokenService, caller.apiKey);
+  // CLIENT_FAULT=no-bearer, no-client-id: the step-up call (nothing waits on its answer) without them.
+  const stepUpFault = (name: string) => service === 'stepup' && fault(name);
+  const headers: Record<string, string> = { authorization: stepUpFault('no-bearer') ? bearer : `Bearer ${bearer}`, ...(stepUpFault('no-client-id') ? {} : { 'x-client-id': caller.clientId }), ...(options.headers ?? {}) };
+  if (service !== 'stepup' && !fault('no-correlation-id')) headers['x-correlation-id'] = fault('one-correlation-id') ? oneCorrelationId : (options.correlationId ?? randomUUID());
+  // CLIENT_FAULT=body-text-plain: the case update's JSON labelled text/plain.
+  if (options.body !== undefined) headers['content-type'] = routeName === 'ROUTE_CASE_UPDATE' && fault('body-text-plain') ? 'text/plain' : 'application/json';
   return fetch(`${base}${path}`, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
 }
 
 /** The order endpoint's 503 is transient (part 7): retried with growing delays, Retry-After honoured. */
 async function placeOrder(body: unknown): Promise<Response> {
+  // CLIENT_FAULT=retry-storm: fifty retries with no delay at all.
+  const retries = fault('retry-storm') ? 50 : 3;
   for (let attempt = 0; ; attempt += 1) {
     const reply = await call('orders', undefined, main, { body });
-    if (reply.status !== 503 || attempt >= 3 || fault('no-retry')) return reply;
+    if (reply.status !== 503 || attempt >= retries || fault('no-retry')) return reply;
     const retryAfter = Number(reply.headers.get('retry-after') ?? 0) * 1000;
     const delay = fault('retry-storm') ? 0 : Math.max(retryAfter, 150 * 2 ** attempt);
     await new Promise((resolve) => setTimeout(resolve, delay));
@@ -91,17 +99,21 @@ function webhookReceiver(): Promise<() => Promise<void>> {
 
 /** An assessment, a document verification and its records for one child organisation, as the reseller. */
 async function actFor(child: string, index: number): Promise<void> {
-  const context = fault('no-shared-context') ? {} : { sharedContext: contexts[child] ?? {} };
+  const context = { sharedContext: contexts[child] ?? {} };
   // CLIENT_FAULT=child-id-leak: the second child's calls name the first child in x-source-client-id.
   const source = fault('child-id-leak') && index > 0 ? (children[0] as string) : child;
   const childInquiry = `inq-${randomUUID()}`;
   const childCase = (await (await call('identity', 'ROUTE_ASSESSMENT', reseller, { body: { strategy: env.STRATEGY_ASSESSMENT ?? 'default', inquiryId: childInquiry, ...context } })).json()) as { authenticationId: string };
-  const started = (await (await call('identity', 'ROUTE_DOCUMENT_VERIFICATION', reseller, { body: { strategy: env.STRATEGY_DOCUMENT_VERIFICATION ?? 'docv-default', inquiryId: childInquiry, ...context }, headers: source === child ? {} : { 'x-source-client-id': source } })).json()) as { authenticationId?: string };
+  const started = (await (await call('identity', 'ROUTE_DOCUMENT_VERIFICATION', reseller, { body: { strategy: env.STRATEGY_DOCUMENT_VERIFICATION ?? 'docv-default', inquiryId: childInquiry, ...(fault('no-shared-context') ? {} : context) }, headers: source === child ? {} : { 'x-source-client-id': source } })).json()) as { authenticationId?: string };
   const recordsOf = started.authenticationId ?? childCase.authenticationId;
   // The records exist once the session completed: a 404 is waited out for up to 2 s.
   const until = Date.now() + 2_000;
   for (let delay = 50; ; delay = Math.min(delay * 2, 400)) {
-    const records = await call('identity', 'ROUTE_DOCUMENT_RECORDS', reseller, { params: { authenticationId: recordsOf ?? '' }, headers: { 'x-source-client-id': source } });
+    const records = await call('identity', 'ROUTE_DOCUMENT_RECORDS', reseller, {
+      params: { authenticationId: recordsOf ?? '' },
+      headers: fault('no-source-client-id') ? {} : { 'x-source-client-id': source },
+      ...(fault('shared-get-correlation-id') ? { correlationId: recordsCorrelationId } : {}),
+    });
     if (records.status !== 404 || Date.now() + delay > until) break;
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
@@ -112,7 +124,7 @@ async function run(): Promise<void> {
   const inquiryId = `inq-${randomUUID()}`;
   const assessment = (await (await call('identity', 'ROUTE_ASSESSMENT', main, { body: { strategy: env.STRATEGY_ASSESSMENT ?? 'default', inquiryId } })).json()) as { authenticationId: string };
   const authenticationId = fault('made-up-authentication-id') ? randomUUID() : assessment.authenticationId;
-  await call('identity', 'ROUTE_CASE_UPDATE', main, { body: { inquiryId, authenticationId, decision: 'REVIEW', tags: ['certification'] } });
+  await call('identity', 'ROUTE_CASE_UPDATE', main, { body: { inquiryId, authenticationId, decision: fault('decision-lowercase') ? 'review' : 'REVIEW', tags: ['certification'] } });
   await call('stepup', 'ROUTE_STEP_UP', main, { body: { inquiryId, authenticationId: assessment.authenticationId, email: 'jane@example.test' } });
   await placeOrder({ merchantOrderId: `order-${randomUUID()}`, fulfillment: [{ type: 'SHIPPED' }], items: [], transactions: [], promotions: [] });
 

@@ -133,7 +133,7 @@ const listed = (names: readonly string[]) => (names.length <= 1 ? names.join('')
 
 /** The title of a wrong-type check; its start ("… with <field> as ") also names the row in catalog statements. */
 export function wrongTypeTitle(row: WrongTypeRow): string {
-  return `${operation(row.operation).noun} with ${row.field} as ${listed(row.variants.map((v) => v.name))} is refused`;
+  return `${operation(row.operation).noun} with ${row.field} as ${listed(row.variants.map((v) => v.name))} is refused, or answered in the types the document states`;
 }
 
 export function wrongTypeTitleStart(op: OperationId, field: string): string {

@@ -1,10 +1,12 @@
+import { operation } from '../../catalog/catalog.ts';
 import type { Api } from '../api.ts';
+import { isObject } from '../../schemas/json-value.ts';
 import type { Exchange } from '../http/exchange.ts';
 import { fullAssessment, fullCaseUpdate, fullDocumentVerification, fullStepUp, type BodyContext, type CaseRef } from '../builders/identity-bodies.ts';
 import { optionalMembers, type BodyOperation, type RequiredRow, type WrongTypeRow } from '../builders/request-members.ts';
 import type { SuiteConfig } from '../config/load-config.ts';
 import type { Verdict } from '../verdict.ts';
-import { expectAccepted, expectRefused } from './responses.ts';
+import { expectAccepted, expectRefused, expectSchema } from './responses.ts';
 
 /** What the member checks stand on: the test's fixtures. */
 export interface MemberContext {
@@ -31,11 +33,55 @@ async function sendAll(ctx: MemberContext, op: BodyOperation, variants: Readonly
   for (const exchange of exchanges) judge(exchange);
 }
 
-/** Sends the valid request once per wrong type of the row's member; each must be refused. */
+/**
+ * What an accepted request of another member type is judged by: the requirement on the operation's answer, and for the
+ * operations that act on a case, the case as fetched afterwards (its types are those of 2.2 whatever was sent).
+ */
+const consequenceOf: Readonly<Record<BodyOperation, { answer: string; fetchedCase?: string }>> = {
+  assessment: { answer: 'ASM-RES-SCHEMA', fetchedCase: 'ASM-RES-SCHEMA' },
+  documentVerification: { answer: 'DOCV-RES-SCHEMA' },
+  caseUpdate: { answer: 'CU-RES-SCHEMA', fetchedCase: 'ASM-RES-SCHEMA' },
+  stepUp: { answer: 'SU-RES-SCHEMA', fetchedCase: 'ASM-RES-SCHEMA' },
+};
+
+/** The requirements a wrong-type check of the operation judges, besides the observed row itself. */
+export function wrongTypeConsequences(op: BodyOperation): string[] {
+  const { answer, fetchedCase } = consequenceOf[op];
+  return [...new Set([answer, ...(fetchedCase ? [fetchedCase] : [])])];
+}
+
+/** The case an answer of the operation is about: the one it created (assessment), or the one the request named. */
+function caseIdOf(op: BodyOperation, sent: Record<string, unknown>, answer: unknown): string | undefined {
+  const id = op === 'assessment' ? (isObject(answer) ? answer['authenticationId'] : undefined) : sent['authenticationId'];
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * Sends the valid request once per wrong type of the row's member. The document states the types but no refusal, so
+ * how each is answered is recorded; what is judged is the consequence: an accepted one is answered in the types of its
+ * part, and the case it acts on is fetched in the types of 2.2 (a coerced 42 is a "42" there, never a number).
+ */
 export async function checkWrongTypes(ctx: MemberContext, row: WrongTypeRow): Promise<void> {
   const body = await ctx.validBody();
   const variants = row.variants.map((variant) => ({ body: { ...body, [row.field]: variant.value }, note: `${row.field} as ${variant.name}` }));
-  await sendAll(ctx, row.operation, variants, (exchange) => expectRefused(ctx.verdict, row.requirement, exchange));
+  const accepted: Array<{ sent: Record<string, unknown>; answer: unknown }> = [];
+  const { verdict } = ctx;
+  const responseSchema = operation(row.operation).responseSchema as string;
+  await sendAll(ctx, row.operation, variants, (exchange) => {
+    const success = exchange.status >= 200 && exchange.status < 300;
+    verdict.observe(row.requirement, `${exchange.note ?? row.field}: answered ${exchange.status}${success ? ' (accepted)' : ''}`);
+    if (!success) return;
+    expectSchema(verdict, consequenceOf[row.operation].answer, responseSchema, exchange.json, exchange);
+    accepted.push({ sent: JSON.parse(exchange.request.body ?? '{}') as Record<string, unknown>, answer: exchange.json });
+  });
+  const fetchedCase = consequenceOf[row.operation].fetchedCase;
+  if (!fetchedCase) return;
+  for (const { sent, answer } of accepted) {
+    const caseId = caseIdOf(row.operation, sent, answer);
+    if (caseId === undefined) continue;
+    const fetched = await ctx.api.call('fetchAssessment', { pathParams: { caseId }, note: `the case after ${row.field} of another type was accepted` });
+    if (fetched.status >= 200 && fetched.status < 300) expectSchema(verdict, fetchedCase, operation('fetchAssessment').responseSchema as string, fetched.json, fetched);
+  }
 }
 
 /** A required member missing, then null (a required member sent as null is a missing one): both refused. */
@@ -60,8 +106,11 @@ export async function checkBodyNotAnObject(ctx: MemberContext, op: BodyOperation
   await sendAll(ctx, op, variants, (exchange) => expectRefused(ctx.verdict, requirement, exchange));
 }
 
-/** The request with every member of its part, each one in its stated type (the reseller's sharedContext apart). */
-async function fullRequest(ctx: MemberContext, op: BodyOperation): Promise<Record<string, unknown>> {
+/**
+ * The request with every member of its part, each one in its stated type (the reseller's sharedContext apart). A
+ * step-up carries one channel: the email one when the phone number is the member left out.
+ */
+async function fullRequest(ctx: MemberContext, op: BodyOperation, leftOut?: string): Promise<Record<string, unknown>> {
   const { config, data } = ctx;
   switch (op) {
     case 'assessment':
@@ -71,7 +120,7 @@ async function fullRequest(ctx: MemberContext, op: BodyOperation): Promise<Recor
     case 'caseUpdate':
       return fullCaseUpdate(data, await ctx.existingCase(), config.strategies.assessment);
     case 'stepUp':
-      return fullStepUp(data, await ctx.existingCase());
+      return fullStepUp(data, await ctx.existingCase(), leftOut === 'phoneNumber' ? 'email' : 'phone');
   }
 }
 
@@ -80,7 +129,7 @@ export async function checkOptionalMembers(ctx: MemberContext, op: BodyOperation
   const variants: Array<{ body: Record<string, unknown>; note: string }> = [];
   // Built one after the other, so that the seeded data does not depend on timing; sent at once.
   for (const member of optionalMembers(op)) {
-    variants.push({ body: Object.fromEntries(Object.entries(await fullRequest(ctx, op)).filter(([name]) => name !== member)), note: `every member but ${member}` });
+    variants.push({ body: Object.fromEntries(Object.entries(await fullRequest(ctx, op, member)).filter(([name]) => name !== member)), note: `every member but ${member}` });
   }
   // A case update and a step-up act on the one existing case.
   await sendAll(ctx, op, variants, (exchange) => expectAccepted(ctx.verdict, 'GEN-OPTIONAL-MEMBERS', exchange), { oneAtATime: op === 'caseUpdate' || op === 'stepUp' });

@@ -1,4 +1,5 @@
-import { enumDefault, enumValues } from '../../schemas/registry.ts';
+import { enumValues } from '../../schemas/registry.ts';
+import { valueOrDefault } from './documented-default.ts';
 import type { StepUpChannel } from '../builders/identity-bodies.ts';
 
 /** The step-up channels that start a verification session by message. */
@@ -14,7 +15,7 @@ const channelWord: Readonly<Record<MessageChannel, string>> = { phone: 'SMS', em
  * the enumeration is EVT-SESSION-CHANNEL-ENUM's to judge: neither contradicts.
  */
 export function channelTypeContradicts(channel: MessageChannel, value: unknown): boolean {
-  const type = value ?? enumDefault('ChannelType');
+  const type = valueOrDefault('ChannelType', value);
   if (typeof type !== 'string' || !enumValues('ChannelType').includes(type)) return false;
   const word = type.split('_')[0] as string;
   return Object.values(channelWord).includes(word) && word !== channelWord[channel];

@@ -9,6 +9,8 @@ export interface LedgerEntry {
   owner: string;
   /** YYYY-MM-DD, the last day the entry holds. */
   expires: string;
+  /** The requirement's level when the entry was written: when the catalog changes it, the entry reads as a notice. */
+  level?: 'MUST' | 'SHOULD' | 'INFO';
 }
 
 const LEDGER_SCHEMA = schemaIdFor('ledger');

@@ -1,12 +1,15 @@
-import { interfaceInfo, operations, orderErrorTable, tokenEndpoint, tokenServiceOf, type Operation, type ServiceName, type TokenServiceName } from '../../catalog/catalog.ts';
+import { interfaceInfo, operations, orderErrorTable, tokenEndpoint, tokenServiceOf, type Operation, type ServiceName } from '../../catalog/catalog.ts';
 import { schemaDocument, schemaIds } from '../../schemas/registry.ts';
 import { parseRoute, type Route } from '../config/route.ts';
 
 /**
- * An OpenAPI 3.1 description of the interface as configured: the routes from the ROUTE_* variables (or their
- * defaults), the servers from the base URL variables, the bodies from schemas/ (bundled under components.schemas),
- * the OAuth 2.0 client credentials scheme of part 5, the part 7 error responses of POST /v2/orders and the three
- * part 6 events under the top-level `webhooks`. Every fact comes from the catalog and schemas/; nothing is restated.
+ * OpenAPI 3.1 descriptions of the interface as configured, one per service (identity, step-up, orders), each with
+ * its own top-level `servers`: tools such as openapi-to-postman (Postman, Portman) ignore the servers of a path item
+ * and would send every request of a single document to `/`. The routes come from the ROUTE_* variables (or their
+ * defaults), the server from the service's base URL variable, the bodies from schemas/ (the components each document
+ * references), the OAuth 2.0 client credentials scheme of part 5, the part 7 error responses of POST /v2/orders, and
+ * the three part 6 events under `webhooks` of the step-up service, which sends them. Every fact comes from the
+ * catalog and schemas/; nothing is restated.
  */
 
 type Json = Record<string, unknown>;
@@ -47,16 +50,23 @@ const securitySchemeOf = (service: ServiceName) => (tokenServiceOf(service) === 
 export interface OpenApiTarget {
   /** Base URL per service, when configured. */
   baseUrls: Partial<Record<ServiceName, string>>;
-  tokenUrls: Partial<Record<TokenServiceName, string>>;
+  /** Token endpoint per service, when configured (the orders service's defaults to its token service's). */
+  tokenUrls: Partial<Record<ServiceName, string>>;
   /** Route text per routed operation ("METHOD /path"), when configured. */
   routes: Partial<Record<string, string>>;
 }
+
+/** The part 6 events go in the document of the service that sends them. */
+const EVENT_SENDER: ServiceName = 'stepup';
+const SERVICE_TITLES: Record<ServiceName, string> = { identity: 'identity proofing service', stepup: 'step-up service', orders: 'order risk evaluation endpoint' };
+
+export const openApiServices: readonly ServiceName[] = ['identity', 'stepup', 'orders'];
 
 function serverOf(service: ServiceName, target: OpenApiTarget): Json {
   const configured = target.baseUrls[service];
   const variable = `${service.toUpperCase()}_BASE_URL`;
   return configured
-    ? { url: configured, description: `${variable}` }
+    ? { url: configured, description: variable }
     : { url: `{${service}BaseUrl}`, description: `${variable} (not configured)`, variables: { [`${service}BaseUrl`]: { default: `https://${service}.example`, description: variable } } };
 }
 
@@ -110,49 +120,94 @@ function orderOperation(op: Operation): Json {
   };
 }
 
-/** The OpenAPI 3.1 document of the configured interface. Throws naming the variable of a route that is not valid. */
-export function openApiDocument(target: OpenApiTarget): Json {
-  const paths: Record<string, Json> = {};
-  for (const op of operations) {
-    let route: Route;
-    if (op.routeEnv && op.defaultRoute) {
-      const text = target.routes[op.id] ?? op.defaultRoute;
-      try {
-        route = parseRoute(text, op.pathParams);
-      } catch (error) {
-        throw new Error(`${op.routeEnv}=${text} is not valid: expected ${(error as Error).message}`);
-      }
-    } else route = parseRoute(op.fixedRoute ?? '', op.pathParams);
-    const item = (paths[route.path] ??= { servers: [serverOf(op.service, target)] });
-    item[route.method.toLowerCase()] = op.id === 'createOrder' ? orderOperation(op) : operationObject(op);
+function routeOf(op: Operation, target: OpenApiTarget): Route {
+  if (!op.routeEnv || !op.defaultRoute) return parseRoute(op.fixedRoute ?? '', op.pathParams);
+  const text = target.routes[op.id] ?? op.defaultRoute;
+  try {
+    return parseRoute(text, op.pathParams);
+  } catch (error) {
+    throw new Error(`${op.routeEnv}=${text} is not valid: expected ${(error as Error).message}`);
   }
-  const components = Object.fromEntries(
-    schemaIds.map(componentName).filter((name) => !NOT_INTERFACE.has(name)).map((name) => [name, asComponent(schemaDocument(`${SCHEMA_BASE}${name}.schema.json`))]),
-  );
-  const flow = (service: TokenServiceName) => ({
-    type: 'oauth2',
-    description: `Part 5: OAuth 2.0 client credentials, HTTP Basic with the API key at the token endpoint (${service}); the only scope is ${tokenEndpoint.scope}.`,
-    flows: { clientCredentials: { tokenUrl: target.tokenUrls[service] ?? `https://${service}.example/v1/token`, scopes: { [tokenEndpoint.scope]: 'The only scope.' } } },
-  });
-  const webhooks = Object.fromEntries(
+}
+
+function webhooksObject(): Json {
+  return Object.fromEntries(
     Object.entries(EVENT_SCHEMAS).map(([name, file]) => [
       name,
       {
         post: {
           summary: (schemaDocument(`${SCHEMA_BASE}${file}.schema.json`) as { title?: string }).title,
-          description: 'Part 6: sent by the step-up service to the customer\'s webhook_callback_uri; the customer answers with a JSON body, shown as an empty object. Retries, signing and the expected status are not shown.',
+          description: "Part 6: sent by the step-up service to the customer's webhook_callback_uri; the customer answers with a JSON body, shown as an empty object. Retries, signing and the expected status are not shown.",
           requestBody: { required: true, content: { 'application/json': { schema: ref(`${SCHEMA_BASE}${file}.schema.json`) } } },
           responses: { default: { description: 'A JSON body, shown as an empty object.', content: { 'application/json': { schema: { type: 'object' } } } } },
         },
       },
     ]),
   );
+}
+
+/** The components a document needs: those its paths and webhooks reference, and those they reference in turn. */
+function componentsReferencedBy(value: unknown): Json {
+  const all = new Map(schemaIds.map(componentName).filter((name) => !NOT_INTERFACE.has(name)).map((name) => [name, asComponent(schemaDocument(`${SCHEMA_BASE}${name}.schema.json`))]));
+  const needed = new Map<string, unknown>();
+  const visit = (inner: unknown): void => {
+    if (Array.isArray(inner)) inner.forEach(visit);
+    else if (inner && typeof inner === 'object') {
+      for (const [key, child] of Object.entries(inner)) {
+        const name = key === '$ref' && typeof child === 'string' ? /^#\/components\/schemas\/([^/]+)/.exec(child)?.[1] : undefined;
+        if (name && !needed.has(name) && all.has(name)) {
+          needed.set(name, all.get(name));
+          visit(all.get(name));
+        } else visit(child);
+      }
+    }
+  };
+  visit(value);
+  return Object.fromEntries([...needed].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
+ * The OpenAPI 3.1 document of one service as configured: its operations under its own top-level server, and the
+ * part 6 events when it is the service that sends them. Throws naming the variable of a route that is not valid.
+ */
+export function openApiDocument(service: ServiceName, target: OpenApiTarget): Json {
+  const paths: Record<string, Json> = {};
+  for (const op of operations.filter((o) => o.service === service)) {
+    const route = routeOf(op, target);
+    const item = (paths[route.path] ??= {});
+    item[route.method.toLowerCase()] = op.id === 'createOrder' ? orderOperation(op) : operationObject(op);
+  }
+  const tokenService = tokenServiceOf(service);
+  const scheme = securitySchemeOf(service);
+  const webhooks = service === EVENT_SENDER ? { webhooks: webhooksObject() } : {};
   return {
     openapi: '3.1.0',
-    info: { title: interfaceInfo.title, version: interfaceInfo.version, description: 'Generated by npm run openapi from the conformance suite\'s catalog and schemas, with the routes and servers as configured.' },
+    info: {
+      title: `${interfaceInfo.title}: ${SERVICE_TITLES[service]}`,
+      version: interfaceInfo.version,
+      description: `Generated by npm run openapi from the conformance suite's catalog and schemas, with the routes and the server as configured. One document per service, each with its own server; this one is the ${SERVICE_TITLES[service]}.`,
+    },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    servers: [serverOf(service, target)],
     paths,
-    webhooks,
-    components: { schemas: components, securitySchemes: { auth: flow('identity'), authStepUp: flow('stepup') } },
+    ...webhooks,
+    components: {
+      schemas: componentsReferencedBy({ paths, ...webhooks }),
+      securitySchemes: {
+        [scheme]: {
+          type: 'oauth2',
+          description: `Part 5: OAuth 2.0 client credentials, HTTP Basic with the API key at the token endpoint of the ${SERVICE_TITLES[tokenService]}; the only scope is ${tokenEndpoint.scope}.`,
+          flows: { clientCredentials: { tokenUrl: target.tokenUrls[service] ?? target.tokenUrls[tokenService] ?? `https://${tokenService}.example/v1/token`, scopes: { [tokenEndpoint.scope]: 'The only scope.' } } },
+        },
+      },
+    },
   };
 }
+
+/** One document per service, in the order of openApiServices. */
+export function openApiDocuments(target: OpenApiTarget): Record<ServiceName, Json> {
+  return Object.fromEntries(openApiServices.map((service) => [service, openApiDocument(service, target)])) as Record<ServiceName, Json>;
+}
+
+/** The file npm run openapi writes a service's document to. */
+export const openApiFileName = (service: string) => `openapi-${service}.json`;

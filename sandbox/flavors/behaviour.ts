@@ -28,6 +28,29 @@ export interface CoreBehaviour {
   assessmentExtras?: (context: { fetchUrl: string; created: boolean; correlationId: string | undefined }) => Record<string, unknown>;
   /** Whether the verification session event (6.3) leaves out members holding their proto3 default. */
   omitEventDefaults: boolean;
+  /** Whether the answers of 4.2 to 4.7 leave out members holding their proto3 default ("", 0, false, [], {}). */
+  omitResponseDefaults: boolean;
+  /** The resendStatus of a verification session event (3.2): SENT, or its default when no resend was asked for. */
+  sessionResendStatus: 'SENT' | 'UNKNOWN_RESEND_STATUS';
+  /**
+   * A request member of another JSON type than stated (2.1 to 2.6 say how a wrong type is refused nowhere): refused,
+   * or, for a number or boolean where a string is stated, read as its text (42 → "42", as Jackson and Java's
+   * protobuf JSON parser do), and "true"/"false" where a boolean is stated read as the boolean.
+   */
+  scalarTypes: 'refuse' | 'coerce';
+  /** Invalid UTF-8 inside a JSON body: refused, or decoded to U+FFFD (Go's encoding/json, Express body-parser; RFC 8259 §9). */
+  invalidUtf8: 'refuse' | 'replace';
+  /** Operations with a body: whether a Content-Type other than application/json is refused (RFC 9110 §8.3 lets a server examine the data). */
+  checksContentType: boolean;
+  /** A case update decision outside 3.3: refused, or ignored (the decision stays as it was, the rest of the update applies). */
+  unknownDecision: 'refuse' | 'ignore';
+  /** The order endpoint's JSON null body: refused as no object, or read as {} (Go's json.Unmarshal of null into a struct). */
+  nullOrderBody: 'refuse' | 'as-empty';
+  /**
+   * Operations 4.2 to 4.7: the status of a malformed bearer credential (no token, or one with spaces): 401 with
+   * invalid_token, or 400 with invalid_request (RFC 6750 §3.1). Unknown and expired tokens stay 401 either way.
+   */
+  malformedBearerStatus: 401 | 400;
   tokens: {
     /** HMAC-signed claims, or opaque values kept in memory. */
     kind: 'signed' | 'opaque';

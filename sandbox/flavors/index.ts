@@ -2,6 +2,8 @@ import type { LayoutName } from '../layout.ts';
 import type { TokenKind } from '../tokens.ts';
 import type { Flavor, RunningSandbox, SandboxOptions } from '../types.ts';
 import { alternative } from './alternative.ts';
+import { lenient } from './lenient.ts';
+import { proto3 } from './proto3.ts';
 import { reference } from './reference.ts';
 
 /**
@@ -25,6 +27,8 @@ const modules: Readonly<Record<Flavor, FlavorModule>> = {
   gateway: { layout: 'gateway', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: async (options) => (await import('../gateway/front.ts')).startGatewaySandbox(options) },
   'rate-limited': { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: async (options) => (await import('./rate-limited.ts')).startRateLimitedSandbox(options) },
   detached: { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: false, start: async (options) => (await import('./detached.ts')).startDetachedSandbox(options) },
+  lenient: { layout: 'reference', tokenKind: lenient.tokens.kind, deliversToReceiver: true, start: async (options) => (await core()).startCore(options, lenient, 'lenient') },
+  proto3: { layout: 'reference', tokenKind: proto3.tokens.kind, deliversToReceiver: true, start: async (options) => (await core()).startCore(options, proto3, 'proto3') },
 };
 
 export const flavors = Object.keys(modules) as readonly Flavor[];

@@ -6,6 +6,8 @@ import { schemaIssues } from '../../schemas/registry.ts';
 import { citeAnnotation, markAnnotation, type MarkKind } from '../../harness/verdict-marks.ts';
 import type { TestRecord } from '../../reporters/verdicts.ts';
 import { isObject } from '../../schemas/json-value.ts';
+import { isDeepStrictEqual } from 'node:util';
+import { describeRetrySequence, judgeRetrySequence } from './retry-rule.ts';
 
 /** What the certification knows about the sandbox the client talked to. */
 export interface ClientTarget {
@@ -18,7 +20,6 @@ export interface ClientTarget {
   /** "METHOD /route" per operation, relative to its service base. */
   routes: Partial<Record<OperationId, string>>;
   apiKeys: string[];
-  resellerClientId: string;
   childClientIds: string[];
   tokenLifetimeSeconds: number;
   caseOf: (authenticationId: string) => { inquiryId: string } | undefined;
@@ -31,6 +32,8 @@ export interface ScenarioStep {
   count?: number;
   /** Body fields the call must carry. */
   with?: string[];
+  /** The step is expected for each child organisation the certification gave the client, as a call for that child. */
+  eachChild?: boolean;
 }
 
 interface Call {
@@ -40,6 +43,8 @@ interface Call {
   service?: 'identity' | 'stepup';
   op?: OperationId;
   headers: Map<string, string>;
+  /** Path parameters of the operation's route, e.g. authenticationId of the document records fetch. */
+  params: Record<string, string>;
   json?: unknown;
   jsonError?: string;
 }
@@ -59,18 +64,20 @@ function classify(exchanges: readonly RecordedExchange[], target: ClientTarget):
     if (!text) return [];
     const [method = 'GET', route = '/'] = text.split(' ');
     const base = op.service === 'stepup' ? target.stepupBaseUrl : op.service === 'orders' ? target.ordersBaseUrl : target.identityBaseUrl;
-    return [{ op, method, pattern: compilePath(pathOf(base) + route) }];
+    return [{ op, method: method.toUpperCase(), pattern: compilePath(pathOf(base) + route) }];
   });
   return exchanges.map((exchange, index) => {
     const headers = new Map<string, string>();
     for (let i = 0; i + 1 < exchange.rawHeaders.length; i += 2) headers.set((exchange.rawHeaders[i] as string).toLowerCase(), exchange.rawHeaders[i + 1] as string);
     const path = exchange.url.split('?')[0] ?? '/';
-    const call: Call = { seq: index + 1, exchange, kind: 'other', headers };
+    const call: Call = { seq: index + 1, exchange, kind: 'other', headers, params: {} };
     if (path === pathOf(target.identityTokenUrl) || path === pathOf(target.stepupTokenUrl)) {
       return { ...call, kind: 'token', service: path === pathOf(target.identityTokenUrl) ? 'identity' : 'stepup' };
     }
     const found = routes.find((r) => r.method === exchange.method && r.pattern.regex.test(path));
     if (!found) return call;
+    const values = found.pattern.regex.exec(path)?.slice(1) ?? [];
+    const params = Object.fromEntries(found.pattern.params.map((name, i) => [name, decodeURIComponent(values[i] ?? '')]));
     const text = exchange.body.toString('utf8');
     let parsed: { json?: unknown; jsonError?: string } = {};
     if (text.length > 0) {
@@ -80,15 +87,35 @@ function classify(exchanges: readonly RecordedExchange[], target: ClientTarget):
         parsed = { jsonError: (error as Error).message };
       }
     }
-    return { ...call, kind: 'operation', op: found.op.id, service: found.op.service === 'stepup' ? 'stepup' : 'identity', ...parsed };
+    return { ...call, kind: 'operation', op: found.op.id, service: found.op.service === 'stepup' ? 'stepup' : 'identity', params, ...parsed };
   });
+}
+
+/** The media type of a Content-Type value, lower-cased (RFC 9110 §8.3.1: type and subtype are case-insensitive). */
+const mediaType = (value: string | undefined): string => (value ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+
+/** A retry is the same request sent again: the same method, URL and body (the same JSON value, or the same bytes). */
+function sameRequest(a: Call, b: Call): boolean {
+  if (a.exchange.method !== b.exchange.method || a.exchange.url !== b.exchange.url) return false;
+  if (a.json !== undefined && b.json !== undefined) return isDeepStrictEqual(a.json, b.json);
+  return a.exchange.body.equals(b.exchange.body);
+}
+
+/** Who a call names as the child organisation it runs for, by each of the means part 1 gives, and by the case it continues. */
+interface ChildNames {
+  /** Children whose identifier the call's sharedContext carries (undefined: no sharedContext). */
+  context?: string[];
+  /** x-source-client-id, whatever it names. */
+  header?: string;
+  /** The child whose case the call continues: an inquiry first sent with that child's sharedContext. */
+  continued?: string;
 }
 
 /**
  * Judges everything a client sent, and how it answered the webhook deliveries, against the client requirements. The
  * result is what the server side's tests leave behind, one record per finding (or per requirement without one), each
  * citing its requirement with a verdict mark, so that the same engine (reporters/verdicts.ts) and the same writers
- * turn both sides into a matrix and JUnit.
+ * turn both sides into a matrix and JUnit. INFO requirements are recorded as observations and never fail.
  */
 export function judgeClient(input: {
   exchanges: readonly RecordedExchange[];
@@ -104,8 +131,12 @@ export function judgeClient(input: {
   const tokens = calls.filter((c) => c.kind === 'token');
   const findings = new Map<string, Finding[]>(clientRequirements.map((r) => [r.id, []]));
   const exercised = new Set<string>();
-  /** Why a requirement was not exercised, when more can be said than that the traffic never reached it. */
-  const why = new Map<string, string>();
+  /** What INFO requirements record, counted by kind of observation. */
+  const observed = new Map<string, Map<string, number>>(clientRequirements.filter((r) => r.level === 'INFO').map((r) => [r.id, new Map()]));
+  const observe = (id: string, what: string) => {
+    const seen = observed.get(id);
+    seen?.set(what, (seen.get(what) ?? 0) + 1);
+  };
   const add = (id: string, outcome: Finding['outcome'], detail: string, call?: Call) => findings.get(id)?.push({ outcome, detail, ...(call ? { call } : {}) });
 
   // Token endpoint.
@@ -115,7 +146,7 @@ export function judgeClient(input: {
     const auth = call.headers.get('authorization') ?? '';
     const problems = [
       call.exchange.method !== 'POST' && `method ${call.exchange.method}`,
-      !(call.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded') && `Content-Type ${call.headers.get('content-type') ?? '(none)'}`,
+      mediaType(call.headers.get('content-type')) !== 'application/x-www-form-urlencoded' && `Content-Type ${call.headers.get('content-type') ?? '(none)'}`,
       !/^Basic /i.test(auth) && 'no Basic Authorization',
       /^Basic /i.test(auth) && !target.apiKeys.includes(auth.slice(6).trim()) && 'Basic credentials that are not an issued API key',
       form.get('grant_type') !== tokenEndpoint.grantType && `grant_type ${JSON.stringify(form.get('grant_type'))}`,
@@ -128,12 +159,10 @@ export function judgeClient(input: {
     const key = `${call.service} ${call.headers.get('authorization') ?? ''}`;
     byKey.set(key, [...(byKey.get(key) ?? []), call]);
   }
-  for (const group of byKey.values()) {
-    exercised.add('CLI-TOKEN-REUSE');
+  [...byKey.values()].forEach((group, index) => {
     const span = ((group.at(-1)?.exchange.at ?? 0) - (group[0]?.exchange.at ?? 0)) / 1000;
-    const allowed = Math.ceil(span / target.tokenLifetimeSeconds) + 1;
-    if (group.length > allowed) add('CLI-TOKEN-REUSE', 'warning', `${group.length} token requests for the ${group[0]?.service} service within ${span.toFixed(1)} s (token lifetime ${target.tokenLifetimeSeconds} s): at most ${allowed} expected`, group[0]);
-  }
+    observe('CLI-TOKEN-REUSE', `${group[0]?.service} token endpoint, credentials ${index + 1}: ${group.length} token ${group.length === 1 ? 'request' : 'requests'} over ${span.toFixed(1)} s (tokens live ${target.tokenLifetimeSeconds} s)`);
+  });
 
   // Every call of 4.2 to 4.8.
   const seenCorrelation = new Map<string, Call>();
@@ -143,14 +172,12 @@ export function judgeClient(input: {
     const auth = call.headers.get('authorization') ?? '';
     const bearer = /^Bearer\s+(\S+)$/i.exec(auth)?.[1];
     exercised.add('CLI-BEARER');
-    const ownService = op.service === 'stepup' ? 'stepup' : 'identity';
-    const otherService = ownService === 'stepup' ? 'identity' : 'stepup';
     if (!bearer) add('CLI-BEARER', 'failed', `Authorization ${auth ? JSON.stringify(auth.split(' ')[0]) : '(none)'}, not Bearer <token>`, call);
     else {
-      const own = target.checkToken(bearer, ownService);
-      exercised.add('CLI-TOKEN-PER-SERVICE');
-      if (!own.ok && target.checkToken(bearer, otherService).ok) add('CLI-TOKEN-PER-SERVICE', 'failed', `a token of the ${otherService} service used on the ${ownService} service`, call);
-      else if (!own.ok) add('CLI-BEARER', 'failed', `a token the ${ownService} token endpoint did not issue, or expired (${own.reason ?? 'unknown'})`, call);
+      const calledService = op.service === 'stepup' ? 'step-up' : op.service === 'orders' ? 'order endpoint' : 'identity';
+      const issuedBy = (['identity', 'stepup'] as const).find((service) => target.checkToken(bearer, service).ok);
+      if (!issuedBy) add('CLI-BEARER', 'failed', `a token no token endpoint issued, or expired (${target.checkToken(bearer, op.service === 'stepup' ? 'stepup' : 'identity').reason ?? 'unknown'})`, call);
+      else observe('CLI-TOKEN-PER-SERVICE', `${calledService} calls with a token of the ${issuedBy === 'stepup' ? 'step-up' : 'identity'} token endpoint`);
     }
     exercised.add('CLI-CLIENT-ID');
     if (!call.headers.get('x-client-id')?.trim()) add('CLI-CLIENT-ID', 'failed', 'no x-client-id', call);
@@ -162,14 +189,13 @@ export function judgeClient(input: {
         exercised.add('CLI-CORRELATION-UNIQUE');
         const earlier = seenCorrelation.get(correlation);
         // A retry of the same request may keep its correlation id: it is the same event.
-        if (earlier && earlier.exchange.body.toString() !== call.exchange.body.toString()) add('CLI-CORRELATION-UNIQUE', 'failed', `x-correlation-id ${correlation} also on ${label(earlier)}`, call);
+        if (earlier && !sameRequest(earlier, call)) add('CLI-CORRELATION-UNIQUE', 'failed', `x-correlation-id ${correlation} also on ${label(earlier)}, a different request`, call);
         seenCorrelation.set(correlation, call);
       }
     }
     if (op.hasBody) {
       exercised.add('CLI-JSON-BODY');
-      const type = (call.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-      if (type !== 'application/json') add('CLI-JSON-BODY', 'failed', `Content-Type ${call.headers.get('content-type') ?? '(none)'}`, call);
+      if (mediaType(call.headers.get('content-type')) !== 'application/json') add('CLI-JSON-BODY', 'failed', `Content-Type ${call.headers.get('content-type') ?? '(none)'}`, call);
       else if (call.json === undefined) add('CLI-JSON-BODY', 'failed', `the body is not JSON${call.jsonError ? ` (${call.jsonError})` : ''}`, call);
     }
     if (op.requestSchema && call.json !== undefined) {
@@ -184,65 +210,83 @@ export function judgeClient(input: {
       if (!issued) add('CLI-KNOWN-CASE', 'failed', `authenticationId ${JSON.stringify(body['authenticationId'])} was never returned by an assessment`, call);
       else if (body['inquiryId'] !== issued.inquiryId) add('CLI-KNOWN-CASE', 'failed', `inquiryId ${JSON.stringify(body['inquiryId'])} is not the case's (${issued.inquiryId})`, call);
     }
-    if (call.headers.get('x-client-id') === target.resellerClientId && op.service !== 'orders') {
-      exercised.add('CLI-RESELLER-CONTEXT');
-      if (op.id === 'documentRecords') {
-        const source = call.headers.get('x-source-client-id');
-        if (!source || !target.childClientIds.includes(source)) add('CLI-RESELLER-CONTEXT', 'failed', `x-source-client-id ${JSON.stringify(source ?? '(none)')} is not a child organisation of the reseller (${target.childClientIds.join(', ')})`, call);
-      } else if (op.hasBody && !isObject(body['sharedContext'])) add('CLI-RESELLER-CONTEXT', 'failed', 'a call as the reseller without sharedContext', call);
-    }
   }
 
-  // Child isolation: a reseller call is for the child its sharedContext names (or, without a body, its
-  // x-source-client-id); no other child's id may appear anywhere in it.
-  const actedFor = new Set<string>();
+  // Calls for a child organisation: those naming a child (sharedContext, x-source-client-id) and those continuing a case
+  // the client opened for one (an inquiry first sent with that child's sharedContext).
+  const inquiryChild = new Map<string, string>();
+  const namesOf = (call: Call): ChildNames => {
+    const body = isObject(call.json) ? call.json : {};
+    const context = isObject(body['sharedContext']) ? JSON.stringify(body['sharedContext']) : undefined;
+    const caseId = typeof body['authenticationId'] === 'string' ? body['authenticationId'] : call.params['authenticationId'] ?? call.params['caseId'];
+    const inquiry = typeof body['inquiryId'] === 'string' ? body['inquiryId'] : caseId !== undefined ? target.caseOf(caseId)?.inquiryId : undefined;
+    const continued = inquiry !== undefined ? inquiryChild.get(inquiry) : undefined;
+    const header = call.headers.get('x-source-client-id')?.trim();
+    const names: ChildNames = {
+      ...(context !== undefined ? { context: target.childClientIds.filter((child) => context.includes(child)) } : {}),
+      ...(header ? { header } : {}),
+      ...(continued ? { continued } : {}),
+    };
+    const own = names.context?.length === 1 ? names.context[0] : undefined;
+    if (own && typeof body['inquiryId'] === 'string' && !inquiryChild.has(body['inquiryId'])) inquiryChild.set(body['inquiryId'], own);
+    return names;
+  };
+  const childCalls: Array<{ call: Call; child: string; names: ChildNames }> = [];
   for (const call of ops) {
-    if (call.headers.get('x-client-id') !== target.resellerClientId || call.op === 'createOrder') continue;
-    const context = isObject(call.json) && isObject(call.json['sharedContext']) ? call.json['sharedContext'] : undefined;
-    const child = typeof context?.['childOrganizationId'] === 'string' ? context['childOrganizationId'] : call.headers.get('x-source-client-id');
-    if (!child || !target.childClientIds.includes(child)) continue;
-    actedFor.add(child);
-    const raw = `${call.exchange.url}\n${[...call.headers].map(([name, value]) => `${name}: ${value}`).join('\n')}\n${call.exchange.body.toString('utf8')}`;
-    const leaked = target.childClientIds.filter((other) => other !== child && raw.includes(other));
-    if (leaked.length) add('CLI-CHILD-ISOLATION', 'failed', `a call for child ${child} carries the id of child ${leaked.join(', ')}`, call);
+    if (call.op === 'createOrder') continue;
+    const names = namesOf(call);
+    const headerChild = names.header && target.childClientIds.includes(names.header) ? names.header : undefined;
+    const child = names.context?.length === 1 ? names.context[0] : headerChild ?? names.continued;
+    if (child || names.header) childCalls.push({ call, child: child ?? (names.header as string), names });
   }
-  if (actedFor.size === target.childClientIds.length) exercised.add('CLI-CHILD-ISOLATION');
-  else why.set('CLI-CHILD-ISOLATION', `the client acted for ${actedFor.size ? [...actedFor].join(', ') : 'no child'} of the ${target.childClientIds.length} children it was given (${target.childClientIds.join(', ')})`);
+  for (const { call, child, names } of childCalls) {
+    const op = operations.find((o) => o.id === call.op);
+    exercised.add('CLI-RESELLER-CONTEXT');
+    exercised.add('CLI-CHILD-ISOLATION');
+    const named = names.header && names.context === undefined ? `named by x-source-client-id` : names.context === undefined ? `continuing its case` : 'named by sharedContext';
+    if (call.op === 'documentRecords') {
+      if (!names.header || !target.childClientIds.includes(names.header)) add('CLI-RESELLER-CONTEXT', 'failed', `a fetch of records for child ${child} (${named}) with x-source-client-id ${JSON.stringify(names.header ?? '(none)')}, not one of the reseller's child organisations (${target.childClientIds.join(', ')})`, call);
+    } else if (op?.hasBody && names.context === undefined) add('CLI-RESELLER-CONTEXT', 'failed', `a call for child ${child} (${named}) without sharedContext`, call);
+    // Part 1 and 4.4: the call runs on behalf of one child organisation; both of its means of naming it name the same.
+    if (names.header && names.context?.length && (names.context.length > 1 || names.context[0] !== names.header)) add('CLI-CHILD-ISOLATION', 'failed', `x-source-client-id ${names.header} but sharedContext naming ${names.context.join(' and ')}`, call);
+    const raw = `${call.exchange.url}\n${[...call.headers].map(([name, value]) => `${name}: ${value}`).join('\n')}\n${call.exchange.body.toString('utf8')}`;
+    const others = target.childClientIds.filter((other) => other !== child && raw.includes(other));
+    if (others.length) observe('CLI-SIBLING-ID', `a call for one child carrying another child's identifier (${call.op})`);
+    if (names.continued && names.continued !== child) observe('CLI-SIBLING-ID', `a call naming one child for a case opened for another (${call.op})`);
+  }
 
-  // Retries of the order endpoint's 503s (injected unless the certifier turned it off). A request is the same when its
-  // body is: a 503 answered to a request never sent again fails, so does a retry within 100 ms or a shrinking delay.
-  const orders = ops.filter((c) => c.op === 'createOrder');
-  const byOrder = new Map<string, Call[]>();
-  for (const call of orders) byOrder.set(call.exchange.body.toString(), [...(byOrder.get(call.exchange.body.toString()) ?? []), call]);
-  for (const attempts of byOrder.values()) {
+  // Retries of the order endpoint's 503s (injected unless the certifier turned it off), judged on the whole sequence of
+  // each request's attempts by one rule (retry-rule.ts), whose false-failure rate docs/client-retry.md measures.
+  const attemptsOf: Call[][] = [];
+  for (const call of ops.filter((c) => c.op === 'createOrder')) {
+    const group = attemptsOf.find((attempts) => sameRequest(attempts[0] as Call, call));
+    if (group) group.push(call);
+    else attemptsOf.push([call]);
+  }
+  for (const attempts of attemptsOf) {
     const first = attempts[0] as Call;
     if (first.exchange.status !== 503) continue;
     exercised.add('CLI-ORDER-RETRY');
-    if (attempts.length === 1) {
-      add('CLI-ORDER-RETRY', 'failed', `answered 503 and never sent again`, first);
-      continue;
-    }
     const gaps: number[] = [];
-    for (let i = 1; i < attempts.length; i += 1) if ((attempts[i - 1] as Call).exchange.status === 503) gaps.push((attempts[i] as Call).exchange.at - (attempts[i - 1] as Call).exchange.at);
-    const shown = `${attempts.length} attempts, delays ${gaps.map((g) => `${g} ms`).join(', ')}`;
-    if (gaps.some((g) => g < 100)) add('CLI-ORDER-RETRY', 'failed', `a retry within 100 ms of the 503 (no delay): ${shown}`, first);
-    else if (gaps.some((g, i) => i > 0 && g < 0.8 * (gaps[i - 1] as number))) add('CLI-ORDER-RETRY', 'failed', `delays that shrink (no backoff): ${shown}`, first);
-    else if (gaps.length > 8) add('CLI-ORDER-RETRY', 'warning', `more than 8 retries: ${shown}`, first);
+    for (let i = 1; i < attempts.length && (attempts[i - 1] as Call).exchange.status === 503; i += 1) {
+      const answered = (attempts[i - 1] as Call).exchange;
+      gaps.push((attempts[i] as Call).exchange.at - (answered.answeredAt ?? answered.at));
+    }
+    const verdict = judgeRetrySequence(gaps);
+    if (!verdict.held) add('CLI-ORDER-RETRY', 'failed', `${verdict.reason}: ${describeRetrySequence(gaps)}`, first);
+    if (gaps.length) observe('CLI-RETRY-DELAYS', describeRetrySequence(gaps));
   }
 
-  const statuses = new Map<string, number>();
   for (const answer of input.deliveries) {
     exercised.add('CLI-WEBHOOK-ANSWER');
-    const seen = answer.status === undefined ? 'no answer' : `${answer.status} in ${answer.ms < 1000 ? '<1 s' : `${Math.ceil(answer.ms / 1000)} s`}`;
-    statuses.set(seen, (statuses.get(seen) ?? 0) + 1);
+    observe('CLI-WEBHOOK-STATUS', answer.status === undefined ? 'no answer' : `${answer.status} labelled ${mediaType(answer.contentType) || '(no Content-Type)'} in ${answer.ms < 1000 ? '<1 s' : `${Math.ceil(answer.ms / 1000)} s`}`);
     let problem: string | undefined;
     if (answer.status === undefined) problem = `no answer (${answer.error ?? 'connection failed'})`;
-    else if (!/[/+]json\b/i.test(answer.contentType ?? '')) problem = `answered ${answer.status} labelled ${answer.contentType ?? '(no Content-Type)'}, not JSON: ${answer.body.slice(0, 80)}`;
     else {
       try {
         JSON.parse(answer.body);
       } catch {
-        problem = `answered a body that is not JSON: ${answer.body.slice(0, 80)}`;
+        problem = `answered ${answer.status} with a body that is not JSON (labelled ${answer.contentType ?? '(no Content-Type)'}): ${JSON.stringify(answer.body.slice(0, 80))}`;
       }
     }
     if (problem) add('CLI-WEBHOOK-ANSWER', 'failed', `${answer.kind} delivery: ${problem}`);
@@ -250,15 +294,21 @@ export function judgeClient(input: {
 
   if (input.scenario) {
     exercised.add('CLI-SCENARIO');
+    // A call counts for every child it names or whose case it continues.
+    const forChildren = new Map(childCalls.map(({ call, names }) => [call, [...(names.context ?? []), names.header, names.continued]]));
     for (const step of input.scenario) {
-      const done = ops.filter((c) => c.op === step.operation && (step.with ?? []).every((field) => isObject(c.json) && c.json[field] !== undefined && c.json[field] !== null)).length;
-      if (done < (step.count ?? 1)) add('CLI-SCENARIO', 'failed', `expected ${step.count ?? 1} ${step.operation}${step.with?.length ? ` with ${step.with.join(', ')}` : ''}; the client sent ${done}`);
+      const matching = ops.filter((c) => c.op === step.operation && (step.with ?? []).every((field) => isObject(c.json) && c.json[field] !== undefined && c.json[field] !== null));
+      const what = `${step.count ?? 1} ${step.operation}${step.with?.length ? ` with ${step.with.join(', ')}` : ''}`;
+      if (step.eachChild) {
+        for (const child of target.childClientIds) {
+          const done = matching.filter((c) => forChildren.get(c)?.includes(child)).length;
+          if (done < (step.count ?? 1)) add('CLI-SCENARIO', 'failed', `expected ${what} for child ${child}; the client sent ${done}`);
+        }
+      } else if (matching.length < (step.count ?? 1)) add('CLI-SCENARIO', 'failed', `expected ${what}; the client sent ${matching.length}`);
     }
   }
 
-  const counts = new Map<string, number>();
-  for (const call of calls) counts.set(call.op ?? call.kind, (counts.get(call.op ?? call.kind) ?? 0) + 1);
-  const observed: Record<string, Map<string, number>> = { 'CLI-TRAFFIC': counts, 'CLI-WEBHOOK-STATUS': statuses };
+  for (const call of calls) observe('CLI-TRAFFIC', call.op ?? call.kind);
   const record = (id: string, title: string, kind: MarkKind, detail: string): TestRecord => ({
     title,
     project: 'client',
@@ -271,11 +321,11 @@ export function judgeClient(input: {
     const unconfigured = input.notConfigured.get(req.id);
     if (unconfigured) return [record(req.id, `${req.id}: not configured`, 'not-configured', unconfigured)];
     if (req.level === 'INFO') {
-      const seen = observed[req.id];
-      return [record(req.id, `${req.id}: recorded`, 'observed', seen ? [...seen].map(([k, n]) => `${k}: ${n}`).join(', ') || 'nothing' : 'nothing')];
+      const seen = [...(observed.get(req.id) ?? [])];
+      return [record(req.id, `${req.id}: recorded`, 'observed', seen.map(([what, n]) => (n > 1 ? `${what} (×${n})` : what)).join('; ') || 'nothing')];
     }
     const found = findings.get(req.id) ?? [];
     if (found.length) return found.map((f) => record(req.id, f.call ? label(f.call) : req.id, f.outcome === 'failed' && req.level === 'MUST' ? 'fail' : 'warn', f.detail));
-    return exercised.has(req.id) ? [record(req.id, `${req.id}: every call judged`, 'pass', '')] : [record(req.id, `${req.id}: not reached`, 'not-exercised', why.get(req.id) ?? "the client's traffic never reached it")];
+    return exercised.has(req.id) ? [record(req.id, `${req.id}: every call judged`, 'pass', '')] : [record(req.id, `${req.id}: not reached`, 'not-exercised', "the client's traffic never reached it")];
   });
 }

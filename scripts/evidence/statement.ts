@@ -2,6 +2,8 @@ import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { keyIdOf, signEnvelope, verifyEnvelope, type DsseEnvelope } from './dsse.ts';
+import { sourceCheck, sourceClaimProblems, type SourceClaim } from './source-digest.ts';
+import { clientClaimProblems } from './client-identity.ts';
 
 /** The signed statement of a bundle: an in-toto Statement v1 in a DSSE envelope, the shape SLSA provenance uses. */
 export const STATEMENT_FILE = 'statement.dsse.json';
@@ -21,9 +23,13 @@ export interface Statement {
   predicate: CertificationPredicate;
 }
 
-/** What the bundle states about its run; `run.partial` marks a run of part of the suite. */
+/**
+ * What the bundle states about its run; `run.partial` marks a run of part of the suite, `source` the code that ran,
+ * and a client certification (`role: 'client'`) names the client it judged (`client`).
+ */
 export interface CertificationPredicate {
   run: { partial: boolean; filters: string[] };
+  source?: SourceClaim;
   [field: string]: unknown;
 }
 
@@ -68,6 +74,8 @@ export interface Verification {
   verified: number;
   /** One line per problem, each naming the file or the part of the statement. */
   problems: string[];
+  /** What the statement pins about the source that ran, and what a checkout given was compared with. */
+  notes: string[];
   statement?: Statement;
 }
 
@@ -92,11 +100,12 @@ function readStatement(dir: string, key: KeyObject): { statement: Statement } | 
 
 /**
  * Checks a bundle offline: the statement signed by the given key, every subject present with its digest, no file
- * added, and a run of the whole suite (unless a partial run is allowed).
+ * added, the source it pins consistent with its list of source files, and a run of the whole suite (unless a partial
+ * run is allowed). With a checkout given as `source`, every source file of the checkout against those the run loaded.
  */
-export function verifyBundle(dir: string, key: KeyObject, options: { allowPartial?: boolean } = {}): Verification {
+export function verifyBundle(dir: string, key: KeyObject, options: { allowPartial?: boolean; source?: string } = {}): Verification {
   const read = readStatement(dir, key);
-  if ('problem' in read) return { ok: false, verified: 0, problems: [read.problem] };
+  if ('problem' in read) return { ok: false, verified: 0, problems: [read.problem], notes: [] };
   const { statement } = read;
   const problems: string[] = [];
   let verified = 0;
@@ -113,7 +122,10 @@ export function verifyBundle(dir: string, key: KeyObject, options: { allowPartia
     else verified += 1;
   }
   for (const path of filesUnder(dir)) if (path !== STATEMENT_FILE && !listed.has(path)) problems.push(`${path}: not in the signed statement`);
+  problems.push(...sourceClaimProblems(statement.predicate, dir, statement.subject), ...clientClaimProblems(statement.predicate));
+  const source = sourceCheck(statement.predicate, dir, options.source);
+  problems.push(...source.problems);
   const run = statement.predicate.run;
   if (run?.partial && !options.allowPartial) problems.push(`the run was partial (${run.filters.join(' ')}): a certification covers the whole suite (--allow-partial accepts it)`);
-  return { ok: problems.length === 0, verified, problems, statement };
+  return { ok: problems.length === 0, verified, problems, notes: source.notes, statement };
 }

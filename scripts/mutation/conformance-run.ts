@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// The test command of npm run mutate: one whole conformance run under the certify profile (a SHOULD broken by a
+// The test command of npm run mutate: one whole conformance run under the certify-strict profile (a SHOULD broken by a
 // mutant counts too) against the embedded sandbox carrying the active mutant, on ports of its own, so that two
 // mutants run side by side. Exit code 0: the mutant survived; any other: the suite caught it. The run stops at its
 // first failed test (--max-failures=1): one is enough to kill a mutant, and a survivor runs every test anyway.
@@ -19,7 +19,7 @@ const run = spawnSync(process.execPath, [join(repoRoot, 'node_modules/@playwrigh
   env: {
     ...process.env,
     ENV_FILE: envFile,
-    PROFILE: 'certify',
+    PROFILE: 'certify-strict',
     SANDBOX_PORT: String(await freePort()),
     WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
     WEBHOOK_WAIT_MS: '1500',

@@ -5,6 +5,7 @@ import { outcomeInTest, type TestRecord } from '../../reporters/verdicts.ts';
 import { testKey } from '../../harness/http/user-agent.ts';
 import { suiteFile } from './listing.ts';
 import type { ProofPlan } from './plan.ts';
+import { profileVerdict, type ProfileVerdict } from './profile-verdict.ts';
 
 interface JsonSuite {
   title: string;
@@ -94,7 +95,13 @@ export interface ProofAnalysis {
   kills: KillRow[];
   mustWithoutFault: string[];
   mutationScore: number;
+  /** Each correct target's one run, judged under gate and under certify. */
+  verdicts: Record<string, Record<JudgedProfile, ProfileVerdict>>;
 }
+
+/** The profiles every correct target is judged under. */
+export const judgedProfiles = ['gate', 'certify'] as const;
+export type JudgedProfile = (typeof judgedProfiles)[number];
 
 export function analyse(plan: ProofPlan, report: { config: { rootDir: string }; suites: JsonSuite[] }): ProofAnalysis {
   const byProject = recordsByProject(report);
@@ -142,6 +149,11 @@ export function analyse(plan: ProofPlan, report: { config: { rootDir: string }; 
     kills,
     mustWithoutFault: requirements.filter((r) => r.level === 'MUST' && !faulted.has(r.id)).map((r) => r.id),
     mutationScore: kills.length === 0 ? 0 : kills.filter((k) => k.killed).length / kills.length,
+    verdicts: Object.fromEntries(
+      plan.targets
+        .filter((t) => t.kind === 'clean' || t.kind === 'portability')
+        .map((t) => [t.name, Object.fromEntries(judgedProfiles.map((profile) => [profile, profileVerdict(recordsOf(t.name), profile)])) as Record<JudgedProfile, ProfileVerdict>]),
+    ),
   };
 }
 
@@ -153,8 +165,9 @@ export function killMatrixMarkdown(analysis: ProofAnalysis, durationMs: number):
     '',
     `Mutation score: **${(analysis.mutationScore * 100).toFixed(1)}%** (${killed} of ${analysis.kills.length} faults caught), proof run ${(durationMs / 1000).toFixed(1)} s.`,
     `Clean reference sandbox: ${analysis.clean.tests} tests, ${analysis.clean.problems.length} problems, ${analysis.clean.skipped.length} skipped; MUST requirements not passed: ${analysis.clean.mustNotPassed.join(', ') || 'none'}.`,
-    `Portability (alternative, gateway, rate-limited and detached implementations): ${analysis.portability.tests} tests, ${analysis.portability.problems.filter((p) => p.outcome === 'failed').length} failures, ${analysis.portability.skipped.length} skipped; SHOULD warnings: ${analysis.portability.problems.filter((p) => p.outcome === 'warning').map((p) => p.requirement).join(', ') || 'none'}.`,
+    `Portability (${Object.keys(analysis.portability.testsByTarget).map((name) => name.replace('portability/', '')).join(', ')}): ${analysis.portability.tests} tests, ${analysis.portability.problems.filter((p) => p.outcome === 'failed').length} failures, ${analysis.portability.skipped.length} skipped; SHOULD warnings: ${analysis.portability.problems.filter((p) => p.outcome === 'warning').map((p) => p.requirement).join(', ') || 'none'}.`,
     `MUST requirements without a fault: ${analysis.mustWithoutFault.join(', ') || 'none'}.`,
+    `Verdicts of the correct targets (gate; certify): ${Object.entries(analysis.verdicts).map(([name, v]) => `${name}: ${v.gate.result}; ${v.certify.result}`).join(' | ')}.`,
     '',
     '| Fault | Requirement | Level | Caught | Checks that caught it | Collateral |',
     '|---|---|---|---|---|---|',

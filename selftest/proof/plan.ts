@@ -120,6 +120,10 @@ export async function startProofTargets(faults: readonly Fault[], tests: readonl
     // orders), one whose webhooks never reach the receiver (run as a real target: without WEBHOOK_PUBLIC_URL).
     { name: 'portability/rate-limited', kind: 'portability', flavor: 'rate-limited', faults: [] },
     { name: 'portability/detached', kind: 'portability', flavor: 'detached', faults: [] },
+    // Correct targets built as common stacks build them: a lenient parser (coercion, U+FFFD, no media-type check), and
+    // a proto3 JSON writer that leaves every default-valued member out.
+    { name: 'portability/lenient', kind: 'portability', flavor: 'lenient', faults: [] },
+    { name: 'portability/proto3', kind: 'portability', flavor: 'proto3', faults: [] },
     ...alone.map((run) => ({ name: `fault/${run.id}`, kind: 'fault' as const, flavor: 'reference' as const, faults: [run] })),
     ...rounds.map((runs, index) => ({ name: `round/${index + 1}`, kind: 'round' as const, flavor: 'reference' as const, faults: runs })),
   ];

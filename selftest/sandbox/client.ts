@@ -182,7 +182,7 @@ export class SandboxClient {
     return this.op('fetchAssessment', { params: { caseId } });
   }
 
-  async order(options: { body?: unknown; raw?: string; headers?: Record<string, string | undefined>; method?: string; apiKey?: string } = {}): Promise<Reply> {
+  async order(options: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string | undefined>; method?: string; apiKey?: string } = {}): Promise<Reply> {
     const token = await this.token('identity', options.apiKey);
     const defaults: Record<string, string> = {
       authorization: `Bearer ${token}`,

@@ -22,6 +22,8 @@ interface CredentialContext {
 interface Variant {
   name: string;
   requirement: 'BEARER-MISSING' | 'BEARER-SCHEME' | 'BEARER-INVALID' | 'BEARER-EXPIRED';
+  /** A malformed request in the sense of RFC 6750 section 3.1 (invalid_request): 400 is as right as 401. */
+  malformed?: true;
   credential: (ctx: CredentialContext) => Promise<Credential>;
 }
 
@@ -34,10 +36,10 @@ const variants: readonly Variant[] = [
   { name: 'the API key under the Basic scheme', requirement: 'BEARER-SCHEME', credential: async ({ target }) => value(`Basic ${target.apiKey}`) },
   { name: 'a valid token under the Token scheme', requirement: 'BEARER-SCHEME', credential: async ({ validToken }) => value(`Token ${await validToken()}`) },
   { name: 'a valid token without any scheme', requirement: 'BEARER-SCHEME', credential: async ({ validToken }) => bearerless(await validToken()) },
-  { name: 'an empty bearer token ("Bearer ")', requirement: 'BEARER-INVALID', credential: async () => value('Bearer ') },
-  { name: 'the Bearer scheme without a token ("Bearer")', requirement: 'BEARER-INVALID', credential: async () => value('Bearer') },
-  { name: 'a malformed token with spaces ("Bearer a b c")', requirement: 'BEARER-INVALID', credential: async () => value('Bearer a b c') },
-  { name: 'a malformed token of characters a token cannot hold', requirement: 'BEARER-INVALID', credential: async () => value('Bearer %%{not;a,token}%%') },
+  { name: 'an empty bearer token ("Bearer ")', requirement: 'BEARER-INVALID', malformed: true, credential: async () => value('Bearer ') },
+  { name: 'the Bearer scheme without a token ("Bearer")', requirement: 'BEARER-INVALID', malformed: true, credential: async () => value('Bearer') },
+  { name: 'a malformed token with spaces ("Bearer a b c")', requirement: 'BEARER-INVALID', malformed: true, credential: async () => value('Bearer a b c') },
+  { name: 'a malformed token of characters a token cannot hold', requirement: 'BEARER-INVALID', malformed: true, credential: async () => value('Bearer %%{not;a,token}%%') },
   { name: 'a tampered token (one character changed in the middle)', requirement: 'BEARER-INVALID', credential: async ({ validToken }) => bearerOf(tamperedInTheMiddle(await validToken())) },
   { name: 'a tampered token (one character changed near the end)', requirement: 'BEARER-INVALID', credential: async ({ validToken }) => bearerOf(tamperedNearTheEnd(await validToken())) },
   { name: 'an unknown token (random)', requirement: 'BEARER-INVALID', credential: async ({ validToken, faker }) => bearerOf(unknownLike(await validToken(), faker)) },
@@ -65,7 +67,7 @@ for (const id of protectedOperations) {
         note: variant.name,
       });
       expectRefused(verdict, variant.requirement, exchange);
-      expectBearerChallenge(verdict, exchange);
+      expectBearerChallenge(verdict, exchange, { malformed: variant.malformed ?? false });
     });
   }
 }

@@ -1,4 +1,5 @@
-import { expectAccepted, expectEnumValue, expectRefused, sameEnumValue } from '../../harness/checks/responses.ts';
+import { expectAccepted, expectEnumValue, expectRefused, expectThat, sameEnumValue } from '../../harness/checks/responses.ts';
+import { tagNames } from '../../harness/checks/case-state.ts';
 import { caseUpdate } from '../../harness/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues } from '../../schemas/registry.ts';
@@ -29,19 +30,44 @@ for (const decision of decisions) {
 const [firstDecision = ''] = decisions;
 // Near misses only. No null variant: in proto3 JSON a null field reads as omitted (decision unchanged), which 2.5
 // allows; no number: proto3 JSON accepts an enum's number as the same value (CU-DECISION-NUMBER observes it).
-const outsideTheList = [
+// `meant`: the listed value a case or whitespace variant spells, which a normalising server may apply.
+const outsideTheList: ReadonlyArray<{ name: string; value: string; meant?: string }> = [
   { name: 'another word "ESCALATE"', value: 'ESCALATE' },
-  { name: `lower case "${firstDecision.toLowerCase()}"`, value: firstDecision.toLowerCase() },
+  { name: `lower case "${firstDecision.toLowerCase()}"`, value: firstDecision.toLowerCase(), meant: firstDecision },
   { name: 'empty string', value: '' },
-  { name: `with spaces " ${firstDecision} "`, value: ` ${firstDecision} ` },
-] as const;
+  { name: `with spaces " ${firstDecision} "`, value: ` ${firstDecision} `, meant: firstDecision },
+];
 
 for (const variant of outsideTheList) {
-  test(...cites(['CU-DECISION-ENUM'], `a decision outside the list is refused: ${variant.name}`), async ({ api, verdict, newCase }) => {
-    const ref = await newCase();
-    const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: variant.value }) });
-    expectRefused(verdict, 'CU-DECISION-ENUM', exchange);
-  });
+  const ids = variant.meant ? ['CU-DECISION-ENUM', 'CU-DECISION-VARIANTS'] : ['CU-DECISION-ENUM'];
+  test(
+    ...cites(ids, `a decision outside the list is refused, or leaves the decision as it was while the rest of the update applies: ${variant.name}`),
+    async ({ api, verdict, data, newCase, fetchCase }) => {
+      const ref = await newCase();
+      // A listed decision other than the one the variant means, so that applying the variant would be a visible change.
+      const held = decisions.find((d) => d !== variant.meant && d !== firstDecision) ?? firstDecision;
+      const set = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: held }), note: `sets the decision ${held} first` });
+      const before = await fetchCase(ref);
+      verdict.precondition(set.status >= 200 && set.status < 300 && sameEnumValue(before.body.decision, held), `an update sets the decision ${held}`, () => ({
+        sent: verdict.sent(set),
+        expected: `success (2xx), then the fetched decision ${held}`,
+        actual: `${verdict.answer(set)}; fetched decision ${JSON.stringify(before.body.decision)}`,
+      }));
+
+      const tag = `tag-${data.faker.string.alphanumeric(8)}`;
+      const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: variant.value, tags: [tag] }), note: `decision ${JSON.stringify(variant.value)} with a new tag` });
+      const accepted = exchange.status >= 200 && exchange.status < 300;
+      if (variant.meant) verdict.observe('CU-DECISION-VARIANTS', `decision ${JSON.stringify(variant.value)}: answered ${exchange.status}${accepted ? ' (accepted)' : ''}`);
+      if (!accepted) {
+        expectRefused(verdict, 'CU-DECISION-ENUM', exchange);
+        return;
+      }
+      const after = await fetchCase(ref);
+      const allowed = variant.meant ? [held, variant.meant] : [held];
+      expectThat(verdict, 'CU-DECISION-ENUM', allowed.some((d) => sameEnumValue(after.body.decision, d)), `the accepted update leaves the decision ${allowed.join(' or ')} (one of 3.3, as it was${variant.meant ? ' or the value meant' : ''})`, () => `decision ${JSON.stringify(after.body.decision)}`, after.exchange);
+      expectThat(verdict, 'CU-DECISION-ENUM', tagNames(after.body.tags).includes(tag), `the rest of the accepted update applied: the tag ${tag} appended`, () => `tags ${verdict.redacted(after.body.tags)}`, after.exchange);
+    },
+  );
 }
 
 test(...cites(['CU-DECISION-NUMBER'], 'a decision sent as its enum number: the answer is observed'), async ({ api, verdict, newCase }) => {

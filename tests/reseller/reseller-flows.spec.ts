@@ -63,8 +63,8 @@ const flows: ReadonlyArray<{ name: string; id: string; on: Place; run: (ctx: Flo
     id: 'DOCR-SOURCE-CLIENT-ID',
     on: 'documentRecords',
     run: async (ctx) => {
-      const { authenticationId } = await ctx.documentSession({ asReseller: true });
-      return ctx.api.call('documentRecords', { asReseller: true, pathParams: { authenticationId }, set: { 'x-source-client-id': ctx.reseller.sourceClientId } });
+      const { recordsPathId } = await ctx.documentSession({ asReseller: true });
+      return ctx.api.call('documentRecords', { asReseller: true, pathParams: { authenticationId: recordsPathId }, set: { 'x-source-client-id': ctx.reseller.sourceClientId } });
     },
   },
 ];

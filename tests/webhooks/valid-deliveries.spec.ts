@@ -48,10 +48,10 @@ test(
     expectValidEvents(verdict, deliveries, eventKinds);
     for (const kind of eventKinds) {
       if (deliveries.some((d) => eventKind(d.json) === kind)) continue;
-      const reason = `no ${kindTitle(kind).toLowerCase()} of this run arrived`;
+      const reason = `the target never produced it: no ${kindTitle(kind).toLowerCase()} of this run arrived`;
       // Onboarding status changes are the target's to report or not; a results event ends every document flow.
       if (config.webhook.mode === 'active' && kind === 'results') verdict.blockedWithoutStopping(requirementsOf(kind), reason);
-      else verdict.nothingToJudge(requirementsOf(kind), reason);
+      else for (const id of requirementsOf(kind)) verdict.notProduced(id, reason);
     }
   },
 );

@@ -1,0 +1,41 @@
+import { expect, test } from '@playwright/test';
+import { requirements } from '../catalog/catalog.ts';
+import { citeAnnotation, markAnnotation, type MarkKind } from '../harness/verdict-marks.ts';
+import type { TestRecord } from '../reporters/verdicts.ts';
+import { profileVerdict } from './proof/profile-verdict.ts';
+
+// How the proof reads a correct target's one run under gate and certify (selftest/proof/profile-verdict.ts), on
+// results made by hand: the proof's expectations rest on it, and the proof itself takes minutes.
+
+const mark = (kind: MarkKind, id: string, detail = '') => markAnnotation({ kind, id, detail });
+const record = (status: TestRecord['status'], id: string, kind: MarkKind, detail = ''): TestRecord => ({
+  title: `t ${id}`,
+  project: 'p',
+  location: 'x.spec.ts:1',
+  status,
+  annotations: [citeAnnotation(id), mark(kind, id, detail)],
+});
+const must = requirements.filter((r) => r.level === 'MUST');
+const passAll = must.map((r) => record('passed', r.id, 'pass'));
+
+test('every MUST exercised and held: conformant under gate and certify', () => {
+  for (const profile of ['gate', 'certify'] as const) expect(profileVerdict(passAll, profile)).toMatchObject({ outcome: 'conformant', reasons: [], mustFailed: [], mustNotConfigured: [] });
+});
+
+test('a MUST failed: not conformant under gate and certify, the row named', () => {
+  const [first] = must;
+  const results = [...passAll.slice(1), record('failed', first?.id ?? '', 'fail', 'answered 200')];
+  for (const profile of ['gate', 'certify'] as const) expect(profileVerdict(results, profile)).toMatchObject({ outcome: 'not-conformant', mustFailed: [first?.id] });
+});
+
+test('event rows not configured: passed but incomplete under gate, not conformant under certify, each row with the variable to set', () => {
+  const events = must.filter((r) => r.area === 'webhooks').map((r) => r.id);
+  expect(events.length).toBeGreaterThan(0);
+  const why = 'no receiver the target reaches: set WEBHOOK_PUBLIC_URL';
+  const results = [...passAll.filter((t) => !events.some((id) => t.title === `t ${id}`)), ...events.map((id) => record('skipped', id, 'not-configured', why))];
+  const gate = profileVerdict(results, 'gate');
+  const certify = profileVerdict(results, 'certify');
+  expect(gate.outcome, gate.result).toBe('passed-incomplete');
+  expect(certify.outcome, certify.result).toBe('not-conformant');
+  for (const verdict of [gate, certify]) expect(verdict.mustNotConfigured).toEqual(events.map((id) => ({ id, detail: why })));
+});
