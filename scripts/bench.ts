@@ -18,7 +18,7 @@ const cli = parseCli({
   usage: 'npm run bench -- [options]',
   options: { runs: { type: 'string' }, 'slow-runs': { type: 'string' }, 'kill-runs': { type: 'string' }, 'npm-test-runs': { type: 'string' }, 'loaded-runs': { type: 'string' }, 'npm-ci-runs': { type: 'string' }, 'runtime-runs': { type: 'string' }, 'no-readme': { type: 'boolean' } },
   describe: {
-    runs: 'runs of each fast measure: full run, one test, failing run (default 5)',
+    runs: 'runs of each fast measure: full run, one test, failing run, doctor (default 5)',
     'slow-runs': 'runs against the slow target, each answer 200 ms late (default 1)',
     'kill-runs': 'proof runs: kill matrix with the clean and portability runs (default 1)',
     'npm-test-runs': 'runs of npm test (default 1; 0 skips it)',
@@ -154,6 +154,14 @@ async function oneTestRun(launcher: string) {
   }
 }
 
+/** npm run doctor against the embedded sandbox: every probe of the run's preflight, and its own start. */
+async function doctorRun() {
+  const [sandboxPort, webhookPort] = await freePorts(2);
+  const result = await timed('node --import tsx scripts/doctor.ts', { SANDBOX_PORT: String(sandboxPort), WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}` });
+  if (result.code !== 0) throw new Error(`The doctor found a problem (exit ${result.code}):\n${result.output.slice(-2000)}`);
+  return result;
+}
+
 /** A test file of `count` empty tests on Playwright's base test, the one the suite's fixtures extend. */
 const emptySpec = (playwrightTest: string, count: number) =>
   `import { _baseTest as test } from ${JSON.stringify(playwrightTest)};\n\nfor (let i = 0; i < ${count}; i += 1) test(\`empty \${i}\`, (): void => undefined);\n`;
@@ -226,6 +234,7 @@ async function main() {
   const full = await repeat('full run', runs, () => runAgainstSandbox({ expectedExit: 0, loop: true }), (one) => `${line(one)}, ${one.requests} requests, plain fetch loop ${seconds(one.loopMs ?? 0)} s`);
   const oneNode = await repeat('one test (node)', runs, () => oneTestRun(`node ${playwrightCli}`), line);
   const oneNpx = await repeat('one test (npx)', runs, () => oneTestRun('npx playwright'), line);
+  const doctor = await repeat('doctor', runs, doctorRun, line);
   const failing = await repeat('failing run', runs, () => runAgainstSandbox({ faults: FAILING_FAULTS, expectedExit: 1 }), line);
   const slow = await repeat('slow target, 2 workers', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, expectedExit: 0 }), line);
   const slowWide = await repeat('slow target, 12 workers', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, workers: 12, expectedExit: 0 }), line);
@@ -243,6 +252,7 @@ async function main() {
     fullRun: { ...figure(full), requests, tokensFetched: median(full.map((r) => r.tokens)), plainFetchLoopSeconds: seconds(median(full.map((r) => r.loopMs ?? 0))) },
     oneTest: { node: figure(oneNode), npx: figure(oneNpx) },
     failingRun: { ...figure(failing), faults: FAILING_FAULTS },
+    doctor: figure(doctor),
     slowTarget: { latencyMs: SLOW_MS, sequentialSeconds: seconds(requests * SLOW_MS), twoWorkers: figure(slow), twelveWorkers: figure(slowWide) },
     proofRun: figure(kill),
     npmTest: { ...figure(npmTest), exitCodes: npmTest.map((r) => r.code) },
@@ -274,7 +284,7 @@ function keepEarlierFigures(summary: Summary): void {
   } catch {
     return;
   }
-  const measures = ['floor', 'fullRun', 'oneTest', 'failingRun', 'slowTarget', 'proofRun', 'npmTest', 'npmTestUnderLoad', 'npmCi', 'runtimeSelftest'] as const;
+  const measures = ['floor', 'fullRun', 'oneTest', 'failingRun', 'doctor', 'slowTarget', 'proofRun', 'npmTest', 'npmTestUnderLoad', 'npmCi', 'runtimeSelftest'] as const;
   const slots = summary as unknown as Record<(typeof measures)[number], unknown>;
   for (const measure of measures) if (runsIn(summary[measure]) === 0 && earlier[measure]) slots[measure] = earlier[measure];
   if (measures.every((measure) => runsIn(summary[measure]) === 0) && earlier.measuredAt && earlier.machine) Object.assign(summary, { measuredAt: earlier.measuredAt, machine: earlier.machine });
@@ -319,6 +329,7 @@ interface Summary {
   fullRun: Figure & { requests: number; tokensFetched: number; plainFetchLoopSeconds: number };
   oneTest: { node: Figure; npx: Figure };
   failingRun: Figure & { faults: string };
+  doctor: Figure;
   slowTarget: { latencyMs: number; sequentialSeconds: number; twoWorkers: Figure; twelveWorkers: Figure };
   proofRun: Figure;
   npmTest: Figure & { exitCodes: Array<number | null> };
@@ -350,6 +361,7 @@ function benchTable(s: Summary): string {
     `| The same through \`npx playwright test\` (npx's own start included) | ${cell(s.oneTest.npx)} | |`,
     `| Its floor, Playwright alone: one empty test, TypeScript in a package like this one (${s.floor.oneTest.runs} runs) | ${cell(s.floor.oneTest)} | |`,
     `| A failing run: the full suite against faults \`${s.failingRun.faults}\` (${s.failingRun.runs} runs) | ${cell(s.failingRun)} | |`,
+    `| \`npm run doctor\` against the embedded sandbox: hosts, tokens, every route, the webhook path (\`node --import tsx\`, ${s.doctor.runs} runs) | ${cell(s.doctor)} | |`,
     `| Slow target, every answer ${s.slowTarget.latencyMs} ms late, default 2 workers (${s.slowTarget.twoWorkers.runs} runs) | ${cell(s.slowTarget.twoWorkers)} | |`,
     `| The same with \`CONFORMANCE_WORKERS=12\` (${s.slowTarget.twelveWorkers.runs} runs) | ${cell(s.slowTarget.twelveWorkers)} | |`,
     `| Its requests one after the other at ${s.slowTarget.latencyMs} ms each | ${s.slowTarget.sequentialSeconds} s | |`,

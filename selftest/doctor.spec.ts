@@ -1,0 +1,291 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { WebhookReceiver } from '../harness/webhooks/receiver.ts';
+import { PROBE_HEADER, webhookProbe } from '../harness/webhooks/probe.ts';
+import { loadConfig } from '../harness/config/load-config.ts';
+import { optionalSettings } from '../harness/config/optional-settings.ts';
+import { probeRoutes } from '../harness/doctor/route-probe.ts';
+import { HttpClient } from '../harness/http/client.ts';
+import { Redactor } from '../harness/redact.ts';
+import { embeddedProbes } from '../harness/run/preflight.ts';
+import { settingsTable } from '../scripts/doctor-settings.ts';
+import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
+import { sandboxTargetEnv } from '../sandbox/target-env.ts';
+import { childEnv, freePort, playwrightCli, repoRoot, runCli, TS_NODE, type CliRun } from './evidence-harness.ts';
+
+// npm run doctor and the run's preflight, through the real commands, against the embedded sandbox or one started here
+// as a real target: wrong routes and a webhook path that does not reach the receiver are named and exit 2; a correct
+// configuration exits 0; what the tester cannot connect to is only a warning.
+
+test.describe.configure({ timeout: 240_000 });
+
+async function doctor(env: Record<string, string>): Promise<CliRun & { output: string }> {
+  const work = mkdtempSync(join(tmpdir(), 'doctor-'));
+  try {
+    const run = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/doctor.ts'], childEnv(work, env), 120_000);
+    return { ...run, output: `${run.stdout}\n${run.stderr}` };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function embedded(extra: Record<string, string> = {}): Promise<Record<string, string>> {
+  return { SANDBOX_PORT: String(await freePort()), WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`, ...extra };
+}
+
+/** A sandbox started here, configured as a real target is (IDENTITY_BASE_URL set), with every token it issues kept. */
+async function realTarget(): Promise<{ sandbox: RunningSandbox; env: Record<string, string>; issued: string[] }> {
+  const issued: string[] = [];
+  const tokenSecret = randomBytes(16).toString('hex');
+  const sandbox = await startSandbox({ tokenSecret, onTokenIssued: (token) => issued.push(token), warn: () => undefined });
+  return { sandbox, env: sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), issued };
+}
+
+/** Something else answering HTTP on a port: what a WEBHOOK_PUBLIC_URL on the wrong port reaches. */
+async function somethingElse(): Promise<{ server: Server; port: number; requests: string[] }> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    req.resume();
+    req.on('end', () => res.writeHead(404, { 'content-type': 'text/plain' }).end('no such page'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port, requests };
+}
+
+const problemLines = (output: string) => output.split('\n').filter((line) => line.includes('PROBLEM'));
+
+test('wrong routes: exit 2, one line per route it could decide, naming the variable and its value; the right routes ok', async () => {
+  const wrong = { ROUTE_FETCH_ASSESSMENT: 'GET /no-such-assessment/{caseId}', ROUTE_STEP_UP: 'POST /no-such-step-up', ROUTE_CASE_UPDATE: 'PATCH /case-update' };
+  const { code, output } = await doctor(await embedded(wrong));
+  expect(code, output).toBe(2);
+  const problems = problemLines(output);
+  for (const [variable, value] of Object.entries(wrong)) {
+    expect(problems.filter((line) => line.includes(`${variable}: nothing serves ${variable}="${value}"`)), `${variable}\n${output}`).toHaveLength(1);
+  }
+  expect(problems, output).toHaveLength(3);
+  for (const variable of ['ROUTE_ASSESSMENT', 'ROUTE_DOCUMENT_VERIFICATION', 'ROUTE_DOCUMENT_RECORDS']) expect(output).toMatch(new RegExp(`ok +${variable}: `));
+  expect(output).toContain('was answered 405');
+});
+
+test('a configuration that does not validate, or credentials refused: exit 2 naming the variable, the key itself never printed', async () => {
+  const malformed = await doctor(await embedded({ ROUTE_STEP_UP: 'SEND /step-up' }));
+  expect(malformed.code, malformed.output).toBe(2);
+  expect(malformed.stderr).toContain('ROUTE_STEP_UP="SEND /step-up" is not valid');
+  const wrongKey = Buffer.from(`nobody:${randomBytes(6).toString('hex')}`).toString('base64');
+  const refused = await doctor(await embedded({ API_KEY: wrongKey }));
+  expect(refused.code, refused.output).toBe(2);
+  expect(refused.output).toMatch(/PROBLEM identity, orders: a token request to IDENTITY_TOKEN_URL with API_KEY as Basic credentials: the credentials in API_KEY were refused/);
+  expect(refused.output).toContain('Routes: not probed until the hosts answer and the credentials are accepted');
+  expect(refused.output).not.toContain(wrongKey);
+});
+
+test('a correct configuration against a real target: exit 0, every route and the webhook path ok, no secret printed', async () => {
+  const { sandbox, env, issued } = await realTarget();
+  const listen = await freePort();
+  try {
+    const { code, output } = await doctor({ ...env, WEBHOOK_LISTEN: `127.0.0.1:${listen}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${listen}/hooks` });
+    expect(code, output).toBe(0);
+    expect(output).not.toMatch(/PROBLEM|WARNING/);
+    for (const variable of ['ROUTE_ASSESSMENT', 'ROUTE_DOCUMENT_VERIFICATION', 'ROUTE_DOCUMENT_RECORDS', 'ROUTE_FETCH_ASSESSMENT', 'ROUTE_CASE_UPDATE', 'ROUTE_STEP_UP']) {
+      expect(output).toMatch(new RegExp(`ok +${variable}: `));
+    }
+    expect(output).toMatch(/ok +ORDERS_BASE_URL \(POST \/v2\/orders\): /);
+    expect(output).toMatch(/ok +webhooks: a probe posted to WEBHOOK_PUBLIC_URL=\S+ reached the receiver on WEBHOOK_LISTEN=/);
+    expect(issued.length, 'the doctor got tokens').toBeGreaterThan(0);
+    for (const secret of [env.API_KEY as string, env.RESELLER_API_KEY as string, env.ORDERS_NO_ENTITLEMENT_API_KEY as string, ...issued]) expect(output).not.toContain(secret);
+  } finally {
+    await sandbox.close();
+  }
+});
+
+test('a public URL reaching something else than the receiver: exit 2 naming WEBHOOK_PUBLIC_URL and WEBHOOK_LISTEN; the probe was sent there', async () => {
+  const { sandbox, env } = await realTarget();
+  const other = await somethingElse();
+  const listen = await freePort();
+  try {
+    const { code, output } = await doctor({ ...env, WEBHOOK_LISTEN: `127.0.0.1:${listen}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${other.port}/hooks` });
+    expect(code, output).toBe(2);
+    expect(problemLines(output), output).toEqual([
+      expect.stringContaining(`webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${other.port}/hooks does not reach the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: a probe posted there was answered 404`),
+    ]);
+    expect(other.requests).toEqual(['POST /hooks']);
+  } finally {
+    other.server.close();
+    await sandbox.close();
+  }
+});
+
+test('a public URL the tester cannot connect to, with a real target: a warning saying why, exit 0', async () => {
+  const { sandbox, env } = await realTarget();
+  const [listen, nobody] = [await freePort(), await freePort()];
+  try {
+    const { code, output } = await doctor({ ...env, WEBHOOK_LISTEN: `127.0.0.1:${listen}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${nobody}/hooks` });
+    expect(code, output).toBe(0);
+    expect(output).toMatch(new RegExp(`WARNING webhooks: could not decide whether WEBHOOK_PUBLIC_URL=http://127.0.0.1:${nobody}/hooks reaches the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: the tester cannot connect to it \\(.*ECONNREFUSED`));
+  } finally {
+    await sandbox.close();
+  }
+});
+
+/** A conformance run in a scratch folder: its output and the files it wrote there. */
+async function conformanceRun(env: Record<string, string>): Promise<{ run: CliRun; output: string; written: string[] }> {
+  const work = mkdtempSync(join(tmpdir(), 'doctor-preflight-'));
+  const reportsDir = join(work, 'reports');
+  const resultsDir = join(work, 'test-results');
+  try {
+    const run = await runCli(process.execPath, [playwrightCli, 'test'], childEnv(work, { REPORTS_DIR: reportsDir, TEST_RESULTS_DIR: resultsDir, ALLURE_RESULTS_DIR: join(work, 'allure-results'), ...env }));
+    const written = [reportsDir, resultsDir, join(work, 'allure-results')].flatMap((dir) => (existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String) : []));
+    return { run, output: `${run.stdout}\n${run.stderr}`, written };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+test("the run's preflight with a wrong route: exit 2 before any test result is written, naming the variable and its value", async () => {
+  const { run, output, written } = await conformanceRun(await embedded({ ROUTE_FETCH_ASSESSMENT: 'GET /no-such-assessment/{caseId}' }));
+  expect(run.code, output).toBe(2);
+  expect(run.stderr).toContain('Preflight: the target cannot be used as configured (1 problem); no test was run:');
+  expect(run.stderr).toContain('ROUTE_FETCH_ASSESSMENT: nothing serves ROUTE_FETCH_ASSESSMENT="GET /no-such-assessment/{caseId}"');
+  expect(written, 'no report, result or attachment').toEqual([]);
+  expect(output).not.toMatch(/\d+ (passed|failed)/);
+});
+
+test("the run's preflight with a public URL on another port than the listener, against the embedded sandbox: exit 2 naming both, no test result", async () => {
+  const env = await embedded();
+  const elsewhere = await freePort();
+  const { run, output, written } = await conformanceRun({ ...env, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${elsewhere}/webhooks` });
+  expect(run.code, output).toBe(2);
+  expect(run.stderr).toContain(`webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${elsewhere}/webhooks does not reach the receiver on WEBHOOK_LISTEN=${env.WEBHOOK_LISTEN}`);
+  expect(written).toEqual([]);
+});
+
+test('a whole run against a real target with no optional setting: the rows not configured are exactly those harness/config/optional-settings.ts names, each naming a variable of its setting', async () => {
+  const { sandbox, env } = await realTarget();
+  const optional = new Set(optionalSettings.flatMap((s) => s.variables));
+  const bare = Object.fromEntries(Object.entries(env).filter(([name]) => !optional.has(name) && !name.startsWith('RESELLER_') && !name.startsWith('ORDER_TRIGGER_')));
+  const work = mkdtempSync(join(tmpdir(), 'doctor-settings-'));
+  try {
+    const reports = join(work, 'reports');
+    const run = await runCli(process.execPath, [playwrightCli, 'test'], childEnv(work, { ...bare, WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`, REPORTS_DIR: reports, TEST_RESULTS_DIR: join(work, 'test-results'), ALLURE_RESULTS_DIR: join(work, 'allure-results'), CONFORMANCE_WORKERS: '2' }));
+    expect(run.code, `${run.stdout.slice(-2000)}\n${run.stderr}`).toBe(0);
+    const report = JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as { requirements: Array<{ id: string; outcome: string; tests: Array<{ outcome: string; detail?: string }> }> };
+    const notConfigured = report.requirements.filter((r) => r.outcome === 'not-configured');
+    expect(notConfigured.map((r) => r.id).sort()).toEqual(optionalSettings.flatMap((s) => s.requirements).sort());
+    for (const setting of optionalSettings) {
+      for (const id of setting.requirements) {
+        const details = (report.requirements.find((r) => r.id === id)?.tests ?? []).filter((t) => t.outcome === 'not-configured').map((t) => t.detail ?? '');
+        expect(details.length, id).toBeGreaterThan(0);
+        for (const detail of details) expect(setting.variables.some((variable) => detail.includes(variable)), `${id}: ${detail}`).toBe(true);
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    await sandbox.close();
+  }
+});
+
+test('the probe is answered like a delivery and kept out of the deliveries and the journal; a request only partly marked is a delivery', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'doctor-probe-'));
+  const journal = join(work, 'journal.jsonl');
+  const receiver = new WebhookReceiver({ host: '127.0.0.1', port: 0, journal: { path: journal, redactor: { headers: (h: Array<[string, string]>) => h, text: (t: string) => t, json: (j: unknown) => j } as never } });
+  await receiver.start();
+  const post = (headers: Array<[string, string]>, body: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(`${receiver.url}/hooks`, { method: 'POST', headers: Object.fromEntries(headers) }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  try {
+    const probe = webhookProbe();
+    expect(await post(probe.headers, probe.body)).toBe(200);
+    expect(receiver.sawProbe(probe.nonce)).toBe(true);
+    expect(receiver.deliveries()).toEqual([]);
+    const other = webhookProbe();
+    // The header of one probe with the body of another: not the tester's probe, so it is judged like any delivery.
+    expect(await post([[PROBE_HEADER, probe.nonce], ['content-type', 'application/json']], other.body)).toBe(200);
+    expect(receiver.sawProbe(other.nonce)).toBe(false);
+    expect(receiver.deliveries()).toHaveLength(1);
+    expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(1);
+  } finally {
+    await receiver.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('docs/doctor.md holds the table of optional settings the doctor generates from the catalog', () => {
+  const docs = readFileSync(join(repoRoot, 'docs/doctor.md'), 'utf8');
+  const block = docs.slice(docs.indexOf('<!-- settings -->') + '<!-- settings -->'.length, docs.indexOf('<!-- /settings -->')).trim();
+  expect(block, 'regenerate with npm run doctor -- --write-docs').toBe(settingsTable());
+});
+
+test("against the embedded sandbox the run's preflight probes only what a variable changed: a route, or the public URL of the webhooks", () => {
+  expect(embeddedProbes(new Set(['SANDBOX_PORT', 'WEBHOOK_LISTEN', 'SEED']))).toEqual({ routes: false, webhook: false });
+  expect(embeddedProbes(new Set(['ROUTE_STEP_UP']))).toEqual({ routes: true, webhook: false });
+  expect(embeddedProbes(new Set(['WEBHOOK_PUBLIC_URL']))).toEqual({ routes: false, webhook: true });
+});
+
+/**
+ * A target behind a gateway that answers every path it does not route with the same refusal (as API gateways answer 403
+ * "Missing Authentication Token" or 401 to unknown paths): only POST /id/assessment is routed (unless not even that),
+ * and `refusal` is what every other path gets, whatever the token.
+ */
+async function gatewayTarget(refusal: number, routed = true): Promise<{ server: Server; base: string }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (routed && req.method === 'POST' && req.url === '/id/assessment') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"authenticationId":"case-1"}');
+      res.writeHead(refusal, { 'content-type': 'application/json' }).end(`{"message":"Missing Authentication Token","requestId":"${randomBytes(8).toString('hex')}"}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+async function routeFindings(base: string) {
+  const config = loadConfig(
+    { IDENTITY_BASE_URL: `${base}/id`, IDENTITY_TOKEN_URL: `${base}/token`, STEPUP_BASE_URL: `${base}/su`, STEPUP_TOKEN_URL: `${base}/token`, ORDERS_BASE_URL: `${base}/orders`, API_KEY: 'a2V5OnNlY3JldA==', CLIENT_ID: 'client', HTTP_503_RETRIES: '0' },
+    { repoRoot, embedded: false },
+  );
+  const tokens = { get: async () => ({ ok: true as const, token: 'a-token-of-the-run', expiresAt: null }), renew: async () => ({ ok: true as const, token: 'a-token-of-the-run', expiresAt: null }) };
+  const http = new HttpClient({ retries: 0, baseMs: 1, maxMs: 1, timeoutMs: 5_000 });
+  const findings = await probeRoutes({ config, http, tokens, redactor: new Redactor() });
+  return new Map(findings.map((f) => [f.subject, f.severity]));
+}
+
+test('behind a gateway answering 403 to unknown paths, a route answered like an unknown path is missed for certain once another route of its service took the token; elsewhere it is undecided', async () => {
+  const { server, base } = await gatewayTarget(403);
+  try {
+    const severities = await routeFindings(base);
+    expect(severities.get('ROUTE_ASSESSMENT')).toBe('ok');
+    for (const variable of ['ROUTE_DOCUMENT_VERIFICATION', 'ROUTE_FETCH_ASSESSMENT', 'ROUTE_CASE_UPDATE', 'ROUTE_DOCUMENT_RECORDS']) expect(severities.get(variable), variable).toBe('problem');
+    // No step-up or order route took the token: a 403 there may be the gateway refusing the client.
+    expect(severities.get('ROUTE_STEP_UP')).toBe('warning');
+    expect(severities.get('ORDERS_BASE_URL (POST /v2/orders)')).toBe('warning');
+  } finally {
+    server.close();
+  }
+});
+
+for (const [status, why] of [
+  [401, 'the token may be refused everywhere'],
+  [200, 'a base URL answering every path alike, a web page say, serves no operation for certain'],
+] as const) {
+  test(`a target answering ${status} to every path alike: no route is called missed or served, each is undecided (${why})`, async () => {
+    const { server, base } = await gatewayTarget(status, false);
+    try {
+      const severities = await routeFindings(base);
+      expect([...severities.values()]).toEqual(Array(7).fill('warning'));
+    } finally {
+      server.close();
+    }
+  });
+}
