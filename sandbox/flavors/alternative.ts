@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CoreBehaviour } from './behaviour.ts';
+import { strictInput, type CoreBehaviour } from './behaviour.ts';
 
 /**
  * Every open choice made differently from the reference: other routes, 201s, 422 refusals, extra members, counters
@@ -20,12 +20,7 @@ export const alternative: CoreBehaviour = {
   omitEventDefaults: true,
   omitResponseDefaults: false,
   sessionResendStatus: 'SENT',
-  scalarTypes: 'refuse',
-  invalidUtf8: 'refuse',
-  checksContentType: true,
-  unknownDecision: 'refuse',
-  nullOrderBody: 'refuse',
-  malformedBearerStatus: 401,
+  ...strictInput,
   tokens: { kind: 'opaque', lifetimeSeconds: 300, type: 'bearer', defaultScope: true, extra: { refresh_expires_in: 0 } },
   webhookHeaders: () => ({ 'x-webhook-id': randomUUID() }),
 };

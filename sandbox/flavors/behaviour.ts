@@ -65,3 +65,15 @@ export interface CoreBehaviour {
   /** Headers of each webhook delivery beyond the media type (part 6 shows none). */
   webhookHeaders: () => Record<string, string>;
 }
+
+/** How a flavor refuses input the document is silent about refusing: strictly (reference, alternative) unless it says otherwise. */
+export type InputHandling = Pick<CoreBehaviour, 'scalarTypes' | 'invalidUtf8' | 'checksContentType' | 'unknownDecision' | 'nullOrderBody' | 'malformedBearerStatus'>;
+
+export const strictInput: InputHandling = {
+  scalarTypes: 'refuse',
+  invalidUtf8: 'refuse',
+  checksContentType: true,
+  unknownDecision: 'refuse',
+  nullOrderBody: 'refuse',
+  malformedBearerStatus: 401,
+};

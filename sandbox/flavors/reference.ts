@@ -1,4 +1,4 @@
-import type { CoreBehaviour } from './behaviour.ts';
+import { strictInput, type CoreBehaviour } from './behaviour.ts';
 
 /** Our reading of the document: 200s, 400/415 refusals, credentials checked first, UUIDs, signed 20-minute tokens. */
 export const reference: CoreBehaviour = {
@@ -14,12 +14,7 @@ export const reference: CoreBehaviour = {
   omitEventDefaults: false,
   omitResponseDefaults: false,
   sessionResendStatus: 'SENT',
-  scalarTypes: 'refuse',
-  invalidUtf8: 'refuse',
-  checksContentType: true,
-  unknownDecision: 'refuse',
-  nullOrderBody: 'refuse',
-  malformedBearerStatus: 401,
+  ...strictInput,
   tokens: { kind: 'signed', lifetimeSeconds: 1200, type: 'Bearer', defaultScope: false, extra: {} },
   webhookHeaders: () => ({}),
 };
