@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect, rootCertificates, type PeerCertificate, type TLSSocket } from 'node:tls';
+import { connect as tlsConnect, createSecureContext, rootCertificates, type PeerCertificate, type SecureContext, type TLSSocket } from 'node:tls';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 
 /** The proxy a target origin is reached through, and the variable it came from (messages name it). */
@@ -25,14 +25,17 @@ export interface Network {
 
 const direct = { http: new HttpAgent({ keepAlive: true, maxSockets: 16 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 16 }) };
 const tunnels = new Map<string, HttpsProxyAgent<string>>();
-const trusted = new WeakMap<object, string[]>();
+const contexts = new WeakMap<object, SecureContext>();
 
-/** Node's roots plus TLS_CA_FILE's certificates: `ca` replaces the roots, so both are given. */
-export function trustedCertificates(network: Network | undefined): string[] | undefined {
+/**
+ * Node's roots plus TLS_CA_FILE's certificates (`ca` replaces the roots, so both are given), made into one context per
+ * process: given as `ca`, the whole list would be parsed again for every connection and spelled into every pool name.
+ */
+export function secureContextOf(network: Network | undefined): SecureContext | undefined {
   if (!network?.ca) return undefined;
-  let list = trusted.get(network.ca);
-  if (!list) trusted.set(network.ca, (list = [...rootCertificates, ...network.ca.certificates]));
-  return list;
+  let context = contexts.get(network.ca);
+  if (!context) contexts.set(network.ca, (context = createSecureContext({ ca: [...rootCertificates, ...network.ca.certificates] })));
+  return context;
 }
 
 export const proxyOf = (url: URL, network: Network | undefined): ProxyRoute | undefined => network?.proxies[url.origin];
@@ -41,17 +44,17 @@ export const proxyOf = (url: URL, network: Network | undefined): ProxyRoute | un
  * The agent and TLS options of one request. Through a proxy every request, http:// included, is tunnelled with CONNECT,
  * so that the target receives the headers exactly as sent (a forwarding proxy may add or rewrite some).
  */
-export function connectionOptions(url: URL, network: Network | undefined): { agent: HttpAgent; ca?: string[] } {
+export function connectionOptions(url: URL, network: Network | undefined): { agent: HttpAgent; secureContext?: SecureContext } {
+  const secureContext = url.protocol === 'https:' ? secureContextOf(network) : undefined;
   const secure = url.protocol === 'https:';
-  const ca = secure ? trustedCertificates(network) : undefined;
   const proxy = proxyOf(url, network);
   let agent: HttpAgent = secure ? direct.https : direct.http;
   if (proxy) {
     let tunnel = tunnels.get(proxy.url);
-    if (!tunnel) tunnels.set(proxy.url, (tunnel = new HttpsProxyAgent(proxy.url, { keepAlive: true, maxSockets: 16, ...(trustedCertificates(network) ? { ca: trustedCertificates(network) } : {}) })));
+    if (!tunnel) tunnels.set(proxy.url, (tunnel = new HttpsProxyAgent(proxy.url, { keepAlive: true, maxSockets: 16, ...(secureContextOf(network) ? { secureContext: secureContextOf(network) } : {}) })));
     agent = tunnel;
   }
-  return { agent, ...(ca ? { ca } : {}) };
+  return { agent, ...(secureContext ? { secureContext } : {}) };
 }
 
 const UNTRUSTED = new Set(['SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE']);
@@ -121,7 +124,7 @@ function tunnelTo(url: URL, proxy: ProxyRoute, network: Network | undefined, tim
       headers: { host: target, ...credentials },
       agent: false,
       timeout: timeoutMs,
-      ...(secureProxy && trustedCertificates(network) ? { ca: trustedCertificates(network) } : {}),
+      ...(secureProxy && secureContextOf(network) ? { secureContext: secureContextOf(network) } : {}),
     });
     connect.once('connect', (answer: IncomingMessage, socket: Socket) => {
       if (answer.statusCode === 200) return resolve(socket);
@@ -165,8 +168,8 @@ export async function reach(target: string, network: Network | undefined, timeou
     }
   }
   const host = bareHost(url);
-  const ca = trustedCertificates(network);
-  const options = { host, port: defaultPort(url), timeout: timeoutMs, ...(secure ? { servername: isIP(host) ? '' : host, ...(ca ? { ca } : {}) } : {}), ...(tunnel ? { socket: tunnel } : {}) };
+  const secureContext = secureContextOf(network);
+  const options = { host, port: defaultPort(url), timeout: timeoutMs, ...(secure ? { servername: isIP(host) ? '' : host, ...(secureContext ? { secureContext } : {}) } : {}), ...(tunnel ? { socket: tunnel } : {}) };
   return new Promise((resolve) => {
     const socket: Socket | TLSSocket = secure ? tlsConnect(options) : tcpConnect(options);
     const done = (outcome: Reach) => {
