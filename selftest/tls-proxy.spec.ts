@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 import { expect, test } from '@playwright/test';
 import { ConfigError, loadConfig } from '../harness/config/load-config.ts';
+import { HttpClient } from '../harness/http/client.ts';
 import { reach } from '../harness/http/network.ts';
+import { retryPolicyOf } from '../harness/http/retry.ts';
+import { NoAnswerError } from '../harness/http/wire.ts';
 import { Redactor } from '../harness/redact.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
@@ -235,6 +238,47 @@ test.describe('a target reached through a CONNECT proxy', () => {
     } finally {
       await proxy.close();
       await target.close();
+    }
+  });
+});
+
+test.describe('the HTTP layer through a proxy', () => {
+  test('an http:// target is tunnelled with CONNECT too, and its headers arrive exactly as sent', async () => {
+    const received: string[][] = [];
+    const target = createHttpServer((req, res) => {
+      received.push(req.rawHeaders);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => target.listen(port, '127.0.0.1', resolve));
+    const proxy = await startProxy('suite', 'tunnel-password');
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      const config = loadConfig({ ...sandboxTargetEnv({ url, flavor: 'reference', tokenSecret: 'x'.repeat(32) }), http_proxy: proxy.url('suite:tunnel-password') }, { repoRoot, embedded: false });
+      const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 0 });
+      const exchange = await client.send({ label: 'probe', method: 'GET', url: `${url}/x`, headers: [['x-client-id', 'c'], ['user-agent', 'exact']] });
+      expect(exchange.status).toBe(200);
+      expect(proxy.tunnelled).toEqual([`127.0.0.1:${port}`]);
+      expect(proxy.forwarded).toEqual([]);
+      expect(received).toEqual([['host', `127.0.0.1:${port}`, 'x-client-id', 'c', 'user-agent', 'exact', 'Connection', 'keep-alive']]);
+    } finally {
+      await proxy.close();
+      await new Promise<void>((resolve) => target.close(() => resolve()));
+    }
+  });
+
+  test('a proxy\'s refusal of the tunnel is never taken for the target\'s answer: the request fails with one line naming the proxy', async () => {
+    const proxy = await startProxy('suite', 'the-right-one');
+    try {
+      const url = 'https://api.example.com';
+      const config = loadConfig({ ...sandboxTargetEnv({ url, flavor: 'reference', tokenSecret: 'x'.repeat(32) }), HTTPS_PROXY: proxy.url('suite:not-the-right-one') }, { repoRoot, embedded: false });
+      const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 2 });
+      const sent = client.send({ label: 'probe', method: 'GET', url: `${url}/x`, headers: [] });
+      await expect(sent).rejects.toThrow(NoAnswerError);
+      await expect(sent).rejects.toThrow(`GET ${url}/x got no answer: HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL (407 Proxy Authentication Required)`);
+      expect(proxy.refused, 'not retried: the proxy will refuse again').toEqual(['api.example.com:443']);
+    } finally {
+      await proxy.close();
     }
   });
 });

@@ -79,9 +79,10 @@ export function proxySocketProblem(proxy: ProxyRoute, error: NodeJS.ErrnoExcepti
   return `${proxy.variable} ${proxy.shown}: ${PROXY_SOCKET[error.code ?? ''] ?? error.message}`;
 }
 
-/** A proxy that answered CONNECT with anything but 200. */
-export function proxyRefusal(proxy: ProxyRoute, answer: Pick<IncomingMessage, 'statusCode' | 'statusMessage'>, target: string): string {
-  const status = `${answer.statusCode ?? '?'}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}`;
+/** A proxy that answered CONNECT with anything but 200 (Node's answer has statusMessage, https-proxy-agent's statusText). */
+export function proxyRefusal(proxy: ProxyRoute, answer: { statusCode?: number | undefined; statusMessage?: string | undefined; statusText?: string | undefined }, target: string): string {
+  const reason = answer.statusMessage ?? answer.statusText;
+  const status = `${answer.statusCode ?? '?'}${reason ? ` ${reason}` : ''}`;
   if (answer.statusCode === 407) {
     const given = new URL(proxy.url).username !== '';
     return `${proxy.variable} ${proxy.shown}: ${given ? 'the proxy refused the credentials of the proxy URL' : 'the proxy asks for credentials (put them in the proxy URL: http://user:password@host:port)'} (${status})`;
