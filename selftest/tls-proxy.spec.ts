@@ -230,7 +230,7 @@ test.describe('a target reached through a CONNECT proxy', () => {
     try {
       const config = loadConfig({ ...sandboxTargetEnv({ url: target.url, flavor: 'reference', tokenSecret: target.tokenSecret }), TLS_CA_FILE: target.pki.caFile, HTTPS_PROXY: proxy.url('suite:wrong-password') }, { repoRoot, embedded: false });
       const seen = await reach(target.url, config.http.network, 5_000);
-      expect(seen.problem).toBe(`HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL (407 Proxy Authentication Required)`);
+      expect(seen.problem).toBe(`HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`);
       expect(proxy.refused).toEqual([target.hostPort]);
       const good = loadConfig({ ...sandboxTargetEnv({ url: target.url, flavor: 'reference', tokenSecret: target.tokenSecret }), TLS_CA_FILE: target.pki.caFile, HTTPS_PROXY: proxy.url('suite:the-right-one') }, { repoRoot, embedded: false });
       expect(await transportOf(good)).toEqual([{ origin: target.url, proxy: proxy.url(), certificateIssuer: 'CN=Selftest Private CA, O=Conformance Selftest' }]);
@@ -275,7 +275,7 @@ test.describe('the HTTP layer through a proxy', () => {
       const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 2 });
       const sent = client.send({ label: 'probe', method: 'GET', url: `${url}/x`, headers: [] });
       await expect(sent).rejects.toThrow(NoAnswerError);
-      await expect(sent).rejects.toThrow(`GET ${url}/x got no answer: HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL (407 Proxy Authentication Required)`);
+      await expect(sent).rejects.toThrow(`GET ${url}/x got no answer: HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`);
       expect(proxy.refused, 'not retried: the proxy will refuse again').toEqual(['api.example.com:443']);
     } finally {
       await proxy.close();

@@ -66,11 +66,11 @@ export function certificateProblem(error: NodeJS.ErrnoException, network: Networ
   const code = error.code ?? '';
   if (UNTRUSTED.has(code)) {
     return network?.ca
-      ? `the certificate is not trusted (${error.message}): neither TLS_CA_FILE=${network.ca.file} nor Node's roots issued it`
-      : `the certificate is not trusted (${error.message}; set TLS_CA_FILE to the CA that issued it)`;
+      ? `the certificate is not trusted: ${error.message}; neither TLS_CA_FILE=${network.ca.file} nor Node's roots issued it`
+      : `the certificate is not trusted: ${error.message}; set TLS_CA_FILE to the CA that issued it`;
   }
-  if (NOT_VALID_NOW.has(code)) return `the certificate is not valid now (${error.message})`;
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `the certificate does not name this host (${error.message})`;
+  if (NOT_VALID_NOW.has(code)) return `the certificate is not valid now: ${error.message}`;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `the certificate does not name this host: ${error.message}`;
   return undefined;
 }
 
@@ -85,7 +85,9 @@ export function proxyRefusal(proxy: ProxyRoute, answer: { statusCode?: number | 
   const status = `${answer.statusCode ?? '?'}${reason ? ` ${reason}` : ''}`;
   if (answer.statusCode === 407) {
     const given = new URL(proxy.url).username !== '';
-    return `${proxy.variable} ${proxy.shown}: ${given ? 'the proxy refused the credentials of the proxy URL' : 'the proxy asks for credentials (put them in the proxy URL: http://user:password@host:port)'} (${status})`;
+    return given
+      ? `${proxy.variable} ${proxy.shown}: the proxy refused the credentials of the proxy URL, answering CONNECT with ${status}`
+      : `${proxy.variable} ${proxy.shown}: the proxy asks for credentials, answering CONNECT with ${status}; put them in the proxy URL, http://user:password@host:port`;
   }
   return `${proxy.variable} ${proxy.shown}: the proxy answered CONNECT ${target} with ${status}`;
 }
