@@ -45,8 +45,8 @@ export const proxyOf = (url: URL, network: Network | undefined): ProxyRoute | un
  * so that the target receives the headers exactly as sent (a forwarding proxy may add or rewrite some).
  */
 export function connectionOptions(url: URL, network: Network | undefined): { agent: HttpAgent; secureContext?: SecureContext } {
-  const secureContext = url.protocol === 'https:' ? secureContextOf(network) : undefined;
   const secure = url.protocol === 'https:';
+  const secureContext = secure ? secureContextOf(network) : undefined;
   const proxy = proxyOf(url, network);
   let agent: HttpAgent = secure ? direct.https : direct.http;
   if (proxy) {
