@@ -14,6 +14,7 @@ import { sealBundle } from './evidence/statement.ts';
 import { describeSource, listDifferences, parseList, pinSource, sourceFiles } from './evidence/source-digest.ts';
 import { statedVerdict, type StatedVerdict } from './evidence/stated-verdict.ts';
 import { evidencePaths } from './evidence/paths.ts';
+import { transportOf } from './evidence/transport.ts';
 import { parseCli } from './cli.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -64,7 +65,7 @@ function writeNewKey(dir: string): number {
  * which `npm run verify-bundle -- --public-key <pem> <dir>` checks offline (and, with --source, against a checkout).
  * The bundle is written whatever the verdict; the exit code is the verdict's.
  */
-function main(): number {
+async function main(): Promise<number> {
   const { values } = parseCli({
     summary: 'Runs the suite under the certify profile and writes a signed certification bundle (certification/<UTC time>/) that npm run verify-bundle checks offline.',
     usage: 'npm run certify -- [options]',
@@ -106,6 +107,7 @@ function main(): number {
   // The source as the run loads it: pinned before the run starts, and compared again when it ends (an edit made
   // while it ran leaves the bundle incomplete, since the pin would not say what every worker loaded).
   const source = pinSource(repoRoot);
+  const transport = await transportOf(resolved.config);
   const started = new Date();
   const run = spawnSync(process.execPath, [playwrightCli, 'test', ...args], { cwd: repoRoot, env: process.env, stdio: 'inherit' });
   const finished = new Date();
@@ -149,6 +151,8 @@ function main(): number {
     reasons: matrix.reasons ?? [],
     // What verify-bundle --require-conformant reads: the run's verdict as reporters/run-verdict.ts decided it.
     verdict: statedVerdict(matrix.verdict, exitCode),
+    // Whether a proxy carried the run (its host only) and who issued the target's certificate.
+    transport,
     environment: runEnvironment(resolved.config, resolved.sandbox ? { flavor: resolved.sandbox.env.SANDBOX_FLAVOR ?? 'reference', faults: resolved.sandbox.env.SANDBOX_FAULTS ?? '' } : undefined),
     tools: { playwright: versionOf('@playwright/test/package.json'), allure: versionOf('allure/package.json'), 'allure-playwright': versionOf('allure-playwright/package.json') },
     bundleProblems: problems,
@@ -168,4 +172,4 @@ function main(): number {
   return problems.length > 0 ? BUNDLE_FAILED : exitCode;
 }
 
-process.exitCode = main();
+process.exitCode = await main();

@@ -22,6 +22,7 @@ const wrongByKind: Record<string, string[]> = {
   seed: ['-1', 'abc', '1234567890123'],
   share: ['1.5', '-0.1', 'half'],
   faults: ['No_Such', 'a,,b'],
+  proxyUrl: ['socks5://proxy.example:1080', 'proxy.example:3128', 'http://proxy.example:3128/path'],
 };
 
 type Property = { $ref?: string; enum?: string[]; pattern?: string };
