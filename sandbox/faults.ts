@@ -14,7 +14,16 @@ export interface Fault {
   /** The family it belongs to, when it is one of a family (`faults.on(family, place)` in the sandbox). */
   family?: string;
   description: string;
+  /** The kind of traffic that shows it (faultClasses); a fault without one is of a single request's answer. */
+  class?: FaultClass;
 }
+
+/**
+ * The kinds of traffic a fault shows under: one request and its answer; the state a refused request leaves behind;
+ * calls that overlap. The kill matrix and npm run coverage list each fault's class.
+ */
+export const faultClasses = ['request', 'refusal-state', 'concurrency'] as const;
+export type FaultClass = (typeof faultClasses)[number];
 
 /** The operations and events, as the faults' ids spell them (`client-id-optional-on-case-update`). */
 const slugs = {
@@ -175,12 +184,16 @@ const faultList = [
   { id: 'webhook-session-email-as-sms', requirement: 'EVT-SESSION-CHANNEL-MATCH', place: 'session', description: 'The verification session event of a step-up by email names SMS: channelType SMS_OTP (left out by the gateway flavor, as its default).' },
   { id: 'webhook-session-phone-as-email', requirement: 'EVT-SESSION-CHANNEL-MATCH', place: 'session', description: 'The verification session event of a step-up by phone number names email: channelType EMAIL_OTP.' },
   { id: 'webhook-session-never-sent', requirement: 'EVT-FLOW-DELIVERY', place: 'session', description: 'No verification session event is ever sent (document events still are).' },
+
+  { id: 'update-foreign-inquiry-tags-kept', requirement: 'CU-INQUIRY-MAPS', class: 'refusal-state', description: 'A case update refused because its inquiryId is not the case\'s has already appended its tags to the case.' },
+  { id: 'update-wrong-type-applied', requirement: 'CU-REQ-TYPES', class: 'refusal-state', description: 'A case update refused for a member of the wrong type has already stored its decision and appended its tags.' },
+  { id: 'order-refused-id-reserved', requirement: 'ORD-REFUSED-ID-FREE', class: 'refusal-state', description: 'An order refused as a validation error keeps its identifier: a valid order with that identifier afterwards is answered 409.' },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faultList)[number]['id'];
 type FamilyFaultId = `${Family}-on-${(typeof slugs)[Slugged]}`;
 
-export const faults: readonly Fault[] = [...faultList, ...familyFaults()];
+export const faults: ReadonlyArray<Fault & { class: FaultClass }> = [...faultList, ...familyFaults()].map((f: Fault) => ({ ...f, class: f.class ?? 'request' }));
 
 
 const seen = new Set<string>();

@@ -205,7 +205,10 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   const required = requiredFields('caseUpdate').filter((name) => !(name === 'inquiryId' && (faults.has('update-inquiry-optional') || nullInquiryTaken)));
   const loose = { ...(faults.has('update-types-unchecked') ? { only: ['verifiedFraud'] } : {}), ...(faults.has('update-document-items-unchecked') ? { uncheckedItems: ['documents'] } : {}) };
   const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'caseUpdate', loose);
-  if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
+  if (issue) {
+    if (faults.has('update-wrong-type-applied')) applyBeforeRefusing(ctx, body);
+    return sendRefusal(ex.res, validationRefusal(ctx, issue));
+  }
   const given = optionalString(body, 'decision');
   const decisions = allowedValues('CaseDecision');
   const outOfList = given !== undefined && !decisions.includes(given) && !faults.has('update-decision-any');
@@ -245,6 +248,7 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
     return sendRefusal(ex.res, unknownCaseRefusal(authenticationId));
   }
   if (inquiryId !== undefined && inquiryId !== found.inquiryId && !faults.has('update-inquiry-unchecked')) {
+    if (faults.has('update-foreign-inquiry-tags-kept') && Array.isArray(body['tags'])) found.tags = [...found.tags, ...body['tags'].filter((t): t is string => typeof t === 'string')];
     return sendRefusal(ex.res, validationRefusal(ctx, 'inquiryId is not the inquiry of this case'));
   }
 
@@ -271,4 +275,13 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   if (sharedContext) found.sharedContext = sharedContext;
   const answered = faults.has('update-answers-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
   respond({ inquiryId: answered.inquiryId, authenticationId: answered.authenticationId });
+}
+
+/** update-wrong-type-applied: the decision and tags of an update about to be refused are stored first, where they are usable. */
+function applyBeforeRefusing(ctx: SandboxContext, body: Record<string, unknown>): void {
+  const found = typeof body['authenticationId'] === 'string' ? ctx.cases.get(body['authenticationId']) : undefined;
+  if (!found) return;
+  const decision = body['decision'];
+  if (typeof decision === 'string' && allowedValues('CaseDecision').includes(decision)) found.decision = decision;
+  if (Array.isArray(body['tags'])) found.tags = [...found.tags, ...body['tags'].filter((t): t is string => typeof t === 'string')];
 }

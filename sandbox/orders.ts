@@ -152,7 +152,11 @@ function createOrder(ctx: SandboxContext, ex: Exchange, placed: Set<string>): Or
   }
   const order = parsed.value === null && ctx.behaviour.nullOrderBody === 'as-empty' ? {} : parsed.value;
   const issue = orderIssue(ctx, order);
-  if (issue) return validationError(ctx, issue);
+  if (issue) {
+    const refusedId = isObject(order) ? order['merchantOrderId'] : undefined;
+    if (faults.has('order-refused-id-reserved') && typeof refusedId === 'string' && refusedId !== '') placed.add(refusedId);
+    return validationError(ctx, issue);
+  }
 
   const merchantOrderId = (order as { merchantOrderId: string }).merchantOrderId;
   if (placed.has(merchantOrderId)) {

@@ -262,6 +262,22 @@ const faultChecks: Record<FaultId, Conforms> = {
   'webhook-session-phone-as-email': async (api) => (await eventsOf(api, 'verification-session', (a) => stepUpOf(a, { phoneNumber: '+15555550100' })))[0]?.body['channelType'] === 'SMS_OTP',
   'webhook-results-never-sent': async (api) => (await docvEvents(api, 'document-results')).length > 0,
   'webhook-session-never-sent': async (api) => (await eventsOf(api, 'verification-session', (a) => stepUpOf(a, { phoneNumber: '+15555550100' }))).length > 0,
+  'update-foreign-inquiry-tags-kept': async (api) => {
+    const [a, b] = [await api.newCase(), await api.newCase()];
+    await api.op('caseUpdate', { body: { inquiryId: b.inquiryId, authenticationId: a.authenticationId, tags: ['refused'] } });
+    return JSON.stringify((await api.fetchCase(a.authenticationId)).body['tags']) === '[]';
+  },
+  'update-wrong-type-applied': async (api) => {
+    const c = await api.newCase();
+    await api.op('caseUpdate', { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, notes: 42, decision: 'DENY', tags: ['refused'] } });
+    const fetched = (await api.fetchCase(c.authenticationId)).body;
+    return fetched['decision'] !== 'DENY' && JSON.stringify(fetched['tags']) === '[]';
+  },
+  'order-refused-id-reserved': async (api) => {
+    const body = validOrder();
+    await api.order({ body: { ...body, fulfillment: [{ type: 'SHIPPING' }] } });
+    return accepted(await api.order({ body }));
+  },
 };
 
 /** Faults whose behaviour differs by flavor are checked in both. */

@@ -1,5 +1,6 @@
 import { expectAccepted, expectEnumValue, expectRefused, sameEnumValue } from '../../harness/checks/responses.ts';
 import { caseUpdate } from '../../harness/builders/identity-bodies.ts';
+import { watchCase } from '../../harness/checks/nothing-changed.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues } from '../../schemas/registry.ts';
 
@@ -37,10 +38,14 @@ const outsideTheList = [
 ] as const;
 
 for (const variant of outsideTheList) {
-  test(...cites(['CU-DECISION-ENUM'], `a decision outside the list is refused: ${variant.name}`), async ({ api, verdict, newCase }) => {
+  test(...cites(['CU-DECISION-ENUM'], `a decision outside the list is refused: ${variant.name}`), async ({ api, verdict, data, newCase, fetchCase }) => {
     const ref = await newCase();
-    const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: variant.value }) });
+    const watched = await watchCase(fetchCase, ref, data);
+    const markers = watched.markers(['decision']);
+    const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: variant.value, ...markers }) });
     expectRefused(verdict, 'CU-DECISION-ENUM', exchange);
+    // Refused, the update leaves the case as it was; ignored (2.5's pattern for an unknown queue), it is judged elsewhere.
+    await watched.judge(verdict, 'CU-DECISION-ENUM', [{ exchange, markers: { ...markers, decision: String(variant.value) } }]);
   });
 }
 
