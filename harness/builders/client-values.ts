@@ -1,5 +1,8 @@
-import type { BodyContext } from './identity-bodies.ts';
+import type { Faker } from '@faker-js/faker';
 import { freshName } from './fresh-names.ts';
+
+/** What the values are drawn with: the test's seeded faker and the run tag (a BodyContext is one). */
+type BodyContext = { faker: Faker; runTag: string };
 
 /**
  * The values a real integration puts in the members whose type the document shows (2.1, 2.3, 2.5, 2.6), drawn by the
