@@ -70,6 +70,13 @@ function familyFaults(): Fault[] {
 }
 
 
+/**
+ * How long the concurrency faults hold a request between reading and writing: far longer than calls released at one
+ * moment take to arrive, so that overlapping calls always meet the fault (the kill matrix is not flaky), and short
+ * enough to cost a round little.
+ */
+export const RACE_WINDOW_MS = 150;
+
 const faultList = [
 
   { id: 'token-response-not-json', requirement: 'TOK-ISSUED', description: 'The token success body is form-encoded (access_token=...&token_type=Bearer) and labelled application/x-www-form-urlencoded.' },
@@ -188,6 +195,8 @@ const faultList = [
   { id: 'update-foreign-inquiry-tags-kept', requirement: 'CU-INQUIRY-MAPS', class: 'refusal-state', description: 'A case update refused because its inquiryId is not the case\'s has already appended its tags to the case.' },
   { id: 'update-wrong-type-applied', requirement: 'CU-REQ-TYPES', class: 'refusal-state', description: 'A case update refused for a member of the wrong type has already stored its decision and appended its tags.' },
   { id: 'order-refused-id-reserved', requirement: 'ORD-REFUSED-ID-FREE', class: 'refusal-state', description: 'An order refused as a validation error keeps its identifier: a valid order with that identifier afterwards is answered 409.' },
+  { id: 'update-tags-lost-concurrent', requirement: 'CU-TAGS-APPEND', class: 'concurrency', description: 'A case update reads the case\'s tags, takes a slow step (RACE_WINDOW_MS), then writes what it read plus its own tags: of updates of one case that overlap, only the last one\'s tags are kept (one after the other, every tag is).' },
+  { id: 'order-duplicate-race', requirement: 'ORD-409', class: 'concurrency', description: 'An order\'s identifier is checked, then a slow downstream call (RACE_WINDOW_MS) runs before it is stored: orders with one identifier that overlap are all created (one after the other, the second is 409).' },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faultList)[number]['id'];

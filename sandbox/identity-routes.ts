@@ -6,6 +6,7 @@ import type { Exchange, SandboxContext } from './context.ts';
 import { allowedValues } from './enums.ts';
 import { refusal, sendRefusal } from './errors.ts';
 import { documentOnboardingEvent, documentResultsEvent, staleSessionEvent } from './events.ts';
+import { RACE_WINDOW_MS } from './faults.ts';
 import { fieldTypeIssue, optionalObject, optionalString, requiredFields, requiredStringIssue } from './field-rules.ts';
 import { guardOperation, sendSuccess, unknownCaseRefusal, validationRefusal } from './guards.ts';
 import { operationPath } from './layout.ts';
@@ -260,7 +261,9 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
     found.decision = ctx.behaviour.initialDecision;
   }
   const tags = faults.has('update-tags-dropped-with-decision') && decision !== undefined ? undefined : (body['tags'] as string[] | undefined);
-  if (tags) found.tags = faults.has('update-tags-replaced') ? [...tags] : [...found.tags, ...tags];
+  const racy = tags !== undefined && faults.has('update-tags-lost-concurrent');
+  const tagsRead = [...found.tags];
+  if (tags && !racy) found.tags = faults.has('update-tags-replaced') ? [...tags] : [...found.tags, ...tags];
   if (queue !== undefined && knownQueues.includes(queue)) found.queue = queue;
   if (rejectionCode !== undefined && knownRejectionCodes.includes(rejectionCode)) found.rejectionCode = rejectionCode;
   if (typeof body['verifiedFraud'] === 'boolean') found.verifiedFraud = body['verifiedFraud'];
@@ -274,6 +277,13 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   const sharedContext = optionalObject(body, 'sharedContext');
   if (sharedContext) found.sharedContext = sharedContext;
   const answered = faults.has('update-answers-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
+  if (racy) {
+    setTimeout(() => {
+      found.tags = [...tagsRead, ...tags];
+      respond({ inquiryId: answered.inquiryId, authenticationId: answered.authenticationId });
+    }, RACE_WINDOW_MS);
+    return;
+  }
   respond({ inquiryId: answered.inquiryId, authenticationId: answered.authenticationId });
 }
 

@@ -14,7 +14,7 @@ const GROUPS: Array<[string, RegExp]> = [
   ['Optional credentials for the 401 and 403 rows and for token expiry', /^(ORDERS_NO_ENTITLEMENT_API_KEY|ORDERS_NO_ENTITLEMENT_CLIENT_ID|.*_EXPIRED_TOKEN)$/],
   ['Order endpoint: body template and the triggers of the 404, 500 and 503 rows', /^ORDER_/],
   ['Webhook receiver (part 6)', /^WEBHOOK_/],
-  ['Run', /^(PROFILE|SEED|RUN_TAG|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|CONFORMANCE_|PREFLIGHT$|ENV_FILE$)/],
+  ['Run', /^(PROFILE|SEED|RUN_TAG|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|CONFORMANCE_|CONCURRENCY_|PREFLIGHT$|ENV_FILE$)/],
   ['Reports', /^(REPORTS_DIR|TEST_RESULTS_DIR|ALLURE_[A-Z_]+|SPEC_URL|CERTIFICATION_DIR|BLOB_DIR)$/],
   ['Certification (npm run certify signs its bundle with this key)', /^CERTIFY_/],
   ['Sandbox (the embedded one when IDENTITY_BASE_URL is unset, and npm run sandbox)', /^SANDBOX_/],

@@ -273,6 +273,16 @@ const faultChecks: Record<FaultId, Conforms> = {
     const fetched = (await api.fetchCase(c.authenticationId)).body;
     return fetched['decision'] !== 'DENY' && JSON.stringify(fetched['tags']) === '[]';
   },
+  'update-tags-lost-concurrent': async (api) => {
+    const c = await api.newCase();
+    await Promise.all(['a', 'b'].map((tag) => api.op('caseUpdate', { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, tags: [tag] } })));
+    return JSON.stringify([...((await api.fetchCase(c.authenticationId)).body['tags'] as string[])].sort()) === '["a","b"]';
+  },
+  'order-duplicate-race': async (api) => {
+    const body = validOrder();
+    const answers = await Promise.all([api.order({ body }), api.order({ body })]);
+    return answers.filter(accepted).length === 1;
+  },
   'order-refused-id-reserved': async (api) => {
     const body = validOrder();
     await api.order({ body: { ...body, fulfillment: [{ type: 'SHIPPING' }] } });
