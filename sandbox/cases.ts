@@ -37,6 +37,8 @@ export interface StoredCase {
   hasCoApplicant: boolean;
   createdAt: string;
   documentSession?: DocumentSession;
+  /** The client whose token created the case. */
+  ownerClientId?: string;
 }
 
 export interface NewCase {
@@ -48,6 +50,7 @@ export interface NewCase {
   hasCoApplicant?: boolean;
   sharedContext?: Record<string, unknown>;
   customFields?: Record<string, unknown>;
+  ownerClientId?: string;
 }
 
 /**
@@ -86,6 +89,7 @@ export class CaseStore {
       ...(input.deviceSessionId !== undefined ? { deviceSessionId: input.deviceSessionId } : {}),
       ...(input.entryUser !== undefined ? { entryUser: input.entryUser } : {}),
       ...(input.sharedContext !== undefined ? { sharedContext: input.sharedContext } : {}),
+      ...(input.ownerClientId !== undefined ? { ownerClientId: input.ownerClientId } : {}),
     };
     this.byId.set(authenticationId, stored);
     this.latestByInquiry.set(stored.inquiryId, stored);

@@ -93,6 +93,7 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
   const sharedContext = optionalObject(body, 'sharedContext');
   const customFields = optionalObject(body, 'customFields');
   const stored = ctx.cases.create({
+    ownerClientId: call.clientId,
     inquiryId: looseString(body['inquiryId']),
     strategyName: body['strategy'] === undefined ? 'default' : looseString(body['strategy']),
     hasApplicant: body['applicant'] !== undefined,
@@ -113,10 +114,17 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
   sendSuccess(ctx, ex, 'assessment', ctx.behaviour.createdStatus, view);
 }
 
+/** A case as the calling client reaches it: none when it is another client's and the flavor keeps clients apart. */
+function reachable(ctx: SandboxContext, found: StoredCase | undefined, clientId: string): StoredCase | undefined {
+  if (found && ctx.behaviour.caseVisibility === 'own-client' && found.ownerClientId !== undefined && found.ownerClientId !== clientId) return undefined;
+  return found;
+}
+
 export function fetchAssessmentHandler(ctx: SandboxContext, ex: Exchange): void {
-  if (!guardOperation(ctx, ex, 'fetchAssessment')) return;
+  const call = guardOperation(ctx, ex, 'fetchAssessment');
+  if (!call) return;
   const caseId = ex.params['caseId'] ?? '';
-  const found = ctx.cases.get(caseId);
+  const found = reachable(ctx, ctx.cases.get(caseId), call.clientId);
   if (!found) return sendRefusal(ex.res, unknownCaseRefusal(caseId));
   const shown = ctx.faults.has('fetch-returns-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
   sendSuccess(ctx, ex, 'fetchAssessment', 200, assessmentView(ctx, shown, { created: false, correlationId: undefined }));
@@ -143,6 +151,7 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
   const stored =
     (givenInquiry !== undefined ? ctx.cases.byInquiry(givenInquiry) : undefined) ??
     ctx.cases.create({
+      ownerClientId: call.clientId,
       inquiryId,
       strategyName: body['strategy'] === undefined ? 'docv-default' : looseString(body['strategy']),
       hasApplicant: body['applicant'] !== undefined,
@@ -166,7 +175,8 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
 }
 
 export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void {
-  if (!guardOperation(ctx, ex, 'documentRecords')) return;
+  const call = guardOperation(ctx, ex, 'documentRecords');
+  if (!call) return;
   const { faults } = ctx;
   if (faults.has('records-source-client-refused') && header(ex, 'x-source-client-id') !== undefined) {
     return sendRefusal(ex.res, refusal(403, 'forbidden', 'x-source-client-id is not allowed for this client'));
@@ -179,7 +189,7 @@ export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void 
     return sendRefusal(ex.res, refusal(400, 'invalid_parameter', `data must be one of ${accepted.join(', ')}`));
   }
   const authenticationId = ex.params['authenticationId'] ?? '';
-  const found = ctx.cases.get(authenticationId);
+  const found = reachable(ctx, ctx.cases.get(authenticationId), call.clientId);
   if (!found) return sendRefusal(ex.res, unknownCaseRefusal(authenticationId));
 
   const shown = faults.has('records-of-latest-session') ? (ctx.cases.latestDocumentCase() ?? found) : found;
@@ -243,7 +253,7 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
     sendSuccess(ctx, ex, 'caseUpdate', 200, answer);
   };
 
-  const found = ctx.cases.get(authenticationId);
+  const found = reachable(ctx, ctx.cases.get(authenticationId), call.clientId);
   if (!found) {
     if (faults.has('update-unknown-case-accepted')) return respond({ inquiryId: inquiryId ?? '', authenticationId });
     return sendRefusal(ex.res, unknownCaseRefusal(authenticationId));

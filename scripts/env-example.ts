@@ -11,7 +11,7 @@ const GROUPS: Array<[string, RegExp]> = [
   ['Strategies, and templates for the object-valued fields whose inner fields the document does not show', /^(STRATEGY_|(ASSESSMENT|DOCUMENT_VERIFICATION|CASE_UPDATE|STEP_UP)_TEMPLATE$)/],
   ['Routes of the operations whose method and path the spec does not show ("METHOD /path", relative to the base URL)', /^ROUTE_/],
   ['Reseller flows (part 1): unset RESELLER_API_KEY to skip them', /^RESELLER_/],
-  ['Optional credentials for the 401 and 403 rows and for token expiry', /^(ORDERS_NO_ENTITLEMENT_API_KEY|ORDERS_NO_ENTITLEMENT_CLIENT_ID|.*_EXPIRED_TOKEN)$/],
+  ['Optional credentials for the 401 and 403 rows, for token expiry and for a second client\'s view', /^(ORDERS_NO_ENTITLEMENT_API_KEY|ORDERS_NO_ENTITLEMENT_CLIENT_ID|.*_EXPIRED_TOKEN|SECOND_CLIENT_API_KEY|SECOND_CLIENT_ID)$/],
   ['Order endpoint: body template and the triggers of the 404, 500 and 503 rows', /^ORDER_/],
   ['Webhook receiver (part 6)', /^WEBHOOK_/],
   ['Run', /^(PROFILE|SEED|RUN_TAG|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|CONFORMANCE_|CONCURRENCY_|PREFLIGHT$|ENV_FILE$)/],

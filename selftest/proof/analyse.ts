@@ -97,6 +97,8 @@ export interface ProofAnalysis {
   kills: KillRow[];
   mustWithoutFault: string[];
   mutationScore: number;
+  /** What each correct target's run observed of its INFO rows: requirement → the details of its observed marks. */
+  observations: Record<string, Record<string, string[]>>;
   /** Each correct target's one run, judged under gate and under certify. */
   verdicts: Record<string, Record<JudgedProfile, ProfileVerdict>>;
 }
@@ -151,6 +153,15 @@ export function analyse(plan: ProofPlan, report: { config: { rootDir: string }; 
     kills,
     mustWithoutFault: requirements.filter((r) => r.level === 'MUST' && !faulted.has(r.id)).map((r) => r.id),
     mutationScore: kills.length === 0 ? 0 : kills.filter((k) => k.killed).length / kills.length,
+    observations: Object.fromEntries(
+      plan.targets
+        .filter((t) => t.kind === 'clean' || t.kind === 'portability')
+        .map((t) => {
+          const byId: Record<string, string[]> = {};
+          for (const mark of recordsOf(t.name).flatMap((r) => marksOf(r.annotations)).filter((m) => m.kind === 'observed')) (byId[mark.id] ??= []).push(mark.detail);
+          return [t.name, byId];
+        }),
+    ),
     verdicts: Object.fromEntries(
       plan.targets
         .filter((t) => t.kind === 'clean' || t.kind === 'portability')
