@@ -1,5 +1,9 @@
 import type { AtOnce } from './http/client.ts';
 import type { Exchange } from './http/exchange.ts';
+import { retryAfterMs, sleep } from './http/retry.ts';
+
+/** The longest a round waits out the Retry-After of a 429 before the next round. */
+const MAX_ROUND_PAUSE_MS = 5_000;
 
 /**
  * Rounds of calls sent truly at once (Api.callAtOnce), judged by the state they leave. A round in which a call was
@@ -27,7 +31,12 @@ export async function concurrentRounds<T>(options: {
     const { answers, context } = await options.play(report.tried);
     report.tried += 1;
     const exchanges = answers.flatMap((a) => ('exchange' in a ? [a.exchange] : []));
-    if (exchanges.some((e) => e.status === 429)) report.rateLimited += 1;
+    const limited = exchanges.filter((e) => e.status === 429);
+    if (limited.length > 0) {
+      report.rateLimited += 1;
+      // The next round goes when the target said it may, as a real client's would.
+      await sleep(Math.min(MAX_ROUND_PAUSE_MS, Math.max(0, ...limited.map((e) => retryAfterMs(e.headers['retry-after']) ?? 0))));
+    }
     else if (exchanges.length < answers.length) report.unanswered += 1;
     else {
       await options.judge(exchanges, context, report.tried - 1);
