@@ -12,6 +12,8 @@ export interface RunCost {
   rateLimitWaitMs: number;
   rateLimitWaits: number;
   rateLimitBudgetMs: number;
+  /** Rounds of calls sent at once by the concurrency checks, and those discarded (a 429, a call without an answer). */
+  rounds?: { tried: number; rateLimited: number; unanswered: number };
 }
 
 export function runCost(stats: RunStats): RunCost {
@@ -22,6 +24,7 @@ export function runCost(stats: RunStats): RunCost {
     rateLimitWaitMs: stats.budget.waitedMs,
     rateLimitWaits: stats.budget.waits,
     rateLimitBudgetMs: stats.budget.budgetMs,
+    ...(stats.workers.roundsAtOnce ? { rounds: { tried: stats.workers.roundsAtOnce, rateLimited: stats.workers.roundsRateLimited, unanswered: stats.workers.roundsUnanswered } } : {}),
   };
 }
 
@@ -30,7 +33,8 @@ export function costLine(cost: RunCost): string {
   return (
     `  Requests: ${cost.requests}; token endpoints asked ${cost.tokenRequests} times (${cost.tokenFetches} for the run's tokens, ` +
     `${cost.tokenRequests - cost.tokenFetches} by the token checks); waited ${seconds(cost.rateLimitWaitMs)} s on 429 answers ` +
-    `(${cost.rateLimitWaits} waits, budget ${seconds(cost.rateLimitBudgetMs)} s)`
+    `(${cost.rateLimitWaits} waits, budget ${seconds(cost.rateLimitBudgetMs)} s)` +
+    (cost.rounds ? `; concurrency: ${cost.rounds.tried} rounds of calls sent at once (${cost.rounds.rateLimited} discarded for a 429, ${cost.rounds.unanswered} for a call without an answer)` : '')
   );
 }
 

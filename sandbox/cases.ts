@@ -39,6 +39,8 @@ export interface StoredCase {
   hasCoApplicant: boolean;
   createdAt: string;
   documentSession?: DocumentSession;
+  /** The client whose token created the case. */
+  ownerClientId?: string;
 }
 
 export interface NewCase {
@@ -50,6 +52,7 @@ export interface NewCase {
   hasCoApplicant?: boolean;
   sharedContext?: Record<string, unknown>;
   customFields?: Record<string, unknown>;
+  ownerClientId?: string;
 }
 
 /**
@@ -88,6 +91,7 @@ export class CaseStore {
       ...(input.deviceSessionId !== undefined ? { deviceSessionId: input.deviceSessionId } : {}),
       ...(input.entryUser !== undefined ? { entryUser: input.entryUser } : {}),
       ...(input.sharedContext !== undefined ? { sharedContext: input.sharedContext } : {}),
+      ...(input.ownerClientId !== undefined ? { ownerClientId: input.ownerClientId } : {}),
     };
     this.byId.set(authenticationId, stored);
     this.latestByInquiry.set(stored.inquiryId, stored);

@@ -17,6 +17,8 @@ export const orderEntitlements: readonly string[] = ['PAYMENTS_FRAUD', 'CHARGEBA
 export const mainClient = client('sandbox-client', 'sandbox-secret', ['PAYMENTS_FRAUD']);
 export const limitedClient = client('sandbox-limited', 'limited-secret', []);
 export const resellerClient = client('sandbox-reseller', 'reseller-secret', ['CHARGEBACK_MANAGEMENT']);
+/** Another customer of the service, for the checks of what one client sees of another's cases. */
+export const secondClient = client('sandbox-second', 'second-secret', ['PAYMENTS_FRAUD']);
 
 export const resellerChildOrganizationId = 'child-org-001';
 export const resellerSharedContext: Readonly<Record<string, string>> = Object.freeze({
@@ -24,7 +26,7 @@ export const resellerSharedContext: Readonly<Record<string, string>> = Object.fr
   childOrganizationId: resellerChildOrganizationId,
 });
 
-export const sandboxClients: readonly SandboxClient[] = [mainClient, limitedClient, resellerClient];
+export const sandboxClients: readonly SandboxClient[] = [mainClient, limitedClient, resellerClient, secondClient];
 
 /**
  * Clients added at start (main.ts, SANDBOX_EXTRA_API_KEYS), with the main client's entitlements: the self-tests run

@@ -14,7 +14,16 @@ export interface Fault {
   /** The family it belongs to, when it is one of a family (`faults.on(family, place)` in the sandbox). */
   family?: string;
   description: string;
+  /** The kind of traffic that shows it (faultClasses); a fault without one is of a single request's answer. */
+  class?: FaultClass;
 }
+
+/**
+ * The kinds of traffic a fault shows under: one request and its answer; the state a refused request leaves behind;
+ * calls that overlap. The kill matrix and npm run coverage list each fault's class.
+ */
+export const faultClasses = ['request', 'refusal-state', 'concurrency'] as const;
+export type FaultClass = (typeof faultClasses)[number];
 
 /** The operations and events, as the faults' ids spell them (`client-id-optional-on-case-update`). */
 const slugs = {
@@ -59,6 +68,13 @@ function familyFaults(): Fault[] {
   );
 }
 
+
+/**
+ * How long the concurrency faults hold a request between reading and writing: far longer than calls released at one
+ * moment take to arrive, so that overlapping calls always meet the fault (the kill matrix is not flaky), and short
+ * enough to cost a round little.
+ */
+export const RACE_WINDOW_MS = 150;
 
 const faultList = [
 
@@ -167,12 +183,18 @@ const faultList = [
   { id: 'webhook-results-never-sent', requirement: 'EVT-FLOW-DELIVERY', place: 'results', description: 'No document results event is ever sent (onboarding events still are).' },
   { id: 'webhook-session-stale-replayed', requirement: 'EVT-FLOW-DELIVERY', place: 'session', description: 'Each assessment is followed at once by a delivery of the same stale verification session event, and a step-up by phone number sends that stale event again instead of one of its own: an event whose session reached the receiver before the step-up is taken for the step-up\'s.' },
   { id: 'webhook-session-never-sent', requirement: 'EVT-FLOW-DELIVERY', place: 'session', description: 'No verification session event is ever sent (document events still are).' },
+
+  { id: 'update-foreign-inquiry-tags-kept', requirement: 'CU-INQUIRY-MAPS', class: 'refusal-state', description: 'A case update refused because its inquiryId is not the case\'s has already appended its tags to the case.' },
+  { id: 'update-required-missing-applied', requirement: 'CU-REQ-REQUIRED', class: 'refusal-state', description: 'A case update refused for a missing required member (inquiryId) has already stored its decision and appended its tags.' },
+  { id: 'order-refused-id-reserved', requirement: 'ORD-REFUSED-ID-FREE', class: 'refusal-state', description: 'An order refused as a validation error keeps its identifier: a valid order with that identifier afterwards is answered 409.' },
+  { id: 'update-tags-lost-concurrent', requirement: 'CU-TAGS-APPEND', class: 'concurrency', description: 'A case update reads the case\'s tags, takes a slow step (RACE_WINDOW_MS), then writes what it read plus its own tags: of updates of one case that overlap, only the last one\'s tags are kept (one after the other, every tag is).' },
+  { id: 'order-duplicate-race', requirement: 'ORD-409', class: 'concurrency', description: 'An order\'s identifier is checked, then a slow downstream call (RACE_WINDOW_MS) runs before it is stored: orders with one identifier that overlap are all created (one after the other, the second is 409).' },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof faultList)[number]['id'];
 type FamilyFaultId = `${Family}-on-${(typeof slugs)[Slugged]}`;
 
-export const faults: readonly Fault[] = [...faultList, ...familyFaults()];
+export const faults: ReadonlyArray<Fault & { class: FaultClass }> = [...faultList, ...familyFaults()].map((f: Fault) => ({ ...f, class: f.class ?? 'request' }));
 
 
 const seen = new Set<string>();

@@ -6,6 +6,7 @@ import type { Exchange, SandboxContext } from './context.ts';
 import { allowedValues } from './enums.ts';
 import { refusal, sendRefusal } from './errors.ts';
 import { documentOnboardingEvent, documentResultsEvent, staleSessionEvent } from './events.ts';
+import { RACE_WINDOW_MS } from './faults.ts';
 import { fieldTypeIssue, optionalObject, optionalString, requiredFields, requiredStringIssue } from './field-rules.ts';
 import { guardOperation, sendSuccess, unknownCaseRefusal, validationRefusal } from './guards.ts';
 import { operationPath } from './layout.ts';
@@ -91,6 +92,7 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
   const sharedContext = optionalObject(body, 'sharedContext');
   const customFields = optionalObject(body, 'customFields');
   const stored = ctx.cases.create({
+    ownerClientId: call.clientId,
     inquiryId: looseString(body['inquiryId']),
     strategyName: body['strategy'] === undefined ? 'default' : looseString(body['strategy']),
     hasApplicant: body['applicant'] !== undefined,
@@ -112,10 +114,17 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
   sendSuccess(ctx, ex, 'assessment', ctx.behaviour.createdStatus, view);
 }
 
+/** A case as the calling client reaches it: none when it is another client's and the flavor keeps clients apart. */
+function reachable(ctx: SandboxContext, found: StoredCase | undefined, clientId: string): StoredCase | undefined {
+  if (found && ctx.behaviour.caseVisibility === 'own-client' && found.ownerClientId !== undefined && found.ownerClientId !== clientId) return undefined;
+  return found;
+}
+
 export function fetchAssessmentHandler(ctx: SandboxContext, ex: Exchange): void {
-  if (!guardOperation(ctx, ex, 'fetchAssessment')) return;
+  const call = guardOperation(ctx, ex, 'fetchAssessment');
+  if (!call) return;
   const caseId = ex.params['caseId'] ?? '';
-  const found = ctx.cases.get(caseId);
+  const found = reachable(ctx, ctx.cases.get(caseId), call.clientId);
   if (!found) return sendRefusal(ex.res, unknownCaseRefusal(caseId));
   const shown = ctx.faults.has('fetch-returns-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
   sendSuccess(ctx, ex, 'fetchAssessment', 200, assessmentView(ctx, shown, { created: false, correlationId: undefined }));
@@ -142,6 +151,7 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
   const stored =
     (givenInquiry !== undefined ? ctx.cases.byInquiry(givenInquiry) : undefined) ??
     ctx.cases.create({
+      ownerClientId: call.clientId,
       inquiryId,
       strategyName: body['strategy'] === undefined ? 'docv-default' : looseString(body['strategy']),
       hasApplicant: body['applicant'] !== undefined,
@@ -165,7 +175,8 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
 }
 
 export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void {
-  if (!guardOperation(ctx, ex, 'documentRecords')) return;
+  const call = guardOperation(ctx, ex, 'documentRecords');
+  if (!call) return;
   const { faults } = ctx;
   if (faults.has('records-source-client-refused') && header(ex, 'x-source-client-id') !== undefined) {
     return sendRefusal(ex.res, refusal(403, 'forbidden', 'x-source-client-id is not allowed for this client'));
@@ -177,7 +188,7 @@ export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void 
     return sendRefusal(ex.res, refusal(400, 'invalid_parameter', `data must be one of ${accepted.join(', ')}`));
   }
   const authenticationId = ex.params['authenticationId'] ?? '';
-  const found = ctx.cases.get(authenticationId);
+  const found = reachable(ctx, ctx.cases.get(authenticationId), call.clientId);
   if (!found) return sendRefusal(ex.res, unknownCaseRefusal(authenticationId));
 
   const shown = faults.has('records-of-latest-session') ? (ctx.cases.latestDocumentCase() ?? found) : found;
@@ -203,8 +214,12 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   if (nullInquiryTaken) delete body['inquiryId'];
   const required = requiredFields('caseUpdate').filter((name) => !(name === 'inquiryId' && (faults.has('update-inquiry-optional') || nullInquiryTaken)));
   const stringTagsKept = faults.has('update-string-tags-kept') && typeof body['tags'] === 'string';
-  const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(stringTagsKept ? { ...body, tags: [body['tags']] } : body, 'caseUpdate');
-  if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
+  const requiredIssue = requiredStringIssue(body, required);
+  const issue = requiredIssue ?? fieldTypeIssue(stringTagsKept ? { ...body, tags: [body['tags']] } : body, 'caseUpdate');
+  if (issue) {
+    if (requiredIssue && faults.has('update-required-missing-applied')) applyBeforeRefusing(ctx, body);
+    return sendRefusal(ex.res, validationRefusal(ctx, issue));
+  }
   const given = optionalString(body, 'decision');
   const decisions = allowedValues('CaseDecision');
   const outOfList = given !== undefined && !decisions.includes(given) && !faults.has('update-decision-any');
@@ -239,12 +254,13 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
     sendSuccess(ctx, ex, 'caseUpdate', 200, answer);
   };
 
-  const found = ctx.cases.get(authenticationId);
+  const found = reachable(ctx, ctx.cases.get(authenticationId), call.clientId);
   if (!found) {
     if (faults.has('update-unknown-case-accepted')) return respond({ inquiryId: inquiryId ?? '', authenticationId });
     return sendRefusal(ex.res, unknownCaseRefusal(authenticationId));
   }
   if (inquiryId !== undefined && inquiryId !== found.inquiryId && !faults.has('update-inquiry-unchecked')) {
+    if (faults.has('update-foreign-inquiry-tags-kept') && Array.isArray(body['tags'])) found.tags = [...found.tags, ...body['tags'].filter((t): t is string => typeof t === 'string')];
     return sendRefusal(ex.res, validationRefusal(ctx, 'inquiryId is not the inquiry of this case'));
   }
 
@@ -258,7 +274,9 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   }
   if (stringTagsKept) found.tagsAsSent = body['tags'] as string;
   const tags = stringTagsKept || (faults.has('update-tags-dropped-with-decision') && decision !== undefined) ? undefined : (body['tags'] as string[] | undefined);
-  if (tags) found.tags = faults.has('update-tags-replaced') ? [...tags] : [...found.tags, ...tags];
+  const racy = tags !== undefined && faults.has('update-tags-lost-concurrent');
+  const tagsRead = [...found.tags];
+  if (tags && !racy) found.tags = faults.has('update-tags-replaced') ? [...tags] : [...found.tags, ...tags];
   if (queue !== undefined && knownQueues.includes(queue)) found.queue = queue;
   if (rejectionCode !== undefined && knownRejectionCodes.includes(rejectionCode)) found.rejectionCode = rejectionCode;
   if (typeof body['verifiedFraud'] === 'boolean') found.verifiedFraud = body['verifiedFraud'];
@@ -272,5 +290,21 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   const sharedContext = optionalObject(body, 'sharedContext');
   if (sharedContext) found.sharedContext = sharedContext;
   const answered = faults.has('update-answers-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
+  if (racy) {
+    setTimeout(() => {
+      found.tags = [...tagsRead, ...tags];
+      respond({ inquiryId: answered.inquiryId, authenticationId: answered.authenticationId });
+    }, RACE_WINDOW_MS);
+    return;
+  }
   respond({ inquiryId: answered.inquiryId, authenticationId: answered.authenticationId });
+}
+
+/** update-required-missing-applied: the decision and tags of an update about to be refused are stored first, where they are usable. */
+function applyBeforeRefusing(ctx: SandboxContext, body: Record<string, unknown>): void {
+  const found = typeof body['authenticationId'] === 'string' ? ctx.cases.get(body['authenticationId']) : undefined;
+  if (!found) return;
+  const decision = body['decision'];
+  if (typeof decision === 'string' && allowedValues('CaseDecision').includes(decision)) found.decision = decision;
+  if (Array.isArray(body['tags'])) found.tags = [...found.tags, ...body['tags'].filter((t): t is string => typeof t === 'string')];
 }

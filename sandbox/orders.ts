@@ -9,6 +9,7 @@ import { allowedValues } from './enums.ts';
 import { sendJson } from './errors.ts';
 import type { HeaderMap } from './errors.ts';
 import { isObject } from '../schemas/json-value.ts';
+import { RACE_WINDOW_MS } from './faults.ts';
 
 /** A message of a part-7 row, picked by a word only it contains (and one it lacks), so the wording stays in the catalog. */
 function tableMessage(row: string, word: string, lacking?: string): string {
@@ -151,14 +152,22 @@ function createOrder(ctx: SandboxContext, ex: Exchange, placed: Set<string>): Or
   }
   const order = parsed.value === null && ctx.behaviour.nullOrderBody === 'as-empty' ? {} : parsed.value;
   const issue = orderIssue(ctx, order);
-  if (issue) return validationError(ctx, issue);
+  if (issue) {
+    const refusedId = isObject(order) ? order['merchantOrderId'] : undefined;
+    if (faults.has('order-refused-id-reserved') && typeof refusedId === 'string' && refusedId !== '') placed.add(refusedId);
+    return validationError(ctx, issue);
+  }
 
   const merchantOrderId = (order as { merchantOrderId: string }).merchantOrderId;
   if (placed.has(merchantOrderId)) {
     if (faults.has('order-duplicate-400')) return validationError(ctx, 'duplicate order');
     return { status: 409, errorType: tableErrorType('409'), message: messages.duplicate };
   }
-  placed.add(merchantOrderId);
-  sendJson(ex.res, ctx.behaviour.createdStatus, { orderId: randomUUID(), merchantOrderId, decision: 'APPROVE' });
+  const create = () => {
+    placed.add(merchantOrderId);
+    sendJson(ex.res, ctx.behaviour.createdStatus, { orderId: randomUUID(), merchantOrderId, decision: 'APPROVE' });
+  };
+  if (faults.has('order-duplicate-race')) setTimeout(create, RACE_WINDOW_MS);
+  else create();
   return undefined;
 }

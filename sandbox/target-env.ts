@@ -1,5 +1,5 @@
 import { tokenServiceOf } from '../catalog/catalog.ts';
-import { limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext } from './credentials.ts';
+import { limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext, secondClient } from './credentials.ts';
 import { flavorModule } from './flavors/index.ts';
 import { operationRouteText, serviceBase, tokenPath } from './layout.ts';
 import type { Flavor } from './types.ts';
@@ -41,6 +41,8 @@ export function sandboxTargetEnv(args: SandboxTargetArgs): Record<string, string
     RESELLER_SOURCE_CLIENT_ID: resellerChildOrganizationId,
     RESELLER_SHARED_CONTEXT: JSON.stringify(resellerSharedContext),
     ORDERS_NO_ENTITLEMENT_API_KEY: limitedClient.apiKey,
+    SECOND_CLIENT_API_KEY: secondClient.apiKey,
+    SECOND_CLIENT_ID: 'conformance-second-client',
     IDENTITY_EXPIRED_TOKEN: expiredTokenFor(tokenKind, tokenSecret, 'identity'),
     STEPUP_EXPIRED_TOKEN: expiredTokenFor(tokenKind, tokenSecret, 'stepup'),
     ORDERS_EXPIRED_TOKEN: expiredTokenFor(tokenKind, tokenSecret, 'orders'),

@@ -60,7 +60,7 @@ const coverage = analyseCoverage({ statements, requirements, tests: listTests(),
 mkdirSync(join(repoRoot, 'reports'), { recursive: true });
 writeFileSync(join(repoRoot, 'reports/coverage.md'), coverageMarkdown(coverage));
 const checkable = statements.filter((s) => s.requirements.length > 0).length;
-console.log(`coverage: ${statements.length} statements of the interface document (${checkable} checked, ${statements.length - checkable} not checkable), ${requirements.length} requirements, ${coverage.cells.length} requirement × place cells, ${faults.length} faults; tables in reports/coverage.md`);
+console.log(`coverage: ${statements.length} statements of the interface document (${checkable} checked, ${statements.length - checkable} not checkable), ${requirements.length} requirements, ${coverage.cells.length} requirement × place cells, ${faults.length} faults (${Object.entries(coverage.faultsByClass).map(([name, ids]) => `${name} ${ids.length}`).join(', ')}); tables in reports/coverage.md`);
 for (const problem of coverage.problems) console.log(`  ${problem}`);
 if (coverage.problems.length > 0) {
   console.log(`coverage: ${coverage.problems.length} problem${coverage.problems.length === 1 ? '' : 's'}`);

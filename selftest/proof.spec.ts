@@ -61,6 +61,16 @@ test('portability/detached (webhooks out of the receiver\'s reach) passes incomp
   expect(certify.mustNotConfigured).toEqual(gate.mustNotConfigured);
 });
 
+test('what a second client sees of another client\'s case is recorded, never judged: the reference lets it read and update the case, the alternative keeps clients apart while the operations stay open to it', ({ proof }) => {
+  const seen = (target: string) => proof.analysis.observations[target]?.['OBS-SECOND-CLIENT']?.join('\n') ?? '(nothing observed)';
+  expect(seen('clean')).toContain('fetchAssessment: answered 200');
+  expect(seen('clean')).toContain('another client could read this case');
+  expect(seen('clean')).toContain('update was applied');
+  expect(seen('portability/alternative')).toContain('fetchAssessment: refused 404');
+  expect(seen('portability/alternative')).toContain('a refusal of this case, the operation itself open to the second client');
+  expect(seen('portability/alternative')).toContain('left the case as it was');
+});
+
 test('every MUST requirement of the catalog has a sandbox fault', ({ proof }) => {
   expect(proof.analysis.mustWithoutFault).toEqual([]);
 });

@@ -260,6 +260,32 @@ const faultChecks: Record<FaultId, Conforms> = {
   },
   'webhook-results-never-sent': async (api) => (await docvEvents(api, 'document-results')).length > 0,
   'webhook-session-never-sent': async (api) => (await eventsOf(api, 'verification-session', (a) => stepUpOf(a, { phoneNumber: '+15555550100' }))).length > 0,
+  'update-foreign-inquiry-tags-kept': async (api) => {
+    const [a, b] = [await api.newCase(), await api.newCase()];
+    await api.op('caseUpdate', { body: { inquiryId: b.inquiryId, authenticationId: a.authenticationId, tags: ['refused'] } });
+    return JSON.stringify((await api.fetchCase(a.authenticationId)).body['tags']) === '[]';
+  },
+  'update-required-missing-applied': async (api) => {
+    const c = await api.newCase();
+    await api.op('caseUpdate', { body: { authenticationId: c.authenticationId, decision: 'DENY', tags: ['refused'] } });
+    const fetched = (await api.fetchCase(c.authenticationId)).body;
+    return fetched['decision'] !== 'DENY' && JSON.stringify(fetched['tags']) === '[]';
+  },
+  'update-tags-lost-concurrent': async (api) => {
+    const c = await api.newCase();
+    await Promise.all(['a', 'b'].map((tag) => api.op('caseUpdate', { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, tags: [tag] } })));
+    return JSON.stringify([...((await api.fetchCase(c.authenticationId)).body['tags'] as string[])].sort()) === '["a","b"]';
+  },
+  'order-duplicate-race': async (api) => {
+    const body = validOrder();
+    const answers = await Promise.all([api.order({ body }), api.order({ body })]);
+    return answers.filter(accepted).length === 1;
+  },
+  'order-refused-id-reserved': async (api) => {
+    const body = validOrder();
+    await api.order({ body: { ...body, fulfillment: [{ type: 'SHIPPING' }] } });
+    return accepted(await api.order({ body }));
+  },
 };
 
 /** Faults whose behaviour differs by flavor are checked in both. */

@@ -7,6 +7,7 @@ import { optionalMembers, type BodyOperation, type RequiredRow, type WrongTypeRo
 import type { SuiteConfig } from '../config/load-config.ts';
 import type { Verdict } from '../verdict.ts';
 import { expectAccepted, expectRefused, expectSchema } from './responses.ts';
+import { watchCase, type RefusalMarkers } from './nothing-changed.ts';
 
 /** What the member checks stand on: the test's fixtures. */
 export interface MemberContext {
@@ -17,6 +18,15 @@ export interface MemberContext {
   /** A valid request of the operation, whose control was accepted in this test (fixture validRequest). */
   validBody: () => Promise<Record<string, unknown>>;
   existingCase: () => Promise<CaseRef>;
+  /** The case as 4.5 returns it (fixture fetchCase): a refused case update must leave it as it was. */
+  fetchCase: (ref: CaseRef) => Promise<{ exchange: Exchange; body: Record<string, unknown> }>;
+}
+
+interface Refusable {
+  body: unknown;
+  note: string;
+  /** Members a refused case update carries so that a change it made anyway shows (nothing-changed.ts). */
+  markers?: RefusalMarkers;
 }
 
 /**
@@ -84,12 +94,30 @@ export async function checkWrongTypes(ctx: MemberContext, row: WrongTypeRow): Pr
   }
 }
 
+/**
+ * Sends variants that must be refused, each judged by the row's requirement; on a case update, the existing case is
+ * fetched before and after, and every refused variant must have left it as it was. Each variant is built from markers
+ * of its own (fresh tags, another decision: none for operations that change no case), leaving out `leaveOut`.
+ */
+async function sendRefusals(ctx: MemberContext, op: BodyOperation, requirement: string, builds: ReadonlyArray<(markers: RefusalMarkers) => Refusable>, leaveOut: readonly string[] = []): Promise<void> {
+  const watched = op === 'caseUpdate' ? await watchCase(ctx.fetchCase, await ctx.existingCase(), ctx.data) : undefined;
+  const variants = builds.map((build) => build(watched ? watched.markers(leaveOut) : {}));
+  const exchanges: Exchange[] = [];
+  await sendAll(ctx, op, variants, (exchange) => {
+    exchanges.push(exchange);
+    expectRefused(ctx.verdict, requirement, exchange);
+  });
+  await watched?.judge(ctx.verdict, requirement, variants.map((v, i) => ({ exchange: exchanges[i] as Exchange, markers: v.markers ?? {} })));
+}
+
 /** A required member missing, then null (a required member sent as null is a missing one): both refused. */
 export async function checkRequired(ctx: MemberContext, row: RequiredRow): Promise<void> {
   const body = await ctx.validBody();
   const without = Object.fromEntries(Object.entries(body).filter(([name]) => name !== row.field));
-  const variants = [{ body: without, note: `without ${row.field}` }, { body: { ...body, [row.field]: null }, note: `${row.field} null` }];
-  await sendAll(ctx, row.operation, variants, (exchange) => expectRefused(ctx.verdict, row.requirement, exchange));
+  await sendRefusals(ctx, row.operation, row.requirement, [
+    (markers) => ({ body: { ...without, ...markers }, note: `without ${row.field}`, markers }),
+    (markers) => ({ body: { ...body, ...markers, [row.field]: null }, note: `${row.field} null`, markers }),
+  ]);
 }
 
 /**
@@ -98,12 +126,12 @@ export async function checkRequired(ctx: MemberContext, row: RequiredRow): Promi
  */
 export async function checkBodyNotAnObject(ctx: MemberContext, op: BodyOperation, requirement: string): Promise<void> {
   const body = await ctx.validBody();
-  const variants = [
-    { body: null, note: 'the body null' },
-    { body: [body], note: 'the body an array holding the valid request' },
-    { body: JSON.stringify(body), note: 'the body the valid request as a JSON string' },
-  ];
-  await sendAll(ctx, op, variants, (exchange) => expectRefused(ctx.verdict, requirement, exchange));
+  // Only the array can carry markers: a server taking its item as the request applies them.
+  await sendRefusals(ctx, op, requirement, [
+    () => ({ body: null, note: 'the body null' }),
+    (markers) => ({ body: [{ ...body, ...markers }], note: 'the body an array holding the valid request', markers }),
+    () => ({ body: JSON.stringify(body), note: 'the body the valid request as a JSON string' }),
+  ]);
 }
 
 /**

@@ -4,7 +4,8 @@ import { strictInput, type CoreBehaviour } from './behaviour.ts';
 /**
  * Every open choice made differently from the reference: other routes, 201s, 422 refusals, extra members, counters
  * for ids, opaque 5-minute tokens typed "bearer", a default scope, headers checked before credentials (and the other
- * way round on the order endpoint), proto3 defaults left out of events.
+ * way round on the order endpoint), proto3 defaults left out of events,
+ * each client's cases out of another client's reach.
  */
 export const alternative: CoreBehaviour = {
   layout: 'alternative',
@@ -23,4 +24,5 @@ export const alternative: CoreBehaviour = {
   ...strictInput,
   tokens: { kind: 'opaque', lifetimeSeconds: 300, type: 'bearer', defaultScope: true, extra: { refresh_expires_in: 0 } },
   webhookHeaders: () => ({ 'x-webhook-id': randomUUID() }),
+  caseVisibility: 'own-client',
 };

@@ -64,6 +64,12 @@ export interface CoreBehaviour {
   };
   /** Headers of each webhook delivery beyond the media type (part 6 shows none). */
   webhookHeaders: () => Record<string, string>;
+  /**
+   * Whether a client reaches the cases another client created (fetch, records, update): the document does not state
+   * isolation between clients. Unset: every client reaches every case; 'own-client': another client's case answers as
+   * unknown.
+   */
+  caseVisibility?: 'own-client';
 }
 
 /** How a flavor refuses input the document is silent about refusing: strictly (reference, alternative) unless it says otherwise. */

@@ -28,6 +28,8 @@ export interface CoverageFault {
   id: string;
   requirement: string;
   place?: string;
+  /** The kind of traffic that shows it (sandbox/faults.ts faultClasses). */
+  class?: string;
 }
 
 export interface StatementRow {
@@ -48,6 +50,8 @@ export interface PlaceCell {
 export interface Coverage {
   rows: StatementRow[];
   cells: PlaceCell[];
+  /** The faults' ids by their class (sandbox/faults.ts faultClasses). */
+  faultsByClass: Record<string, string[]>;
   /** Problems that fail the coverage: statements without a check, MUST requirements without a fault, empty cells... */
   problems: string[];
 }
@@ -154,7 +158,9 @@ export function analyseCoverage(input: {
     const placed = test.ids.filter((id) => placesOf(byId.get(id) ?? ({} as Requirement)).length > 0);
     if (placed.length > 0 && test.places.length === 0) problems.push(`Test "${test.title}" (${test.project}) cites ${placed.join(', ')}, which name places, but tags none (@on:<place>)`);
   }
-  return { rows, cells, problems };
+  const faultsByClass: Record<string, string[]> = {};
+  for (const fault of input.faults) (faultsByClass[fault.class ?? 'request'] ??= []).push(fault.id);
+  return { rows, cells, problems, faultsByClass };
 }
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
@@ -172,6 +178,12 @@ export function coverageMarkdown(coverage: Coverage): string {
     '| Requirement | Level | Place | Checks | Faults |',
     '|---|---|---|---|---|',
     ...coverage.cells.map((c) => `| ${c.requirement} | ${c.level} | ${c.place} | ${c.tests} | ${c.faults.join(', ') || '—'} |`),
+    '',
+    '## Faults by class',
+    '',
+    '| Class | Faults | Ids |',
+    '|---|---|---|',
+    ...Object.entries(coverage.faultsByClass).map(([name, ids]) => `| ${name} | ${ids.length} | ${name === 'request' ? '(every other fault)' : ids.join(', ')} |`),
     '',
     '## Request member × wrong JSON type',
     '',

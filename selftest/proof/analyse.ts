@@ -79,6 +79,8 @@ export function problemsIn(records: readonly TestRecord[]): Problem[] {
 
 export interface KillRow {
   fault: string;
+  /** The fault's class (sandbox/faults.ts faultClasses). */
+  class: string;
   requirement: string;
   level: Level;
   /** Checks that failed (MUST) or warned (SHOULD) for the faulted requirement itself. */
@@ -95,6 +97,8 @@ export interface ProofAnalysis {
   kills: KillRow[];
   mustWithoutFault: string[];
   mutationScore: number;
+  /** What each correct target's run observed of its INFO rows: requirement → the details of its observed marks. */
+  observations: Record<string, Record<string, string[]>>;
   /** Each correct target's one run, judged under gate and under certify. */
   verdicts: Record<string, Record<JudgedProfile, ProfileVerdict>>;
 }
@@ -124,7 +128,7 @@ export function analyse(plan: ProofPlan, report: { config: { rootDir: string }; 
     // A fault that breaks a precondition is caught when the gate fails on its requirement, as failed or as blocked.
     const caughtBy = problems.filter((p) => p.requirement === requirement && (p.outcome === wanted || (level === 'MUST' && p.outcome === 'blocked'))).map((p) => p.test);
     const collateral = [...new Set(problems.filter((p) => p.requirement !== requirement).map((p) => `${p.requirement} (${p.outcome})`))];
-    return { fault: id, requirement, level, caughtBy, collateral, testsRun: records.filter(ran).length, killed: caughtBy.length > 0 };
+    return { fault: id, class: run.class ?? 'request', requirement, level, caughtBy, collateral, testsRun: records.filter(ran).length, killed: caughtBy.length > 0 };
   }));
   for (const target of plan.targets.filter((t) => t.kind === 'round')) {
     const given = new Set(target.faults.flatMap((run) => run.tests ?? []));
@@ -149,6 +153,15 @@ export function analyse(plan: ProofPlan, report: { config: { rootDir: string }; 
     kills,
     mustWithoutFault: requirements.filter((r) => r.level === 'MUST' && !faulted.has(r.id)).map((r) => r.id),
     mutationScore: kills.length === 0 ? 0 : kills.filter((k) => k.killed).length / kills.length,
+    observations: Object.fromEntries(
+      plan.targets
+        .filter((t) => t.kind === 'clean' || t.kind === 'portability')
+        .map((t) => {
+          const byId: Record<string, string[]> = {};
+          for (const mark of recordsOf(t.name).flatMap((r) => marksOf(r.annotations)).filter((m) => m.kind === 'observed')) (byId[mark.id] ??= []).push(mark.detail);
+          return [t.name, byId];
+        }),
+    ),
     verdicts: Object.fromEntries(
       plan.targets
         .filter((t) => t.kind === 'clean' || t.kind === 'portability')
@@ -169,9 +182,11 @@ export function killMatrixMarkdown(analysis: ProofAnalysis, durationMs: number):
     `MUST requirements without a fault: ${analysis.mustWithoutFault.join(', ') || 'none'}.`,
     `Verdicts of the correct targets (gate; certify): ${Object.entries(analysis.verdicts).map(([name, v]) => `${name}: ${v.gate.result}; ${v.certify.result}`).join(' | ')}.`,
     '',
-    '| Fault | Requirement | Level | Caught | Checks that caught it | Collateral |',
-    '|---|---|---|---|---|---|',
-    ...analysis.kills.map((k) => `| ${k.fault} | ${k.requirement} | ${k.level} | ${k.killed ? 'yes' : '**SURVIVED**'} | ${cell(k.caughtBy.join('<br>') || `(none of ${k.testsRun} tests)`)} | ${cell(k.collateral.join(', ') || '—')} |`),
+    `Faults by class: ${[...new Set(analysis.kills.map((k) => k.class))].map((c) => `${c} ${analysis.kills.filter((k) => k.class === c && k.killed).length} of ${analysis.kills.filter((k) => k.class === c).length} caught`).join(', ')}.`,
+    '',
+    '| Fault | Class | Requirement | Level | Caught | Checks that caught it | Collateral |',
+    '|---|---|---|---|---|---|---|',
+    ...analysis.kills.map((k) => `| ${k.fault} | ${k.class} | ${k.requirement} | ${k.level} | ${k.killed ? 'yes' : '**SURVIVED**'} | ${cell(k.caughtBy.join('<br>') || `(none of ${k.testsRun} tests)`)} | ${cell(k.collateral.join(', ') || '—')} |`),
     '',
   ].join('\n');
 }

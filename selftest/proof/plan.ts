@@ -26,6 +26,8 @@ export interface FaultRun {
   level: Level;
   area: Area;
   place?: Place;
+  /** The fault's class (sandbox/faults.ts faultClasses). */
+  class?: string;
   /** Round targets: the tests this fault is given to (the tests citing its requirement, on its place). */
   tests?: string[];
 }
@@ -66,7 +68,7 @@ function standsAlone(area: Area): boolean {
 
 function faultRun(fault: Fault): FaultRun {
   const req = requirement(fault.requirement);
-  return { id: fault.id, requirement: fault.requirement, level: req.level, area: req.area, ...(fault.place ? { place: fault.place } : {}) };
+  return { id: fault.id, requirement: fault.requirement, level: req.level, area: req.area, class: fault.class ?? 'request', ...(fault.place ? { place: fault.place } : {}) };
 }
 
 /**

@@ -58,11 +58,13 @@ for (const variant of outsideTheList) {
       const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: variant.value, tags: [tag] }), note: `decision ${JSON.stringify(variant.value)} with a new tag` });
       const accepted = exchange.status >= 200 && exchange.status < 300;
       if (variant.meant) verdict.observe('CU-DECISION-VARIANTS', `decision ${JSON.stringify(variant.value)}: answered ${exchange.status}${accepted ? ' (accepted)' : ''}`);
+      const after = await fetchCase(ref);
       if (!accepted) {
         expectRefused(verdict, 'CU-DECISION-ENUM', exchange);
+        // Refused, the update leaves the case as it was: its decision and no new tag.
+        expectThat(verdict, 'CU-DECISION-ENUM', sameEnumValue(after.body.decision, held) && !tagNames(after.body.tags).includes(tag), `the refused update left the case as it was: decision ${held}, no tag ${tag}`, () => `decision ${JSON.stringify(after.body.decision)}, tags ${verdict.redacted(after.body.tags)}`, after.exchange);
         return;
       }
-      const after = await fetchCase(ref);
       const allowed = variant.meant ? [held, variant.meant] : [held];
       expectThat(verdict, 'CU-DECISION-ENUM', allowed.some((d) => sameEnumValue(after.body.decision, d)), `the accepted update leaves the decision ${allowed.join(' or ')} (one of 3.3, as it was${variant.meant ? ' or the value meant' : ''})`, () => `decision ${JSON.stringify(after.body.decision)}`, after.exchange);
       expectThat(verdict, 'CU-DECISION-ENUM', tagNames(after.body.tags).includes(tag), `the rest of the accepted update applied: the tag ${tag} appended`, () => `tags ${verdict.redacted(after.body.tags)}`, after.exchange);

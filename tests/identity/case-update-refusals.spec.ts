@@ -1,24 +1,30 @@
 import { expectRefused } from '../../harness/checks/responses.ts';
+import { watchCase } from '../../harness/checks/nothing-changed.ts';
 import { caseUpdate, unknownCaseId, type BodyContext } from '../../harness/builders/identity-bodies.ts';
 import { foreignInquiries, foreignInquiryId } from '../../harness/builders/foreign-inquiries.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const notes = ({ faker }: BodyContext) => ({ notes: faker.lorem.sentence() });
 
-test(...cites(['CU-CASE-KNOWN'], 'a case update for an authenticationId no assessment returned is refused'), async ({ api, verdict, data, newCase }) => {
+test(...cites(['CU-CASE-KNOWN'], 'a case update for an authenticationId no assessment returned is refused, and the case of its inquiry is left as it was'), async ({ api, verdict, data, newCase, fetchCase }) => {
   // The inquiryId is a real one, so that the unknown case is the only defect.
   const ref = await newCase();
-  const exchange = await api.call('caseUpdate', { body: caseUpdate({ inquiryId: ref.inquiryId, authenticationId: unknownCaseId(data) }, notes(data)), note: 'unknown authenticationId' });
+  const watched = await watchCase(fetchCase, ref, data);
+  const markers = watched.markers();
+  const exchange = await api.call('caseUpdate', { body: caseUpdate({ inquiryId: ref.inquiryId, authenticationId: unknownCaseId(data) }, { ...notes(data), ...markers }), note: 'unknown authenticationId' });
   expectRefused(verdict, 'CU-CASE-KNOWN', exchange);
+  await watched.judge(verdict, 'CU-CASE-KNOWN', [{ exchange, markers }]);
 });
 
 
 for (const variant of foreignInquiries) {
-  test(...cites(['CU-INQUIRY-MAPS'], `a case update whose inquiryId is not the case's is refused: ${variant.name}`), async ({ api, verdict, data, newCase }) => {
+  test(...cites(['CU-INQUIRY-MAPS'], `a case update whose inquiryId is not the case's is refused, and the case is left as it was: ${variant.name}`), async ({ api, verdict, data, newCase, fetchCase }) => {
     const ref = await newCase();
     const foreign = await foreignInquiryId(variant, newCase, data);
-    const exchange = await api.call('caseUpdate', { body: caseUpdate({ inquiryId: foreign, authenticationId: ref.authenticationId }, notes(data)), note: variant.name });
+    const watched = await watchCase(fetchCase, ref, data);
+    const markers = watched.markers();
+    const exchange = await api.call('caseUpdate', { body: caseUpdate({ inquiryId: foreign, authenticationId: ref.authenticationId }, { ...notes(data), ...markers }), note: variant.name });
     expectRefused(verdict, 'CU-INQUIRY-MAPS', exchange);
+    await watched.judge(verdict, 'CU-INQUIRY-MAPS', [{ exchange, markers }]);
   });
 }
-

@@ -1,0 +1,103 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { EXAMPLE_EMAIL_DOMAINS, FICTIONAL_PHONE, RUN_VARYING_MEMBERS } from '../harness/builders/client-values.ts';
+import { fullAssessment, fullCaseUpdate, fullDocumentVerification, fullStepUp, stepUp, type BodyContext } from '../harness/builders/identity-bodies.ts';
+import { seededFaker } from '../harness/builders/seeded-faker.ts';
+import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
+
+// Data a real client sends (docs/traffic.md): faker-drawn values, recipients that are never real, and runs of one SEED
+// and RUN_TAG that send the same bodies.
+
+const ref = { inquiryId: 'inq-run1-abc', authenticationId: 'CASE-1' };
+const context = (seed: number): BodyContext => ({ faker: seededFaker(seed, 'client data'), runTag: 'run1', templates: {} });
+
+test('the builders fill every shown member the way an integration would: example-domain emails, fictional phone numbers, dotted IPv4, several run-tagged tags', () => {
+  for (let seed = 1; seed <= 25; seed += 1) {
+    const ctx = context(seed);
+    const assessment = fullAssessment(ctx, 'default');
+    expect(assessment.userIp, 'userIp in dotted decimal').toMatch(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/);
+    expect(assessment.userIp.split('.').every((octet) => Number(octet) <= 255)).toBe(true);
+    expect(Number.isNaN(Date.parse(assessment.creationDateTime)), 'creationDateTime a date-time').toBe(false);
+    expect(assessment.inquiryId).toContain('run1');
+    expect(fullDocumentVerification(ctx, 'docv').phoneNumber).toMatch(FICTIONAL_PHONE);
+    const update = fullCaseUpdate(ctx, ref, 'default') as unknown as { tags: string[] };
+    expect(update.tags.length, 'several tags per update').toBeGreaterThanOrEqual(2);
+    for (const tag of update.tags) expect(tag, 'a tag keeps the run tag').toContain('-run1-');
+    const email = fullStepUp(ctx, ref, 'email').email ?? '';
+    expect(EXAMPLE_EMAIL_DOMAINS, `${email} is on a reserved example domain`).toContain(email.split('@')[1]);
+    expect(stepUp(ctx, ref, 'phone').phoneNumber).toMatch(FICTIONAL_PHONE);
+  }
+});
+
+test('the same seed gives the same values, creationDateTime apart', () => {
+  const strip = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([name]) => !RUN_VARYING_MEMBERS.includes(name)));
+  const draw = () => {
+    const ctx = context(7);
+    return [fullAssessment(ctx, 'default'), fullCaseUpdate(ctx, ref, 'default'), fullStepUp(ctx, ref)].map(strip);
+  };
+  expect(draw()).toEqual(draw());
+});
+
+test('docs/traffic.md lists every member whose value differs between two runs of one SEED and RUN_TAG', () => {
+  const doc = readFileSync(new URL('../docs/traffic.md', import.meta.url), 'utf8');
+  for (const name of RUN_VARYING_MEMBERS) expect(doc).toContain(`\`${name}\``);
+});
+
+interface Sent {
+  test: string;
+  bodies: string[];
+}
+
+/** Every request body a run recorded (the exchanges attached to each test), per test, with the varying members masked. */
+function sentBodies(resultsFile: string): Sent[] {
+  const report = JSON.parse(readFileSync(resultsFile, 'utf8')) as { suites: Suite[] };
+  const sent: Sent[] = [];
+  const mask = (text: string): string => {
+    try {
+      return JSON.stringify(JSON.parse(text), (key, value: unknown) => (RUN_VARYING_MEMBERS.includes(key) ? '(varies)' : value));
+    } catch {
+      return text;
+    }
+  };
+  const visit = (suite: Suite, path: string[]) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests) {
+        const exchanges = (t.results.at(-1)?.attachments ?? []).filter((a) => a.name.startsWith('exchanges')).flatMap((a) => JSON.parse(Buffer.from(a.body ?? '', 'base64').toString('utf8')) as Array<{ request: { body?: string } }>);
+        // Requests sent at once are recorded as they are answered: compared as a sorted list.
+        sent.push({ test: [...path, spec.title, t.projectName].join(' › '), bodies: exchanges.map((e) => mask(e.request.body ?? '')).sort() });
+      }
+    }
+    for (const inner of suite.suites ?? []) visit(inner, [...path, inner.title]);
+  };
+  for (const suite of report.suites) visit(suite, []);
+  return sent.sort((a, b) => a.test.localeCompare(b.test));
+}
+
+interface Suite {
+  title: string;
+  specs?: Array<{ title: string; tests: Array<{ projectName: string; results: Array<{ attachments?: Array<{ name: string; body?: string }> }> }> }>;
+  suites?: Suite[];
+}
+
+test('two runs of one SEED and RUN_TAG against the embedded sandbox send the same request bodies, but for the members docs/traffic.md lists', async () => {
+  test.setTimeout(240_000);
+  const work = mkdtempSync(join(tmpdir(), 'client-data-'));
+  try {
+    const runs: Sent[][] = [];
+    for (const name of ['first', 'second']) {
+      const [port, webhook] = [await freePort(), await freePort()];
+      const reports = join(work, name);
+      const env = childEnv(work, { SEED: '4242', RUN_TAG: 'samerun1', SANDBOX_PORT: String(port), WEBHOOK_LISTEN: `127.0.0.1:${webhook}`, REPORTS_DIR: reports, TEST_RESULTS_DIR: join(reports, 'test-results'), CONFORMANCE_WORKERS: '2' });
+      const run = await runCli(process.execPath, [playwrightCli, 'test', '--grep', '@GEN-OPTIONAL-MEMBERS|@CU-TAGS-APPEND|@SU-CHANNELS|@CU-INQUIRY-MAPS'], env, 200_000);
+      expect(run.code, `${name} run:\n${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`).toBe(0);
+      runs.push(sentBodies(join(reports, 'results.json')));
+    }
+    const [first = [], second = []] = runs;
+    expect(first.filter((s) => s.bodies.length > 0).length, 'tests that sent bodies').toBeGreaterThan(5);
+    expect(second).toEqual(first);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
