@@ -130,7 +130,7 @@ async function main(): Promise<number> {
   } catch (error) {
     problems.push(`the Allure report could not be built: ${(error as Error).message}`);
   }
-  const matrix = existsSync(join(dir, 'conformance.json')) ? (JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as { result?: string; reasons?: string[]; verdict?: StatedVerdict }) : {};
+  const matrix = existsSync(join(dir, 'conformance.json')) ? (JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as { result?: string; reasons?: string[]; verdict?: StatedVerdict; cost?: { rounds?: unknown } }) : {};
   writeFileSync(join(dir, source.claim.list), source.list);
   for (const changed of listDifferences(parseList(source.list), sourceFiles(repoRoot), 'the checkout when the run ended')) problems.push(`source changed while the run ran: ${changed}`);
   const configuration = redactedConfiguration(resolved);
@@ -153,6 +153,9 @@ async function main(): Promise<number> {
     verdict: statedVerdict(matrix.verdict, exitCode),
     // Whether a proxy carried the run (its host only) and who issued the target's certificate.
     transport,
+    // The concurrency checks' rounds (tried, discarded for a 429 or a call without an answer): they can prove a defect,
+    // never its absence, so a certifier reads how many were tried (CONCURRENCY_ROUNDS; absent when none ran).
+    concurrency: matrix.cost?.rounds ?? { tried: 0 },
     environment: runEnvironment(resolved.config, resolved.sandbox ? { flavor: resolved.sandbox.env.SANDBOX_FLAVOR ?? 'reference', faults: resolved.sandbox.env.SANDBOX_FAULTS ?? '' } : undefined),
     tools: { playwright: versionOf('@playwright/test/package.json'), allure: versionOf('allure/package.json'), 'allure-playwright': versionOf('allure-playwright/package.json') },
     bundleProblems: problems,

@@ -107,6 +107,8 @@ test('npm run certify writes one bundle with the matrix, JUnit, single-file repo
     exitCode: run.code,
     bundleProblems: [],
   });
+  // The concurrency rounds the run tried are stated (none in a run of the auth project).
+  expect(certificate['concurrency']).toMatchObject({ tried: 0 });
   for (const stamp of ['startedAt', 'finishedAt']) expect(certificate[stamp]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   const configuration = JSON.parse(readText(join(bundle, 'configuration.json'))) as Array<{ name: string; value?: string }>;
   expect(configuration.find((v) => v.name === 'API_KEY')?.value).toBe('[REDACTED]');
