@@ -1,35 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { ConfigError, loadConfig } from '../harness/config/load-config.ts';
+import { loadConfig } from '../harness/config/load-config.ts';
+import { problemsOf, repoRoot, validEnv } from './config-env.ts';
 import { conformanceProjects, projectNames } from '../harness/config/projects.ts';
 import { configSchema, configVariables } from '../harness/config/variables.ts';
 import { flavors } from '../sandbox/server.ts';
 import { configurationPage, envExample, routeTable, variableTable } from '../scripts/env-example.ts';
 
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-
-const validEnv = {
-  IDENTITY_BASE_URL: 'https://api.example.com/business/identity-proofing/v1/',
-  IDENTITY_TOKEN_URL: 'https://login.example.com/identity/v1/token',
-  STEPUP_BASE_URL: 'https://api.example.com/business/step-up/v1',
-  STEPUP_TOKEN_URL: 'https://login.example.com/stepup/v1/token',
-  ORDERS_BASE_URL: 'https://api.example.com/commerce',
-  API_KEY: 'c2VjcmV0LWNsaWVudDpzZWNyZXQtdmFsdWU=',
-  CLIENT_ID: 'client-123',
-};
-
-function problemsOf(env: Record<string, string | undefined>): string[] {
-  try {
-    loadConfig(env, { repoRoot, embedded: false });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 test.describe('configuration', () => {
   test('CONFORMANCE_WORKERS: 2 by default, one worker per project; more spread over the projects, the webhooks project always on one', () => {

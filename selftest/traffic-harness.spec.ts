@@ -1,38 +1,18 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { ConfigError, loadConfig } from '../harness/config/load-config.ts';
+import { loadConfig } from '../harness/config/load-config.ts';
+import { problemsOf, repoRoot, validEnv } from './config-env.ts';
 import { HttpClient, type SendOptions } from '../harness/http/client.ts';
 
 // The parts of docs/traffic.md that stand on their own: the configuration of the concurrency rounds and of the second
 // client, and the sender of calls at once.
 
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const validEnv = {
-  IDENTITY_BASE_URL: 'https://api.example.com/business/identity-proofing/v1/',
-  IDENTITY_TOKEN_URL: 'https://login.example.com/identity/v1/token',
-  STEPUP_BASE_URL: 'https://api.example.com/business/step-up/v1',
-  STEPUP_TOKEN_URL: 'https://login.example.com/stepup/v1/token',
-  ORDERS_BASE_URL: 'https://api.example.com/commerce',
-  API_KEY: 'c2VjcmV0LWNsaWVudDpzZWNyZXQtdmFsdWU=',
-  CLIENT_ID: 'client-123',
-};
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig({ ...validEnv, ...env }, { repoRoot, embedded: false });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 test('the concurrency rounds default to 3 of 4 calls; 0 rounds is allowed (not configured), fewer than 2 calls is not', () => {
   expect(loadConfig(validEnv, { repoRoot, embedded: false }).concurrency).toEqual({ rounds: 3, calls: 4 });
   expect(loadConfig({ ...validEnv, CONCURRENCY_ROUNDS: '0' }, { repoRoot, embedded: false }).concurrency.rounds).toBe(0);
-  expect(problemsOf({ CONCURRENCY_CALLS: '1' }).join('\n')).toContain('CONCURRENCY_CALLS');
+  expect(problemsOf({ ...validEnv, CONCURRENCY_CALLS: '1' }).join('\n')).toContain('CONCURRENCY_CALLS');
 });
 
 test('a second client is configured with both its variables, and its client id must differ from CLIENT_ID', () => {
@@ -40,8 +20,8 @@ test('a second client is configured with both its variables, and its client id m
   const config = loadConfig({ ...validEnv, ...second }, { repoRoot, embedded: false });
   expect(config.secondClient).toEqual({ apiKey: second.SECOND_CLIENT_API_KEY, clientId: 'client-456' });
   expect(config.secrets).toContain(second.SECOND_CLIENT_API_KEY);
-  expect(problemsOf({ ...second, SECOND_CLIENT_ID: validEnv.CLIENT_ID }).join('\n')).toMatch(/SECOND_CLIENT_ID.*other than CLIENT_ID/);
-  expect(problemsOf({ SECOND_CLIENT_API_KEY: second.SECOND_CLIENT_API_KEY }).join('\n')).toContain('SECOND_CLIENT_ID');
+  expect(problemsOf({ ...validEnv, ...second, SECOND_CLIENT_ID: validEnv.CLIENT_ID }).join('\n')).toMatch(/SECOND_CLIENT_ID.*other than CLIENT_ID/);
+  expect(problemsOf({ ...validEnv, SECOND_CLIENT_API_KEY: second.SECOND_CLIENT_API_KEY }).join('\n')).toContain('SECOND_CLIENT_ID');
   expect(loadConfig(validEnv, { repoRoot, embedded: false }).secondClient).toBeUndefined();
 });
 
