@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { projectLayout, projectNames } from '../harness/config/projects.ts';
 import { configSchema } from '../harness/config/variables.ts';
@@ -75,6 +75,15 @@ function timed(command: string, env: Record<string, string | undefined>): Promis
       resolve({ code, ms: performance.now() - started, cpuSeconds, output });
     });
   });
+}
+
+/** A run that should have passed and did not: its whole output kept in reports/, so that why can be read. */
+function keptFailure(name: string, one: Timed): string {
+  if (one.code === 0) return '';
+  const file = join(repoRoot, 'reports', `bench-${name.replace(/\W+/g, '-')}-${Date.now()}.txt`);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, one.output);
+  return `; its output: ${relative(repoRoot, file)}`;
 }
 
 /** A run's outputs in a scratch folder, quiet, with the local reporters. */
@@ -239,10 +248,10 @@ async function main() {
   const slow = await repeat('slow target, 2 workers', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, expectedExit: 0 }), line);
   const slowWide = await repeat('slow target, 12 workers', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, workers: 12, expectedExit: 0 }), line);
   const kill = await repeat('proof run', killRuns, () => timed(`node ${playwrightCli} test -c selftest/playwright.config.ts selftest/proof.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-proof-${Date.now()}`)}`, { SELFTEST_RUN_ID: `bench-${Date.now()}`, CI: '' }), line);
-  const npmTest = await repeat('npm test', npmTestRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})`);
-  const loaded = await underLoad(() => repeat('npm test under load', loadedRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})`));
+  const npmTest = await repeat('npm test', npmTestRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})${keptFailure('npm test', one)}`);
+  const loaded = await underLoad(() => repeat('npm test under load', loadedRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})${keptFailure('npm test under load', one)}`));
   const npmCi = await repeat('npm ci', npmCiRuns, npmCiRun, line);
-  const runtimes = await repeat('runtime self-test', runtimeRuns, () => timed(`node ${playwrightCli} test -c selftest/playwright.config.ts selftest/runtimes.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-runtimes-${Date.now()}`)}`, { CI: '' }), (one) => `${line(one)} (exit ${one.code})`);
+  const runtimes = await repeat('runtime self-test', runtimeRuns, () => timed(`node ${playwrightCli} test -c selftest/playwright.config.ts selftest/runtimes.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-runtimes-${Date.now()}`)}`, { CI: '' }), (one) => `${line(one)} (exit ${one.code})${keptFailure('runtime self-test', one)}`);
 
   const requests = median(full.map((r) => r.requests));
   const summary: Summary = {
