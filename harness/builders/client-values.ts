@@ -32,14 +32,12 @@ export function clientTags(ctx: BodyContext): string[] {
 export const clientValues = {
   notes: ({ faker }: BodyContext) => `${faker.lorem.sentence()} ${faker.lorem.sentence()}`,
   externalAgent: ({ faker }: BodyContext) => `${faker.person.firstName()}.${faker.person.lastName()}`.toLowerCase(),
-  entryUser: ({ faker }: BodyContext) => faker.internet.username(),
   channel: ({ faker }: BodyContext) => faker.helpers.arrayElement(['web', 'ios-app', 'android-app', 'call-center']),
   /** Dotted decimal, as 2.1 states. */
   userIp: ({ faker }: BodyContext) => faker.internet.ipv4(),
   deviceSessionId: ({ faker }: BodyContext) => faker.string.uuid(),
   /** The time the request is made: the one member whose value differs between two runs of one seed. */
   creationDateTime: () => new Date().toISOString(),
-  memberId: ({ faker }: BodyContext) => faker.string.numeric(8),
   email: ({ faker }: BodyContext) => faker.internet.exampleEmail(),
   phoneNumber: ({ faker }: BodyContext) => `+1${faker.number.int({ min: 2, max: 9 })}${faker.string.numeric(2)}55501${faker.string.numeric(2)}`,
 } as const;
