@@ -20,31 +20,13 @@ function requestFields(id: OperationId): readonly FieldShape[] {
   return fieldsOf(schemaId);
 }
 
-/** How loosely a faulty sandbox checks types (the type-confusion faults of sandbox/faults.ts). */
-export interface Looseness {
-  /** Check only these members. */
-  only?: readonly string[];
-  /** An array passes where an object is stated. */
-  arraysAsObjects?: boolean;
-  /** A boolean passes where a string is stated. */
-  booleansAsStrings?: boolean;
-  /** The items of these arrays are not checked. */
-  uncheckedItems?: readonly string[];
-}
-
-function passes(value: unknown, types: readonly JsonType[], loose: Looseness): boolean {
-  if (hasStatedType(value, types)) return true;
-  return (loose.arraysAsObjects === true && Array.isArray(value) && types.includes('object')) || (loose.booleansAsStrings === true && typeof value === 'boolean' && types.includes('string'));
-}
-
 /** The first member present with a JSON type other than the schema states (null included), described; undefined when all are right. */
-export function fieldTypeIssue(body: Record<string, unknown>, id: OperationId, loose: Looseness = {}): string | undefined {
+export function fieldTypeIssue(body: Record<string, unknown>, id: OperationId): string | undefined {
   for (const field of requestFields(id)) {
-    if (!(field.name in body) || (loose.only && !loose.only.includes(field.name))) continue;
+    if (!(field.name in body)) continue;
     const value = body[field.name];
-    const checkItems = field.items && !loose.uncheckedItems?.includes(field.name) && Array.isArray(value);
-    const itemsWrong = checkItems && !(value as unknown[]).every((item) => hasStatedType(item, field.items ?? []));
-    if (!passes(value, field.types, loose) || itemsWrong) return `${field.name} must be ${expectedOf(field)}`;
+    const itemsWrong = field.items && Array.isArray(value) && !value.every((item) => hasStatedType(item, field.items ?? []));
+    if (!hasStatedType(value, field.types) || itemsWrong) return `${field.name} must be ${expectedOf(field)}`;
   }
   return undefined;
 }
