@@ -13,14 +13,15 @@ const SUBJECT = 'webhooks';
  * when nothing answered at all and the target is the embedded sandbox, which posts from this very machine. A real
  * target may reach what the tester cannot (a tunnel's far end, another network): "could not connect" is then a warning.
  */
-export async function probeWebhookPath(config: SuiteConfig, options: { targetIsHere: boolean }): Promise<Finding[]> {
+export async function probeWebhookPath(config: SuiteConfig, options: { targetIsHere: boolean; receiver?: WebhookReceiver }): Promise<Finding[]> {
   const { webhook } = config;
   if (webhook.mode === 'off') return [];
   const listen = `WEBHOOK_LISTEN=${webhook.host}:${webhook.port}`;
   const publicUrl = `WEBHOOK_PUBLIC_URL=${webhook.publicUrl}`;
-  const receiver = new WebhookReceiver({ host: webhook.host, port: webhook.port });
+  // The run's receiver when it listens already (a run's preflight); else one for the time of the probe (the doctor).
+  const receiver = options.receiver ?? new WebhookReceiver({ host: webhook.host, port: webhook.port });
   try {
-    await receiver.start();
+    if (!options.receiver) await receiver.start();
   } catch (error) {
     return [{ topic: 'webhook', subject: SUBJECT, severity: 'problem', text: `${listen}: ${(error as Error).message}` }];
   }
@@ -40,6 +41,6 @@ export async function probeWebhookPath(config: SuiteConfig, options: { targetIsH
     if (receiver.sawProbe(probe.nonce)) return [{ topic: 'webhook', subject: SUBJECT, severity: 'ok', text: `a probe posted to ${publicUrl} reached the receiver on ${listen} (answered ${status})` }];
     return [{ topic: 'webhook', subject: SUBJECT, severity: 'problem', text: `${publicUrl} does not reach the receiver on ${listen}: a probe posted there was answered ${status} by something else, and the receiver never saw it` }];
   } finally {
-    await receiver.close();
+    if (!options.receiver) await receiver.close();
   }
 }

@@ -1,0 +1,104 @@
+import { join } from 'node:path';
+import type { SuiteConfig } from '../config/load-config.ts';
+import type { Redactor } from '../redact.ts';
+import type { MessageChannel } from '../checks/session-channel.ts';
+import { isObject } from '../../schemas/json-value.ts';
+import { eventKind } from './events.ts';
+import { WebhookReceiver, type Delivery, type DeliveryRecord } from './receiver.ts';
+import { StepUpFlows } from './step-up-flows.ts';
+
+/**
+ * The run's webhook receiver, in the runner process from the global setup to the end of the run (harness/run/), and
+ * what the flows of every project ask of it through the run's broker: the deliveries since a time, the document events
+ * of an inquiry or a session, and the verification session event of each step-up (harness/webhooks/step-up-flows.ts).
+ * Workers reach it with harness/webhooks/events-client.ts; a worker restarted after a failure loses nothing.
+ */
+
+/** The longest one request of a worker waits here; a longer wait is asked again (HTTP clients time out idle requests). */
+export const LONGEST_POLL_MS = 25_000;
+
+export type HubRoute = (body: Record<string, unknown>) => Promise<unknown>;
+
+export class EventHub {
+  readonly receiver: WebhookReceiver;
+  readonly stepUps: StepUpFlows;
+  /** Document verifications whose events a flow awaited. */
+  private documentFlows = 0;
+
+  readonly port: number;
+  /** WEBHOOK_LISTEN as configured, for messages. */
+  readonly listen: string;
+
+  constructor(config: SuiteConfig, redactor: Redactor, outputDir: string) {
+    this.port = config.webhook.port;
+    this.listen = `${config.webhook.host}:${config.webhook.port}`;
+    const name = `webhook-deliveries-${config.webhook.port}-${config.runTag}.jsonl`.replace(/[^A-Za-z0-9.-]+/g, '-');
+    this.receiver = new WebhookReceiver({ host: config.webhook.host, port: config.webhook.port, journal: { path: join(outputDir, name), redactor }, onDelivery: (d) => this.stepUps.deliver(d) });
+    this.stepUps = new StepUpFlows(config.webhook.waitMs);
+  }
+
+  start(): Promise<void> {
+    return this.receiver.start();
+  }
+
+  async close(): Promise<void> {
+    this.stepUps.close();
+    await this.receiver.close();
+  }
+
+  /** The broker's routes for the workers (harness/run/broker.ts serves them), under eventsPath of the receiver's port. */
+  routes(): Record<string, HubRoute> {
+    const prefix = eventsPath(this.port);
+    const poll = (body: Record<string, unknown>) => Math.max(0, Math.min(LONGEST_POLL_MS, Number(body['timeoutMs']) || 0));
+    const since = (body: Record<string, unknown>) => Number(body['since']) || 0;
+    return {
+      [`${prefix}/since`]: async (body) => this.receiver.since(since(body)).map(recordOf),
+      [`${prefix}/document/started`]: async () => {
+        this.documentFlows += 1;
+        return {};
+      },
+      [`${prefix}/results`]: async (body) => {
+        const inquiryId = body['inquiryId'];
+        const found = await this.receiver.waitFor((d) => eventKind(d.json) === 'results' && field(d, 'inquiryId') === inquiryId, { since: since(body), timeoutMs: poll(body) });
+        return { event: found ? recordOf(found) : null };
+      },
+      [`${prefix}/onboarding`]: async (body) => {
+        const sessionId = body['sessionId'];
+        const found = await this.receiver.waitFor((d) => eventKind(d.json) === 'onboarding' && field(d, 'sessionId') === sessionId, { since: since(body), timeoutMs: poll(body) });
+        return { event: found ? recordOf(found) : null };
+      },
+      [`${prefix}/step-up/begin`]: async (body) => this.stepUps.begin(channelOf(body['channel']), body['credited'] === true),
+      [`${prefix}/step-up/answered`]: async (body) => {
+        this.stepUps.answered(String(body['ticket']), body['accepted'] === true);
+        return {};
+      },
+      [`${prefix}/step-up/outcome`]: async (body) => {
+        const outcome = await this.stepUps.outcome(String(body['ticket']), poll(body));
+        return { outcome: outcome ? { ...outcome, ...(outcome.event ? { event: recordOf(outcome.event) } : {}) } : null };
+      },
+      [`${prefix}/settle`]: async (body) => {
+        await Promise.race([this.stepUps.settled(), new Promise((resolve) => setTimeout(resolve, poll(body)))]);
+        return { live: this.stepUps.live, flows: this.stepUps.started + this.documentFlows };
+      },
+    };
+  }
+}
+
+/**
+ * Where the workers ask the receiver listening on `port` (WEBHOOK_LISTEN's): a run has one, the proof's run one per
+ * target, each with its own port.
+ */
+export const eventsPath = (port: number) => `/events/${port}`;
+
+const field = (d: DeliveryRecord, name: string): unknown => (isObject(d.json) ? d.json[name] : undefined);
+
+function channelOf(value: unknown): MessageChannel {
+  if (value === 'phone' || value === 'email') return value;
+  throw new Error(`channel must be phone or email, not ${JSON.stringify(value)}`);
+}
+
+/** A delivery as a worker reads it: without the raw body bytes. */
+export function recordOf(delivery: Delivery | DeliveryRecord): DeliveryRecord {
+  const { body: _body, ...record } = delivery as Delivery;
+  return record;
+}

@@ -1,0 +1,102 @@
+import type { MessageChannel } from '../checks/session-channel.ts';
+import type { BrokerClient } from '../run/broker-client.ts';
+import { eventsPath, LONGEST_POLL_MS } from './event-hub.ts';
+import type { DeliveryRecord } from './receiver.ts';
+import type { FlowOutcome } from './step-up-flows.ts';
+
+/** A step-up's place among the run's step-ups on its channel (harness/webhooks/step-up-flows.ts). */
+export interface StepUpTicket {
+  ticket: string;
+  /** When its request may go out, and from when its event may come (ms since the epoch). */
+  sentAt: number;
+}
+
+/** What every worker sends the run's step-ups through: each one waits for its channel and is registered with the receiver. */
+export interface StepUpGate {
+  begin(channel: MessageChannel, credited: boolean): Promise<StepUpTicket>;
+  answered(ticket: StepUpTicket, accepted: boolean): Promise<void>;
+}
+
+/**
+ * A worker's view of the run's webhook receiver, which lives in the runner process (harness/webhooks/event-hub.ts):
+ * every wait is a long poll of at most LONGEST_POLL_MS, asked again until the caller's deadline, and ends as soon as the
+ * awaited event is there.
+ */
+export class EventsClient implements StepUpGate {
+  private readonly prefix: string;
+
+  /** The receiver listening on `port` (WEBHOOK_LISTEN's). */
+  constructor(
+    private readonly broker: BrokerClient,
+    port: number,
+  ) {
+    this.prefix = eventsPath(port);
+  }
+
+  private ask<T>(route: string, body: unknown): Promise<T> {
+    return this.broker.post<T>(`${this.prefix}${route}`, body);
+  }
+
+  /** Every delivery whose request arrived at or after `since` (ms since the epoch), in arrival order. */
+  since(since: number): Promise<DeliveryRecord[]> {
+    return this.ask('/since', { since });
+  }
+
+  /** Every delivery of the run so far. */
+  all(): Promise<DeliveryRecord[]> {
+    return this.since(0);
+  }
+
+  /** Counts a document verification whose events a flow awaits. */
+  async documentFlow(): Promise<void> {
+    await this.ask('/document/started', {});
+  }
+
+  /** The first document results event carrying `inquiryId` that arrived since `since`, waiting until `deadline`. */
+  results(inquiryId: string, since: number, deadline: number): Promise<DeliveryRecord | undefined> {
+    return this.polled(deadline, (timeoutMs) => this.ask<{ event: DeliveryRecord | null }>('/results', { inquiryId, since, timeoutMs }));
+  }
+
+  /** The first document onboarding event of `sessionId` that arrived since `since`, waiting until `deadline`. */
+  onboarding(sessionId: string, since: number, deadline: number): Promise<DeliveryRecord | undefined> {
+    return this.polled(deadline, (timeoutMs) => this.ask<{ event: DeliveryRecord | null }>('/onboarding', { sessionId, since, timeoutMs }));
+  }
+
+  begin(channel: MessageChannel, credited: boolean): Promise<StepUpTicket> {
+    return this.ask('/step-up/begin', { channel, credited });
+  }
+
+  async answered(ticket: StepUpTicket, accepted: boolean): Promise<void> {
+    await this.ask('/step-up/answered', { ticket: ticket.ticket, accepted });
+  }
+
+  /** The step-up's outcome: its event, or its window's end (WEBHOOK_WAIT_MS from its request). */
+  async stepUpOutcome(ticket: StepUpTicket): Promise<FlowOutcome> {
+    for (;;) {
+      const { outcome } = await this.ask<{ outcome: FlowOutcome | null }>('/step-up/outcome', { ticket: ticket.ticket, timeoutMs: LONGEST_POLL_MS });
+      if (!outcome) throw new Error(`The run's receiver knows no step-up ${ticket.ticket}`);
+      if (outcome.state !== 'sending' && outcome.state !== 'waiting') return outcome;
+    }
+  }
+
+  /**
+   * Waits until every step-up of the run has its event or its window ended (at most until `deadline`); returns how many
+   * flows the run registered and how many are still live.
+   */
+  async settle(deadline: number): Promise<{ flows: number; live: number }> {
+    for (;;) {
+      const left = deadline - Date.now();
+      const answer = await this.ask<{ flows: number; live: number }>('/settle', { timeoutMs: Math.max(0, Math.min(left, LONGEST_POLL_MS)) });
+      if (answer.live === 0 || Date.now() >= deadline) return answer;
+    }
+  }
+
+  private async polled(deadline: number, ask: (timeoutMs: number) => Promise<{ event: DeliveryRecord | null }>): Promise<DeliveryRecord | undefined> {
+    for (;;) {
+      const left = deadline - Date.now();
+      const { event } = await ask(Math.max(0, Math.min(left, LONGEST_POLL_MS)));
+      if (event) return event;
+      if (Date.now() >= deadline) return undefined;
+    }
+  }
+}

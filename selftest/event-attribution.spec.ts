@@ -1,0 +1,143 @@
+import { expect, test } from '@playwright/test';
+import type { SuiteConfig } from '../harness/config/load-config.ts';
+import { Redactor } from '../harness/redact.ts';
+import { EventHub, eventsPath } from '../harness/webhooks/event-hub.ts';
+import type { MessageChannel } from '../harness/checks/session-channel.ts';
+import { freePort } from '../harness/http/free-port.ts';
+
+// The run's receiver ties each verification session event (6.3, which carries no id of the case) to a step-up by
+// channel and time (harness/webhooks/step-up-flows.ts). Events here are posted over HTTP to the real receiver, late,
+// out of order, twice and interleaved with the step-ups, as a target with a delivery queue posts them; the step-ups
+// are registered as the workers register them (harness/webhooks/events-client.ts, through the run's broker).
+
+/** The event window of these tests: long enough that an event posted on purpose always lands inside it. */
+const WINDOW_MS = 20_000;
+
+async function hubWith(windowMs: number) {
+  const port = await freePort();
+  const config = { runTag: 'attr', webhook: { host: '127.0.0.1', port, waitMs: windowMs } } as unknown as SuiteConfig;
+  const hub = new EventHub(config, new Redactor([]), test.info().outputPath('journal'));
+  await hub.start();
+  const post = async (body: Record<string, unknown>) => {
+    const answer = await fetch(`${hub.receiver.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(answer.status).toBe(200);
+  };
+  const session = (sessionId: string, channelType?: string, extra: Record<string, unknown> = {}) =>
+    post({ sessionId, verificationStatus: 'VERIFIED', sendAttempts: '1', ...(channelType ? { channelType } : {}), ...extra });
+  /** A step-up sent and accepted, as the Api registers it. */
+  const stepUp = async (channel: MessageChannel, credited = false) => {
+    const ticket = await hub.stepUps.begin(channel, credited);
+    hub.stepUps.answered(ticket.ticket, true);
+    return ticket.ticket;
+  };
+  const outcome = async (ticket: string) => {
+    for (;;) {
+      const found = await hub.stepUps.outcome(ticket, WINDOW_MS);
+      if (found && found.state !== 'waiting' && found.state !== 'sending') return found;
+    }
+  };
+  return { hub, post, session, stepUp, outcome };
+}
+
+test.describe('event attribution across the run', () => {
+  test("flow A's event arriving after flow B's request, B's never coming: A has its event, B's window ends without one", async () => {
+    const { hub, session, stepUp, outcome } = await hubWith(1_500);
+    try {
+      const a = await stepUp('phone');
+      const b = await stepUp('phone');
+      await session('session-of-a', 'SMS_OTP');
+      expect((await outcome(a)).event?.json).toMatchObject({ sessionId: 'session-of-a' });
+      expect(await outcome(b)).toMatchObject({ state: 'expired' });
+      expect((await outcome(b)).event).toBeUndefined();
+    } finally {
+      await hub.close();
+    }
+  });
+
+  test('late and out of order: each channel gets the events of its channel, whatever order they come in', async () => {
+    const { hub, session, stepUp, outcome } = await hubWith(WINDOW_MS);
+    try {
+      const phone = await stepUp('phone');
+      const email = await stepUp('email');
+      // The email step-up's event comes first, then the phone one's without a channelType (SMS_OTP, its default).
+      await session('late-email', 'EMAIL_OTP');
+      await session('late-phone');
+      expect((await outcome(email)).event?.json).toMatchObject({ sessionId: 'late-email' });
+      expect((await outcome(phone)).event?.json).toMatchObject({ sessionId: 'late-phone' });
+    } finally {
+      await hub.close();
+    }
+  });
+
+  test('a redelivery counts once, and a session seen before a step-up is never its event', async () => {
+    const { hub, session, stepUp, outcome } = await hubWith(1_500);
+    try {
+      // Another run's or another client's event, before any step-up of this run: it is never credited, nor its redelivery.
+      await session('foreign', 'SMS_OTP');
+      const first = await stepUp('phone');
+      const second = await stepUp('phone');
+      await session('foreign', 'SMS_OTP');
+      await session('once', 'SMS_OTP');
+      await session('once', 'SMS_OTP');
+      expect((await outcome(first)).event?.json).toMatchObject({ sessionId: 'once' });
+      const later = await outcome(second);
+      expect(later.state, 'the redelivery of the first step-up\'s session is not the second one\'s event').toBe('expired');
+      expect(hub.receiver.deliveries()).toHaveLength(4);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  test('an event of a document verification session, or one arriving while no step-up waits, is credited to none', async () => {
+    const { hub, session, stepUp, outcome } = await hubWith(1_500);
+    try {
+      await session('nobody-waits', 'SMS_OTP');
+      const flow = await stepUp('phone');
+      await session('document-session', 'SMS_OTP', { docVerification: true });
+      expect(await outcome(flow)).toMatchObject({ state: 'expired' });
+    } finally {
+      await hub.close();
+    }
+  });
+
+  test('a credited step-up runs alone on its channel: it waits for the live ones, and later ones wait for it', async () => {
+    const { hub, session, stepUp, outcome } = await hubWith(WINDOW_MS);
+    try {
+      const earlier = await stepUp('phone');
+      let creditedStarted = false;
+      const credited = hub.stepUps.begin('phone', true).then((ticket) => {
+        creditedStarted = true;
+        return ticket;
+      });
+      // Not granted while the earlier phone step-up waits; an email step-up is not held up.
+      await outcome(await stepUp('email').then(async (ticket) => (await session('email-event', 'EMAIL_OTP'), ticket)));
+      expect(creditedStarted).toBe(false);
+      await session('earlier-event', 'SMS_OTP');
+      const ticket = await credited;
+      expect((await outcome(earlier)).event?.json).toMatchObject({ sessionId: 'earlier-event' });
+      hub.stepUps.answered(ticket.ticket, true);
+      let laterStarted = false;
+      const later = hub.stepUps.begin('phone', false).then((t) => ((laterStarted = true), t));
+      await session('credited-event', 'SMS_OTP');
+      expect((await outcome(ticket.ticket)).event?.json).toMatchObject({ sessionId: 'credited-event' });
+      await later;
+      expect(laterStarted).toBe(true);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  test("a document results event is its inquiry's alone: another inquiry's (another run's) never answers the wait", async () => {
+    const { hub, post } = await hubWith(WINDOW_MS);
+    try {
+      const since = Date.now();
+      const routes = hub.routes();
+      const waiting = routes[`${eventsPath(hub.port)}/results`]?.({ inquiryId: 'inq-ours', since, timeoutMs: 10_000 }) as Promise<{ event: { json: unknown } | null }>;
+      await post({ sessionId: 's-foreign', inquiryId: 'inq-of-another-run', ocr: {}, score: {}, image: {}, form: {} });
+      await post({ sessionId: 's-ours', inquiryId: 'inq-ours', ocr: {}, score: {}, image: {}, form: {} });
+      expect((await waiting).event?.json).toMatchObject({ inquiryId: 'inq-ours' });
+    } finally {
+      await hub.close();
+    }
+  });
+});
