@@ -13,6 +13,7 @@ import { BROKEN_SHOWN, brokenPreconditions, runCost, summaryLines } from './run-
 import { failureBlock, ProjectProgress } from './console-progress.ts';
 import { runState } from '../harness/run/run-state.ts';
 import { judgeRun } from './run-verdict.ts';
+import { eventWaitsLine, runEventWaits } from './event-waits.ts';
 import type { Profile, TestRecord } from './verdicts.ts';
 
 export interface ConformanceReporterOptions {
@@ -24,6 +25,8 @@ export interface ConformanceReporterOptions {
   ledger?: LedgerEntry[];
   /** CONFORMANCE_VERBOSE: Playwright's list reporter prints every test, so no line per project and no failure list here. */
   verbose?: boolean;
+  /** WEBHOOK_WAIT_MS, for the summary's line on the events the flows awaited. */
+  eventWindowMs?: number;
 }
 
 /** Failed tests printed in full in the console; conformance.md has every one. */
@@ -93,6 +96,7 @@ export default class ConformanceReporter implements Reporter {
     const uncovered = uncoveredMust(verdicts);
     const stats = runState().broker?.stats();
     const cost = stats ? runCost(stats) : undefined;
+    const events = runEventWaits(runState().hubs);
     const { reasons, ...verdict } = run;
     const report = {
       interface: interfaceInfo,
@@ -106,6 +110,7 @@ export default class ConformanceReporter implements Reporter {
       globalErrors: this.globalErrors,
       uncoveredMust: uncovered,
       ...(cost ? { cost } : {}),
+      ...(events ? { events } : {}),
       requirements: verdicts,
     };
     mkdirSync(this.outputDir, { recursive: true });
@@ -124,7 +129,8 @@ export default class ConformanceReporter implements Reporter {
       this.printFailures(tests);
     }
     const matrixPath = join(this.outputDir, 'conformance.md');
-    console.log(summaryLines({ run, table: summaryTable(verdicts), broken: brokenPreconditions(verdicts), ...(cost ? { cost } : {}), concurrency: this.concurrency, matrixPath }).join('\n'));
+    const eventsLine = events && this.options.eventWindowMs !== undefined ? eventWaitsLine(events, this.options.eventWindowMs) : undefined;
+    console.log(summaryLines({ run, table: summaryTable(verdicts), broken: brokenPreconditions(verdicts), ...(cost ? { cost } : {}), ...(eventsLine ? { eventsLine } : {}), concurrency: this.concurrency, matrixPath }).join('\n'));
 
     if (result.status === 'interrupted' || result.status === 'timedout') return undefined;
     return { status: run.exitCode === 0 ? 'passed' : 'failed' };

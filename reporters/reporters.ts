@@ -38,7 +38,7 @@ export function mergedReporters(suite: SuiteConfig, env: Env = process.env): Rep
   const environment = runEnvironment(suite, suite.embedded ? { flavor: env.SANDBOX_FLAVOR ?? 'reference', faults: env.SANDBOX_FAULTS ?? '' } : undefined);
   const redactor = new Redactor(suite.secrets);
   const verbose = env.CONFORMANCE_VERBOSE === '1';
-  const conformance: ConformanceReporterOptions = { outputDir: reportsDir, profile: suite.profile, environment, ledger: suite.ledger, verbose };
+  const conformance: ConformanceReporterOptions = { outputDir: reportsDir, profile: suite.profile, environment, ledger: suite.ledger, verbose, eventWindowMs: suite.webhook.waitMs };
   const allure: ConformanceAllureOptions = {
     resultsDir: allureResultsDir(env),
     environmentInfo: environment,

@@ -92,6 +92,8 @@ export interface ConsoleSummary {
   table: string;
   broken: readonly string[];
   cost?: RunCost;
+  /** What the flows waited for (reporters/event-waits.ts). */
+  eventsLine?: string;
   /** "293 tests on 2 workers (CONFORMANCE_WORKERS)". */
   concurrency: string;
   matrixPath: string;
@@ -113,6 +115,7 @@ export function summaryLines(summary: ConsoleSummary): string[] {
   for (const note of verdictNotes(run)) lines.push(`  ${note}`);
   lines.push(`  Run: ${summary.concurrency}`);
   if (summary.cost) lines.push(costLine(summary.cost));
+  if (summary.eventsLine) lines.push(summary.eventsLine);
   lines.push(`  Verdict (${run.profile} profile): ${run.words}. Matrix: ${summary.matrixPath}`, '');
   return lines;
 }

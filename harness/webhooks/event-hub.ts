@@ -16,14 +16,29 @@ import { StepUpFlows } from './step-up-flows.ts';
 
 /** The longest one request of a worker waits here; a longer wait is asked again (HTTP clients time out idle requests). */
 export const LONGEST_POLL_MS = 25_000;
+/** How long the receiver must be quiet before the run's last deliveries are taken as in. */
+const QUIET_MS = 300;
 
 export type HubRoute = (body: Record<string, unknown>) => Promise<unknown>;
+
+/** What the run's flows waited for: how late their events came, and how soon after its event each wait ended. */
+export interface EventWaits {
+  /** Events a flow awaited and got (document results, step-up session events). */
+  awaited: number;
+  /** The latest of them, from its flow's request to its arrival (ms). */
+  latestDelayMs: number;
+  /** The longest time from an awaited event's arrival to the end of its flow's wait (ms). */
+  longestLagMs: number;
+  /** Every delivery the receiver got. */
+  deliveries: number;
+}
 
 export class EventHub {
   readonly receiver: WebhookReceiver;
   readonly stepUps: StepUpFlows;
   /** Document verifications whose events a flow awaited. */
   private documentFlows = 0;
+  private readonly waits = { awaited: 0, latestDelayMs: 0, longestLagMs: 0 };
 
   readonly port: number;
   /** WEBHOOK_LISTEN as configured, for messages. */
@@ -46,6 +61,17 @@ export class EventHub {
     await this.receiver.close();
   }
 
+  /** What the flows waited for so far (the run's summary prints it). */
+  stats(): EventWaits {
+    return { ...this.waits, deliveries: this.receiver.deliveries().length };
+  }
+
+  private waited(sentAt: number, event: DeliveryRecord): void {
+    this.waits.awaited += 1;
+    this.waits.latestDelayMs = Math.max(this.waits.latestDelayMs, event.receivedAt - sentAt);
+    this.waits.longestLagMs = Math.max(this.waits.longestLagMs, Date.now() - event.receivedAt);
+  }
+
   /** The broker's routes for the workers (harness/run/broker.ts serves them), under eventsPath of the receiver's port. */
   routes(): Record<string, HubRoute> {
     const prefix = eventsPath(this.port);
@@ -60,6 +86,7 @@ export class EventHub {
       [`${prefix}/results`]: async (body) => {
         const inquiryId = body['inquiryId'];
         const found = await this.receiver.waitFor((d) => eventKind(d.json) === 'results' && field(d, 'inquiryId') === inquiryId, { since: since(body), timeoutMs: poll(body) });
+        if (found) this.waited(since(body), found);
         return { event: found ? recordOf(found) : null };
       },
       [`${prefix}/onboarding`]: async (body) => {
@@ -74,10 +101,14 @@ export class EventHub {
       },
       [`${prefix}/step-up/outcome`]: async (body) => {
         const outcome = await this.stepUps.outcome(String(body['ticket']), poll(body));
+        if (outcome?.event) this.waited(outcome.sentAt, outcome.event);
         return { outcome: outcome ? { ...outcome, ...(outcome.event ? { event: recordOf(outcome.event) } : {}) } : null };
       },
       [`${prefix}/settle`]: async (body) => {
+        const until = Date.now() + poll(body);
         await Promise.race([this.stepUps.settled(), new Promise((resolve) => setTimeout(resolve, poll(body)))]);
+        // Deliveries no flow awaits (other projects' document verifications) may still be on their way: a quiet moment.
+        if (this.stepUps.live === 0) await this.receiver.settle(QUIET_MS, Math.max(0, until - Date.now()));
         return { live: this.stepUps.live, flows: this.stepUps.started + this.documentFlows };
       },
     };
