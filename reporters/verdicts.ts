@@ -1,6 +1,6 @@
 import type { Level, Requirement } from '../catalog/catalog.ts';
 import { settingsNamedIn } from '../harness/config/variables.ts';
-import { citedIds, isOutsideRun, marksOf, type MarkKind } from '../harness/verdict-marks.ts';
+import { citedIds, marksOf, type MarkKind } from '../harness/verdict-marks.ts';
 
 export type { Profile } from '../harness/verdict-marks.ts';
 
@@ -104,7 +104,7 @@ export type JudgedRequirement = Pick<Requirement, 'id' | 'level' | 'part' | 'sta
 /** Joins test results with the catalog: one verdict per requirement, the worst outcome of the tests behind it. */
 export function verdictsFor(catalog: readonly JudgedRequirement[], tests: readonly TestRecord[]): RequirementVerdict[] {
   return catalog.map((req) => {
-    const citing = tests.filter((t) => citedIds(t.annotations).includes(req.id) && !isOutsideRun(t.annotations));
+    const citing = tests.filter((t) => citedIds(t.annotations).includes(req.id));
     const rows = citing.map((t) => ({ title: t.title, project: t.project, location: t.location, ...outcomeInTest(req, t) }));
     const outcome = worst(rows.map((r) => r.outcome)) ?? 'uncovered';
     const observations = citing.flatMap((t) => marksOf(t.annotations, req.id).filter((m) => m.kind === 'observed').map((m) => m.detail));

@@ -11,15 +11,12 @@ import { configurationPage, envExample, routeTable, variableTable } from '../scr
 
 
 test.describe('configuration', () => {
-  test('CONFORMANCE_WORKERS: 2 by default, one worker per project; more spread over the projects; the run-end on one, after every other', () => {
+  test('CONFORMANCE_WORKERS: 2 by default, one worker per project; more spread over the projects', () => {
     const workersOf = (env: Record<string, string>) => {
       const suite = loadConfig({ ...validEnv, ...env }, { repoRoot, embedded: false });
-      const projects = conformanceProjects(suite, 'tests');
-      const start = projects.find((p) => p.teardown === 'run-end');
-      expect(projects.filter((p) => p !== start && p.name !== 'run-end').every((p) => p.dependencies?.includes(start?.name ?? '')), 'every project but the run-end depends on the project whose teardown it is').toBe(true);
-      return { total: suite.workers, perProject: Object.fromEntries(projects.filter((p) => p !== start).map((p) => [p.name, p.workers])) };
+      return { total: suite.workers, perProject: Object.fromEntries(conformanceProjects(suite, 'tests').map((p) => [p.name, p.workers])) };
     };
-    const everyProject = (count: number) => Object.fromEntries(projectNames.map((name) => [name, name === 'run-end' ? 1 : count]));
+    const everyProject = (count: number) => Object.fromEntries(projectNames.map((name) => [name, count]));
     expect(workersOf({})).toEqual({ total: 2, perProject: everyProject(1) });
     expect(workersOf({ CONFORMANCE_WORKERS: '12' })).toEqual({ total: 12, perProject: everyProject(4) });
     expect(problemsOf({ ...validEnv, CONFORMANCE_WORKERS: '0' })).toEqual([expect.stringMatching(/^CONFORMANCE_WORKERS="0" is not valid: expected a whole number from 1 /)]);

@@ -6,6 +6,7 @@ import { isObject } from '../../schemas/json-value.ts';
 import { eventKind } from './events.ts';
 import { WebhookReceiver, type Delivery, type DeliveryRecord } from './receiver.ts';
 import { StepUpFlows } from './step-up-flows.ts';
+import type { RunProgress } from '../run/run-progress.ts';
 
 /**
  * The run's webhook receiver, in the runner process from the global setup to the end of the run (harness/run/), and
@@ -44,7 +45,8 @@ export class EventHub {
   /** WEBHOOK_LISTEN as configured, for messages. */
   readonly listen: string;
 
-  constructor(config: SuiteConfig, redactor: Redactor, outputDir: string) {
+  /** @param progress which tests of the run have not ended (harness/run/run-progress.ts), when a reporter keeps it. */
+  constructor(config: SuiteConfig, redactor: Redactor, outputDir: string, private readonly progress: () => RunProgress | undefined = () => undefined) {
     this.port = config.webhook.port;
     this.listen = `${config.webhook.host}:${config.webhook.port}`;
     const name = `webhook-deliveries-${config.webhook.port}-${config.runTag}.jsonl`.replace(/[^A-Za-z0-9.-]+/g, '-');
@@ -103,6 +105,10 @@ export class EventHub {
         const outcome = await this.stepUps.outcome(String(body['ticket']), poll(body));
         if (outcome?.event) this.waited(outcome.sentAt, outcome.event);
         return { outcome: outcome ? { ...outcome, ...(outcome.event ? { event: recordOf(outcome.event) } : {}) } : null };
+      },
+      [`${prefix}/others-ended`]: async (body) => {
+        const ended = this.progress()?.othersEnded(this.port, String(body['testId'])).then(() => true) ?? Promise.resolve(true);
+        return { done: await Promise.race([ended, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), poll(body)))]) };
       },
       [`${prefix}/settle`]: async (body) => {
         const until = Date.now() + poll(body);

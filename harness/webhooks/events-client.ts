@@ -79,6 +79,14 @@ export class EventsClient implements StepUpGate {
     }
   }
 
+  /** Waits until every other test of the run that sends to this receiver's target has ended (harness/run/run-progress.ts). */
+  async othersEnded(testId: string): Promise<void> {
+    for (;;) {
+      const { done } = await this.ask<{ done: boolean }>('/others-ended', { testId, timeoutMs: LONGEST_POLL_MS });
+      if (done) return;
+    }
+  }
+
   /**
    * Waits until every step-up of the run has its event or its window ended (at most until `deadline`); returns how many
    * flows the run registered and how many are still live.

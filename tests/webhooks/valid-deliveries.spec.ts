@@ -3,10 +3,10 @@ import { eventKind, eventKinds, kindTitle, requirementsOf } from '../../harness/
 import type { DeliveryRecord } from '../../harness/webhooks/receiver.ts';
 import { cites, noReceiver, test } from '../../fixtures/webhooks.ts';
 
-// The run-end project (this file alone) runs after every other project has finished, whatever their results: it is the
-// teardown of the project they all depend on (harness/config/projects.ts). By then every flow of the run has sent its
-// request; this check waits until every step-up of the run has its event or its window has ended, then judges every
-// delivery the run's receiver (in the runner process) got, from the preflight on.
+// The last test of the webhooks project: it waits until every other test of the run that sends to this target has ended
+// (harness/run/run-progress.ts; on a single worker it cannot, and judges what came until it runs), then until every
+// step-up of the run has its event or its window has ended, then judges every delivery the run's receiver (in the
+// runner process) got, from the preflight on, whichever test caused it.
 
 function policyObservation(deliveries: readonly DeliveryRecord[]): string {
   const names = [...new Set(deliveries.flatMap((d) => d.headers.map(([name]) => name)))].sort();
@@ -21,20 +21,21 @@ test(
     'every delivery the receiver got during the run is a valid part-6 event',
     { on: eventKinds },
   ),
-  async ({ config, verdict, events, attachDeliveries }) => {
+  async ({ config, verdict, events, attachDeliveries }, testInfo) => {
     if (!events) return verdict.notConfigured(noReceiver(config));
+    // The rest of the run, each test of it bounded by its own timeout, then the event window at most.
+    test.setTimeout(0);
+    await events.othersEnded(testInfo.testId);
     let flows = 0;
     if (config.webhook.mode === 'passive') {
-      test.setTimeout(config.webhook.passiveWindowMs + 30_000);
       await new Promise((resolve) => setTimeout(resolve, config.webhook.passiveWindowMs));
     } else {
-      test.setTimeout(config.webhook.waitMs + 30_000);
       ({ flows } = await events.settle(Date.now() + config.webhook.waitMs));
     }
     const deliveries = await events.all();
     await attachDeliveries('every delivery of the run', deliveries);
     if (deliveries.length === 0 && config.webhook.mode === 'active' && flows === 0) {
-      return verdict.outsideRun('no flow of this run causes an event and none was delivered (the tests that cause them were not selected)');
+      return verdict.nothingToJudge(verdict.cited, 'no test of this run caused an event, and none was delivered');
     }
     if (deliveries.length === 0) {
       if (config.webhook.mode === 'active') {
