@@ -4,6 +4,7 @@ import { Redactor } from '../harness/redact.ts';
 import { EventHub, eventsPath } from '../harness/webhooks/event-hub.ts';
 import type { MessageChannel } from '../harness/checks/session-channel.ts';
 import { freePort } from '../harness/http/free-port.ts';
+import { RunProgress } from '../harness/run/run-progress.ts';
 
 // The run's receiver ties each verification session event (6.3, which carries no id of the case) to a step-up by
 // channel and time (harness/webhooks/step-up-flows.ts). Events here are posted over HTTP to the real receiver, late,
@@ -139,5 +140,22 @@ test.describe('event attribution across the run', () => {
     } finally {
       await hub.close();
     }
+  });
+});
+
+test.describe('the end of the run', () => {
+  test('the check of every delivery waits for every other test sending to its target, none of another target, nothing on one worker', async () => {
+    const progress = new RunProgress([{ id: 'last' }, { id: 'flow' }, { id: 'other-target' }].map(({ id }) => ({ id, port: id === 'other-target' ? 2 : 1 })), 2);
+    let ended = false;
+    const waiting = progress.othersEnded(1, 'last').then(() => (ended = true));
+    progress.ended('other-target');
+    await Promise.resolve();
+    expect(ended, 'a test of another target is not waited for, nor does its end release the wait').toBe(false);
+    expect(progress.othersLeft(1, 'last')).toBe(1);
+    progress.ended('flow');
+    await waiting;
+    expect(ended).toBe(true);
+    // On one worker the others run after it: it does not wait.
+    await new RunProgress([{ id: 'last', port: 1 }, { id: 'flow', port: 1 }], 1).othersEnded(1, 'last');
   });
 });
