@@ -26,7 +26,15 @@ export const PROOF_RATE_LIMITS: RateLimits = { tokenRequests: 8, tokenWindowMs: 
  * How far away the far flavor is in the proof run: a little, so that the proof stays quick, yet every event is late
  * (after its flow's answer), events cross, every third comes twice, records wait, and every answer is held.
  */
-export const PROOF_FAR: Omit<FarSettings, 'seed' | 'tls'> = { latencyMs: 2, eventDelayMs: { min: 50, max: 400 }, redeliverEvery: 3, recordsDelayMs: 200 };
+export const PROOF_FAR: Omit<FarSettings, 'tls'> = {
+  latencyMs: 2,
+  eventDelayMs: { min: 50, max: 400 },
+  redeliverEvery: 3,
+  recordsDelayMs: 200,
+  // Its first draws are 392 ms (the first event), 40 ms (its redelivery) and 52 ms (the second): the first two events
+  // the suite meets cross for certain, and the first comes twice, whatever else the run's timing does.
+  seed: 'proof-far-247',
+};
 
 export type TargetKind = 'clean' | 'portability' | 'fault' | 'round';
 
@@ -164,7 +172,7 @@ export async function startProofTargets(faults: readonly Fault[], tests: readonl
       const sandbox = await startSandbox({
         flavor: spec.flavor,
         rateLimits: PROOF_RATE_LIMITS,
-        far: { ...PROOF_FAR, seed: String(seed), tls: { key: pki.key, cert: pki.cert } },
+        far: { ...PROOF_FAR, tls: { key: pki.key, cert: pki.cert } },
         tokenSecret,
         faults: spec.kind === 'fault' ? spec.faults.map((run) => run.id) : [],
         // A round: each request has the fault of the test that sent it, none when it names no test of the round.
