@@ -1,4 +1,5 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /** An answer of the server behind a front. */
@@ -47,20 +48,26 @@ export function forwardedHeaders(req: IncomingMessage): Record<string, string | 
   return headers;
 }
 
-/** Starts the HTTP server of a front; a handler that throws is answered 500 (or the connection dropped once answering began). */
+/**
+ * Starts the HTTP server of a front (HTTPS when given a certificate and its key); a handler that throws is answered 500
+ * (or the connection dropped once answering began).
+ */
 export async function listenFront(
-  options: { host?: string; port?: number },
+  options: { host?: string; port?: number; tls?: { key: string; cert: string } },
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
   onFailure: (res: ServerResponse, error: unknown) => void,
 ): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
   let requests = 0;
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     requests += 1;
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) onFailure(res, error);
       else res.destroy();
     });
-  });
+  };
+  const server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, listener) : createServer(listener);
+  // A client that does not trust the certificate ends the handshake: nothing to answer, nothing to report.
+  server.on('tlsClientError', () => undefined);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -71,7 +78,7 @@ export async function listenFront(
   });
   const address = server.address() as AddressInfo;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
+    url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
     requests: () => requests,
     close: () =>
       new Promise<void>((resolve) => {

@@ -2,6 +2,7 @@ import { operation } from '../catalog/catalog.ts';
 import type { OperationId } from '../catalog/catalog.ts';
 import { limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext } from './credentials.ts';
 import { fault } from './faults.ts';
+import { farLines, farTls } from './far-process.ts';
 import { flavorModule } from './flavors/index.ts';
 import { operationPath, operationRoute, serviceBase, tokenPath } from './layout.ts';
 import { startSandbox } from './server.ts';
@@ -33,7 +34,10 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const { flavor } = settings;
-  const sandbox = await startSandbox(sandboxOptionsOf(settings));
+  // The far flavor speaks HTTPS with a certificate of a CA made now, whose file exists before the sandbox listens.
+  const tls = settings.far ? farTls(settings.tlsCaOut) : undefined;
+  const options = sandboxOptionsOf(settings);
+  const sandbox = await startSandbox(tls && options.far ? { ...options, far: { ...options.far, tls: tls.pki } } : options);
   const origin = sandbox.url;
   const { layout, tokenKind } = flavorModule(flavor);
   const routeLine = (id: OperationId): string => `  ${operation(id).part} ${id.padEnd(21)} ${operationRoute(layout, id).method.padEnd(6)} ${origin}${operationPath(layout, operation(id))}`;
@@ -64,6 +68,8 @@ async function main(): Promise<void> {
     `  expired identity token  ${expiredTokenFor(tokenKind, settings.tokenSecret, 'identity')}`,
     '',
     `Webhooks: ${settings.webhookUrl ?? 'none (set SANDBOX_WEBHOOK_URL to receive the part-6 events)'}`,
+    ...(settings.far && tls ? [''] : []),
+    ...(settings.far && tls ? farLines(settings.far, tls.caFile) : []),
     settings.faultIds.length === 0
       ? 'Faults: none'
       : `Faults in force:\n${settings.faultIds.map((id) => `  ${id} (breaks ${fault(id).requirement}): ${fault(id).description}`).join('\n')}`,

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { SandboxLayout } from './layout.ts';
 
 /** The flavors of the sandbox (sandbox/flavors/): each a correct implementation making the open choices its own way. */
-export type Flavor = 'reference' | 'alternative' | 'gateway' | 'rate-limited' | 'detached' | 'lenient' | 'proto3';
+export type Flavor = 'reference' | 'alternative' | 'gateway' | 'rate-limited' | 'detached' | 'lenient' | 'proto3' | 'far';
 
 export interface SandboxOptions {
   /** Default 127.0.0.1. */
@@ -44,6 +44,8 @@ export interface SandboxOptions {
   requestTimeoutMs?: number;
   /** The rate-limited flavor's limits (sandbox/flavors/rate-limited.ts). */
   rateLimits?: RateLimits;
+  /** How far away the far flavor is (sandbox/flavors/far.ts). */
+  far?: FarSettings;
   /** Every answer waits this long before it is worked out and sent: a slow target (npm run bench). Default 0. */
   latencyMs?: number;
   /**
@@ -63,6 +65,22 @@ export interface RateLimits {
   perSecond: number;
   /** Also answer 429, without Retry-After, to each client's first request of each kind (tokens, operations, orders) and every Nth after it. */
   everyNth?: number;
+}
+
+/** The far flavor: a correct target on the other side of a network, with a delivery queue before its webhooks. */
+export interface FarSettings {
+  /** Every answer waits this long before the request is relayed to the service. */
+  latencyMs: number;
+  /** Each event is delivered after a delay drawn from this range, so that events of different flows cross. */
+  eventDelayMs: { min: number; max: number };
+  /** Every Nth event (the 1st, the N+1th, ...) is delivered a second time, a little later, with the same body; 0: never. */
+  redeliverEvery: number;
+  /** The seed of the draws: the same seed, the same delays in the same order of events. */
+  seed: string;
+  /** After a document verification, its records (4.4) are answered as not there yet (404) for this long. */
+  recordsDelayMs: number;
+  /** A certificate and its key (PEM): served over HTTPS. Unset: plain HTTP. */
+  tls?: { key: string; cert: string };
 }
 
 export interface ReceivedRequest {
@@ -117,6 +135,21 @@ export interface RunningSandbox {
   checkToken?(token: string, service: 'identity' | 'stepup'): { ok: boolean; reason?: string };
   /** The rate-limited flavor: how many requests it answered 429, by kind. */
   readonly limited?: RateLimitedCounts;
+  /** The far flavor: what its delivery queue did with each event, in the order they were queued. */
+  readonly queued?: readonly QueuedEvent[];
+}
+
+/** One event in the far flavor's delivery queue. */
+export interface QueuedEvent {
+  /** Its place in the queue, from 1. */
+  seq: number;
+  kind: string;
+  /** When the service handed it to the queue, and the delay drawn for it (ms). */
+  queuedAt: number;
+  delayMs: number;
+  /** When each delivery of it was answered by the receiver (two for a redelivered event). */
+  deliveredAt: number[];
+  redelivered: boolean;
 }
 
 export interface RateLimitedCounts {

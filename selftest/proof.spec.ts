@@ -20,9 +20,9 @@ test('the clean reference sandbox passes every check, with no warning, and every
   expect(clean.mustNotPassed, 'MUST requirements with no passing check against the clean sandbox').toEqual([]);
 });
 
-const portabilityTargets = ['alternative', 'gateway', 'rate-limited', 'detached', 'lenient', 'proto3'].map((flavor) => `portability/${flavor}`);
+const portabilityTargets = ['alternative', 'gateway', 'rate-limited', 'detached', 'lenient', 'proto3', 'far'].map((flavor) => `portability/${flavor}`);
 
-test('the alternative, gateway, rate-limited, detached, lenient and proto3 implementations pass the whole suite with no failure and no warning outside an erratum: no check asserts what the spec leaves open', ({ proof }) => {
+test('the alternative, gateway, rate-limited, detached, lenient, proto3 and far implementations pass the whole suite with no failure and no warning outside an erratum: no check asserts what the spec leaves open', ({ proof }) => {
   const { portability } = proof.analysis;
   expect(portability.tests, 'the whole suite ran').toBeGreaterThan(0);
   for (const target of portabilityTargets) expect(portability.testsByTarget[target], `the whole suite ran against ${target}`).toBeGreaterThan(0);
@@ -30,6 +30,8 @@ test('the alternative, gateway, rate-limited, detached, lenient and proto3 imple
   expect(failures, `checks that fail or are blocked against a correct implementation that differs from ours:\n${listed(failures)}`).toEqual([]);
   // The rate-limited target proves something only if the suite met its limits everywhere: token endpoints, operations, orders.
   for (const kind of ['tokens', 'operations', 'orders'] as const) expect(proof.rateLimited?.[kind], `429 answers of the rate-limited target on ${kind}`).toBeGreaterThan(0);
+  // The far target likewise only if the suite met its repeated events (that they cross: selftest/far-flavor.spec.ts).
+  expect((proof.farQueue ?? []).filter((e) => e.deliveredAt.length === 2).length, 'events the far target delivered twice').toBeGreaterThan(0);
   const warnedOutsideErrata = portability.problems.filter((p) => p.outcome === 'warning' && !requirement(p.requirement).erratum);
   expect(warnedOutsideErrata, 'a SHOULD warning against a correct implementation must come from an erratum of the document').toEqual([]);
 });

@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import { reach } from '../harness/http/network.ts';
 import { retryPolicyOf } from '../harness/http/retry.ts';
 import { NoAnswerError } from '../harness/http/wire.ts';
 import { Redactor } from '../harness/redact.ts';
+import { makeThrowawayPki } from '../sandbox/pki.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { transportOf } from '../scripts/evidence/transport.ts';
@@ -24,21 +24,17 @@ import { childEnv, filesUnder, freePort, playwrightCli, readText, repoRoot, runC
 interface Pki {
   dir: string;
   caFile: string;
-  key: Buffer;
-  cert: Buffer;
+  key: string;
+  cert: string;
 }
 
-/** A throwaway CA and a certificate for localhost and 127.0.0.1 that it signed, made with openssl. */
+/** A throwaway CA (sandbox/pki.ts) and a certificate for localhost and 127.0.0.1 that it signed; the CA's file in a folder of its own. */
 function makePki(): Pki {
   const dir = mkdtempSync(join(tmpdir(), 'tls-proxy-'));
-  const at = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  openssl('req', '-x509', ...ec, '-keyout', at('ca.key'), '-out', at('ca.pem'), '-days', '2', '-subj', '/CN=Selftest Private CA/O=Conformance Selftest');
-  openssl('req', ...ec, '-keyout', at('server.key'), '-out', at('server.csr'), '-subj', '/CN=localhost');
-  writeFileSync(at('san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl('x509', '-req', '-in', at('server.csr'), '-CA', at('ca.pem'), '-CAkey', at('ca.key'), '-CAcreateserial', '-out', at('server.pem'), '-days', '2', '-extfile', at('san.ext'));
-  return { dir, caFile: at('ca.pem'), key: readFileSync(at('server.key')), cert: readFileSync(at('server.pem')) };
+  const { caCert, key, cert } = makeThrowawayPki('/CN=Selftest Private CA/O=Conformance Selftest');
+  const caFile = join(dir, 'ca.pem');
+  writeFileSync(caFile, caCert);
+  return { dir, caFile, key, cert };
 }
 
 interface HttpsTarget {

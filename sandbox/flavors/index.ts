@@ -29,6 +29,7 @@ const modules: Readonly<Record<Flavor, FlavorModule>> = {
   detached: { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: false, start: async (options) => (await import('./detached.ts')).startDetachedSandbox(options) },
   lenient: { layout: 'reference', tokenKind: lenient.tokens.kind, deliversToReceiver: true, start: async (options) => (await core()).startCore(options, lenient, 'lenient') },
   proto3: { layout: 'reference', tokenKind: proto3.tokens.kind, deliversToReceiver: true, start: async (options) => (await core()).startCore(options, proto3, 'proto3') },
+  far: { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: async (options) => (await import('./far.ts')).startFarSandbox(options) },
 };
 
 export const flavors = Object.keys(modules) as readonly Flavor[];

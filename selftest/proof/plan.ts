@@ -1,11 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 import { requirement, type Area, type Level, type Place } from '../../catalog/catalog.ts';
 import { testKeyIn } from '../../harness/http/user-agent.ts';
 import type { Fault } from '../../sandbox/faults.ts';
 import { flavorModule } from '../../sandbox/flavors/index.ts';
+import { makeThrowawayPki } from '../../sandbox/pki.ts';
 import { startSandbox, type Flavor, type RateLimits, type RunningSandbox } from '../../sandbox/server.ts';
+import type { FarSettings } from '../../sandbox/types.ts';
 import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
 import type { ListedTest } from './listing.ts';
 
@@ -16,6 +21,14 @@ import type { ListedTest } from './listing.ts';
  * Retry-After costs up to a second (its granularity), a backoff a few hundred milliseconds.
  */
 export const PROOF_RATE_LIMITS: RateLimits = { tokenRequests: 8, tokenWindowMs: 1000, burst: 30, perSecond: 100, everyNth: 25 };
+
+/**
+ * How far away the far flavor is in the proof run: a little, so that the proof stays quick, yet every event is late
+ * (after its flow's answer), events may cross, every other one comes twice, records wait, and every answer is held.
+ * Only the events that arrive while the webhook project's receiver listens reach the suite: every other one twice, so
+ * that some of those certainly do.
+ */
+export const PROOF_FAR: Omit<FarSettings, 'tls'> = { latencyMs: 2, eventDelayMs: { min: 50, max: 400 }, redeliverEvery: 2, recordsDelayMs: 200, seed: 'proof-far' };
 
 export type TargetKind = 'clean' | 'portability' | 'fault' | 'round';
 
@@ -126,6 +139,8 @@ export async function startProofTargets(faults: readonly Fault[], tests: readonl
     // a proto3 JSON writer that leaves every default-valued member out.
     { name: 'portability/lenient', kind: 'portability', flavor: 'lenient', faults: [] },
     { name: 'portability/proto3', kind: 'portability', flavor: 'proto3', faults: [] },
+    // A deployment far away: answers held, events late, crossed and some twice, records after a while, HTTPS through a private CA.
+    { name: 'portability/far', kind: 'portability', flavor: 'far', faults: [] },
     ...alone.map((run) => ({ name: `fault/${run.id}`, kind: 'fault' as const, flavor: 'reference' as const, faults: [run] })),
     ...rounds.map((runs, index) => ({ name: `round/${index + 1}`, kind: 'round' as const, flavor: 'reference' as const, faults: runs })),
   ];
@@ -133,6 +148,16 @@ export async function startProofTargets(faults: readonly Fault[], tests: readonl
   const runTag = randomBytes(4).toString('hex');
   const sandboxes: RunningSandbox[] = [];
   const targets: ProofTarget[] = [];
+  // The far target's CA. Every target trusts it: the run has one token broker, whose HTTPS agent takes the first
+  // project's TLS_CA_FILE, and a CA to trust changes nothing for a target over plain HTTP.
+  const pki = makeThrowawayPki('/CN=Proof Private CA/O=Conformance Proof');
+  const caDir = mkdtempSync(join(tmpdir(), 'proof-ca-'));
+  const caFile = join(caDir, 'ca.pem');
+  writeFileSync(caFile, pki.caCert);
+  const closeAll = async () => {
+    await Promise.all(sandboxes.map((s) => s.close()));
+    rmSync(caDir, { recursive: true, force: true });
+  };
   try {
     for (const [index, spec] of specs.entries()) {
       const tokenSecret = randomBytes(16).toString('hex');
@@ -141,6 +166,7 @@ export async function startProofTargets(faults: readonly Fault[], tests: readonl
       const sandbox = await startSandbox({
         flavor: spec.flavor,
         rateLimits: PROOF_RATE_LIMITS,
+        far: { ...PROOF_FAR, tls: { key: pki.key, cert: pki.cert } },
         tokenSecret,
         faults: spec.kind === 'fault' ? spec.faults.map((run) => run.id) : [],
         // A round: each request has the fault of the test that sent it, none when it names no test of the round.
@@ -153,6 +179,7 @@ export async function startProofTargets(faults: readonly Fault[], tests: readonl
       const env = {
         ...sandboxTargetEnv({ url: sandbox.url, flavor: spec.flavor, tokenSecret }),
         WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
+        TLS_CA_FILE: caFile,
         // The sandbox posts to the receiver on loopback: a receiver URL the target reaches, so the flows run.
         ...(flavorModule(spec.flavor).deliversToReceiver ? { WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${webhookPort}/webhooks` } : {}),
         // Loopback deliveries take milliseconds; a short wait keeps the faults that withhold an event quick.
@@ -166,8 +193,8 @@ export async function startProofTargets(faults: readonly Fault[], tests: readonl
       targets.push({ ...spec, env });
     }
   } catch (error) {
-    await Promise.all(sandboxes.map((s) => s.close()));
+    await closeAll();
     throw error;
   }
-  return { plan: { seed, targets }, sandboxes, close: async () => void (await Promise.all(sandboxes.map((s) => s.close()))) };
+  return { plan: { seed, targets }, sandboxes, close: closeAll };
 }

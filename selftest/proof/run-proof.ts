@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { faults as allFaults, type Fault } from '../../sandbox/faults.ts';
-import type { RateLimitedCounts } from '../../sandbox/types.ts';
+import type { QueuedEvent, RateLimitedCounts } from '../../sandbox/types.ts';
 import { analyse, killMatrixMarkdown, type ProofAnalysis } from './analyse.ts';
 import { listSuite } from './listing.ts';
 import { startProofTargets } from './plan.ts';
@@ -18,6 +18,8 @@ export interface ProofResult {
   output: string;
   /** What the rate-limited portability target answered 429: proof that the suite met its limits. */
   rateLimited?: RateLimitedCounts;
+  /** What the far portability target's delivery queue did: proof that the suite met late, crossed and repeated events. */
+  farQueue?: readonly QueuedEvent[];
 }
 
 /**
@@ -42,6 +44,7 @@ export async function runProofOnce(options: { runId: string; faults?: readonly F
   let output = '';
   let exitCode: number | null;
   let rateLimited: RateLimitedCounts | undefined;
+  let farQueue: readonly QueuedEvent[] | undefined;
   try {
     exitCode = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(process.execPath, [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'selftest/proof/proof.config.ts'], {
@@ -56,6 +59,7 @@ export async function runProofOnce(options: { runId: string; faults?: readonly F
     });
   } finally {
     rateLimited = sandboxes.find((s) => s.flavor === 'rate-limited')?.limited;
+    farQueue = sandboxes.find((s) => s.flavor === 'far')?.queued;
     await close();
     rmSync(privateDir, { recursive: true, force: true });
   }
@@ -66,7 +70,7 @@ export async function runProofOnce(options: { runId: string; faults?: readonly F
   mkdirSync(reportsDir, { recursive: true });
   writeFileSync(`${reportsDir}/kill-matrix.json`, `${JSON.stringify({ seed, durationMs: Math.round(durationMs), ...analysis }, null, 2)}\n`);
   writeFileSync(`${reportsDir}/kill-matrix.md`, killMatrixMarkdown(analysis, durationMs));
-  const result: ProofResult = { analysis, durationMs, exitCode, output: output.slice(-5000), ...(rateLimited ? { rateLimited } : {}) };
+  const result: ProofResult = { analysis, durationMs, exitCode, output: output.slice(-5000), ...(rateLimited ? { rateLimited } : {}), ...(farQueue ? { farQueue } : {}) };
   writeFileSync(cache, JSON.stringify(result));
   return result;
 }
