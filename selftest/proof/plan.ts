@@ -24,9 +24,7 @@ export const PROOF_RATE_LIMITS: RateLimits = { tokenRequests: 8, tokenWindowMs: 
 
 /**
  * How far away the far flavor is in the proof run: a little, so that the proof stays quick, yet every event is late
- * (after its flow's answer), events may cross, every other one comes twice, records wait, and every answer is held.
- * Only the events that arrive while the webhook project's receiver listens reach the suite: every other one twice, so
- * that some of those certainly do.
+ * (after its flow's answer), events cross, every other one comes twice, records wait, and every answer is held.
  */
 export const PROOF_FAR: Omit<FarSettings, 'tls'> = { latencyMs: 2, eventDelayMs: { min: 50, max: 400 }, redeliverEvery: 2, recordsDelayMs: 200, seed: 'proof-far' };
 
