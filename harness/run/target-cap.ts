@@ -37,9 +37,11 @@ export class TargetCap {
     return { initial: this.initial, final: this.current, lowered: this.lowered };
   }
 
-  /** A 429 came back for a request sent under `sentUnder`; the cap after it. */
+  /** A 429 came back for a request sent under `sentUnder` (not finite: unknown, taken as the cap in force); the cap after it. */
   rateLimited(sentUnder: number): number {
-    if (sentUnder >= this.current && this.current > 1) {
+    const under = Number.isFinite(sentUnder) ? sentUnder : this.current;
+    // Sent under a higher cap than today's: a halving since has answered that 429 already.
+    if (under <= this.current && this.current > 1) {
       this.current = Math.max(1, Math.floor(this.current / 2));
       this.lowered += 1;
       for (const watcher of [...this.watchers]) watcher(this.current);
