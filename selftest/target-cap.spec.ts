@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { HttpClient } from '../harness/http/client.ts';
+import { RunBudget } from '../harness/http/rate-limit.ts';
 import { BrokerClient } from '../harness/run/broker-client.ts';
 import { startBroker } from '../harness/run/broker.ts';
 import { TargetCap } from '../harness/run/target-cap.ts';
@@ -66,6 +67,21 @@ test.describe('the cap (broker side)', () => {
     await expect(cap.watch(8).cap).resolves.toBe(4);
     cap.close();
   });
+});
+
+test('the run\'s budget counts the time the run spends waiting: waits that overlap count once', () => {
+  let now = 0;
+  const budget = new RunBudget(10_000, () => now);
+  expect(budget.grantNow(4_000)).toBe(true);
+  now = 1_000;
+  expect(budget.grantNow(4_000), 'a second worker waiting meanwhile adds only what outlasts the first wait').toBe(true);
+  expect(budget.stats).toMatchObject({ waitedMs: 5_000, waits: 2 });
+  now = 2_000;
+  expect(budget.grantNow(1_000), 'within a wait already counted: nothing added').toBe(true);
+  now = 20_000;
+  expect(budget.grantNow(5_000)).toBe(true);
+  expect(budget.grantNow(5_001), 'beyond the budget: refused').toBe(false);
+  expect(budget.stats).toEqual({ budgetMs: 10_000, waitedMs: 10_000, waits: 4, refused: 1 });
 });
 
 /** A target answering 429 (Retry-After: 0) to the first `times` requests, then 200; counts what it is sent. */
