@@ -5,8 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { chooseWorkers, DEFAULT_WORKERS, MOST_USEFUL_WORKERS, NEAR_MS, workersFor, workersLine } from '../harness/config/worker-count.ts';
+import { loadConfig } from '../harness/config/load-config.ts';
 import { measureRoundTrips } from '../harness/config/round-trip.ts';
-import { problemsOf, validEnv } from './config-env.ts';
+import { decideWorkers, inheritedWorkers } from '../harness/config/run-workers.ts';
+import { problemsOf, repoRoot, validEnv } from './config-env.ts';
 import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
 
 // Latency costs its depth, not its count: the runner chooses its workers from the target's round trip, which
@@ -80,7 +82,24 @@ test.describe('the round trip, measured against a real server', () => {
     }
   });
 
-  test('playwright.config.ts chooses more workers for a slow target, and none is measured when CONFORMANCE_WORKERS is set', async () => {
+  test('the runner hands its choice to its workers; with CONFORMANCE_WORKERS set or the embedded sandbox, nothing is measured', async () => {
+    const slow = await slowServer(NEAR_MS * 3);
+    try {
+      const suite = loadConfig({ ...validEnv, IDENTITY_BASE_URL: `${slow.url}/identity`, IDENTITY_TOKEN_URL: `${slow.url}/token`, STEPUP_BASE_URL: `${slow.url}/stepup`, STEPUP_TOKEN_URL: `${slow.url}/token`, ORDERS_BASE_URL: `${slow.url}/commerce`, CONFORMANCE_WORKERS: '5' }, { repoRoot, embedded: false });
+      const env: Record<string, string | undefined> = {};
+      expect(await decideWorkers(suite, env)).toEqual({ workers: 5, why: 'CONFORMANCE_WORKERS' });
+      expect(await decideWorkers({ ...suite, workersSet: false, embedded: true }, env)).toMatchObject({ workers: DEFAULT_WORKERS });
+      expect(slow.seen, 'nothing measured').toEqual([]);
+      const measured = await decideWorkers({ ...suite, workersSet: false }, env);
+      expect(slow.seen.length, 'the target was measured').toBeGreaterThan(0);
+      expect(inheritedWorkers(env), 'what a worker of this runner reads').toBe(measured.workers);
+      expect(inheritedWorkers({}), 'outside a run: nothing inherited').toBeUndefined();
+    } finally {
+      await slow.close();
+    }
+  });
+
+  test('playwright.config.ts chooses more workers for a slow target and prints why', async () => {
     const slow = await slowServer(100);
     const work = mkdtempSync(join(tmpdir(), 'worker-count-'));
     const target = {
@@ -102,12 +121,6 @@ test.describe('the round trip, measured against a real server', () => {
       expect(Number(line?.[1])).toBeLessThanOrEqual(16);
       expect(line?.[2]).toMatch(new RegExp(`^round trip \\d+ ms to ${slow.url.replace(/[.]/g, '\\.')}; CONFORMANCE_WORKERS sets it$`));
       expect(slow.seen.length, 'the target was measured').toBeGreaterThan(0);
-
-      slow.seen.length = 0;
-      const set = await runCli(process.execPath, [playwrightCli, 'test', '--list'], childEnv(work, { ...target, CONFORMANCE_WORKERS: '3' }));
-      expect(set.code, set.stdout + set.stderr).toBe(0);
-      expect(set.stdout).toContain('Workers: 3 (set by CONFORMANCE_WORKERS)');
-      expect(slow.seen, 'nothing measured').toEqual([]);
     } finally {
       await slow.close();
       rmSync(work, { recursive: true, force: true });
