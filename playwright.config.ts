@@ -3,6 +3,8 @@ import { defineConfig } from '@playwright/test';
 import { ConfigError } from './harness/config/load-config.ts';
 import { conformanceProjects } from './harness/config/projects.ts';
 import { resolveConfig, type ResolvedConfig } from './harness/config/resolve.ts';
+import { decideWorkers, inheritedWorkers } from './harness/config/run-workers.ts';
+import { workersLine } from './harness/config/worker-count.ts';
 import type { WorkerFixtures } from './fixtures/test.ts';
 import { serializeRedacted } from './reporters/serialize-redacted.ts';
 
@@ -21,9 +23,14 @@ function resolveOrExit(): ResolvedConfig {
 
 const { config: suite, sandbox } = resolveOrExit();
 serializeRedacted(suite, suite.secrets);
+// Playwright fixes the worker count here, before the global setup: the runner chooses it (from the target's round trip
+// unless CONFORMANCE_WORKERS is set) and its workers, which load this file too, inherit the choice.
+const workerChoice = isMainProcess ? await decideWorkers(suite) : undefined;
+suite.workers = workerChoice?.workers ?? inheritedWorkers() ?? suite.workers;
 if (isMainProcess && !process.env.CONFORMANCE_QUIET) {
   const target = sandbox ? `embedded sandbox at ${sandbox.url}` : suite.services.identity.baseUrl;
   console.log(`Conformance run: profile ${suite.profile}, seed ${suite.seed} (replay with SEED=${suite.seed}), target ${target}`);
+  if (workerChoice) console.log(workersLine(workerChoice));
 }
 
 // Started now, in the runner's process; a listing runs no test and needs none. The sandbox, the run's state and the
@@ -33,6 +40,7 @@ if (sandbox && isMainProcess && !listing) {
   const [{ startEmbeddedSandbox }, { runState }] = await Promise.all([import('./harness/config/embedded-sandbox.ts'), import('./harness/run/run-state.ts')]);
   runState().sandbox = startEmbeddedSandbox(sandbox.env);
 }
+if (workerChoice) (await import('./harness/run/run-state.ts')).runState().workers = workerChoice;
 const reporter = isMainProcess ? (await import('./reporters/reporters.ts')).reportersFor(suite) : [];
 
 export default defineConfig<object, WorkerFixtures>({

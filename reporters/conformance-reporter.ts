@@ -69,7 +69,8 @@ export default class ConformanceReporter implements Reporter {
     );
     const tests = [...totals.values()].reduce((a, b) => a + b, 0);
     const many = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-    this.concurrency = `${many(tests, 'test')} in ${many(totals.size, 'project')} on ${many(config.workers, 'worker')} (CONFORMANCE_WORKERS)`;
+    const chosen = runState().workers;
+    this.concurrency = `${many(tests, 'test')} in ${many(totals.size, 'project')} on ${many(config.workers, 'worker')} (${!chosen ? 'CONFORMANCE_WORKERS' : chosen.workers === config.workers ? chosen.why : '--workers'})`;
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {

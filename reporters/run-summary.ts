@@ -1,4 +1,5 @@
 import type { RunStats } from '../harness/run/broker.ts';
+import type { CapStats } from '../harness/run/target-cap.ts';
 import { isCertifying, warningsFail } from '../harness/verdict-marks.ts';
 import { idList, NOT_PRODUCED_WORDS, type RunVerdict } from './run-verdict.ts';
 import type { RequirementVerdict } from './verdicts.ts';
@@ -12,6 +13,10 @@ export interface RunCost {
   rateLimitWaitMs: number;
   rateLimitWaits: number;
   rateLimitBudgetMs: number;
+  /** Answers 429 the run received (waited out or not, calls sent at once included). */
+  rateLimitedAnswers: number;
+  /** The cap on requests in flight to the target (TARGET_CONCURRENCY) at the start and at the end of the run. */
+  cap: CapStats;
   /** Rounds of calls sent at once by the concurrency checks, and those discarded (a 429, a call without an answer). */
   rounds?: { tried: number; rateLimited: number; unanswered: number };
 }
@@ -24,6 +29,8 @@ export function runCost(stats: RunStats): RunCost {
     rateLimitWaitMs: stats.budget.waitedMs,
     rateLimitWaits: stats.budget.waits,
     rateLimitBudgetMs: stats.budget.budgetMs,
+    rateLimitedAnswers: stats.rateLimitedAnswers,
+    cap: stats.cap,
     ...(stats.workers.roundsAtOnce ? { rounds: { tried: stats.workers.roundsAtOnce, rateLimited: stats.workers.roundsRateLimited, unanswered: stats.workers.roundsUnanswered } } : {}),
   };
 }
@@ -33,7 +40,8 @@ export function costLine(cost: RunCost): string {
   return (
     `  Requests: ${cost.requests}; token endpoints asked ${cost.tokenRequests} times (${cost.tokenFetches} for the run's tokens, ` +
     `${cost.tokenRequests - cost.tokenFetches} by the token checks); waited ${seconds(cost.rateLimitWaitMs)} s on 429 answers ` +
-    `(${cost.rateLimitWaits} waits, budget ${seconds(cost.rateLimitBudgetMs)} s)` +
+    `(${cost.rateLimitWaits} waits, budget ${seconds(cost.rateLimitBudgetMs)} s); ${cost.rateLimitedAnswers} answers 429; ` +
+    `requests in flight capped at ${cost.cap.initial} (TARGET_CONCURRENCY)${cost.cap.final < cost.cap.initial ? `, lowered to ${cost.cap.final} by the 429 answers` : ''}` +
     (cost.rounds ? `; concurrency: ${cost.rounds.tried} rounds of calls sent at once (${cost.rounds.rateLimited} discarded for a 429, ${cost.rounds.unanswered} for a call without an answer)` : '')
   );
 }

@@ -5,7 +5,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { projectLayout, projectNames } from '../harness/config/projects.ts';
-import { configSchema } from '../harness/config/variables.ts';
+import { DEFAULT_WORKERS } from '../harness/config/worker-count.ts';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { listSuite } from '../selftest/proof/listing.ts';
@@ -189,7 +189,7 @@ async function floorRuns(count: number): Promise<{ one: Timed[]; suite: Timed[];
   try {
     const playwrightTest = pathToFileURL(join(repoRoot, 'node_modules/@playwright/test/index.mjs')).href;
     writeFileSync(join(scratch, 'package.json'), '{ "type": "module" }\n');
-    const workers = Number(configSchema.properties.CONFORMANCE_WORKERS?.default);
+    const workers = DEFAULT_WORKERS;
     const projects = [...projectLayout(workers, '.'), { name: 'one', testDir: './one' }];
     for (const { name, testDir } of projects) {
       mkdirSync(join(scratch, testDir));
@@ -245,8 +245,8 @@ async function main() {
   const oneNpx = await repeat('one test (npx)', runs, () => oneTestRun('npx playwright'), line);
   const doctor = await repeat('doctor', runs, doctorRun, line);
   const failing = await repeat('failing run', runs, () => runAgainstSandbox({ faults: FAILING_FAULTS, expectedExit: 1 }), line);
-  const slow = await repeat('slow target, 2 workers', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, expectedExit: 0 }), line);
-  const slowWide = await repeat('slow target, 12 workers', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, workers: 12, expectedExit: 0 }), line);
+  const slow = await repeat('slow target, workers chosen from the round trip', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, expectedExit: 0 }), line);
+  const slowNarrow = await repeat('slow target, 2 workers', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, workers: 2, expectedExit: 0 }), line);
   const kill = await repeat('proof run', killRuns, () => timed(`node ${playwrightCli} test -c selftest/playwright.config.ts selftest/proof.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-proof-${Date.now()}`)}`, { SELFTEST_RUN_ID: `bench-${Date.now()}`, CI: '' }), line);
   const npmTest = await repeat('npm test', npmTestRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})${keptFailure('npm test', one)}`);
   const loaded = await underLoad(() => repeat('npm test under load', loadedRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})${keptFailure('npm test under load', one)}`));
@@ -262,7 +262,7 @@ async function main() {
     oneTest: { node: figure(oneNode), npx: figure(oneNpx) },
     failingRun: { ...figure(failing), faults: FAILING_FAULTS },
     doctor: figure(doctor),
-    slowTarget: { latencyMs: SLOW_MS, sequentialSeconds: seconds(requests * SLOW_MS), twoWorkers: figure(slow), twelveWorkers: figure(slowWide) },
+    slowTarget: { latencyMs: SLOW_MS, sequentialSeconds: seconds(requests * SLOW_MS), chosenWorkers: figure(slow), twoWorkers: figure(slowNarrow) },
     proofRun: figure(kill),
     npmTest: { ...figure(npmTest), exitCodes: npmTest.map((r) => r.code) },
     npmTestUnderLoad: { ...figure(loaded.results), exitCodes: loaded.results.map((r) => r.code), loadRuns: loaded.loadRuns },
@@ -339,7 +339,7 @@ interface Summary {
   oneTest: { node: Figure; npx: Figure };
   failingRun: Figure & { faults: string };
   doctor: Figure;
-  slowTarget: { latencyMs: number; sequentialSeconds: number; twoWorkers: Figure; twelveWorkers: Figure };
+  slowTarget: { latencyMs: number; sequentialSeconds: number; twoWorkers: Figure; chosenWorkers?: Figure };
   proofRun: Figure;
   npmTest: Figure & { exitCodes: Array<number | null> };
   npmTestUnderLoad: Figure & { exitCodes: Array<number | null>; loadRuns: number };
@@ -371,8 +371,8 @@ function benchTable(s: Summary): string {
     `| Its floor, Playwright alone: one empty test, TypeScript in a package like this one (${s.floor.oneTest.runs} runs) | ${cell(s.floor.oneTest)} | |`,
     `| A failing run: the full suite against faults \`${s.failingRun.faults}\` (${s.failingRun.runs} runs) | ${cell(s.failingRun)} | |`,
     `| \`npm run doctor\` against the embedded sandbox: hosts, tokens, every route, the webhook path (\`node --import tsx\`, ${s.doctor.runs} runs) | ${cell(s.doctor)} | |`,
-    `| Slow target, every answer ${s.slowTarget.latencyMs} ms late, default 2 workers (${s.slowTarget.twoWorkers.runs} runs) | ${cell(s.slowTarget.twoWorkers)} | |`,
-    `| The same with \`CONFORMANCE_WORKERS=12\` (${s.slowTarget.twelveWorkers.runs} runs) | ${cell(s.slowTarget.twelveWorkers)} | |`,
+    `| Slow target, every answer ${s.slowTarget.latencyMs} ms late, workers chosen from the round trip (the default; ${s.slowTarget.chosenWorkers?.runs ?? 0} runs) | ${s.slowTarget.chosenWorkers ? cell(s.slowTarget.chosenWorkers) : 'not measured'} | |`,
+    `| The same with \`CONFORMANCE_WORKERS=2\` (${s.slowTarget.twoWorkers.runs} runs) | ${cell(s.slowTarget.twoWorkers)} | |`,
     `| Its requests one after the other at ${s.slowTarget.latencyMs} ms each | ${s.slowTarget.sequentialSeconds} s | |`,
     `| Requests per run / tokens fetched / the same requests in a plain \`fetch\` loop | ${s.fullRun.requests} / ${s.fullRun.tokensFetched} / ${s.fullRun.plainFetchLoopSeconds} s | |`,
     `| Proof run: clean, portability and kill matrix (${s.proofRun.runs} runs) | ${cell(s.proofRun)} | |`,

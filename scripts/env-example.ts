@@ -18,7 +18,7 @@ const GROUPS: Array<[string, RegExp]> = [
   ['Order endpoint: body template and the triggers of the 404, 500 and 503 rows', /^ORDER_/],
   ['Webhook receiver (part 6)', /^WEBHOOK_/],
   ['Network: a private certificate authority and an outbound proxy ("HTTPS, a private CA, a proxy" in docs/configuration.md)', /^(TLS_CA_FILE|NODE_TLS_REJECT_UNAUTHORIZED|https_proxy|HTTPS_PROXY|http_proxy|all_proxy|ALL_PROXY|no_proxy|NO_PROXY)$/],
-  ['Run', /^(PROFILE|SEED|RUN_TAG|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|CONFORMANCE_|CONCURRENCY_|PREFLIGHT$|ENV_FILE$)/],
+  ['Run', /^(PROFILE|SEED|RUN_TAG|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|CONFORMANCE_|CONCURRENCY_|TARGET_CONCURRENCY$|PREFLIGHT$|ENV_FILE$)/],
   ['Reports', /^(REPORTS_DIR|TEST_RESULTS_DIR|ALLURE_[A-Z_]+|SPEC_URL|CERTIFICATION_DIR|BLOB_DIR)$/],
   ['Certification (npm run certify signs its bundle with this key)', /^CERTIFY_/],
   ['Sandbox (the embedded one when IDENTITY_BASE_URL is unset, and npm run sandbox)', /^SANDBOX_/],

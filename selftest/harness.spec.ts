@@ -57,7 +57,7 @@ test.describe('HTTP layer', () => {
     const exchange = await client.send({ label: 't', method: 'GET', url, headers: [], retry: false });
     server.close();
     expect(exchange.attempts).toHaveLength(1);
-    expect(client.stats).toEqual({ requests: 1, retries: 0, tokenRequests: 0, roundsAtOnce: 0, roundsRateLimited: 0, roundsUnanswered: 0 });
+    expect(client.stats).toEqual({ requests: 1, retries: 0, tokenRequests: 0, roundsAtOnce: 0, roundsRateLimited: 0, roundsUnanswered: 0, rateLimitedAnswers: 0 });
   });
 
   test('a silent server is reported as no answer within the timeout', async () => {

@@ -135,14 +135,21 @@ function tunnelTo(url: URL, proxy: ProxyRoute, network: Network | undefined, tim
       reject(new Error(proxyRefusal(proxy, answer, target)));
     });
     connect.once('timeout', () => connect.destroy(Object.assign(new Error(`no connection within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
-    connect.once('error', (error: NodeJS.ErrnoException) => reject(new Error(certificateProblem(error, network) ?? proxySocketProblem(proxy, error))));
+    connect.once('error', (error: NodeJS.ErrnoException) => reject(new Error(certificateProblem(error, network) ?? proxySocketProblem(proxy, error), { cause: error })));
     connect.end();
   });
 }
 
+/** What kind of failure kept a host from being reached: messages word their cause by it. */
+export type ReachFailure = 'no-answer' | 'refused' | 'not-found' | 'certificate' | 'proxy' | 'other';
+
+const FAILURE_OF_CODE: Record<string, ReachFailure> = { ECONNREFUSED: 'refused', ENOTFOUND: 'not-found', EAI_AGAIN: 'not-found', ETIMEDOUT: 'no-answer', EHOSTUNREACH: 'no-answer', ENETUNREACH: 'no-answer' };
+
 export interface Reach {
   /** Why the host cannot be used, in one line; undefined when it answered (TCP, and TLS for https). */
   problem?: string;
+  /** Its kind, with a problem. */
+  failure?: ReachFailure;
   /** The issuer of the certificate it showed (https only). */
   issuer?: string;
   /** The proxy it was reached through, without credentials. */
@@ -163,7 +170,8 @@ export async function reach(target: string, network: Network | undefined, timeou
     try {
       tunnel = await tunnelTo(url, proxy, network, timeoutMs);
     } catch (error) {
-      return { problem: (error as Error).message, ...through };
+      const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
+      return { problem: (error as Error).message, failure: cause && certificateProblem(cause, network) ? 'certificate' : 'proxy', ...through };
     }
     if (!secure) {
       tunnel.destroy();
@@ -184,7 +192,11 @@ export async function reach(target: string, network: Network | undefined, timeou
       const issuer = secure ? issuerOf((socket as TLSSocket).getPeerCertificate()) : undefined;
       done(issuer ? { issuer } : {});
     });
-    socket.once('timeout', () => done({ problem: `no connection within ${timeoutMs} ms` }));
-    socket.once('error', (error: NodeJS.ErrnoException) => done({ problem: namedProblem(error, url, network, tunnel !== undefined) ?? (error.code ? `${error.code} (${error.message})` : error.message) }));
+    socket.once('timeout', () => done({ problem: `no connection within ${timeoutMs} ms`, failure: 'no-answer' }));
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      const named = namedProblem(error, url, network, tunnel !== undefined);
+      const failure: ReachFailure = certificateProblem(error, network) ? 'certificate' : named ? 'proxy' : (FAILURE_OF_CODE[error.code ?? ''] ?? 'other');
+      done({ problem: named ?? (error.code ? `${error.code} (${error.message})` : error.message), failure });
+    });
   });
 }
