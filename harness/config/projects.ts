@@ -3,17 +3,24 @@ import type { SuiteConfig } from './load-config.ts';
 
 type Project = NonNullable<PlaywrightTestConfig<object, { config: SuiteConfig }>['projects']>[number];
 
-/** The suite's projects, one per part of the document, in the order they start. */
-export const projectNames = ['webhooks', 'auth', 'identity', 'stepup', 'orders', 'reseller'] as const;
+/**
+ * The suite's projects, one per part of the document, in the order they start: the webhook flows first (they mostly wait
+ * for events, and their two step-ups run alone on their channel: harness/webhooks/step-up-flows.ts), then the longest
+ * chains (auth, identity) while those wait, then the projects whose step-ups cause events no flow awaits (stepup,
+ * reseller) early enough for their events to arrive while the rest runs, and orders, which cause none, last. Against a
+ * target 150 ms away whose events come 6 to 9 s late this order took 35.5 s, against 46.4 s with stepup and reseller
+ * first (their step-ups waited for the webhook flows' channels) and 39.1 s with reseller last (the end of the run
+ * waited for its event).
+ */
+export const projectNames = ['webhooks', 'auth', 'identity', 'stepup', 'reseller', 'orders'] as const;
 
 /**
  * The Playwright projects of a conformance run. With the default 2 workers, one worker per project: the projects run
  * side by side, so that one project's worker boots (about half a second of loading) while another project's tests
  * run, and a run starts 6 workers, not more. With more workers (a slow target), a project runs on up to a third of
- * them (measured: npm run bench, docs/performance.md). The webhooks project comes first, because its flows mostly wait
- * for events and the other projects' tests run meanwhile; the run's receiver lives in the runner process, so its flows
- * run side by side like any others. Its last test, the check of every delivery of the run, waits for every other test
- * of the run to end (harness/run/run-progress.ts).
+ * them (measured: npm run bench, docs/performance.md). The run's receiver lives in the runner process, so the webhook
+ * flows run side by side like any others. The webhooks project's last test, the check of every delivery of the run,
+ * waits for every other test of the run to end (harness/run/run-progress.ts).
  */
 export function conformanceProjects(suite: SuiteConfig, testsDir: string): Project[] {
   return projectLayout(suite.workers, testsDir).map((project) => ({ ...project, use: { config: suite } satisfies { config: SuiteConfig } }));
