@@ -6,6 +6,8 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { projectLayout, projectNames } from '../harness/config/projects.ts';
 import { DEFAULT_WORKERS } from '../harness/config/worker-count.ts';
+import { defaultFarSettings } from '../sandbox/flavors/far.ts';
+import { makeThrowawayPki } from '../sandbox/pki.ts';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { listSuite } from '../selftest/proof/listing.ts';
@@ -16,10 +18,11 @@ import { replaceReadmeBlock } from './readme-block.ts';
 const cli = parseCli({
   summary: "Times the suite (medians of whole-process wall and CPU time) and writes reports/bench.json, the README's table and the time of its first two commands.",
   usage: 'npm run bench -- [options]',
-  options: { runs: { type: 'string' }, 'slow-runs': { type: 'string' }, 'kill-runs': { type: 'string' }, 'npm-test-runs': { type: 'string' }, 'loaded-runs': { type: 'string' }, 'npm-ci-runs': { type: 'string' }, 'runtime-runs': { type: 'string' }, 'no-readme': { type: 'boolean' } },
+  options: { runs: { type: 'string' }, 'slow-runs': { type: 'string' }, 'kill-runs': { type: 'string' }, 'npm-test-runs': { type: 'string' }, 'loaded-runs': { type: 'string' }, 'npm-ci-runs': { type: 'string' }, 'runtime-runs': { type: 'string' }, 'far-runs': { type: 'string' }, 'no-readme': { type: 'boolean' } },
   describe: {
     runs: 'runs of each fast measure: full run, one test, failing run, doctor (default 5)',
     'slow-runs': 'runs against the slow target, each answer 200 ms late (default 1)',
+    'far-runs': 'runs against the far target: HTTPS through its own CA, every answer 150 ms late, events 6 to 9 s late, out of order, some twice (default 1)',
     'kill-runs': 'proof runs: kill matrix with the clean and portability runs (default 1)',
     'npm-test-runs': 'runs of npm test (default 1; 0 skips it)',
     'loaded-runs': 'runs of npm test in a row while full conformance runs load the machine (default 0)',
@@ -31,6 +34,7 @@ const cli = parseCli({
 const runs = countOption('runs', cli.values.runs, 5);
 const slowRuns = countOption('slow-runs', cli.values['slow-runs'], 1);
 const killRuns = countOption('kill-runs', cli.values['kill-runs'], 1);
+const farRuns = countOption('far-runs', cli.values['far-runs'], 1);
 const npmTestRuns = countOption('npm-test-runs', cli.values['npm-test-runs'], 1);
 const loadedRuns = countOption('loaded-runs', cli.values['loaded-runs'], 0);
 const npmCiRuns = countOption('npm-ci-runs', cli.values['npm-ci-runs'], 1);
@@ -149,6 +153,42 @@ async function runAgainstSandbox(options: { faults?: string; latencyMs?: number;
   }
 }
 
+interface FarRun extends Timed {
+  /** From the run's conformance.json: how late the latest awaited event came, how soon after its event each wait ended. */
+  latestEventDelayMs: number;
+  longestWaitLagMs: number;
+}
+
+/**
+ * The whole suite against the far flavor at its defaults (sandbox/flavors/far.ts), over HTTPS with a certificate of a CA
+ * made here, configured as a user would: the target's URLs, WEBHOOK_PUBLIC_URL and TLS_CA_FILE, nothing tuned.
+ */
+async function runAgainstFarTarget(): Promise<FarRun> {
+  const tokenSecret = randomBytes(16).toString('hex');
+  const [webhookPort] = await freePorts(1);
+  const pki = makeThrowawayPki();
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-far-'));
+  const caFile = join(scratch, 'ca.pem');
+  writeFileSync(caFile, pki.caCert);
+  const sandbox = await startSandbox({ flavor: 'far', far: { ...defaultFarSettings, seed: `bench-${Date.now()}`, tls: { key: pki.key, cert: pki.cert } }, tokenSecret, webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`, warn: () => undefined });
+  try {
+    const env = {
+      ...sandboxTargetEnv({ url: sandbox.url, flavor: 'far', tokenSecret }),
+      TLS_CA_FILE: caFile,
+      WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
+      WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${webhookPort}/webhooks`,
+      ...scratchRunEnv(scratch),
+    };
+    const result = await timed(`node ${playwrightCli} test`, env);
+    if (result.code !== 0) throw new Error(`The run against the far target exited ${result.code}:\n${result.output.slice(-2000)}`);
+    const report = JSON.parse(readFileSync(join(scratch, 'reports', 'conformance.json'), 'utf8')) as { events?: { latestDelayMs: number; longestLagMs: number } };
+    return { ...result, latestEventDelayMs: report.events?.latestDelayMs ?? 0, longestWaitLagMs: report.events?.longestLagMs ?? 0 };
+  } finally {
+    await sandbox.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 /** The fixed cost: one trivial test, with the embedded sandbox and every reporter, as node or npx starts it. */
 async function oneTestRun(launcher: string) {
   const scratch = mkdtempSync(join(tmpdir(), 'bench-one-'));
@@ -247,6 +287,7 @@ async function main() {
   const failing = await repeat('failing run', runs, () => runAgainstSandbox({ faults: FAILING_FAULTS, expectedExit: 1 }), line);
   const slow = await repeat('slow target, workers chosen from the round trip', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, expectedExit: 0 }), line);
   const slowNarrow = await repeat('slow target, 2 workers', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, workers: 2, expectedExit: 0 }), line);
+  const far = await repeat('far target', farRuns, runAgainstFarTarget, (one) => `${line(one)}, latest awaited event ${seconds(one.latestEventDelayMs)} s after its request, waits ended within ${one.longestWaitLagMs} ms of their events`);
   const kill = await repeat('proof run', killRuns, () => timed(`node ${playwrightCli} test -c selftest/playwright.config.ts selftest/proof.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-proof-${Date.now()}`)}`, { SELFTEST_RUN_ID: `bench-${Date.now()}`, CI: '' }), line);
   const npmTest = await repeat('npm test', npmTestRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})${keptFailure('npm test', one)}`);
   const loaded = await underLoad(() => repeat('npm test under load', loadedRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})${keptFailure('npm test under load', one)}`));
@@ -263,6 +304,7 @@ async function main() {
     failingRun: { ...figure(failing), faults: FAILING_FAULTS },
     doctor: figure(doctor),
     slowTarget: { latencyMs: SLOW_MS, sequentialSeconds: seconds(requests * SLOW_MS), chosenWorkers: figure(slow), twoWorkers: figure(slowNarrow) },
+    farTarget: { ...figure(far), latestEventDelaySeconds: seconds(median(far.map((r) => r.latestEventDelayMs))), longestWaitLagMs: Math.max(0, ...far.map((r) => r.longestWaitLagMs)) },
     proofRun: figure(kill),
     npmTest: { ...figure(npmTest), exitCodes: npmTest.map((r) => r.code) },
     npmTestUnderLoad: { ...figure(loaded.results), exitCodes: loaded.results.map((r) => r.code), loadRuns: loaded.loadRuns },
@@ -293,7 +335,7 @@ function keepEarlierFigures(summary: Summary): void {
   } catch {
     return;
   }
-  const measures = ['floor', 'fullRun', 'oneTest', 'failingRun', 'doctor', 'slowTarget', 'proofRun', 'npmTest', 'npmTestUnderLoad', 'npmCi', 'runtimeSelftest'] as const;
+  const measures = ['floor', 'fullRun', 'oneTest', 'failingRun', 'doctor', 'slowTarget', 'farTarget', 'proofRun', 'npmTest', 'npmTestUnderLoad', 'npmCi', 'runtimeSelftest'] as const;
   const slots = summary as unknown as Record<(typeof measures)[number], unknown>;
   for (const measure of measures) if (runsIn(summary[measure]) === 0 && earlier[measure]) slots[measure] = earlier[measure];
   if (measures.every((measure) => runsIn(summary[measure]) === 0) && earlier.measuredAt && earlier.machine) Object.assign(summary, { measuredAt: earlier.measuredAt, machine: earlier.machine });
@@ -340,6 +382,8 @@ interface Summary {
   failingRun: Figure & { faults: string };
   doctor: Figure;
   slowTarget: { latencyMs: number; sequentialSeconds: number; twoWorkers: Figure; chosenWorkers?: Figure };
+  /** Against the far flavor: the run, and the latest awaited event's delay it had to wait for (medians). */
+  farTarget: Figure & { latestEventDelaySeconds: number; longestWaitLagMs: number };
   proofRun: Figure;
   npmTest: Figure & { exitCodes: Array<number | null> };
   npmTestUnderLoad: Figure & { exitCodes: Array<number | null>; loadRuns: number };
@@ -374,6 +418,12 @@ function benchTable(s: Summary): string {
     `| Slow target, every answer ${s.slowTarget.latencyMs} ms late, workers chosen from the round trip (the default; ${s.slowTarget.chosenWorkers?.runs ?? 0} runs) | ${s.slowTarget.chosenWorkers ? cell(s.slowTarget.chosenWorkers) : 'not measured'} | |`,
     `| The same with \`CONFORMANCE_WORKERS=2\` (${s.slowTarget.twoWorkers.runs} runs) | ${cell(s.slowTarget.twoWorkers)} | |`,
     `| Its requests one after the other at ${s.slowTarget.latencyMs} ms each | ${s.slowTarget.sequentialSeconds} s | |`,
+    ...(s.farTarget.runs > 0
+      ? [
+          `| Far target: HTTPS through its own CA (only \`TLS_CA_FILE\` set), every answer 150 ms late, events 6 to 9 s late, out of order, some twice; workers chosen from the round trip (${s.farTarget.runs} runs) | ${cell(s.farTarget)} | ≤ ${(3 * s.fullRun.medianSeconds + s.farTarget.latestEventDelaySeconds).toFixed(1)} s: 3 × the full run + the latest awaited event's delay (${s.farTarget.latestEventDelaySeconds} s) |`,
+          `| Its event waits: how long after its event each flow's wait ended, at most | ${s.farTarget.longestWaitLagMs} ms | ≤ 1000 ms |`,
+        ]
+      : []),
     `| Requests per run / tokens fetched / the same requests in a plain \`fetch\` loop | ${s.fullRun.requests} / ${s.fullRun.tokensFetched} / ${s.fullRun.plainFetchLoopSeconds} s | |`,
     `| Proof run: clean, portability and kill matrix (${s.proofRun.runs} runs) | ${cell(s.proofRun)} | |`,
     `| \`npm test\` (${s.npmTest.runs} runs, exit ${s.npmTest.exitCodes.join(', ') || '—'}) | ${cell(s.npmTest)} | 180 s |`,

@@ -8,7 +8,7 @@ type Project = NonNullable<PlaywrightTestConfig<object, { config: SuiteConfig }>
  * for events, and their two step-ups run alone on their channel: harness/webhooks/step-up-flows.ts), then the longest
  * chains (auth, identity) while those wait, then the projects whose step-ups cause events no flow awaits (stepup,
  * reseller) early enough for their events to arrive while the rest runs, and orders, which cause none, last. Against a
- * target 150 ms away whose events come 6 to 9 s late this order took 35.5 s, against 46.4 s with stepup and reseller
+ * target 150 ms away whose events come 6 to 9 s late this order took 35.5 s (one run each), against 46.4 s with stepup and reseller
  * first (their step-ups waited for the webhook flows' channels) and 39.1 s with reseller last (the end of the run
  * waited for its event).
  */
