@@ -4,18 +4,11 @@ import { request as httpsRequest } from 'node:https';
 import { forwardedHeaders, listenFront, readWhole } from './front-server.ts';
 import { sendJson } from './errors.ts';
 import type { FarSettings, QueuedEvent } from './types.ts';
+import { mulberry32 } from './seeded-random.ts';
+import { Sleeps } from './sleeps.ts';
 
-/** A seeded stream of numbers in [0, 1) (mulberry32), from any text: the same seed, the same draws. */
-function seededRandom(seed: string): () => number {
-  let state = createHash('sha256').update(seed).digest().readUInt32BE(0);
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded stream of numbers in [0, 1), from any text: the same seed, the same draws. */
+const seededRandom = (seed: string): (() => number) => mulberry32(createHash('sha256').update(seed).digest().readUInt32BE(0));
 
 /** What the receiver is sent: the service's request as it came, but for the headers of the hop. */
 interface Posted {
@@ -34,9 +27,8 @@ export class DeliveryQueue {
   deliveries = 0;
   private readonly events: QueuedEvent[] = [];
   private readonly pending = new Set<Promise<void>>();
-  private readonly timers = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
+  private readonly sleeps = new Sleeps();
   private readonly random: () => number;
-  private closed = false;
   private warned = false;
 
   constructor(
@@ -73,12 +65,7 @@ export class DeliveryQueue {
   }
 
   close(): void {
-    this.closed = true;
-    for (const pending of this.timers) {
-      clearTimeout(pending.timer);
-      pending.done();
-    }
-    this.timers.clear();
+    this.sleeps.close();
   }
 
   private draw(): number {
@@ -96,12 +83,12 @@ export class DeliveryQueue {
     const kind = String(posted.headers['x-sandbox-event'] ?? 'event');
     const event: QueuedEvent = { seq, kind, queuedAt: Date.now(), delayMs, deliveredAt: [], redelivered };
     this.events.push(event);
-    if (!this.target || this.closed) return;
+    if (!this.target || this.sleeps.closed) return;
     const delivery = (async () => {
-      await this.sleep(delayMs);
+      await this.sleeps.sleep(delayMs);
       await this.post(posted, event);
       if (redelivered) {
-        await this.sleep(againMs);
+        await this.sleeps.sleep(againMs);
         await this.post(posted, event);
       }
     })()
@@ -110,23 +97,9 @@ export class DeliveryQueue {
     this.pending.add(delivery);
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.closed) return resolve();
-      const pending = {
-        timer: setTimeout(() => {
-          this.timers.delete(pending);
-          resolve();
-        }, ms),
-        done: () => resolve(),
-      };
-      this.timers.add(pending);
-    });
-  }
-
   private post(posted: Posted, event: QueuedEvent): Promise<void> {
     const target = this.target;
-    if (!target || this.closed) return Promise.resolve();
+    if (!target || this.sleeps.closed) return Promise.resolve();
     return new Promise((resolve) => {
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
       const req = send(target, { method: 'POST', headers: { ...posted.headers, 'content-length': posted.body.length }, agent: false, timeout: this.timeoutMs }, (res) => {
@@ -138,7 +111,7 @@ export class DeliveryQueue {
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
       req.on('error', (error) => {
-        if (!this.closed && !this.warned) {
+        if (!this.sleeps.closed && !this.warned) {
           this.warned = true;
           this.warn(`sandbox: webhook delivery to ${target.href} failed (${error.message}); later failures are not logged`);
         }

@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { FaultSet } from './faults.ts';
+import { Sleeps } from './sleeps.ts';
 import type { EventKind } from '../catalog/catalog.ts';
 import type { DeliveryAnswer } from './types.ts';
 
@@ -25,10 +26,9 @@ export class WebhookSender {
   /** Deliveries the receiver answered, whatever its status. */
   deliveries = 0;
   private readonly flows = new Set<Promise<void>>();
-  private closed = false;
   private warned = false;
   private readonly inFlight = new Set<ClientRequest>();
-  private readonly timers = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
+  private readonly sleeps = new Sleeps();
 
   constructor(
     private readonly url: URL | undefined,
@@ -55,10 +55,10 @@ export class WebhookSender {
   /** Queues the events of one flow, delivered in the order given. */
   send(...events: WebhookEvent[]): void {
     for (const event of events) this.last.set(event.kind, event);
-    if (!this.url || this.closed || events.length === 0) return;
+    if (!this.url || this.sleeps.closed || events.length === 0) return;
     const flow = (async () => {
       for (const event of events) {
-        await this.wait();
+        await this.sleeps.sleep(this.delayMs);
         await this.deliver(event.kind, JSON.stringify(event.body));
       }
       const last = events.at(-1);
@@ -83,28 +83,9 @@ export class WebhookSender {
   }
 
   close(): void {
-    this.closed = true;
-    for (const pending of this.timers) {
-      clearTimeout(pending.timer);
-      pending.done();
-    }
-    this.timers.clear();
+    this.sleeps.close();
     for (const req of this.inFlight) req.destroy();
     this.inFlight.clear();
-  }
-
-  private wait(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.closed) return resolve();
-      const pending = {
-        timer: setTimeout(() => {
-          this.timers.delete(pending);
-          resolve();
-        }, this.delayMs),
-        done: () => resolve(),
-      };
-      this.timers.add(pending);
-    });
   }
 
   private warnOnce(problem: string): void {
@@ -117,7 +98,7 @@ export class WebhookSender {
     const url = this.url;
     const { faults } = this;
     const never = faults.has('webhooks-never-sent') || (kind === 'document-results' && faults.has('webhook-results-never-sent')) || (kind === 'verification-session' && faults.has('webhook-session-never-sent'));
-    if (!url || this.closed || never) return Promise.resolve();
+    if (!url || this.sleeps.closed || never) return Promise.resolve();
     const formEncoded = kind === 'document-onboarding' && faults.has('webhook-form-encoded-onboarding');
     return new Promise((resolve) => {
       const payload = Buffer.from(formEncoded ? new URLSearchParams(JSON.parse(body) as Record<string, string>).toString() : body, 'utf8');
@@ -158,7 +139,7 @@ export class WebhookSender {
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
       req.on('error', (error) => {
-        if (!this.closed) this.warnOnce(error.message);
+        if (!this.sleeps.closed) this.warnOnce(error.message);
         this.onAnswer?.({ kind, sentAt, ms: Date.now() - sentAt, body: '', error: error.message });
         finish();
       });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { judgeRetrySequence, retryStorm, stormTotalMs } from './retry-rule.ts';
+import { mulberry32 } from '../../sandbox/seeded-random.ts';
 
 /**
  * The false-failure rate of CLI-ORDER-RETRY's rule (retry-rule.ts) for correct clients: backoff with jitter as the AWS
@@ -39,17 +40,6 @@ export const cells: readonly Cell[] = strategies.flatMap((strategy) => backoffs.
 
 export const cellKey = (cell: Cell): string => `${cell.strategy} ${cell.baseMs}/${cell.capMs} x${cell.retries}`;
 
-/** mulberry32: a small, fast 32-bit generator; a cryptographic one would make 10^6 trials per cell take minutes. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Each cell its own stream, from the run's seed and the cell: a cell's first trials are the same whatever the count. */
 const cellSeed = (seed: number, cell: Cell): number => createHash('sha256').update(`${seed}\n${cellKey(cell)}`).digest().readUInt32BE(0);
@@ -71,7 +61,7 @@ export function drawDelays(cell: Cell, random: () => number, delays: Float64Arra
 
 /** How many of `trials` seeded trials of the cell the rule fails. */
 export function falseFailures(cell: Cell, trials: number, seed: number): number {
-  const random = generator(cellSeed(seed, cell));
+  const random = mulberry32(cellSeed(seed, cell));
   const delays = new Float64Array(cell.retries);
   let failed = 0;
   for (let trial = 0; trial < trials; trial += 1) {
@@ -84,7 +74,7 @@ export function falseFailures(cell: Cell, trials: number, seed: number): number 
 /** The delays of a cell's first trial, to the microsecond: the stream and the strategy, pinned. */
 export function firstTrial(cell: Cell, seed: number): number[] {
   const delays = new Float64Array(cell.retries);
-  drawDelays(cell, generator(cellSeed(seed, cell)), delays);
+  drawDelays(cell, mulberry32(cellSeed(seed, cell)), delays);
   return [...delays].map((d) => Math.round(d * 1000) / 1000);
 }
 
