@@ -12,8 +12,6 @@ import type { LedgerEntry } from '../harness/config/ledger.ts';
 import { BROKEN_SHOWN, brokenPreconditions, runCost, summaryLines } from './run-summary.ts';
 import { failureBlock, ProjectProgress } from './console-progress.ts';
 import { runState } from '../harness/run/run-state.ts';
-import { RunProgress } from '../harness/run/run-progress.ts';
-import type { SuiteConfig } from '../harness/config/load-config.ts';
 import { judgeRun } from './run-verdict.ts';
 import { eventWaitsLine, runEventWaits } from './event-waits.ts';
 import type { Profile, TestRecord } from './verdicts.ts';
@@ -63,10 +61,6 @@ export default class ConformanceReporter implements Reporter {
       totals.set(project, (totals.get(project) ?? 0) + 1);
     }
     this.progress = new ProjectProgress(totals);
-    runState().progress = new RunProgress(
-      (suite.allTests?.() ?? []).map((test) => ({ id: test.id, port: (test.parent.project()?.use as { config?: SuiteConfig } | undefined)?.config?.webhook.port })),
-      config.workers,
-    );
     const tests = [...totals.values()].reduce((a, b) => a + b, 0);
     const many = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
     const chosen = runState().workers;
@@ -74,7 +68,6 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    if (result.retry >= test.retries || result.status === 'passed' || result.status === 'skipped') runState().progress?.ended(test.id);
     const record = testRecordOf(test, result, this.rootDir);
     this.records.set(test.id, record);
     this.announceBrokenPreconditions(record);

@@ -25,8 +25,10 @@ export function allureResultsDir(env: Env = process.env): string {
  */
 export function reportersFor(suite: SuiteConfig, env: Env = process.env): ReporterDescription[] {
   if (isListingOnly()) return [[fileURLToPath(new URL('./listing-reporter.ts', import.meta.url))]];
-  if (env.CONFORMANCE_SHARD) return [[env.CI ? 'dot' : 'list'], ['blob', { outputDir: env.BLOB_DIR ?? 'blob-report' }]];
-  return mergedReporters(suite, env);
+  // Run in the runner process, where the run's receiver is: the check of every delivery waits on what it keeps.
+  const progress: ReporterDescription = [fileURLToPath(new URL('./run-progress-reporter.ts', import.meta.url))];
+  if (env.CONFORMANCE_SHARD) return [progress, [env.CI ? 'dot' : 'list'], ['blob', { outputDir: env.BLOB_DIR ?? 'blob-report' }]];
+  return [progress, ...mergedReporters(suite, env)];
 }
 
 /**

@@ -11,12 +11,12 @@ import { configurationPage, envExample, routeTable, variableTable } from '../scr
 
 
 test.describe('configuration', () => {
-  test('CONFORMANCE_WORKERS: 2 by default, one worker per project; more spread over the projects', () => {
+  test('CONFORMANCE_WORKERS: 2 by default, one worker per project; more spread over the projects; run-end, last, on one', () => {
     const workersOf = (env: Record<string, string>) => {
       const suite = loadConfig({ ...validEnv, ...env }, { repoRoot, embedded: false });
       return { total: suite.workers, perProject: Object.fromEntries(conformanceProjects(suite, 'tests').map((p) => [p.name, p.workers])) };
     };
-    const everyProject = (count: number) => Object.fromEntries(projectNames.map((name) => [name, count]));
+    const everyProject = (count: number) => Object.fromEntries(projectNames.map((name) => [name, name === 'run-end' ? 1 : count]));
     expect(workersOf({})).toEqual({ total: 2, perProject: everyProject(1) });
     expect(workersOf({ CONFORMANCE_WORKERS: '12' })).toEqual({ total: 12, perProject: everyProject(4) });
     expect(problemsOf({ ...validEnv, CONFORMANCE_WORKERS: '0' })).toEqual([expect.stringMatching(/^CONFORMANCE_WORKERS="0" is not valid: expected a whole number from 1 /)]);

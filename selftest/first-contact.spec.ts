@@ -134,7 +134,7 @@ test('a target that cannot reach a receiver on this machine: without WEBHOOK_PUB
   const sandbox = await startSandbox({ tokenSecret });
   try {
     const env = { ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}` };
-    const { run, output, report, markdown } = await conformanceRun(env, ['--project', 'webhooks']);
+    const { run, output, report, markdown } = await conformanceRun(env, ['--project', 'webhooks', '--project', 'run-end']);
     expect(run.code, output.slice(-3000)).toBe(0);
     const events = report?.requirements.filter((r) => r.id.startsWith('EVT-')) ?? [];
     expect(events.length).toBeGreaterThan(0);

@@ -52,7 +52,7 @@ test('three independent defects checked by one test are all reported by one run,
 });
 
 test('a target that never delivers a webhook fails the gate: the flows fail EVT-FLOW-DELIVERY, the rest is blocked, JUnit agrees', async () => {
-  const { run, report, junit } = await gateRun(['webhooks-never-sent'], ['--project', 'webhooks'], { WEBHOOK_WAIT_MS: '300' });
+  const { run, report, junit } = await gateRun(['webhooks-never-sent'], ['--project', 'webhooks', '--project', 'run-end'], { WEBHOOK_WAIT_MS: '300' });
   expect(run.code, output(run)).toBe(1);
   expect(report.requirements.find((r) => r.id === 'EVT-FLOW-DELIVERY')?.outcome).toBe('failed');
   expect(report.requirements.find((r) => r.id === 'EVT-SESSION-SCHEMA')?.outcome).toBe('blocked');

@@ -3,10 +3,10 @@ import { eventKind, eventKinds, kindTitle, requirementsOf } from '../../harness/
 import type { DeliveryRecord } from '../../harness/webhooks/receiver.ts';
 import { cites, noReceiver, test } from '../../fixtures/webhooks.ts';
 
-// The last test of the webhooks project: it waits until every other test of the run that sends to this target has ended
-// (harness/run/run-progress.ts; on a single worker it cannot, and judges what came until it runs), then until every
-// step-up of the run has its event or its window has ended, then judges every delivery the run's receiver (in the
-// runner process) got, from the preflight on, whichever test caused it.
+// The run-end project's one test (harness/config/projects.ts): it waits until every other test of the run that sends to
+// this target has ended (harness/run/run-progress.ts; on a single worker it cannot, and judges what came until it runs),
+// then until every step-up of the run has its event or its window has ended, then judges every delivery the run's
+// receiver (in the runner process) got, from the preflight on, whichever test caused it.
 
 function policyObservation(deliveries: readonly DeliveryRecord[]): string {
   const names = [...new Set(deliveries.flatMap((d) => d.headers.map(([name]) => name)))].sort();
