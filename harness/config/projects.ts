@@ -6,13 +6,14 @@ type Project = NonNullable<PlaywrightTestConfig<object, { config: SuiteConfig }>
 /**
  * The suite's projects, one per part of the document, in the order they start: the webhook flows first (they mostly wait
  * for events, and their two step-ups run alone on their channel: harness/webhooks/step-up-flows.ts), then the longest
- * chains (auth, identity) while those wait, then the projects whose step-ups cause events no flow awaits (stepup,
- * reseller) early enough for their events to arrive while the rest runs, and orders, which cause none, last. Against a
- * target 150 ms away whose events come 6 to 9 s late this order took 35.5 s (one run each), against 46.4 s with stepup and reseller
- * first (their step-ups waited for the webhook flows' channels) and 39.1 s with reseller last (the end of the run
- * waited for its event). run-end comes last.
+ * chains (auth, identity) while those wait, then the projects whose step-ups cause events no flow awaits (reseller,
+ * stepup) early enough for their events to arrive while the rest runs, and orders, which cause none, last; run-end
+ * after all. Against the far flavor (150 ms, events 6 to 9 s late) this order took 36.1 s (two runs), against 46.4 s
+ * with stepup and reseller first (their step-ups waited for the webhook flows' channels), 39.1 s with reseller last
+ * (the end of the run waited for its event), 36.3 to 38.8 s with identity before auth, and 36.9 to 40.5 s with more
+ * workers per project or more workers (docs/performance.md).
  */
-export const projectNames = ['webhooks', 'auth', 'identity', 'stepup', 'reseller', 'orders', 'run-end'] as const;
+export const projectNames = ['webhooks', 'auth', 'identity', 'reseller', 'stepup', 'orders', 'run-end'] as const;
 
 /**
  * run-end's one test, the check of every delivery of the run: it waits for every other test of the run to end
