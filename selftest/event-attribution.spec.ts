@@ -159,3 +159,24 @@ test.describe('the end of the run', () => {
     await new RunProgress([{ id: 'last', port: 1 }, { id: 'flow', port: 1 }], 1).othersEnded(1, 'last');
   });
 });
+
+test('a step-up waiting for its channel longer than one poll keeps its place: asked again, it is granted once', async () => {
+  const port = await freePort();
+  const config = { runTag: 'attr', webhook: { host: '127.0.0.1', port, waitMs: WINDOW_MS } } as unknown as SuiteConfig;
+  const hub = new EventHub(config, new Redactor([]), test.info().outputPath('journal'));
+  await hub.start();
+  try {
+    const begin = hub.routes()[`${eventsPath(port)}/step-up/begin`] as (body: Record<string, unknown>) => Promise<{ ticket: unknown }>;
+    const first = await begin({ request: 'a', channel: 'phone', credited: false, timeoutMs: 0 });
+    expect(first.ticket).not.toBeNull();
+    hub.stepUps.answered((first.ticket as { ticket: string }).ticket, true);
+    // The credited one waits for the live phone step-up: a poll that ends first answers null, and the next one, same id, waits on.
+    expect((await begin({ request: 'b', channel: 'phone', credited: true, timeoutMs: 0 })).ticket).toBeNull();
+    const again = begin({ request: 'b', channel: 'phone', credited: true, timeoutMs: 10_000 });
+    await fetch(`${hub.receiver.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessionId: 's', verificationStatus: 'VERIFIED', sendAttempts: '1' }) });
+    expect((await again).ticket).not.toBeNull();
+    expect(hub.stepUps.started, 'one step-up each, however many polls').toBe(2);
+  } finally {
+    await hub.close();
+  }
+});

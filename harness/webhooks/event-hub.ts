@@ -40,6 +40,8 @@ export class EventHub {
   /** Document verifications whose events a flow awaited. */
   private documentFlows = 0;
   private readonly waits = { awaited: 0, latestDelayMs: 0, longestLagMs: 0 };
+  /** Step-ups waiting for their channel, by the id of the worker's request (harness/webhooks/events-client.ts). */
+  private readonly beginning = new Map<string, Promise<{ ticket: string; sentAt: number }>>();
 
   readonly port: number;
   /** WEBHOOK_LISTEN as configured, for messages. */
@@ -96,7 +98,18 @@ export class EventHub {
         const found = await this.receiver.waitFor((d) => eventKind(d.json) === 'onboarding' && field(d, 'sessionId') === sessionId, { since: since(body), timeoutMs: poll(body) });
         return { event: found ? recordOf(found) : null };
       },
-      [`${prefix}/step-up/begin`]: async (body) => this.stepUps.begin(channelOf(body['channel']), body['credited'] === true),
+      [`${prefix}/step-up/begin`]: async (body) => {
+        // Asked again with the same request id until granted: a wait for a channel may outlast one poll.
+        const id = String(body['request']);
+        let granted = this.beginning.get(id);
+        if (!granted) {
+          granted = this.stepUps.begin(channelOf(body['channel']), body['credited'] === true);
+          this.beginning.set(id, granted);
+        }
+        const ticket = await Promise.race([granted, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), poll(body)))]);
+        if (ticket) this.beginning.delete(id);
+        return { ticket: ticket ?? null };
+      },
       [`${prefix}/step-up/answered`]: async (body) => {
         this.stepUps.answered(String(body['ticket']), body['accepted'] === true);
         return {};

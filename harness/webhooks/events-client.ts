@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { MessageChannel } from '../checks/session-channel.ts';
 import type { BrokerClient } from '../run/broker-client.ts';
 import { eventsPath, LONGEST_POLL_MS } from './event-hub.ts';
@@ -62,8 +63,12 @@ export class EventsClient implements StepUpGate {
     return this.polled(deadline, (timeoutMs) => this.ask<{ event: DeliveryRecord | null }>('/onboarding', { sessionId, since, timeoutMs }));
   }
 
-  begin(channel: MessageChannel, credited: boolean): Promise<StepUpTicket> {
-    return this.ask('/step-up/begin', { channel, credited });
+  async begin(channel: MessageChannel, credited: boolean): Promise<StepUpTicket> {
+    const request = randomUUID();
+    for (;;) {
+      const { ticket } = await this.ask<{ ticket: StepUpTicket | null }>('/step-up/begin', { request, channel, credited, timeoutMs: LONGEST_POLL_MS });
+      if (ticket) return ticket;
+    }
   }
 
   async answered(ticket: StepUpTicket, accepted: boolean): Promise<void> {
