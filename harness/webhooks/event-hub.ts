@@ -7,6 +7,7 @@ import { eventKind } from './events.ts';
 import { WebhookReceiver, type Delivery, type DeliveryRecord } from './receiver.ts';
 import { StepUpFlows } from './step-up-flows.ts';
 import type { RunProgress } from '../run/run-progress.ts';
+import { within } from '../run/long-poll.ts';
 
 /**
  * The run's webhook receiver, in the runner process from the global setup to the end of the run (harness/run/), and
@@ -106,7 +107,7 @@ export class EventHub {
           granted = this.stepUps.begin(channelOf(body['channel']), body['credited'] === true);
           this.beginning.set(id, granted);
         }
-        const ticket = await Promise.race([granted, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), poll(body)))]);
+        const ticket = await within(granted, poll(body), undefined);
         if (ticket) this.beginning.delete(id);
         return { ticket: ticket ?? null };
       },
@@ -121,11 +122,11 @@ export class EventHub {
       },
       [`${prefix}/others-ended`]: async (body) => {
         const ended = this.progress()?.othersEnded(this.port, String(body['testId'])).then(() => true) ?? Promise.resolve(true);
-        return { done: await Promise.race([ended, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), poll(body)))]) };
+        return { done: await within(ended, poll(body), false) };
       },
       [`${prefix}/settle`]: async (body) => {
         const until = Date.now() + poll(body);
-        await Promise.race([this.stepUps.settled(), new Promise((resolve) => setTimeout(resolve, poll(body)))]);
+        await within(this.stepUps.settled(), poll(body), undefined);
         // Deliveries no flow awaits (other projects' document verifications) may still be on their way: a quiet moment.
         if (this.stepUps.live === 0) await this.receiver.settle(QUIET_MS, Math.max(0, until - Date.now()));
         return { live: this.stepUps.live, flows: this.stepUps.started + this.documentFlows };
