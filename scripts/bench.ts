@@ -11,7 +11,7 @@ import { makeThrowawayPki } from '../sandbox/pki.ts';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { listSuite } from '../selftest/proof/listing.ts';
-import { freePorts } from '../selftest/proof/plan.ts';
+import { freePorts } from '../harness/http/free-port.ts';
 import { countOption, parseCli } from './cli.ts';
 import { replaceReadmeBlock } from './readme-block.ts';
 

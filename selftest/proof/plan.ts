@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -13,6 +12,7 @@ import { startSandbox, type Flavor, type RateLimits, type RunningSandbox } from 
 import type { FarSettings } from '../../sandbox/types.ts';
 import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
 import type { ListedTest } from './listing.ts';
+import { freePorts } from '../../harness/http/free-port.ts';
 
 /**
  * The rate-limited flavor's limits in the proof run: 8 token requests per client per second, operations 30 at once,
@@ -98,24 +98,6 @@ export function roundsOf(faults: readonly FaultRun[], tests: readonly ListedTest
   return rounds.map((r) => r.runs);
 }
 
-/**
- * Free loopback ports for the webhook receivers, taken below the ephemeral range that listen(0) and outgoing
- * connections draw from: the receivers bind them only later, in the child run, and an ephemeral port could be
- * handed to a sandbox or a connection meanwhile.
- */
-export async function freePorts(count: number, from = 20_000 + Math.floor(Math.random() * 8_000)): Promise<number[]> {
-  const ports: number[] = [];
-  for (let port = from; ports.length < count && port < 32_000; port += 1) {
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) ports.push(port);
-  }
-  if (ports.length < count) throw new Error(`Only ${ports.length} free ports from ${from}; ${count} needed`);
-  return ports;
-}
 
 /**
  * Starts the sandboxes of a proof run: the clean reference, the correct implementations that differ from it
