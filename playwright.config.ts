@@ -23,9 +23,11 @@ function resolveOrExit(): ResolvedConfig {
 
 const { config: suite, sandbox } = resolveOrExit();
 serializeRedacted(suite, suite.secrets);
+// A listing runs no test: it needs no worker count, no sandbox, no run state and no reporters of a run.
+const listing = process.argv.includes('--list');
 // Playwright fixes the worker count here, before the global setup: the runner chooses it (from the target's round trip
 // unless CONFORMANCE_WORKERS is set) and its workers, which load this file too, inherit the choice.
-const workerChoice = isMainProcess ? await decideWorkers(suite) : undefined;
+const workerChoice = isMainProcess && !listing ? await decideWorkers(suite) : undefined;
 suite.workers = workerChoice?.workers ?? inheritedWorkers() ?? suite.workers;
 if (isMainProcess && !process.env.CONFORMANCE_QUIET) {
   const target = sandbox ? `embedded sandbox at ${sandbox.url}` : suite.services.identity.baseUrl;
@@ -33,9 +35,8 @@ if (isMainProcess && !process.env.CONFORMANCE_QUIET) {
   if (workerChoice) console.log(workersLine(workerChoice));
 }
 
-// Started now, in the runner's process; a listing runs no test and needs none. The sandbox, the run's state and the
-// reporters belong to the runner: workers, which load this file too, skip them.
-const listing = process.argv.includes('--list');
+// Started now, in the runner's process. The sandbox, the run's state and the reporters belong to the runner: workers,
+// which load this file too, skip them.
 if (sandbox && isMainProcess && !listing) {
   const [{ startEmbeddedSandbox }, { runState }] = await Promise.all([import('./harness/config/embedded-sandbox.ts'), import('./harness/run/run-state.ts')]);
   runState().sandbox = startEmbeddedSandbox(sandbox.env);

@@ -112,9 +112,13 @@ test.describe('the round trip, measured against a real server', () => {
       CONFORMANCE_QUIET: '',
     };
     try {
-      // A listing evaluates the configuration as a run does, without running a test.
-      const chosen = await runCli(process.execPath, [playwrightCli, 'test', '--list'], childEnv(work, { ...target, CONFORMANCE_WORKERS: '' }));
-      expect(chosen.code, chosen.stdout + chosen.stderr).toBe(0);
+      const listed = await runCli(process.execPath, [playwrightCli, 'test', '--list'], childEnv(work, { ...target, CONFORMANCE_WORKERS: '' }));
+      expect(listed.code, listed.stdout + listed.stderr).toBe(0);
+      expect(slow.seen.length, 'a listing runs no test and measures nothing').toBe(0);
+      // A run that selects no test evaluates the configuration as every run does (a listing measures nothing).
+      const chosen = await runCli(process.execPath, [playwrightCli, 'test', '--grep', '@NO-SUCH-REQUIREMENT', '--pass-with-no-tests'], childEnv(work, { ...target, CONFORMANCE_WORKERS: '', PREFLIGHT: '0' }));
+      expect(chosen.stdout, 'the run ends honestly: nothing was selected').toMatch(/Verdict \(gate profile\): failed: No test ran/);
+      expect(chosen.code, chosen.stdout + chosen.stderr).toBe(1);
       const line = /^Workers: (\d+) \((.*)\)$/m.exec(chosen.stdout);
       expect(line, chosen.stdout).not.toBeNull();
       expect(Number(line?.[1]), 'a target at least 100 ms away gets more than the default workers').toBeGreaterThan(DEFAULT_WORKERS);

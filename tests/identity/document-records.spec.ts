@@ -35,8 +35,8 @@ const variants = [{ name: 'without data', data: undefined }, ...dataValues.filte
 for (const variant of variants) {
   test(
     ...cites(['DOCR-DATA-VALUES', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA', 'DOCR-RES-ID', 'DOCR-DATA-PART', 'OBS-SUCCESS-STATUS'], `document records are fetched ${variant.name}`, { on: 'documentRecords' }),
-    async ({ api, verdict, documentSession }) => {
-      const session = await documentSession();
+    async ({ api, verdict, recordsToRead }) => {
+      const session = await recordsToRead();
       const exchange = await api.call('documentRecords', {
         pathParams: { authenticationId: session.recordsPathId },
         ...(variant.data !== undefined ? { query: { data: variant.data } } : {}),
@@ -54,8 +54,8 @@ for (const variant of variants) {
 }
 
 for (const spelling of erratumSpellings) {
-  test(...cites(['DOCR-DATA-PART'], `document records fetched with data=${spelling} (ERRATUM-FORMDATA): the answer is observed`, { on: 'documentRecords' }), async ({ api, verdict, documentSession }) => {
-    const session = await documentSession();
+  test(...cites(['DOCR-DATA-PART'], `document records fetched with data=${spelling} (ERRATUM-FORMDATA): the answer is observed`, { on: 'documentRecords' }), async ({ api, verdict, recordsToRead }) => {
+    const session = await recordsToRead();
     const exchange = await api.call('documentRecords', { pathParams: { authenticationId: session.recordsPathId }, query: { data: spelling }, note: `data=${spelling}` });
     const answer = bodyOf(exchange);
     const present = recordParts.filter((part) => answer[part] !== undefined && answer[part] !== null);
@@ -66,8 +66,8 @@ for (const spelling of erratumSpellings) {
 test(
   ...cites(['DOCR-SOURCE-CLIENT-ID', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA'], 'document records are fetched with the optional x-source-client-id header', { on: 'documentRecords' }),
   // A child organization's id only makes sense from its reseller; the caller naming itself would prove nothing.
-  async ({ api, verdict, reseller, documentSession }) => {
-    const session = await documentSession({ asReseller: true });
+  async ({ api, verdict, reseller, recordsToRead }) => {
+    const session = await recordsToRead({ asReseller: true });
     const exchange = await api.call('documentRecords', {
       pathParams: { authenticationId: session.recordsPathId },
       set: { 'x-source-client-id': reseller.sourceClientId },
@@ -85,9 +85,8 @@ test(...cites(['DOCR-UNKNOWN'], 'fetching the records of a case identifier that 
   expectRefused(verdict, 'DOCR-UNKNOWN', exchange);
 });
 
-test(...cites(['DOCR-RES-ID'], 'the records of the earlier of two document sessions name that case, not the later one', { on: 'documentRecords' }), async ({ api, verdict, documentSession }) => {
-  const first = await documentSession();
-  await documentSession();
+test(...cites(['DOCR-RES-ID'], 'the records of the earlier of two document sessions name that case, not the later one', { on: 'documentRecords' }), async ({ api, verdict, documentSessions }) => {
+  const [first] = (await documentSessions(2)) as [DocumentSessionRef, DocumentSessionRef];
   const exchange = await api.call('documentRecords', { pathParams: { authenticationId: first.recordsPathId }, note: 'the earlier of two sessions' });
   const answered = bodyOf(exchange).authenticationId;
   expectThat(verdict, 'DOCR-RES-ID', namesTheCase(answered, first), `authenticationId ${JSON.stringify(first.authenticationId)}, the earlier case`, () => `authenticationId ${JSON.stringify(answered)}`, exchange);
