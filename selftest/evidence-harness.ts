@@ -7,7 +7,7 @@ import { configVariables } from '../harness/config/variables.ts';
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 export const playwrightCli = join(repoRoot, 'node_modules', '@playwright', 'test', 'cli.js');
 
-export { freePort } from '../harness/http/free-port.ts';
+export { closedPort, freePort } from '../harness/http/free-port.ts';
 
 /** How the self-tests start a TypeScript file: node with tsx's loader, one process (the tsx binary starts two). */
 export const TS_NODE: readonly [string, ...string[]] = [process.execPath, '--import', 'tsx'];

@@ -7,7 +7,7 @@ import { expect, test } from '@playwright/test';
 import { MARKDOWN_MAX_CHARS } from '../reporters/matrix-markdown.ts';
 import { startSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { childEnv, freePort, playwrightCli, runCli, type CliRun } from './evidence-harness.ts';
+import { childEnv, closedPort, freePort, playwrightCli, runCli, type CliRun } from './evidence-harness.ts';
 
 // What a new user meets on day one against a deployment that is not our sandbox: a precise verdict in seconds.
 
@@ -51,8 +51,7 @@ async function embedded(extra: Record<string, string> = {}): Promise<Record<stri
 test.describe.configure({ timeout: 240_000 });
 
 test('a dead host stops the run before any test: exit 2, one line for the host naming every variable that points to it and what came back', async () => {
-  const port = await freePort();
-  const dead = `http://127.0.0.1:${port}`;
+  const dead = `http://127.0.0.1:${await closedPort()}`;
   const { run, output, report } = await conformanceRun({
     IDENTITY_BASE_URL: `${dead}/identity`,
     IDENTITY_TOKEN_URL: `${dead}/auth/v1/token`,

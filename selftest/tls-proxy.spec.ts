@@ -16,7 +16,7 @@ import { makeThrowawayPki } from '../sandbox/pki.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { transportOf } from '../scripts/evidence/transport.ts';
-import { childEnv, filesUnder, freePort, playwrightCli, readText, repoRoot, runCli, scanForSecrets } from './evidence-harness.ts';
+import { childEnv, closedPort, filesUnder, freePort, playwrightCli, readText, repoRoot, runCli, scanForSecrets } from './evidence-harness.ts';
 
 // HTTPS as companies run it: a target whose certificate comes from a private CA, reached through a CONNECT proxy
 // that wants a password. Real servers throughout: the sandbox, a TLS front before it, a proxy, each on its own port.
@@ -210,7 +210,7 @@ test.describe('a target reached through a CONNECT proxy', () => {
   test('a dead proxy stops the run in the preflight: exit 2, one line naming HTTPS_PROXY and the refused connection', async () => {
     const target = await startHttpsTarget();
     try {
-      const dead = `http://127.0.0.1:${await freePort()}`;
+      const dead = `http://127.0.0.1:${await closedPort()}`;
       const run = await authRun(target, { TLS_CA_FILE: target.pki.caFile, HTTPS_PROXY: dead });
       expect(run.code, run.output.slice(-3000)).toBe(2);
       const lines = run.output.split('\n').filter((line) => line.startsWith(`  ${target.url}`));

@@ -9,7 +9,7 @@ import { loadConfig } from '../harness/config/load-config.ts';
 import { measureRoundTrips } from '../harness/config/round-trip.ts';
 import { decideWorkers, inheritedWorkers } from '../harness/config/run-workers.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
-import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
+import { childEnv, closedPort, playwrightCli, runCli } from './evidence-harness.ts';
 
 // Latency costs its depth, not its count: the runner chooses its workers from the target's round trip, which
 // Playwright needs before the global setup, and never more than TARGET_CONCURRENCY.
@@ -68,7 +68,7 @@ async function slowServer(delayMs: number) {
 test.describe('the round trip, measured against a real server', () => {
   test('each origin is measured once, with any answer; a closed port gives its problem instead of a figure', async () => {
     const slow = await slowServer(NEAR_MS * 3);
-    const closed = `http://127.0.0.1:${await freePort()}`;
+    const closed = `http://127.0.0.1:${await closedPort()}`;
     try {
       const trips = await measureRoundTrips([`${slow.url}/identity`, `${slow.url}/auth/v1/token`, `${closed}/token`], undefined);
       expect(trips).toHaveLength(2);
