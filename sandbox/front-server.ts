@@ -1,6 +1,7 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { sendJson } from './errors.ts';
 
 /** An answer of the server behind a front. */
 export interface InnerAnswer {
@@ -46,6 +47,11 @@ export function forwardedHeaders(req: IncomingMessage): Record<string, string | 
   delete headers['host'];
   delete headers['content-length'];
   return headers;
+}
+
+/** A front's answer when the server behind it did not answer: 502, in the sandbox's error shape. */
+export function sendBadGateway(res: ServerResponse): void {
+  sendJson(res, 502, { error: { code: 'bad_gateway', message: 'the service behind the front did not answer' } });
 }
 
 /**

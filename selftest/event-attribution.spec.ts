@@ -40,106 +40,100 @@ async function hubWith(windowMs: number) {
   return { hub, post, session, stepUp, outcome };
 }
 
+type Hub = Awaited<ReturnType<typeof hubWith>>;
+
+/** Runs `body` against a receiver of its own, closed whatever happens. */
+async function withHub(windowMs: number, body: (hub: Hub) => Promise<void>): Promise<void> {
+  const parts = await hubWith(windowMs);
+  try {
+    await body(parts);
+  } finally {
+    await parts.hub.close();
+  }
+}
+
 test.describe('event attribution across the run', () => {
   test("flow A's event arriving after flow B's request, B's never coming: A has its event, B's window ends without one", async () => {
-    const { hub, session, stepUp, outcome } = await hubWith(1_500);
-    try {
-      const a = await stepUp('phone');
-      const b = await stepUp('phone');
-      await session('session-of-a', 'SMS_OTP');
-      expect((await outcome(a)).event?.json).toMatchObject({ sessionId: 'session-of-a' });
-      expect(await outcome(b)).toMatchObject({ state: 'expired' });
-      expect((await outcome(b)).event).toBeUndefined();
-    } finally {
-      await hub.close();
-    }
+    await withHub(1_500, async ({ session, stepUp, outcome }) => {
+    const a = await stepUp('phone');
+    const b = await stepUp('phone');
+    await session('session-of-a', 'SMS_OTP');
+    expect((await outcome(a)).event?.json).toMatchObject({ sessionId: 'session-of-a' });
+    expect(await outcome(b)).toMatchObject({ state: 'expired' });
+    expect((await outcome(b)).event).toBeUndefined();
+    });
   });
 
   test('late and out of order: each channel gets the events of its channel, whatever order they come in', async () => {
-    const { hub, session, stepUp, outcome } = await hubWith(WINDOW_MS);
-    try {
-      const phone = await stepUp('phone');
-      const email = await stepUp('email');
-      // The email step-up's event comes first, then the phone one's without a channelType (SMS_OTP, its default).
-      await session('late-email', 'EMAIL_OTP');
-      await session('late-phone');
-      expect((await outcome(email)).event?.json).toMatchObject({ sessionId: 'late-email' });
-      expect((await outcome(phone)).event?.json).toMatchObject({ sessionId: 'late-phone' });
-    } finally {
-      await hub.close();
-    }
+    await withHub(WINDOW_MS, async ({ session, stepUp, outcome }) => {
+    const phone = await stepUp('phone');
+    const email = await stepUp('email');
+    // The email step-up's event comes first, then the phone one's without a channelType (SMS_OTP, its default).
+    await session('late-email', 'EMAIL_OTP');
+    await session('late-phone');
+    expect((await outcome(email)).event?.json).toMatchObject({ sessionId: 'late-email' });
+    expect((await outcome(phone)).event?.json).toMatchObject({ sessionId: 'late-phone' });
+    });
   });
 
   test('a redelivery counts once, and a session seen before a step-up is never its event', async () => {
-    const { hub, session, stepUp, outcome } = await hubWith(1_500);
-    try {
-      // Another run's or another client's event, before any step-up of this run: it is never credited, nor its redelivery.
-      await session('foreign', 'SMS_OTP');
-      const first = await stepUp('phone');
-      const second = await stepUp('phone');
-      await session('foreign', 'SMS_OTP');
-      await session('once', 'SMS_OTP');
-      await session('once', 'SMS_OTP');
-      expect((await outcome(first)).event?.json).toMatchObject({ sessionId: 'once' });
-      const later = await outcome(second);
-      expect(later.state, 'the redelivery of the first step-up\'s session is not the second one\'s event').toBe('expired');
-      expect(hub.receiver.deliveries()).toHaveLength(4);
-    } finally {
-      await hub.close();
-    }
+    await withHub(1_500, async ({ hub, session, stepUp, outcome }) => {
+    // Another run's or another client's event, before any step-up of this run: it is never credited, nor its redelivery.
+    await session('foreign', 'SMS_OTP');
+    const first = await stepUp('phone');
+    const second = await stepUp('phone');
+    await session('foreign', 'SMS_OTP');
+    await session('once', 'SMS_OTP');
+    await session('once', 'SMS_OTP');
+    expect((await outcome(first)).event?.json).toMatchObject({ sessionId: 'once' });
+    const later = await outcome(second);
+    expect(later.state, 'the redelivery of the first step-up\'s session is not the second one\'s event').toBe('expired');
+    expect(hub.receiver.deliveries()).toHaveLength(4);
+    });
   });
 
   test('an event of a document verification session, or one arriving while no step-up waits, is credited to none', async () => {
-    const { hub, session, stepUp, outcome } = await hubWith(1_500);
-    try {
-      await session('nobody-waits', 'SMS_OTP');
-      const flow = await stepUp('phone');
-      await session('document-session', 'SMS_OTP', { docVerification: true });
-      expect(await outcome(flow)).toMatchObject({ state: 'expired' });
-    } finally {
-      await hub.close();
-    }
+    await withHub(1_500, async ({ session, stepUp, outcome }) => {
+    await session('nobody-waits', 'SMS_OTP');
+    const flow = await stepUp('phone');
+    await session('document-session', 'SMS_OTP', { docVerification: true });
+    expect(await outcome(flow)).toMatchObject({ state: 'expired' });
+    });
   });
 
   test('a credited step-up runs alone on its channel: it waits for the live ones, and later ones wait for it', async () => {
-    const { hub, session, stepUp, outcome } = await hubWith(WINDOW_MS);
-    try {
-      const earlier = await stepUp('phone');
-      let creditedStarted = false;
-      const credited = hub.stepUps.begin('phone', true).then((ticket) => {
-        creditedStarted = true;
-        return ticket;
-      });
-      // Not granted while the earlier phone step-up waits; an email step-up is not held up.
-      await outcome(await stepUp('email').then(async (ticket) => (await session('email-event', 'EMAIL_OTP'), ticket)));
-      expect(creditedStarted).toBe(false);
-      await session('earlier-event', 'SMS_OTP');
-      const ticket = await credited;
-      expect((await outcome(earlier)).event?.json).toMatchObject({ sessionId: 'earlier-event' });
-      hub.stepUps.answered(ticket.ticket, true);
-      let laterStarted = false;
-      const later = hub.stepUps.begin('phone', false).then((t) => ((laterStarted = true), t));
-      await session('credited-event', 'SMS_OTP');
-      expect((await outcome(ticket.ticket)).event?.json).toMatchObject({ sessionId: 'credited-event' });
-      await later;
-      expect(laterStarted).toBe(true);
-    } finally {
-      await hub.close();
-    }
+    await withHub(WINDOW_MS, async ({ hub, session, stepUp, outcome }) => {
+    const earlier = await stepUp('phone');
+    let creditedStarted = false;
+    const credited = hub.stepUps.begin('phone', true).then((ticket) => {
+      creditedStarted = true;
+      return ticket;
+    });
+    // Not granted while the earlier phone step-up waits; an email step-up is not held up.
+    await outcome(await stepUp('email').then(async (ticket) => (await session('email-event', 'EMAIL_OTP'), ticket)));
+    expect(creditedStarted).toBe(false);
+    await session('earlier-event', 'SMS_OTP');
+    const ticket = await credited;
+    expect((await outcome(earlier)).event?.json).toMatchObject({ sessionId: 'earlier-event' });
+    hub.stepUps.answered(ticket.ticket, true);
+    let laterStarted = false;
+    const later = hub.stepUps.begin('phone', false).then((t) => ((laterStarted = true), t));
+    await session('credited-event', 'SMS_OTP');
+    expect((await outcome(ticket.ticket)).event?.json).toMatchObject({ sessionId: 'credited-event' });
+    await later;
+    expect(laterStarted).toBe(true);
+    });
   });
 
   test("a document results event is its inquiry's alone: another inquiry's (another run's) never answers the wait", async () => {
-    const { hub, post } = await hubWith(WINDOW_MS);
-    try {
-      const since = Date.now();
-      const routes = hub.routes();
-      const waiting = routes[`${eventsPath(hub.port)}/results`]?.({ inquiryId: 'inq-ours', since, timeoutMs: 10_000 }) as Promise<{ event: { json: unknown } | null }>;
-      await post({ sessionId: 's-foreign', inquiryId: 'inq-of-another-run', ocr: {}, score: {}, image: {}, form: {} });
-      await post({ sessionId: 's-ours', inquiryId: 'inq-ours', ocr: {}, score: {}, image: {}, form: {} });
-      expect((await waiting).event?.json).toMatchObject({ inquiryId: 'inq-ours' });
-    } finally {
-      await hub.close();
-    }
+    await withHub(WINDOW_MS, async ({ hub, post }) => {
+    const since = Date.now();
+    const routes = hub.routes();
+    const waiting = routes[`${eventsPath(hub.port)}/results`]?.({ inquiryId: 'inq-ours', since, timeoutMs: 10_000 }) as Promise<{ event: { json: unknown } | null }>;
+    await post({ sessionId: 's-foreign', inquiryId: 'inq-of-another-run', ocr: {}, score: {}, image: {}, form: {} });
+    await post({ sessionId: 's-ours', inquiryId: 'inq-ours', ocr: {}, score: {}, image: {}, form: {} });
+    expect((await waiting).event?.json).toMatchObject({ inquiryId: 'inq-ours' });
+    });
   });
 });
 
@@ -161,22 +155,16 @@ test.describe('the end of the run', () => {
 });
 
 test('a step-up waiting for its channel longer than one poll keeps its place: asked again, it is granted once', async () => {
-  const port = await freePort();
-  const config = { runTag: 'attr', webhook: { host: '127.0.0.1', port, waitMs: WINDOW_MS } } as unknown as SuiteConfig;
-  const hub = new EventHub(config, new Redactor([]), test.info().outputPath('journal'));
-  await hub.start();
-  try {
-    const begin = hub.routes()[`${eventsPath(port)}/step-up/begin`] as (body: Record<string, unknown>) => Promise<{ ticket: unknown }>;
+  await withHub(WINDOW_MS, async ({ hub, session }) => {
+    const begin = hub.routes()[`${eventsPath(hub.port)}/step-up/begin`] as (body: Record<string, unknown>) => Promise<{ ticket: unknown }>;
     const first = await begin({ request: 'a', channel: 'phone', credited: false, timeoutMs: 0 });
     expect(first.ticket).not.toBeNull();
     hub.stepUps.answered((first.ticket as { ticket: string }).ticket, true);
     // The credited one waits for the live phone step-up: a poll that ends first answers null, and the next one, same id, waits on.
     expect((await begin({ request: 'b', channel: 'phone', credited: true, timeoutMs: 0 })).ticket).toBeNull();
     const again = begin({ request: 'b', channel: 'phone', credited: true, timeoutMs: 10_000 });
-    await fetch(`${hub.receiver.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessionId: 's', verificationStatus: 'VERIFIED', sendAttempts: '1' }) });
+    await session('s');
     expect((await again).ticket).not.toBeNull();
     expect(hub.stepUps.started, 'one step-up each, however many polls').toBe(2);
-  } finally {
-    await hub.close();
-  }
+  });
 });

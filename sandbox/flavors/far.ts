@@ -3,7 +3,7 @@ import { operation } from '../../catalog/catalog.ts';
 import { startCore } from '../core.ts';
 import { DeliveryQueue } from '../delivery-queue.ts';
 import { sendJson, sendRefusal } from '../errors.ts';
-import { forward, forwardedHeaders, listenFront, readWhole, relay, type InnerAnswer } from '../front-server.ts';
+import { forward, forwardedHeaders, listenFront, readWhole, relay, sendBadGateway, type InnerAnswer } from '../front-server.ts';
 import { unknownCaseRefusal } from '../guards.ts';
 import { compilePath, operationPath, operationRoute } from '../layout.ts';
 import type { FarSettings, RunningSandbox, SandboxOptions } from '../types.ts';
@@ -73,7 +73,7 @@ export async function startFarSandbox(options: SandboxOptions): Promise<RunningS
     if (waiting !== undefined) return sendRefusal(res, unknownCaseRefusal(waiting));
     relay(res, answer);
   };
-  const front = await listenFront({ ...options, ...(far.tls ? { tls: far.tls } : {}) }, handle, (res) => sendJson(res, 502, { error: { code: 'bad_gateway', message: 'the service behind the front did not answer' } }));
+  const front = await listenFront({ ...options, ...(far.tls ? { tls: far.tls } : {}) }, handle, sendBadGateway);
   let closing: Promise<void> | undefined;
   return {
     ...inner,

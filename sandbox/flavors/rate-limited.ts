@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startCore } from '../core.ts';
 import { sendJson } from '../errors.ts';
-import { forward, forwardedHeaders, listenFront, readWhole, relay } from '../front-server.ts';
+import { forward, forwardedHeaders, listenFront, readWhole, relay, sendBadGateway } from '../front-server.ts';
 import { serviceBase, tokenPath } from '../layout.ts';
 import type { RateLimitedCounts, RateLimits, RunningSandbox, SandboxOptions } from '../types.ts';
 import { reference } from './reference.ts';
@@ -102,7 +102,7 @@ export async function startRateLimitedSandbox(options: SandboxOptions): Promise<
     }
     relay(res, await forward(inner.url, req.method ?? 'GET', req.url ?? '/', forwardedHeaders(req), body.length ? body : undefined));
   };
-  const front = await listenFront(options, handle, (res) => sendJson(res, 502, { error: { code: 'bad_gateway', message: 'the service behind the front did not answer' } }));
+  const front = await listenFront(options, handle, sendBadGateway);
   let closing: Promise<void> | undefined;
   return {
     ...inner,
