@@ -5,6 +5,7 @@ import { EventHub, eventsPath } from '../harness/webhooks/event-hub.ts';
 import type { MessageChannel } from '../harness/checks/session-channel.ts';
 import { freePort } from '../harness/http/free-port.ts';
 import { RunProgress } from '../harness/run/run-progress.ts';
+import type { Credit } from '../harness/webhooks/step-up-flows.ts';
 
 // The run's receiver ties each verification session event (6.3, which carries no id of the case) to a step-up by
 // channel and time (harness/webhooks/step-up-flows.ts). Events here are posted over HTTP to the real receiver, late,
@@ -26,8 +27,8 @@ async function hubWith(windowMs: number) {
   const session = (sessionId: string, channelType?: string, extra: Record<string, unknown> = {}) =>
     post({ sessionId, verificationStatus: 'VERIFIED', sendAttempts: '1', ...(channelType ? { channelType } : {}), ...extra });
   /** A step-up sent and accepted, as the Api registers it. */
-  const stepUp = async (channel: MessageChannel, credited = false) => {
-    const ticket = await hub.stepUps.begin(channel, credited);
+  const stepUp = async (channel: MessageChannel, credit: Credit = 'none') => {
+    const ticket = await hub.stepUps.begin(channel, credit);
     hub.stepUps.answered(ticket.ticket, true);
     return ticket.ticket;
   };
@@ -101,11 +102,11 @@ test.describe('event attribution across the run', () => {
     });
   });
 
-  test('a credited step-up runs alone on its channel: it waits for the live ones, and later ones wait for it', async () => {
+  test('an alone step-up runs alone on its channel: it waits for the live ones, and later ones wait for it', async () => {
     await withHub(WINDOW_MS, async ({ hub, session, stepUp, outcome }) => {
     const earlier = await stepUp('phone');
     let creditedStarted = false;
-    const credited = hub.stepUps.begin('phone', true).then((ticket) => {
+    const credited = hub.stepUps.begin('phone', 'alone').then((ticket) => {
       creditedStarted = true;
       return ticket;
     });
@@ -117,11 +118,55 @@ test.describe('event attribution across the run', () => {
     expect((await outcome(earlier)).event?.json).toMatchObject({ sessionId: 'earlier-event' });
     hub.stepUps.answered(ticket.ticket, true);
     let laterStarted = false;
-    const later = hub.stepUps.begin('phone', false).then((t) => ((laterStarted = true), t));
+    const later = hub.stepUps.begin('phone', 'none').then((t) => ((laterStarted = true), t));
     await session('credited-event', 'SMS_OTP');
     expect((await outcome(ticket.ticket)).event?.json).toMatchObject({ sessionId: 'credited-event' });
     await later;
     expect(laterStarted).toBe(true);
+    });
+  });
+
+  test('a counted step-up runs beside the others, and is answered once every step-up live since its request has an event', async () => {
+    await withHub(WINDOW_MS, async ({ hub, session, stepUp, outcome }) => {
+    const earlier = await stepUp('phone');
+    // Granted at once, although a phone step-up is live; an email one started after it joins its overlap.
+    const counted = await stepUp('phone', 'counted');
+    const email = await stepUp('email');
+    await session('first-phone', 'SMS_OTP');
+    await session('the-email', 'EMAIL_OTP');
+    expect((await hub.stepUps.outcome(counted, 200))?.state, 'two events for three step-ups prove nothing yet').toBe('waiting');
+    await session('second-phone', 'SMS_OTP');
+    expect(await outcome(counted)).toMatchObject({ state: 'answered', overlap: 3 });
+    expect((await outcome(earlier)).state).toBe('answered');
+    expect((await outcome(email)).event?.json).toMatchObject({ sessionId: 'the-email' });
+    });
+  });
+
+  test("flow A's event arriving after flow B's request, B's never coming, both counted: neither is proven, and alone again A has its event and B none", async () => {
+    await withHub(1_500, async ({ session, stepUp, outcome }) => {
+    const a = await stepUp('phone', 'counted');
+    const b = await stepUp('phone', 'counted');
+    await session('session-of-a', 'SMS_OTP');
+    expect(await outcome(a)).toMatchObject({ state: 'ambiguous', overlap: 2 });
+    expect(await outcome(b)).toMatchObject({ state: 'ambiguous', overlap: 2 });
+    const againA = await stepUp('phone', 'alone');
+    await session('session-of-a-again', 'SMS_OTP');
+    expect(await outcome(againA)).toMatchObject({ state: 'answered', event: { json: { sessionId: 'session-of-a-again' } } });
+    const againB = await stepUp('phone', 'alone');
+    expect(await outcome(againB)).toMatchObject({ state: 'expired' });
+    });
+  });
+
+  test('a counted step-up alone in its overlap without an event has expired; one whose overlap outlives its window is not proven', async () => {
+    await withHub(1_500, async ({ session, stepUp, outcome }) => {
+    const lonely = await stepUp('email', 'counted');
+    expect(await outcome(lonely)).toMatchObject({ state: 'expired', overlap: 1 });
+    const counted = await stepUp('phone', 'counted');
+    const later = await stepUp('phone');
+    // Its event came (the earliest live flow of the channel takes it), but the later step-up is live when its window ends.
+    await session('its-event', 'SMS_OTP');
+    expect(await outcome(counted)).toMatchObject({ state: 'ambiguous', overlap: 2, event: { json: { sessionId: 'its-event' } } });
+    expect((await outcome(later)).state).toBe('expired');
     });
   });
 
@@ -157,12 +202,12 @@ test.describe('the end of the run', () => {
 test('a step-up waiting for its channel longer than one poll keeps its place: asked again, it is granted once', async () => {
   await withHub(WINDOW_MS, async ({ hub, session }) => {
     const begin = hub.routes()[`${eventsPath(hub.port)}/step-up/begin`] as (body: Record<string, unknown>) => Promise<{ ticket: unknown }>;
-    const first = await begin({ request: 'a', channel: 'phone', credited: false, timeoutMs: 0 });
+    const first = await begin({ request: 'a', channel: 'phone', credit: 'none', timeoutMs: 0 });
     expect(first.ticket).not.toBeNull();
     hub.stepUps.answered((first.ticket as { ticket: string }).ticket, true);
-    // The credited one waits for the live phone step-up: a poll that ends first answers null, and the next one, same id, waits on.
-    expect((await begin({ request: 'b', channel: 'phone', credited: true, timeoutMs: 0 })).ticket).toBeNull();
-    const again = begin({ request: 'b', channel: 'phone', credited: true, timeoutMs: 10_000 });
+    // The alone one waits for the live phone step-up: a poll that ends first answers null, and the next one, same id, waits on.
+    expect((await begin({ request: 'b', channel: 'phone', credit: 'alone', timeoutMs: 0 })).ticket).toBeNull();
+    const again = begin({ request: 'b', channel: 'phone', credit: 'alone', timeoutMs: 10_000 });
     await session('s');
     expect((await again).ticket).not.toBeNull();
     expect(hub.stepUps.started, 'one step-up each, however many polls').toBe(2);

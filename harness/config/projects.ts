@@ -4,16 +4,17 @@ import type { SuiteConfig } from './load-config.ts';
 type Project = NonNullable<PlaywrightTestConfig<object, { config: SuiteConfig }>['projects']>[number];
 
 /**
- * The suite's projects, one per part of the document, in the order they start: the webhook flows first (they mostly wait
- * for events, and their two step-ups run alone on their channel: harness/webhooks/step-up-flows.ts), then the longest
- * chains (auth, identity) while those wait, then the projects whose step-ups cause events no flow awaits (reseller,
- * stepup) early enough for their events to arrive while the rest runs, and orders, which cause none, last; run-end
- * after all. Against the far flavor (150 ms, events 6 to 9 s late) this order took 36.1 s (two runs), against 46.4 s
- * with stepup and reseller first (their step-ups waited for the webhook flows' channels), 39.1 s with reseller last
- * (the end of the run waited for its event), 36.3 to 38.8 s with identity before auth, and 36.9 to 40.5 s with more
- * workers per project or more workers (docs/performance.md).
+ * The suite's projects, one per part of the document, in the order they start. Against a far target the run's end is
+ * the later of two things: its longest chain of requests, and its last accepted step-up's event (the check of every
+ * delivery waits for it, and the webhook flows' step-ups are answered once every step-up beside them has its event:
+ * harness/webhooks/step-up-flows.ts). So: the webhook flows first (they mostly wait for events), identity (the longest
+ * chain) and stepup (most of the run's step-ups) beside them, then auth (its step-up tests first in it:
+ * tests/auth/protected-calls.ts), reseller, and orders, which cause no event; run-end after all. Against the far
+ * flavor (150 ms, events 6 to 9 s late), on 2026-11-26, two runs each: 29.9 and 30.2 s, against 36.2 and 37.6 s for the
+ * order before (webhooks, auth, identity, reseller, stepup, orders), whose stepup project began 15 s into the run;
+ * identity on 5 or 6 workers, or 9 or 15 workers in all, were no better (31 to 34 s; docs/performance.md).
  */
-export const projectNames = ['webhooks', 'auth', 'identity', 'reseller', 'stepup', 'orders', 'run-end'] as const;
+export const projectNames = ['webhooks', 'identity', 'stepup', 'auth', 'reseller', 'orders', 'run-end'] as const;
 
 /**
  * run-end's one test, the check of every delivery of the run: it waits for every other test of the run to end

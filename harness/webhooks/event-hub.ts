@@ -5,7 +5,7 @@ import type { MessageChannel } from '../checks/session-channel.ts';
 import { isObject } from '../../schemas/json-value.ts';
 import { eventKind } from './events.ts';
 import { WebhookReceiver, type Delivery, type DeliveryRecord } from './receiver.ts';
-import { StepUpFlows } from './step-up-flows.ts';
+import { StepUpFlows, type Credit } from './step-up-flows.ts';
 import type { RunProgress } from '../run/run-progress.ts';
 import { within } from '../run/long-poll.ts';
 
@@ -71,10 +71,11 @@ export class EventHub {
     return { ...this.waits, deliveries: this.receiver.deliveries().length };
   }
 
-  private waited(sentAt: number, event: DeliveryRecord): void {
+  /** A flow got `event`, sent `sentAt`; its wait ended now, after the last event it waited for (`lastAt`, a counted step-up's overlap's). */
+  private waited(sentAt: number, event: DeliveryRecord, lastAt = event.receivedAt): void {
     this.waits.awaited += 1;
     this.waits.latestDelayMs = Math.max(this.waits.latestDelayMs, event.receivedAt - sentAt);
-    this.waits.longestLagMs = Math.max(this.waits.longestLagMs, Date.now() - event.receivedAt);
+    this.waits.longestLagMs = Math.max(this.waits.longestLagMs, Date.now() - lastAt);
   }
 
   /** The broker's routes for the workers (harness/run/broker.ts serves them), under eventsPath of the receiver's port. */
@@ -104,7 +105,7 @@ export class EventHub {
         const id = String(body['request']);
         let granted = this.beginning.get(id);
         if (!granted) {
-          granted = this.stepUps.begin(channelOf(body['channel']), body['credited'] === true);
+          granted = this.stepUps.begin(channelOf(body['channel']), creditOf(body['credit']));
           this.beginning.set(id, granted);
         }
         const ticket = await within(granted, poll(body), undefined);
@@ -117,7 +118,7 @@ export class EventHub {
       },
       [`${prefix}/step-up/outcome`]: async (body) => {
         const outcome = await this.stepUps.outcome(String(body['ticket']), poll(body));
-        if (outcome?.event) this.waited(outcome.sentAt, outcome.event);
+        if (outcome?.event && outcome.state === 'answered') this.waited(outcome.sentAt, outcome.event, outcome.lastEventAt);
         return { outcome: outcome ? { ...outcome, ...(outcome.event ? { event: recordOf(outcome.event) } : {}) } : null };
       },
       [`${prefix}/others-ended`]: async (body) => {
@@ -146,6 +147,11 @@ const field = (d: DeliveryRecord, name: string): unknown => (isObject(d.json) ? 
 function channelOf(value: unknown): MessageChannel {
   if (value === 'phone' || value === 'email') return value;
   throw new Error(`channel must be phone or email, not ${JSON.stringify(value)}`);
+}
+
+function creditOf(value: unknown): Credit {
+  if (value === 'none' || value === 'counted' || value === 'alone') return value;
+  throw new Error(`credit must be none, counted or alone, not ${JSON.stringify(value)}`);
 }
 
 /** A delivery as a worker reads it: without the raw body bytes. */

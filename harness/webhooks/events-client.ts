@@ -3,7 +3,7 @@ import type { MessageChannel } from '../checks/session-channel.ts';
 import type { BrokerClient } from '../run/broker-client.ts';
 import { eventsPath, LONGEST_POLL_MS } from './event-hub.ts';
 import type { DeliveryRecord } from './receiver.ts';
-import type { FlowOutcome } from './step-up-flows.ts';
+import type { Credit, FlowOutcome } from './step-up-flows.ts';
 
 /** A step-up's place among the run's step-ups on its channel (harness/webhooks/step-up-flows.ts). */
 export interface StepUpTicket {
@@ -14,7 +14,7 @@ export interface StepUpTicket {
 
 /** What every worker sends the run's step-ups through: each one waits for its channel and is registered with the receiver. */
 export interface StepUpGate {
-  begin(channel: MessageChannel, credited: boolean): Promise<StepUpTicket>;
+  begin(channel: MessageChannel, credit: Credit): Promise<StepUpTicket>;
   answered(ticket: StepUpTicket, accepted: boolean): Promise<void>;
 }
 
@@ -63,10 +63,10 @@ export class EventsClient implements StepUpGate {
     return this.polled(deadline, (timeoutMs) => this.ask<{ event: DeliveryRecord | null }>('/onboarding', { sessionId, since, timeoutMs }));
   }
 
-  async begin(channel: MessageChannel, credited: boolean): Promise<StepUpTicket> {
+  async begin(channel: MessageChannel, credit: Credit): Promise<StepUpTicket> {
     const request = randomUUID();
     for (;;) {
-      const { ticket } = await this.ask<{ ticket: StepUpTicket | null }>('/step-up/begin', { request, channel, credited, timeoutMs: LONGEST_POLL_MS });
+      const { ticket } = await this.ask<{ ticket: StepUpTicket | null }>('/step-up/begin', { request, channel, credit, timeoutMs: LONGEST_POLL_MS });
       if (ticket) return ticket;
     }
   }
@@ -75,7 +75,7 @@ export class EventsClient implements StepUpGate {
     await this.ask('/step-up/answered', { ticket: ticket.ticket, accepted });
   }
 
-  /** The step-up's outcome: its event, or its window's end (WEBHOOK_WAIT_MS from its request). */
+  /** The step-up's outcome: its event, or its window's end (WEBHOOK_WAIT_MS from its request), or for a counted one the count's answer. */
   async stepUpOutcome(ticket: StepUpTicket): Promise<FlowOutcome> {
     for (;;) {
       const { outcome } = await this.ask<{ outcome: FlowOutcome | null }>('/step-up/outcome', { ticket: ticket.ticket, timeoutMs: LONGEST_POLL_MS });

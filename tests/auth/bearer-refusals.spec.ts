@@ -70,10 +70,8 @@ for (const id of protectedOperations) {
       expectBearerChallenge(verdict, exchange, { malformed: variant.malformed ?? false });
     });
   }
-}
 
-// RFC 9110 §11.1: the auth-scheme is case-insensitive, so the token is as good under "bearer" as under "Bearer".
-for (const id of protectedOperations) {
+  // RFC 9110 §11.1: the auth-scheme is case-insensitive, so the token is as good under "bearer" as under "Bearer".
   for (const scheme of ['bearer', 'BEARER']) {
     test(...cites(['BEARER-CASE-INSENSITIVE'], `${id} accepts a valid token under the scheme written "${scheme}"`, { on: id }), async ({ api, verdict, validRequest }) => {
       const request = await validRequest(id, { control: false });

@@ -1,3 +1,4 @@
+// Its file sorts first in tests/auth: its step-up, when accepted, causes an event the end of the run waits for (tests/auth/protected-calls.ts).
 import { operation } from '../../catalog/catalog.ts';
 import type { RoutedOperationId } from '../../harness/config/load-config.ts';
 import { cites, test } from '../../fixtures/test.ts';
