@@ -49,9 +49,10 @@ export default defineConfig<object, WorkerFixtures>({
   forbidOnly: Boolean(process.env.CI),
   workers: suite.workers,
   retries: 0,
-  // A test may wait out 429s for as long as the run's budget lasts (RATE_LIMIT_BUDGET_MS), and a step-up for its
-  // channel (one event window) and then for its event (another): harness/webhooks/step-up-flows.ts.
-  timeout: 30_000 + suite.http.timeoutMs * (suite.http.retries503 + 1) + suite.http.rateLimitBudgetMs + 2 * suite.webhook.waitMs,
+  // A test may wait out 429s for as long as the run's budget lasts (RATE_LIMIT_BUDGET_MS), and a webhook check's
+  // step-up for its count (one event window), then, sent again alone, for its channel (another) and its event (a third):
+  // harness/webhooks/step-up-flows.ts.
+  timeout: 30_000 + suite.http.timeoutMs * (suite.http.retries503 + 1) + suite.http.rateLimitBudgetMs + 3 * suite.webhook.waitMs,
   outputDir: process.env.TEST_RESULTS_DIR ?? './test-results/conformance',
   reporter,
   use: { trace: 'off', screenshot: 'off', video: 'off' },

@@ -6,6 +6,7 @@ import type { MessageChannel } from '../harness/checks/session-channel.ts';
 import { freePort } from '../harness/http/free-port.ts';
 import { RunProgress } from '../harness/run/run-progress.ts';
 import type { Credit } from '../harness/webhooks/step-up-flows.ts';
+import { creditedStepUp } from '../harness/webhooks/credited-step-up.ts';
 
 // The run's receiver ties each verification session event (6.3, which carries no id of the case) to a step-up by
 // channel and time (harness/webhooks/step-up-flows.ts). Events here are posted over HTTP to the real receiver, late,
@@ -167,6 +168,30 @@ test.describe('event attribution across the run', () => {
     await session('its-event', 'SMS_OTP');
     expect(await outcome(counted)).toMatchObject({ state: 'ambiguous', overlap: 2, event: { json: { sessionId: 'its-event' } } });
     expect((await outcome(later)).state).toBe('expired');
+    });
+  });
+
+  test("a webhook check's step-up is sent again alone where its count proves nothing, and only then", async () => {
+    await withHub(1_500, async ({ session, stepUp, outcome }) => {
+    const credits: string[] = [];
+    const send = async (credit: Credit) => {
+      credits.push(credit);
+      const ticket = await stepUp('phone', credit);
+      await session(`event-of-the-${credit}-step-up`, 'SMS_OTP');
+      return ticket;
+    };
+    // Alone in its overlap: its count proves it at once.
+    const proven = await creditedStepUp(send, outcome);
+    expect(proven).toMatchObject({ outcome: { state: 'answered', overlap: 1 } });
+    expect(proven.sentAgainBecause).toBeUndefined();
+    expect(credits).toEqual(['counted']);
+    // Beside a step-up of another test whose event never comes: its one event proves nothing, and it is sent again alone.
+    credits.length = 0;
+    await stepUp('phone');
+    const again = await creditedStepUp(send, outcome);
+    expect(credits).toEqual(['counted', 'alone']);
+    expect(again.outcome).toMatchObject({ state: 'answered', event: { json: { sessionId: 'event-of-the-alone-step-up' } } });
+    expect(again.sentAgainBecause).toContain('2 step-ups');
     });
   });
 

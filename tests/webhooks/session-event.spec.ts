@@ -4,6 +4,7 @@ import { describeDelivery, expectValidEvents, expectWellFormedDeliveries } from 
 import { ofKind } from '../../harness/webhooks/ties.ts';
 import type { DeliveryRecord } from '../../harness/webhooks/receiver.ts';
 import type { Credit, FlowOutcome } from '../../harness/webhooks/step-up-flows.ts';
+import { creditedStepUp } from '../../harness/webhooks/credited-step-up.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 
 const channels: ReadonlyArray<{ channel: MessageChannel; name: string }> = [
@@ -38,14 +39,11 @@ for (const { channel, name } of channels) {
           expected: 'success (2xx)',
           actual: verdict.answer(exchange),
         }));
-        return { ticket, exchange, outcome: await events.stepUpOutcome(ticket) };
+        return { ticket, exchange };
       };
-      let { ticket, exchange, outcome } = await sendStepUp('counted');
-      if (outcome.state === 'ambiguous') {
-        const overlap = `${outcome.overlap ?? 0} step-ups of the run were live beside it, and one of them ended without an event, or not all had one within its window`;
-        testInfo.annotations.push({ type: 'sent again alone', description: `the step-up ${name} sent beside the others is not proven to have its event: ${overlap}` });
-        ({ ticket, exchange, outcome } = await sendStepUp('alone'));
-      }
+      const { sent, outcome, sentAgainBecause } = await creditedStepUp(sendStepUp, ({ ticket }) => events.stepUpOutcome(ticket));
+      const { ticket, exchange } = sent;
+      if (sentAgainBecause) testInfo.annotations.push({ type: 'sent again alone', description: `the step-up ${name} sent beside the others is not proven to have its event: ${sentAgainBecause}` });
       const first = outcome.event;
       const arrived = (await events.since(ticket.sentAt)).filter(isSession);
       await attachDeliveries(`verification session events after the step-up ${name}`, arrived);
