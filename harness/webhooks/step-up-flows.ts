@@ -65,6 +65,8 @@ interface Waiting {
 const isLive = (flow: Flow) => flow.state === 'sending' || flow.state === 'waiting';
 /** Whether the flow's outcome may still change: a counted flow's until the count has its answer. */
 const isPending = (flow: Flow) => (flow.counted ? flow.counted.answer === undefined : isLive(flow));
+/** A counted flow's overlap as the count sees it: a refused step-up is no flow. */
+const acceptedOverlap = (flow: Flow) => [...(flow.counted?.overlap ?? [])].filter((f) => f.state !== 'dropped');
 
 export class StepUpFlows {
   private readonly flows = new Map<string, Flow>();
@@ -167,7 +169,7 @@ export class StepUpFlows {
   private count(): void {
     for (const flow of this.flows.values()) {
       if (!flow.counted || !isPending(flow)) continue;
-      const overlap = [...flow.counted.overlap].filter((f) => f.state !== 'dropped');
+      const overlap = acceptedOverlap(flow);
       if (flow.state === 'dropped') this.conclude(flow, 'dropped');
       else if (overlap.some((f) => f.state === 'expired')) this.conclude(flow, overlap.length === 1 ? 'expired' : 'ambiguous');
       else if (overlap.every((f) => f.state === 'answered')) this.conclude(flow, 'answered');
@@ -221,7 +223,7 @@ export class StepUpFlows {
 
 function outcomeOf(flow: Flow): FlowOutcome {
   const state = flow.counted ? (flow.counted.answer ?? 'waiting') : flow.state;
-  const overlap = flow.counted ? [...flow.counted.overlap].filter((f) => f.state !== 'dropped') : [];
+  const overlap = acceptedOverlap(flow);
   const lastEventAt = Math.max(0, ...overlap.map((f) => f.event?.receivedAt ?? 0));
   return {
     state,
