@@ -7,6 +7,7 @@ import { expect, test as base } from '@playwright/test';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { childEnv, playwrightCli, runCli } from './evidence-harness.ts';
+import { freePort } from '../harness/http/free-port.ts';
 
 // Every failure's replay, as the md and html matrices show it, pastes into bash and gets the failing answer back:
 // the suite runs against a sandbox with three faults (a token for any scope, an assessment without strategy
@@ -37,7 +38,8 @@ const test = base.extend<object, { failing: FailingRun }>({
         const url = sandbox.url;
         const target = sandboxTargetEnv({ url, flavor: 'reference', tokenSecret });
         const reports = join(work, 'reports');
-        const env = childEnv(work, { ...target, REPORTS_DIR: reports, TEST_RESULTS_DIR: join(work, 'test-results'), WEBHOOK_MODE: 'passive' });
+        // A receiver of its own: another run on this machine may hold WEBHOOK_LISTEN's default port.
+        const env = childEnv(work, { ...target, REPORTS_DIR: reports, TEST_RESULTS_DIR: join(work, 'test-results'), WEBHOOK_MODE: 'passive', WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}` });
         const run = await runCli(process.execPath, [playwrightCli, 'test', '--grep', GREP], env, 150_000);
         if (run.code !== 1) throw new Error(`expected the faulty run to fail (exit 1), got ${run.code}:\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`);
         await use({ work, markdown: readFileSync(join(reports, 'conformance.md'), 'utf8'), html: readFileSync(join(reports, 'conformance.html'), 'utf8'), apiKey: target.API_KEY ?? '', received });
