@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { expect, test as base } from '@playwright/test';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { childEnv, playwrightCli, runCli } from './evidence-harness.ts';
-import { freePort } from '../harness/http/free-port.ts';
+import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
 
 // Every failure's replay, as the md and html matrices show it, pastes into bash and gets the failing answer back:
 // the suite runs against a sandbox with three faults (a token for any scope, an assessment without strategy
