@@ -2,7 +2,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'test-results/', 'allure-results/', 'allure-report/', 'reports/', 'certification/', 'playwright-report/', '.stryker-tmp/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'test-results/',
+      'allure-results/',
+      'allure-report/',
+      'reports/',
+      'certification/',
+      'playwright-report/',
+      '.stryker-tmp/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -11,7 +22,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // Playwright reads a fixture's dependencies from its destructuring pattern; `{}` means "none".
       'no-empty-pattern': ['error', { allowObjectPatternsAsParameters: true }],
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through harness/config only.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through harness/config only.' },
+      ],
     },
   },
   {
@@ -21,7 +35,16 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    files: ['harness/config/**', 'harness/run/**', 'playwright.config.ts', 'sandbox/**', 'selftest/**', 'scripts/**', 'reporters/**', 'examples/**'],
+    files: [
+      'harness/config/**',
+      'harness/run/**',
+      'playwright.config.ts',
+      'sandbox/**',
+      'selftest/**',
+      'scripts/**',
+      'reporters/**',
+      'examples/**',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

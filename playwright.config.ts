@@ -31,14 +31,19 @@ const workerChoice = isMainProcess && !listing ? await decideWorkers(suite) : un
 suite.workers = workerChoice?.workers ?? inheritedWorkers() ?? suite.workers;
 if (isMainProcess && !process.env.CONFORMANCE_QUIET) {
   const target = sandbox ? `embedded sandbox at ${sandbox.url}` : suite.services.identity.baseUrl;
-  console.log(`Conformance run: profile ${suite.profile}, seed ${suite.seed} (replay with SEED=${suite.seed}), target ${target}`);
+  console.log(
+    `Conformance run: profile ${suite.profile}, seed ${suite.seed} (replay with SEED=${suite.seed}), target ${target}`,
+  );
   if (workerChoice) console.log(workersLine(workerChoice));
 }
 
 // Started now, in the runner's process. The sandbox, the run's state and the reporters belong to the runner: workers,
 // which load this file too, skip them.
 if (sandbox && isMainProcess && !listing) {
-  const [{ startEmbeddedSandbox }, { runState }] = await Promise.all([import('./harness/config/embedded-sandbox.ts'), import('./harness/run/run-state.ts')]);
+  const [{ startEmbeddedSandbox }, { runState }] = await Promise.all([
+    import('./harness/config/embedded-sandbox.ts'),
+    import('./harness/run/run-state.ts'),
+  ]);
   runState().sandbox = startEmbeddedSandbox(sandbox.env);
 }
 if (workerChoice) (await import('./harness/run/run-state.ts')).runState().workers = workerChoice;
@@ -52,7 +57,11 @@ export default defineConfig<object, WorkerFixtures>({
   // A test may wait out 429s for as long as the run's budget lasts (RATE_LIMIT_BUDGET_MS), and a webhook check's
   // step-up for its count (one event window), then, sent again alone, for its channel (another) and its event (a third):
   // harness/webhooks/step-up-flows.ts.
-  timeout: 30_000 + suite.http.timeoutMs * (suite.http.retries503 + 1) + suite.http.rateLimitBudgetMs + 3 * suite.webhook.waitMs,
+  timeout:
+    30_000 +
+    suite.http.timeoutMs * (suite.http.retries503 + 1) +
+    suite.http.rateLimitBudgetMs +
+    3 * suite.webhook.waitMs,
   outputDir: process.env.TEST_RESULTS_DIR ?? './test-results/conformance',
   reporter,
   use: { trace: 'off', screenshot: 'off', video: 'off' },

@@ -141,7 +141,9 @@ const operationsData = JSON.parse(readFileSync(new URL('./operations.json', impo
   tokenEndpoint: TokenEndpointRules;
 };
 
-export const rfcClauses: readonly RfcClause[] = (JSON.parse(readFileSync(new URL('./rfc-clauses.json', import.meta.url), 'utf8')) as { clauses: RfcClause[] }).clauses;
+export const rfcClauses: readonly RfcClause[] = (
+  JSON.parse(readFileSync(new URL('./rfc-clauses.json', import.meta.url), 'utf8')) as { clauses: RfcClause[] }
+).clauses;
 
 export const interfaceInfo = requirementsData.interface;
 export const requirements: readonly Requirement[] = requirementsData.requirements;

@@ -17,12 +17,17 @@ export interface ClientRequirement {
 }
 
 const text = readFileSync(new URL('./client-requirements.json', import.meta.url), 'utf8');
-export const clientRequirements: readonly ClientRequirement[] = (JSON.parse(text) as { requirements: ClientRequirement[] }).requirements;
+export const clientRequirements: readonly ClientRequirement[] = (
+  JSON.parse(text) as { requirements: ClientRequirement[] }
+).requirements;
 /** The SHA-256 of catalog/client-requirements.json, named in the client matrix and bundle. */
 export const clientCatalogSha256 = createHash('sha256').update(text).digest('hex');
 
 export function clientRequirement(id: string): ClientRequirement {
   const found = clientRequirements.find((r) => r.id === id);
-  if (!found) throw new Error(`Unknown client requirement ${id}: catalog/client-requirements.json has ${clientRequirements.map((r) => r.id).join(', ')}`);
+  if (!found)
+    throw new Error(
+      `Unknown client requirement ${id}: catalog/client-requirements.json has ${clientRequirements.map((r) => r.id).join(', ')}`,
+    );
   return found;
 }

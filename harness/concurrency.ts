@@ -35,9 +35,10 @@ export async function concurrentRounds<T>(options: {
     if (limited.length > 0) {
       report.rateLimited += 1;
       // The next round goes when the target said it may, as a real client's would.
-      await sleep(Math.min(MAX_ROUND_PAUSE_MS, Math.max(0, ...limited.map((e) => retryAfterMs(e.headers['retry-after']) ?? 0))));
-    }
-    else if (exchanges.length < answers.length) report.unanswered += 1;
+      await sleep(
+        Math.min(MAX_ROUND_PAUSE_MS, Math.max(0, ...limited.map((e) => retryAfterMs(e.headers['retry-after']) ?? 0))),
+      );
+    } else if (exchanges.length < answers.length) report.unanswered += 1;
     else {
       await options.judge(exchanges, context, report.tried - 1);
       report.judged += 1;

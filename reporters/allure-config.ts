@@ -8,12 +8,38 @@ const exactly = (value: string) => `^${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$
  * requirements not exercised or not configured.
  */
 export const conformanceCategories = [
-  { id: 'must-failed', name: 'MUST requirements failed', matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.mustFailed) } }, expand: true },
-  { id: 'must-blocked', name: 'MUST requirements blocked by the target', matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.blocked) } }, expand: true },
-  { id: 'should-warning', name: 'SHOULD warnings', matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.shouldWarning) } } },
-  { id: 'not-exercised', name: 'Not exercised', matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.notExercised) } } },
-  { id: 'not-produced', name: 'Not exercised: the target never produced it', matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.notProduced) } } },
-  { id: 'not-configured', name: 'Not configured', matchers: [{ labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.notConfigured) } }, { statuses: ['skipped'] }] },
+  {
+    id: 'must-failed',
+    name: 'MUST requirements failed',
+    matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.mustFailed) } },
+    expand: true,
+  },
+  {
+    id: 'must-blocked',
+    name: 'MUST requirements blocked by the target',
+    matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.blocked) } },
+    expand: true,
+  },
+  {
+    id: 'should-warning',
+    name: 'SHOULD warnings',
+    matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.shouldWarning) } },
+  },
+  {
+    id: 'not-exercised',
+    name: 'Not exercised',
+    matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.notExercised) } },
+  },
+  {
+    id: 'not-produced',
+    name: 'Not exercised: the target never produced it',
+    matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.notProduced) } },
+  },
+  {
+    id: 'not-configured',
+    name: 'Not configured',
+    matchers: [{ labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.notConfigured) } }, { statuses: ['skipped'] }],
+  },
 ];
 
 export interface AllureReportSettings {

@@ -54,7 +54,8 @@ export function citedIds(record: Pick<TestRecord, 'annotations'>): string[] {
 export function testVerdict(rows: readonly RequirementRow[]): TestVerdict {
   if (rows.some((r) => r.outcome === 'failed' && r.requirement.level === 'MUST')) return TEST_VERDICT.mustFailed;
   if (rows.some((r) => r.outcome === 'blocked' && r.requirement.level === 'MUST')) return TEST_VERDICT.blocked;
-  if (rows.some((r) => r.outcome === 'warning' || r.outcome === 'failed' || r.outcome === 'blocked')) return TEST_VERDICT.shouldWarning;
+  if (rows.some((r) => r.outcome === 'warning' || r.outcome === 'failed' || r.outcome === 'blocked'))
+    return TEST_VERDICT.shouldWarning;
   if (rows.some((r) => r.outcome === 'not-exercised')) return TEST_VERDICT.notExercised;
   if (rows.some((r) => r.outcome === 'not-configured')) return TEST_VERDICT.notConfigured;
   if (rows.some((r) => r.outcome === 'not-produced')) return TEST_VERDICT.notProduced;
@@ -84,10 +85,14 @@ export function allureEnrichment(record: TestRecord, parts: SpecParts): AllureEn
     ...levels.map((level) => ({ name: 'tag', value: level })),
     { name: VERDICT_LABEL, value: verdict },
   ];
-  const links = specParts.flatMap((p) => (p.url ? [{ name: `interface.md part ${p.part}${p.title ? ` (${p.title})` : ''}`, url: p.url, type: 'link' }] : []));
+  const links = specParts.flatMap((p) =>
+    p.url ? [{ name: `interface.md part ${p.part}${p.title ? ` (${p.title})` : ''}`, url: p.url, type: 'link' }] : [],
+  );
   const description = rows
     .map((r) => {
-      const basis = r.requirement.rfc ? `part ${r.requirement.part}; ${r.requirement.rfc}` : `part ${r.requirement.part}`;
+      const basis = r.requirement.rfc
+        ? `part ${r.requirement.part}; ${r.requirement.rfc}`
+        : `part ${r.requirement.part}`;
       const detail = r.detail && r.outcome !== 'passed' ? ` — ${r.detail.split('\n')[0]}` : '';
       return `- **${r.requirement.id}** (${r.requirement.level}, ${basis}): ${r.requirement.statement} → **${r.outcome}**${detail}`;
     })

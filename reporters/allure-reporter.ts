@@ -60,7 +60,11 @@ export default class ConformanceAllureReporter extends AllureReporter {
 
   override onConfigure(config: FullConfig): void {
     // Under merge-reports the configuration has no projects, and allure-playwright reads the first one's outputDir.
-    super.onConfigure(config.projects.length > 0 ? config : { ...config, projects: [{ outputDir: `${config.rootDir}/test-results` } as FullConfig['projects'][number]] });
+    super.onConfigure(
+      config.projects.length > 0
+        ? config
+        : { ...config, projects: [{ outputDir: `${config.rootDir}/test-results` } as FullConfig['projects'][number]] },
+    );
     this.parts = SpecParts.load(config.rootDir, this.conformance.specUrl);
   }
 
@@ -69,7 +73,9 @@ export default class ConformanceAllureReporter extends AllureReporter {
     // One run per results folder: the report shows this run; Allure 3 keeps history apart (npm run report, nightly).
     rmSync(this.conformance.resultsDir, { recursive: true, force: true });
     super.onBegin(suite);
-    (this as unknown as { allureRuntime: { writer: unknown } }).allureRuntime.writer = new UnsyncedFileWriter(this.conformance.resultsDir);
+    (this as unknown as { allureRuntime: { writer: unknown } }).allureRuntime.writer = new UnsyncedFileWriter(
+      this.conformance.resultsDir,
+    );
   }
 
   override async onEnd(): Promise<void> {
@@ -78,7 +84,8 @@ export default class ConformanceAllureReporter extends AllureReporter {
 
   override async onTestEnd(test: TestCase, result: TestResult): Promise<void> {
     const record = testRecordOf(test, result, this.config.rootDir);
-    if (this.parts) this.enrichments.set(this.keyOf(record.project, this.fullNameOf(test)), allureEnrichment(record, this.parts));
+    if (this.parts)
+      this.enrichments.set(this.keyOf(record.project, this.fullNameOf(test)), allureEnrichment(record, this.parts));
     await super.onTestEnd(test, result);
   }
 
@@ -103,8 +110,12 @@ export default class ConformanceAllureReporter extends AllureReporter {
       result.links = [...result.links, ...enrichment.links];
       result.description = enrichment.description;
       const citation = 'requirement: ';
-      result.steps = [...result.steps.filter((s) => !s.name?.startsWith(citation)), ...enrichment.rows.map(verdictStep)];
-      if (result.status === 'failed' && enrichment.verdict === 'MUST blocked') result.status = 'broken' as AllureTestResult['status'];
+      result.steps = [
+        ...result.steps.filter((s) => !s.name?.startsWith(citation)),
+        ...enrichment.rows.map(verdictStep),
+      ];
+      if (result.status === 'failed' && enrichment.verdict === 'MUST blocked')
+        result.status = 'broken' as AllureTestResult['status'];
     }
     const redact = this.conformance.redact;
     if (redact) redactResult(result, redact);

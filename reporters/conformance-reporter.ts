@@ -1,6 +1,14 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import type {
+  FullConfig,
+  FullResult,
+  Reporter,
+  Suite,
+  TestCase,
+  TestError,
+  TestResult,
+} from '@playwright/test/reporter';
 import { catalogSha256, interfaceInfo, requirements } from '../catalog/catalog.ts';
 import { junitXml } from './junit.ts';
 import { matrixHtml } from './matrix-html.ts';
@@ -80,7 +88,8 @@ export default class ConformanceReporter implements Reporter {
     for (const mark of marksOf(record.annotations)) {
       if (mark.kind !== 'blocked' || this.announced.has(mark.detail)) continue;
       this.announced.add(mark.detail);
-      if (this.announced.size <= BROKEN_SHOWN) console.log(`  Blocked: ${mark.detail} (every check standing on it is blocked too; see the summary)`);
+      if (this.announced.size <= BROKEN_SHOWN)
+        console.log(`  Blocked: ${mark.detail} (every check standing on it is blocked too; see the summary)`);
     }
   }
 
@@ -93,7 +102,10 @@ export default class ConformanceReporter implements Reporter {
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     if (isListingOnly()) return undefined;
     const tests = [...this.records.values()];
-    const { verdicts, run } = judgeRun(requirements, tests, this.profile, { ledger: this.options.ledger ?? [], globalErrors: this.globalErrors });
+    const { verdicts, run } = judgeRun(requirements, tests, this.profile, {
+      ledger: this.options.ledger ?? [],
+      globalErrors: this.globalErrors,
+    });
     const uncovered = uncoveredMust(verdicts);
     const stats = runState().broker?.stats();
     const cost = stats ? runCost(stats) : undefined;
@@ -121,7 +133,17 @@ export default class ConformanceReporter implements Reporter {
     writeFileSync(join(this.outputDir, 'conformance.html'), matrixHtml({ ...report, run }));
     const known = new Set(verdicts.filter((v) => v.outcome === 'known').map((v) => v.id));
     const outcomes = new Map(verdicts.map((v) => [v.id, v.outcome]));
-    writeFileSync(join(this.outputDir, 'junit.xml'), junitXml(tests, { profile: this.profile, catalog: requirements, known, outcomes, run, name: `${interfaceInfo.title} ${interfaceInfo.version} conformance` }));
+    writeFileSync(
+      join(this.outputDir, 'junit.xml'),
+      junitXml(tests, {
+        profile: this.profile,
+        catalog: requirements,
+        known,
+        outcomes,
+        run,
+        name: `${interfaceInfo.title} ${interfaceInfo.version} conformance`,
+      }),
+    );
     // GitHub Actions shows this file on the run's summary page.
     if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, markdown);
 
@@ -130,8 +152,21 @@ export default class ConformanceReporter implements Reporter {
       this.printFailures(tests);
     }
     const matrixPath = join(this.outputDir, 'conformance.md');
-    const eventsLine = events && this.options.eventWindowMs !== undefined ? eventWaitsLine(events, this.options.eventWindowMs) : undefined;
-    console.log(summaryLines({ run, table: summaryTable(verdicts), broken: brokenPreconditions(verdicts), ...(cost ? { cost } : {}), ...(eventsLine ? { eventsLine } : {}), concurrency: this.concurrency, matrixPath }).join('\n'));
+    const eventsLine =
+      events && this.options.eventWindowMs !== undefined
+        ? eventWaitsLine(events, this.options.eventWindowMs)
+        : undefined;
+    console.log(
+      summaryLines({
+        run,
+        table: summaryTable(verdicts),
+        broken: brokenPreconditions(verdicts),
+        ...(cost ? { cost } : {}),
+        ...(eventsLine ? { eventsLine } : {}),
+        concurrency: this.concurrency,
+        matrixPath,
+      }).join('\n'),
+    );
 
     if (result.status === 'interrupted' || result.status === 'timedout') return undefined;
     return { status: run.exitCode === 0 ? 'passed' : 'failed' };
@@ -143,8 +178,12 @@ export default class ConformanceReporter implements Reporter {
     if (failed.length === 0) return;
     const catalog = new Map(requirements.map((r) => [r.id, r]));
     console.log(`\nFailed tests (${failed.length})`);
-    for (const record of failed.slice(0, FAILURES_SHOWN)) console.log(failureBlock(record, catalog, warningsFail(this.profile)).join('\n'));
-    if (failed.length > FAILURES_SHOWN) console.log(`  … ${failed.length - FAILURES_SHOWN} more failed tests in ${join(this.outputDir, 'conformance.md')}`);
+    for (const record of failed.slice(0, FAILURES_SHOWN))
+      console.log(failureBlock(record, catalog, warningsFail(this.profile)).join('\n'));
+    if (failed.length > FAILURES_SHOWN)
+      console.log(
+        `  … ${failed.length - FAILURES_SHOWN} more failed tests in ${join(this.outputDir, 'conformance.md')}`,
+      );
   }
 
   printsToStdio(): boolean {

@@ -32,14 +32,18 @@ export class ProjectProgress {
 
   /** Lines of the projects whose tests did not all end (an interrupted run, --max-failures). */
   unfinished(): string[] {
-    return [...this.totals].filter(([name, total]) => (this.ended.get(name)?.length ?? 0) < total).map(([name]) => this.line(name, this.ended.get(name) ?? []));
+    return [...this.totals]
+      .filter(([name, total]) => (this.ended.get(name)?.length ?? 0) < total)
+      .map(([name]) => this.line(name, this.ended.get(name) ?? []));
   }
 
   private line(project: string, records: readonly TestRecord[]): string {
     const total = this.totals.get(project) ?? records.length;
     const counts = new Map<string, number>();
     for (const record of records) counts.set(testEnd(record), (counts.get(testEnd(record)) ?? 0) + 1);
-    const ends = ['failed', 'blocked', 'not configured', 'passed'].filter((e) => counts.has(e)).map((e) => `${counts.get(e)} ${e}`);
+    const ends = ['failed', 'blocked', 'not configured', 'passed']
+      .filter((e) => counts.has(e))
+      .map((e) => `${counts.get(e)} ${e}`);
     const left = records.length < total ? [`${total - records.length} did not run`] : [];
     return `  ${project.padEnd(this.width)}  ${total} test${total === 1 ? '' : 's'}: ${[...ends, ...left].join(', ') || 'none ended'}`;
   }
@@ -52,7 +56,11 @@ const clip = (line: string) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LI
  * A failed test, once: each requirement it failed with its evidence, then each replay command once (a test citing
  * two requirements of one exchange has one replay), or the error when no check raised it.
  */
-export function failureBlock(record: TestRecord, catalog: ReadonlyMap<string, JudgedRequirement>, withWarnings = false): string[] {
+export function failureBlock(
+  record: TestRecord,
+  catalog: ReadonlyMap<string, JudgedRequirement>,
+  withWarnings = false,
+): string[] {
   const lines = [`  ✘ [${record.project}] › ${record.location} › ${record.title}`];
   const failed = marksOf(record.annotations).filter((m) => m.kind === 'fail' || (withWarnings && m.kind === 'warn'));
   const replays = new Set<string>();
@@ -63,7 +71,9 @@ export function failureBlock(record: TestRecord, catalog: ReadonlyMap<string, Ju
     for (const line of evidence) if (line.trim()) lines.push(clip(`      ${line.trim()}`));
     for (const replay of found) replays.add(replay);
   }
-  if (failed.length === 0) for (const line of (record.error ?? record.status).split('\n')) lines.push(clip(`    ${line}`));
-  for (const replay of replays) lines.push('    Replay (API_KEY from your .env):', ...replay.split('\n').map((line) => `      ${line}`));
+  if (failed.length === 0)
+    for (const line of (record.error ?? record.status).split('\n')) lines.push(clip(`    ${line}`));
+  for (const replay of replays)
+    lines.push('    Replay (API_KEY from your .env):', ...replay.split('\n').map((line) => `      ${line}`));
   return lines;
 }

@@ -1,14 +1,22 @@
 import { settingsNamedIn } from '../harness/config/variables.ts';
 import { citedIds, isCertifying } from '../harness/verdict-marks.ts';
 import { failsRun, NOT_PRODUCED_WORDS, type RunVerdict } from './run-verdict.ts';
-import { outcomeInTest, type JudgedRequirement, type Profile, type RequirementOutcome, type TestRecord } from './verdicts.ts';
+import {
+  outcomeInTest,
+  type JudgedRequirement,
+  type Profile,
+  type RequirementOutcome,
+  type TestRecord,
+} from './verdicts.ts';
 
 // Control characters XML 1.0 does not allow, even escaped.
 // eslint-disable-next-line no-control-regex
 const XML_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;
 
 const escape = (text: string) =>
-  text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string).replace(XML_FORBIDDEN, '');
+  text
+    .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string)
+    .replace(XML_FORBIDDEN, '');
 
 /** Outcomes that say what a run left out rather than what the target did: they fail a test only when they fail the run. */
 const COVERAGE = new Set<RequirementOutcome>(['not-configured', 'not-exercised']);
@@ -38,8 +46,17 @@ export interface JunitOptions {
 function verdictSuite(run: RunVerdict): string {
   const name = `verdict (${run.profile} profile)`;
   const notes = [run.words, ...run.notices];
-  const failure = run.exitCode !== 0 ? `\n    <failure type="verdict" message="${escape(run.words)}">${escape(run.reasons.join('\n'))}</failure>` : '';
-  const properties = [['profile', run.profile], ['exit-code', String(run.exitCode)], ['conformant', String(run.conformant)]].map(([k, v]) => `      <property name="${k}" value="${escape(v ?? '')}"/>`).join('\n');
+  const failure =
+    run.exitCode !== 0
+      ? `\n    <failure type="verdict" message="${escape(run.words)}">${escape(run.reasons.join('\n'))}</failure>`
+      : '';
+  const properties = [
+    ['profile', run.profile],
+    ['exit-code', String(run.exitCode)],
+    ['conformant', String(run.conformant)],
+  ]
+    .map(([k, v]) => `      <property name="${k}" value="${escape(v ?? '')}"/>`)
+    .join('\n');
   const body = `  <testcase name="${escape(name)}" classname="verdict" time="0.000">\n    <properties>\n${properties}\n    </properties>${failure}\n    <system-out>${escape(notes.join('\n'))}</system-out>\n  </testcase>`;
   return `<testsuite name="verdict" tests="1" failures="${run.exitCode !== 0 ? 1 : 0}">\n${body}\n</testsuite>`;
 }
@@ -72,20 +89,41 @@ export function junitXml(tests: readonly TestRecord[], options: JunitOptions): s
             !(COVERAGE.has(r.outcome) && !failsRun(r.req.level, overall(r), options.profile)) &&
             !(!isCertifying(options.profile) && options.known?.has(r.req.id)),
         );
-        const lines = (list: typeof rows) => list.map((r) => `${r.req.id} (${r.req.level}, part ${r.req.part}) ${outcomeWords(r.outcome, r.detail)}${r.detail ? `: ${r.detail}` : ''}`);
-        const properties = rows.map((r) => `      <property name="requirement" value="${escape(r.req.id)}"/>`).join('\n');
+        const lines = (list: typeof rows) =>
+          list.map(
+            (r) =>
+              `${r.req.id} (${r.req.level}, part ${r.req.part}) ${outcomeWords(r.outcome, r.detail)}${r.detail ? `: ${r.detail}` : ''}`,
+          );
+        const properties = rows
+          .map((r) => `      <property name="requirement" value="${escape(r.req.id)}"/>`)
+          .join('\n');
         const others = lines(rows.filter((r) => !failing.includes(r) && r.outcome !== 'passed'));
         let verdict = '';
         if (failing.length > 0) {
           failures += 1;
-          const type = (['failed', 'blocked', 'warning', 'not-configured', 'not-exercised'] as const).find((o) => failing.some((r) => r.outcome === o)) ?? 'failed';
+          const type =
+            (['failed', 'blocked', 'warning', 'not-configured', 'not-exercised'] as const).find((o) =>
+              failing.some((r) => r.outcome === o),
+            ) ?? 'failed';
           const message = failing.map((r) => `${r.req.id} ${outcomeWords(r.outcome, r.detail)}`).join('; ');
-          const body = [...failing.map((r) => `${r.req.id} (${r.req.level}, part ${r.req.part}): ${r.req.statement}\n${r.detail ?? ''}`), test.error ?? ''].filter(Boolean).join('\n\n');
+          const body = [
+            ...failing.map(
+              (r) => `${r.req.id} (${r.req.level}, part ${r.req.part}): ${r.req.statement}\n${r.detail ?? ''}`,
+            ),
+            test.error ?? '',
+          ]
+            .filter(Boolean)
+            .join('\n\n');
           verdict = `\n    <failure type="${type}" message="${escape(message)}">${escape(body)}</failure>`;
-        } else if (test.status === 'skipped' || rows.every((r) => COVERAGE.has(r.outcome) || r.outcome === 'not-produced')) {
+        } else if (
+          test.status === 'skipped' ||
+          rows.every((r) => COVERAGE.has(r.outcome) || r.outcome === 'not-produced')
+        ) {
           skipped += 1;
           const row = rows.find((r) => r.outcome !== 'passed' && r.detail);
-          const reason = row ? `${outcomeWords(row.outcome, row.detail)}: ${row.detail}` : (test.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped');
+          const reason = row
+            ? `${outcomeWords(row.outcome, row.detail)}: ${row.detail}`
+            : (test.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped');
           verdict = `\n    <skipped message="${escape(reason)}"/>`;
         }
         const out = others.length ? `\n    <system-out>${escape(others.join('\n'))}</system-out>` : '';

@@ -21,14 +21,29 @@ export function applyLedger(
   for (const entry of entries) {
     const verdict = verdicts.find((v) => v.id === entry.requirement);
     const moved = verdict && (verdict.level === 'INFO' || (entry.level !== undefined && entry.level !== verdict.level));
-    if (entry.expires < today) problems.push(`Ledger entry for ${entry.requirement} (${entry.owner}) expired on ${entry.expires}: fix the failure or renew the entry`);
-    else if (moved) notices.push(`${entry.requirement} is now ${verdict.level}${entry.level && entry.level !== verdict.level ? ` (the ledger entry was written for ${entry.level})` : ''}: remove this entry (${entry.owner})`);
-    else if (!verdict || !KNOWABLE.has(verdict.outcome)) problems.push(`Ledger entry for ${entry.requirement} (${entry.owner}) is unused: the requirement is ${verdict?.outcome ?? 'not in this run'}; remove the entry`);
+    if (entry.expires < today)
+      problems.push(
+        `Ledger entry for ${entry.requirement} (${entry.owner}) expired on ${entry.expires}: fix the failure or renew the entry`,
+      );
+    else if (moved)
+      notices.push(
+        `${entry.requirement} is now ${verdict.level}${entry.level && entry.level !== verdict.level ? ` (the ledger entry was written for ${entry.level})` : ''}: remove this entry (${entry.owner})`,
+      );
+    else if (!verdict || !KNOWABLE.has(verdict.outcome))
+      problems.push(
+        `Ledger entry for ${entry.requirement} (${entry.owner}) is unused: the requirement is ${verdict?.outcome ?? 'not in this run'}; remove the entry`,
+      );
     else known.set(entry.requirement, entry);
   }
   const applied = verdicts.map((v) => {
     const entry = known.get(v.id);
-    return entry ? { ...v, outcome: 'known' as const, breakdown: `known (${v.outcome}): ${entry.reason} — ${entry.owner}, until ${entry.expires}` } : v;
+    return entry
+      ? {
+          ...v,
+          outcome: 'known' as const,
+          breakdown: `known (${v.outcome}): ${entry.reason} — ${entry.owner}, until ${entry.expires}`,
+        }
+      : v;
   });
   return { verdicts: applied, problems, notices };
 }

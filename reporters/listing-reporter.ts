@@ -20,7 +20,9 @@ export default class ListingReporter implements Reporter {
     console.log('Listing tests:');
     for (const test of tests) {
       const project = test.parent.project()?.name;
-      console.log(`  ${project ? `[${project}] › ` : ''}${relative(this.rootDir, test.location.file)}:${test.location.line} › ${test.title} ${test.tags.join(' ')}`);
+      console.log(
+        `  ${project ? `[${project}] › ` : ''}${relative(this.rootDir, test.location.file)}:${test.location.line} › ${test.title} ${test.tags.join(' ')}`,
+      );
     }
     console.log(`Total: ${tests.length} tests`);
     const counts = new Map<string, number>();
@@ -28,7 +30,10 @@ export default class ListingReporter implements Reporter {
     const listed = requirements.filter((r) => counts.has(r.id));
     const width = Math.max(...listed.map((r) => r.id.length + 1), 0);
     console.log(`Requirements cited by the listed tests (select a requirement's tests with --grep @ID):`);
-    for (const r of listed) console.log(`  ${`@${r.id}`.padEnd(width)}  ${r.level.padEnd(6)} part ${r.part.padEnd(4)} ${counts.get(r.id)} test${counts.get(r.id) === 1 ? '' : 's'}`);
+    for (const r of listed)
+      console.log(
+        `  ${`@${r.id}`.padEnd(width)}  ${r.level.padEnd(6)} part ${r.part.padEnd(4)} ${counts.get(r.id)} test${counts.get(r.id) === 1 ? '' : 's'}`,
+      );
     console.log(`Total: ${listed.length} of ${requirements.length} requirements`);
   }
 

@@ -15,7 +15,11 @@ interface HtmlReport {
   run?: RunVerdict;
 }
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+const escape = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 /** The evidence, then each replay command in a block of its own that pastes into a shell as it is. */
 function detailHtml(detail: string): string {
   const { evidence, replays } = splitReplays(detail);
@@ -43,12 +47,16 @@ export function matrixHtml(report: HtmlReport): string {
     .map((v) => {
       const tests = v.tests
         .filter((t) => t.outcome !== 'passed' && t.outcome !== 'observed')
-        .map((t) => `<li><b>${escape(t.outcome)}</b>: ${escape(t.project)} › ${escape(t.title)} <code>${escape(t.location)}</code>${t.detail ? detailHtml(t.detail) : ''}</li>`)
+        .map(
+          (t) =>
+            `<li><b>${escape(t.outcome)}</b>: ${escape(t.project)} › ${escape(t.title)} <code>${escape(t.location)}</code>${t.detail ? detailHtml(t.detail) : ''}</li>`,
+        )
         .join('\n');
       return `<section id="${escape(v.id)}" data-level="${v.level}" data-outcome="${escape(v.outcome)}"><h3>${escape(v.id)} (${v.level}, part ${escape(v.part)}): ${escape(v.outcome)}</h3><p>${escape(v.statement)}</p>${v.breakdown ? `<p>${escape(v.breakdown)}</p>` : ''}<ul>${tests}</ul></section>`;
     })
     .join('\n');
-  const checkbox = (kind: string, value: string) => `<label><input type="checkbox" data-filter="${kind}" value="${escape(value)}" checked> ${escape(value)}</label>`;
+  const checkbox = (kind: string, value: string) =>
+    `<label><input type="checkbox" data-filter="${kind}" value="${escape(value)}" checked> ${escape(value)}</label>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Conformance matrix: ${escape(report.interface.title)} ${escape(report.interface.version)}</title>
 <style>
@@ -59,7 +67,9 @@ body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}table{border-col
 <h1>Conformance matrix: ${escape(report.interface.title)} ${escape(report.interface.version)}</h1>
 <p id="result">Result: <b>${escape(report.result)}</b> (profile ${escape(report.profile)}), ${escape(report.finishedAt)}</p>
 <ul id="reasons">${report.reasons.map((r) => `<li>Fails: ${escape(r)}</li>`).join('')}${(report.run ? verdictNotes(report.run) : []).map((n) => `<li>${escape(n)}</li>`).join('')}</ul>
-<details><summary>Environment</summary><ul>${Object.entries(report.environment).map(([k, v]) => `<li>${escape(k)}: ${escape(v)}</li>`).join('')}</ul></details>
+<details><summary>Environment</summary><ul>${Object.entries(report.environment)
+    .map(([k, v]) => `<li>${escape(k)}: ${escape(v)}</li>`)
+    .join('')}</ul></details>
 <p class="filters">Level: ${levels.map((l) => checkbox('level', l)).join('')} Outcome: ${outcomes.map((o) => checkbox('outcome', o)).join('')}</p>
 <table id="matrix"><thead><tr><th>Requirement</th><th>Level</th><th>Part</th><th>Outcome</th><th>Tests</th><th>Breakdown</th></tr></thead><tbody>
 ${rows}

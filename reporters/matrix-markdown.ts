@@ -60,9 +60,13 @@ function failureSection(v: RequirementVerdict, seed: string | undefined, rerun: 
     if (t.detail) {
       const { evidence, replays } = splitReplays(t.detail);
       const shown = evidence.join('\n');
-      const cut = shown.length > DETAIL_MAX_CHARS ? `${shown.slice(0, DETAIL_MAX_CHARS)}\n… (cut: the whole evidence is in conformance.html)` : shown;
+      const cut =
+        shown.length > DETAIL_MAX_CHARS
+          ? `${shown.slice(0, DETAIL_MAX_CHARS)}\n… (cut: the whole evidence is in conformance.html)`
+          : shown;
       lines.push('', '```', ...cut.split('\n').map((l) => clip(l.trim())), '```', '');
-      for (const replay of replays) lines.push('Replay (API_KEY from your .env):', '', '```sh', ...replay.split('\n'), '```', '');
+      for (const replay of replays)
+        lines.push('Replay (API_KEY from your .env):', '', '```sh', ...replay.split('\n'), '```', '');
     }
   }
   lines.push(clip(`Rerun: \`${rerun ?? `${seed ? `SEED=${seed} ` : ''}npx playwright test --grep @${v.id}`}\``), '');
@@ -89,7 +93,14 @@ export function matrixMarkdown(report: MatrixReport): string {
     ...report.reasons.map((r) => `- Fails: ${r}`),
     ...(report.run ? verdictNotes(report.run).map((n) => `- ${n}`) : []),
     ...(report.reasons.length || (report.run && verdictNotes(report.run).length) ? [''] : []),
-    ...(broken.length ? ['Broken preconditions (what the target did that kept checks from running; fix these first):', '', ...broken.map((b) => `- ${b}`), ''] : []),
+    ...(broken.length
+      ? [
+          'Broken preconditions (what the target did that kept checks from running; fix these first):',
+          '',
+          ...broken.map((b) => `- ${b}`),
+          '',
+        ]
+      : []),
     ...Object.entries(report.environment).map(([k, v]) => `- ${k}: ${v}`),
     '',
     '```',
@@ -99,15 +110,25 @@ export function matrixMarkdown(report: MatrixReport): string {
     '| Requirement | Level | Part | Outcome | Tests |',
     '|---|---|---|---|---|',
     ...listed.map((v) => {
-      const outcome = DETAILED.has(v.outcome) ? `[${v.outcome}](#${v.id.toLowerCase()}-${v.level.toLowerCase()}-part-${v.part.replace(/\./g, '')}-${v.outcome})` : cell(outcomeLabel(v));
+      const outcome = DETAILED.has(v.outcome)
+        ? `[${v.outcome}](#${v.id.toLowerCase()}-${v.level.toLowerCase()}-part-${v.part.replace(/\./g, '')}-${v.outcome})`
+        : cell(outcomeLabel(v));
       return `| ${v.id} | ${v.level} | ${v.part} | ${outcome}${v.breakdown ? ` (${cell(v.breakdown)})` : ''} | ${v.tests.length} |`;
     }),
-    ...(partial ? ['', `${uncovered.length} requirements have no test in this run (a filtered run) and are not listed.`] : []),
+    ...(partial
+      ? ['', `${uncovered.length} requirements have no test in this run (a filtered run) and are not listed.`]
+      : []),
     '',
   ];
   const head = `${lines.join('\n').split('\n').map(clip).join('\n')}\n`;
   if (detailed.length === 0) return head;
-  return head + sectionsWithin(detailed.map((v) => failureSection(v, report.environment['seed'], report.rerun).join('\n')), MARKDOWN_MAX_CHARS - head.length);
+  return (
+    head +
+    sectionsWithin(
+      detailed.map((v) => failureSection(v, report.environment['seed'], report.rerun).join('\n')),
+      MARKDOWN_MAX_CHARS - head.length,
+    )
+  );
 }
 
 /** The sections that fit in `room` characters, in order, then one line saying where the rest are. */
@@ -115,7 +136,8 @@ function sectionsWithin(sections: readonly string[], room: number): string {
   const heading = '## Failures, blocks and warnings\n\n';
   let text = heading;
   let shown = 0;
-  const overflowLine = (left: number) => `… ${left} more requirement section${left === 1 ? '' : 's'} did not fit the ${MARKDOWN_MAX_CHARS.toLocaleString('en')} characters this file keeps to: they are in conformance.html and conformance.json.\n`;
+  const overflowLine = (left: number) =>
+    `… ${left} more requirement section${left === 1 ? '' : 's'} did not fit the ${MARKDOWN_MAX_CHARS.toLocaleString('en')} characters this file keeps to: they are in conformance.html and conformance.json.\n`;
   for (const section of sections) {
     if (text.length + section.length + 1 + overflowLine(sections.length).length > room) break;
     text += `${section}\n`;

@@ -17,7 +17,10 @@ export function splitReplays(detail: string): { evidence: string[]; replays: str
     }
     const command = [line.slice(start[0].length)];
     // The token line, then the curl whose lines end in a backslash up to the last.
-    while (i + 1 < lines.length && (/\\$/.test(command.at(-1) as string) || /^TOKEN=\$\(/.test(command.at(-1) as string))) {
+    while (
+      i + 1 < lines.length &&
+      (/\\$/.test(command.at(-1) as string) || /^TOKEN=\$\(/.test(command.at(-1) as string))
+    ) {
       i += 1;
       command.push((lines[i] as string).trim());
     }

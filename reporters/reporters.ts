@@ -27,7 +27,8 @@ export function reportersFor(suite: SuiteConfig, env: Env = process.env): Report
   if (isListingOnly()) return [[fileURLToPath(new URL('./listing-reporter.ts', import.meta.url))]];
   // Run in the runner process, where the run's receiver is: the check of every delivery waits on what it keeps.
   const progress: ReporterDescription = [fileURLToPath(new URL('./run-progress-reporter.ts', import.meta.url))];
-  if (env.CONFORMANCE_SHARD) return [progress, [env.CI ? 'dot' : 'list'], ['blob', { outputDir: env.BLOB_DIR ?? 'blob-report' }]];
+  if (env.CONFORMANCE_SHARD)
+    return [progress, [env.CI ? 'dot' : 'list'], ['blob', { outputDir: env.BLOB_DIR ?? 'blob-report' }]];
   return [progress, ...mergedReporters(suite, env)];
 }
 
@@ -37,10 +38,20 @@ export function reportersFor(suite: SuiteConfig, env: Env = process.env): Report
  */
 export function mergedReporters(suite: SuiteConfig, env: Env = process.env): ReporterDescription[] {
   const reportsDir = env.REPORTS_DIR ?? 'reports';
-  const environment = runEnvironment(suite, suite.embedded ? { flavor: env.SANDBOX_FLAVOR ?? 'reference', faults: env.SANDBOX_FAULTS ?? '' } : undefined);
+  const environment = runEnvironment(
+    suite,
+    suite.embedded ? { flavor: env.SANDBOX_FLAVOR ?? 'reference', faults: env.SANDBOX_FAULTS ?? '' } : undefined,
+  );
   const redactor = new Redactor(suite.secrets);
   const verbose = env.CONFORMANCE_VERBOSE === '1';
-  const conformance: ConformanceReporterOptions = { outputDir: reportsDir, profile: suite.profile, environment, ledger: suite.ledger, verbose, eventWindowMs: suite.webhook.waitMs };
+  const conformance: ConformanceReporterOptions = {
+    outputDir: reportsDir,
+    profile: suite.profile,
+    environment,
+    ledger: suite.ledger,
+    verbose,
+    eventWindowMs: suite.webhook.waitMs,
+  };
   const allure: ConformanceAllureOptions = {
     resultsDir: allureResultsDir(env),
     environmentInfo: environment,

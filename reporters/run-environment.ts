@@ -3,7 +3,10 @@ import { catalogSha256, interfaceInfo } from '../catalog/catalog.ts';
 import type { SuiteConfig } from '../harness/config/load-config.ts';
 import { Redactor } from '../harness/redact.ts';
 
-const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  name: string;
+  version: string;
+};
 
 export const suiteVersion: string = packageJson.version;
 
@@ -23,7 +26,10 @@ function shownUrl(url: string, redactor: Redactor): string {
  * What a report says about its run: which suite judged which interface with which rules, against which target,
  * under which profile and seed. No secret: URLs lose their credentials and every configured secret is masked.
  */
-export function runEnvironment(suite: SuiteConfig, sandbox?: { flavor: string; faults: string }): Record<string, string> {
+export function runEnvironment(
+  suite: SuiteConfig,
+  sandbox?: { flavor: string; faults: string },
+): Record<string, string> {
   const redactor = new Redactor(suite.secrets);
   const { identity, stepup, orders } = suite.services;
   return {
@@ -33,7 +39,9 @@ export function runEnvironment(suite: SuiteConfig, sandbox?: { flavor: string; f
     'catalog SHA-256': catalogSha256,
     profile: suite.profile,
     seed: String(suite.seed),
-    target: suite.embedded ? `embedded sandbox (${sandbox?.flavor ?? 'reference'} flavor${sandbox?.faults ? `, faults ${sandbox.faults}` : ''})` : shownUrl(identity.baseUrl, redactor),
+    target: suite.embedded
+      ? `embedded sandbox (${sandbox?.flavor ?? 'reference'} flavor${sandbox?.faults ? `, faults ${sandbox.faults}` : ''})`
+      : shownUrl(identity.baseUrl, redactor),
     'identity base URL': shownUrl(identity.baseUrl, redactor),
     'identity token URL': shownUrl(identity.tokenUrl, redactor),
     'step-up base URL': shownUrl(stepup.baseUrl, redactor),

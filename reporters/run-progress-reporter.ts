@@ -9,13 +9,18 @@ import { runState } from '../harness/run/run-state.ts';
  */
 export default class RunProgressReporter implements Reporter {
   onBegin(config: FullConfig, suite: Suite): void {
-    const portOf = (test: TestCase) => (test.parent.project()?.use as { config?: SuiteConfig } | undefined)?.config?.webhook.port;
-    runState().progress = new RunProgress(suite.allTests().map((test) => ({ id: test.id, port: portOf(test) })), config.workers);
+    const portOf = (test: TestCase) =>
+      (test.parent.project()?.use as { config?: SuiteConfig } | undefined)?.config?.webhook.port;
+    runState().progress = new RunProgress(
+      suite.allTests().map((test) => ({ id: test.id, port: portOf(test) })),
+      config.workers,
+    );
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
     // A test that will be retried has not ended.
-    if (result.retry >= test.retries || result.status === 'passed' || result.status === 'skipped') runState().progress?.ended(test.id);
+    if (result.retry >= test.retries || result.status === 'passed' || result.status === 'skipped')
+      runState().progress?.ended(test.id);
   }
 
   printsToStdio(): boolean {

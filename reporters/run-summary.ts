@@ -31,7 +31,15 @@ export function runCost(stats: RunStats): RunCost {
     rateLimitBudgetMs: stats.budget.budgetMs,
     rateLimitedAnswers: stats.rateLimitedAnswers,
     cap: stats.cap,
-    ...(stats.workers.roundsAtOnce ? { rounds: { tried: stats.workers.roundsAtOnce, rateLimited: stats.workers.roundsRateLimited, unanswered: stats.workers.roundsUnanswered } } : {}),
+    ...(stats.workers.roundsAtOnce
+      ? {
+          rounds: {
+            tried: stats.workers.roundsAtOnce,
+            rateLimited: stats.workers.roundsRateLimited,
+            unanswered: stats.workers.roundsUnanswered,
+          },
+        }
+      : {}),
   };
 }
 
@@ -42,7 +50,9 @@ export function costLine(cost: RunCost): string {
     `${cost.tokenRequests - cost.tokenFetches} by the token checks); waited ${seconds(cost.rateLimitWaitMs)} s on 429 answers ` +
     `(${cost.rateLimitWaits} waits, budget ${seconds(cost.rateLimitBudgetMs)} s); ${cost.rateLimitedAnswers} answers 429; ` +
     `requests in flight capped at ${cost.cap.initial} (TARGET_CONCURRENCY)${cost.cap.final < cost.cap.initial ? `, lowered to ${cost.cap.final} by the 429 answers` : ''}` +
-    (cost.rounds ? `; concurrency: ${cost.rounds.tried} rounds of calls sent at once (${cost.rounds.rateLimited} discarded for a 429, ${cost.rounds.unanswered} for a call without an answer)` : '')
+    (cost.rounds
+      ? `; concurrency: ${cost.rounds.tried} rounds of calls sent at once (${cost.rounds.rateLimited} discarded for a 429, ${cost.rounds.unanswered} for a call without an answer)`
+      : '')
   );
 }
 
@@ -64,7 +74,10 @@ export function brokenPreconditions(verdicts: readonly RequirementVerdict[]): st
   }
   return [...byCause]
     .sort((a, b) => b[1].requirements.size - a[1].requirements.size)
-    .map(([cause, { requirements }]) => `${cause} (blocks ${requirements.size} requirement${requirements.size === 1 ? '' : 's'})`);
+    .map(
+      ([cause, { requirements }]) =>
+        `${cause} (blocks ${requirements.size} requirement${requirements.size === 1 ? '' : 's'})`,
+    );
 }
 
 /** How a requirement's outcome reads in every report: a not-configured one names what to set. */
@@ -83,12 +96,22 @@ export function verdictNotes(run: RunVerdict): string[] {
   // What already fails the run is in its reasons; the notes list the rest.
   const failing = isCertifying(run.profile);
   if (run.notConfigured.requirements.length && !failing) {
-    notes.push(`Not configured: ${run.notConfigured.requirements.length} MUST (${idList(run.notConfigured.requirements)})${run.notConfigured.set.length ? `; set ${run.notConfigured.set.join(', ')}` : ''}`);
+    notes.push(
+      `Not configured: ${run.notConfigured.requirements.length} MUST (${idList(run.notConfigured.requirements)})${run.notConfigured.set.length ? `; set ${run.notConfigured.set.join(', ')}` : ''}`,
+    );
   }
-  if (run.notExercised.length && !failing) notes.push(`Not exercised: ${run.notExercised.length} MUST ended without a check (${idList(run.notExercised)})`);
-  if (run.uncovered.length && !failing) notes.push(`Not in this run: ${run.uncovered.length} MUST without a test (a --grep or --project filter; ${idList(run.uncovered)})`);
-  if (run.notProduced.length) notes.push(`${NOT_PRODUCED_WORDS[0]?.toUpperCase()}${NOT_PRODUCED_WORDS.slice(1)}: ${run.notProduced.length} MUST (${idList(run.notProduced)})`);
-  if (run.warnings.length && !warningsFail(run.profile)) notes.push(`Warnings: ${run.warnings.length} SHOULD (${idList(run.warnings)}), listed, not failed`);
+  if (run.notExercised.length && !failing)
+    notes.push(`Not exercised: ${run.notExercised.length} MUST ended without a check (${idList(run.notExercised)})`);
+  if (run.uncovered.length && !failing)
+    notes.push(
+      `Not in this run: ${run.uncovered.length} MUST without a test (a --grep or --project filter; ${idList(run.uncovered)})`,
+    );
+  if (run.notProduced.length)
+    notes.push(
+      `${NOT_PRODUCED_WORDS[0]?.toUpperCase()}${NOT_PRODUCED_WORDS.slice(1)}: ${run.notProduced.length} MUST (${idList(run.notProduced)})`,
+    );
+  if (run.warnings.length && !warningsFail(run.profile))
+    notes.push(`Warnings: ${run.warnings.length} SHOULD (${idList(run.warnings)}), listed, not failed`);
   if (run.known.length) notes.push(`Known failures (ledger): ${idList(run.known)}`);
   for (const notice of run.notices) notes.push(`Notice: ${notice}`);
   return notes;

@@ -2,7 +2,13 @@ import type { Level } from '../catalog/catalog.ts';
 import type { LedgerEntry } from '../harness/config/ledger.ts';
 import { isCertifying, warningsFail, type Profile } from '../harness/verdict-marks.ts';
 import { applyLedger } from './ledger.ts';
-import { verdictsFor, type JudgedRequirement, type RequirementOutcome, type RequirementVerdict, type TestRecord } from './verdicts.ts';
+import {
+  verdictsFor,
+  type JudgedRequirement,
+  type RequirementOutcome,
+  type RequirementVerdict,
+  type TestRecord,
+} from './verdicts.ts';
 
 export type { Profile } from '../harness/verdict-marks.ts';
 
@@ -56,7 +62,8 @@ const WARNED = new Set<RequirementOutcome>(['warning', 'failed', 'blocked']);
 
 /** Whether one requirement's outcome fails a run under the profile (and the JUnit test case behind it). */
 export function failsRun(level: Level, outcome: RequirementOutcome, profile: Profile): boolean {
-  if (level === 'MUST') return outcome === 'failed' || outcome === 'blocked' || (isCertifying(profile) && MUST_COVERAGE.has(outcome));
+  if (level === 'MUST')
+    return outcome === 'failed' || outcome === 'blocked' || (isCertifying(profile) && MUST_COVERAGE.has(outcome));
   if (level === 'SHOULD') return warningsFail(profile) && WARNED.has(outcome);
   return false;
 }
@@ -86,13 +93,21 @@ export const NOT_PRODUCED_WORDS = 'not exercised: the target never produced it';
  * uncovered, and lists SHOULD warnings; certify-strict also fails on those warnings. A MUST the target never produced
  * anything for is listed and fails no profile. No exit 0 reads "not conformant".
  */
-export function runVerdict(verdicts: readonly RequirementVerdict[], profile: Profile, context: RunContext = {}): RunVerdict {
+export function runVerdict(
+  verdicts: readonly RequirementVerdict[],
+  profile: Profile,
+  context: RunContext = {},
+): RunVerdict {
   const must = verdicts.filter((v) => v.level === 'MUST');
-  const ids = (outcome: RequirementOutcome, level: Level = 'MUST') => verdicts.filter((v) => v.level === level && v.outcome === outcome).map((v) => v.id);
+  const ids = (outcome: RequirementOutcome, level: Level = 'MUST') =>
+    verdicts.filter((v) => v.level === level && v.outcome === outcome).map((v) => v.id);
   const failed = ids('failed');
   const blocked = must.filter((v) => v.outcome === 'blocked');
   const notConfiguredRows = must.filter((v) => v.outcome === 'not-configured');
-  const notConfigured = { requirements: notConfiguredRows.map((v) => v.id), set: [...new Set(notConfiguredRows.flatMap((v) => v.configure ?? []))] };
+  const notConfigured = {
+    requirements: notConfiguredRows.map((v) => v.id),
+    set: [...new Set(notConfiguredRows.flatMap((v) => v.configure ?? []))],
+  };
   const notExercised = ids('not-exercised');
   const uncovered = ids('uncovered');
   const notProduced = ids('not-produced');
@@ -108,39 +123,96 @@ export function runVerdict(verdicts: readonly RequirementVerdict[], profile: Pro
     reasons.push(long);
     short.push(brief);
   };
-  if (failed.length) add(`MUST requirements failed: ${failed.join(', ')}`, `${failed.length} MUST failed (${idList(failed, 4)})`);
-  if (blocked.length) add(`MUST requirements blocked by the target: ${blockedList(blocked)}`, `${blocked.length} MUST blocked by the target (${idList(blocked.map((v) => v.id), 4)})`);
+  if (failed.length)
+    add(`MUST requirements failed: ${failed.join(', ')}`, `${failed.length} MUST failed (${idList(failed, 4)})`);
+  if (blocked.length)
+    add(
+      `MUST requirements blocked by the target: ${blockedList(blocked)}`,
+      `${blocked.length} MUST blocked by the target (${idList(
+        blocked.map((v) => v.id),
+        4,
+      )})`,
+    );
   if (certifying && notConfigured.requirements.length) {
-    add(`MUST requirements not configured (${profile} profile): ${notConfigured.requirements.join(', ')}${setList}`, `${notConfigured.requirements.length} MUST not configured${setList}`);
+    add(
+      `MUST requirements not configured (${profile} profile): ${notConfigured.requirements.join(', ')}${setList}`,
+      `${notConfigured.requirements.length} MUST not configured${setList}`,
+    );
   }
-  if (certifying && notExercised.length) add(`MUST requirements not exercised (${profile} profile): ${notExercised.join(', ')}`, `${notExercised.length} MUST not exercised (${idList(notExercised, 4)})`);
+  if (certifying && notExercised.length)
+    add(
+      `MUST requirements not exercised (${profile} profile): ${notExercised.join(', ')}`,
+      `${notExercised.length} MUST not exercised (${idList(notExercised, 4)})`,
+    );
   if (certifying && uncovered.length) {
-    add(`partial run: ${plural(uncovered.length, 'MUST requirement')} without a test in this run (${idList(uncovered, 4)}); a certification covers the whole suite`, `partial run (${must.length - uncovered.length} of ${must.length} MUST in this run)`);
+    add(
+      `partial run: ${plural(uncovered.length, 'MUST requirement')} without a test in this run (${idList(uncovered, 4)}); a certification covers the whole suite`,
+      `partial run (${must.length - uncovered.length} of ${must.length} MUST in this run)`,
+    );
   }
-  if (warningsFail(profile) && warnings.length) add(`SHOULD requirements warned (${profile} profile): ${warnings.join(', ')}`, `${plural(warnings.length, 'SHOULD warning')} (${idList(warnings, 4)})`);
+  if (warningsFail(profile) && warnings.length)
+    add(
+      `SHOULD requirements warned (${profile} profile): ${warnings.join(', ')}`,
+      `${plural(warnings.length, 'SHOULD warning')} (${idList(warnings, 4)})`,
+    );
 
   const held = must.filter((v) => v.outcome === 'passed' || v.outcome === 'not-produced').length;
   const warningWords = warnings.length ? `, with ${plural(warnings.length, 'warning')} (${idList(warnings, 4)})` : '';
-  const notProducedWords = notProduced.length ? `; ${notProduced.length} MUST ${NOT_PRODUCED_WORDS} (${idList(notProduced, 4)})` : '';
-  const base = { profile, reasons, warnings, notProduced, notConfigured, notExercised, uncovered, known, notices: [...(context.notices ?? [])], must: { total: must.length, held } };
+  const notProducedWords = notProduced.length
+    ? `; ${notProduced.length} MUST ${NOT_PRODUCED_WORDS} (${idList(notProduced, 4)})`
+    : '';
+  const base = {
+    profile,
+    reasons,
+    warnings,
+    notProduced,
+    notConfigured,
+    notExercised,
+    uncovered,
+    known,
+    notices: [...(context.notices ?? [])],
+    must: { total: must.length, held },
+  };
 
   if (reasons.length > 0) {
     const word: VerdictWord = reasons.length > (context.problems?.length ?? 0) ? 'not conformant' : 'failed';
     return { ...base, word, words: `${word}: ${short.join('; ')}`, exitCode: 1, conformant: false };
   }
   const incomplete = [
-    ...(notConfigured.requirements.length ? [`${notConfigured.requirements.length} MUST not configured${setList}`] : []),
+    ...(notConfigured.requirements.length
+      ? [`${notConfigured.requirements.length} MUST not configured${setList}`]
+      : []),
     ...(notExercised.length ? [`${notExercised.length} MUST not exercised (${idList(notExercised, 4)})`] : []),
   ];
-  const knownWords = known.length ? `; ${plural(known.length, 'known failure')} listed in the ledger (${idList(known, 4)})` : '';
+  const knownWords = known.length
+    ? `; ${plural(known.length, 'known failure')} listed in the ledger (${idList(known, 4)})`
+    : '';
   const incompleteWords = incomplete.length ? `; incomplete: ${incomplete.join(', ')}` : '';
   if (uncovered.length > 0) {
-    return { ...base, word: 'partial run', words: `partial run: ${held} of ${must.length} MUST exercised, no failures${warningWords}${incompleteWords}${knownWords}${notProducedWords}`, exitCode: 0, conformant: false };
+    return {
+      ...base,
+      word: 'partial run',
+      words: `partial run: ${held} of ${must.length} MUST exercised, no failures${warningWords}${incompleteWords}${knownWords}${notProducedWords}`,
+      exitCode: 0,
+      conformant: false,
+    };
   }
   if (incomplete.length > 0 || known.length > 0) {
-    return { ...base, word: 'passed', words: `passed${warningWords}${incompleteWords}${knownWords}${notProducedWords}`, exitCode: 0, conformant: false };
+    return {
+      ...base,
+      word: 'passed',
+      words: `passed${warningWords}${incompleteWords}${knownWords}${notProducedWords}`,
+      exitCode: 0,
+      conformant: false,
+    };
   }
-  return { ...base, word: 'conformant', words: `conformant${warningWords}${notProducedWords}`, exitCode: 0, conformant: true };
+  return {
+    ...base,
+    word: 'conformant',
+    words: `conformant${warningWords}${notProducedWords}`,
+    exitCode: 0,
+    conformant: true,
+  };
 }
 
 /** The reasons a run fails under the profile (runVerdict's), for callers that need only them. */
@@ -152,7 +224,11 @@ export function failureReasons(verdicts: readonly RequirementVerdict[], profile:
 export function runProblems(testCount: number, globalErrors: readonly string[]): string[] {
   return [
     ...(testCount === 0 ? ['No test ran: check the --grep and --project filters'] : []),
-    ...(globalErrors.length > 0 ? [`The run broke outside the tests (${globalErrors.length} error${globalErrors.length === 1 ? '' : 's'}): ${globalErrors[0]?.split('\n')[0] ?? ''}`] : []),
+    ...(globalErrors.length > 0
+      ? [
+          `The run broke outside the tests (${globalErrors.length} error${globalErrors.length === 1 ? '' : 's'}): ${globalErrors[0]?.split('\n')[0] ?? ''}`,
+        ]
+      : []),
   ];
 }
 
@@ -167,7 +243,12 @@ export function judgeRun(
   options: { ledger?: readonly LedgerEntry[]; today?: string; globalErrors?: readonly string[] } = {},
 ): { verdicts: RequirementVerdict[]; run: RunVerdict } {
   const judged = verdictsFor(catalog, tests);
-  const ledger = isCertifying(profile) ? { verdicts: judged, problems: [], notices: [] } : applyLedger(judged, options.ledger ?? [], options.today ?? new Date().toISOString().slice(0, 10));
-  const run = runVerdict(ledger.verdicts, profile, { problems: [...runProblems(tests.length, options.globalErrors ?? []), ...ledger.problems], notices: ledger.notices });
+  const ledger = isCertifying(profile)
+    ? { verdicts: judged, problems: [], notices: [] }
+    : applyLedger(judged, options.ledger ?? [], options.today ?? new Date().toISOString().slice(0, 10));
+  const run = runVerdict(ledger.verdicts, profile, {
+    problems: [...runProblems(tests.length, options.globalErrors ?? []), ...ledger.problems],
+    notices: ledger.notices,
+  });
   return { verdicts: ledger.verdicts, run };
 }

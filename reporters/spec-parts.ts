@@ -66,7 +66,12 @@ export class SpecParts {
     const segments = part.split('.');
     for (let length = segments.length; length > 0; length -= 1) {
       const found = this.headings.find((h) => h.number === segments.slice(0, length).join('.'));
-      if (found) return { part, title: found.title, ...(this.documentUrl ? { url: `${this.documentUrl}#${found.anchor}` } : {}) };
+      if (found)
+        return {
+          part,
+          title: found.title,
+          ...(this.documentUrl ? { url: `${this.documentUrl}#${found.anchor}` } : {}),
+        };
     }
     return { part, title: '', ...(this.documentUrl ? { url: this.documentUrl } : {}) };
   }

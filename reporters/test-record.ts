@@ -30,7 +30,10 @@ function uniqueAnnotations(all: ReadonlyArray<{ type: string; description?: stri
 }
 
 export function firstLines(error: TestError): string {
-  return stripVTControlCharacters(error.message ?? error.value ?? 'unknown error').split('\n').slice(0, 6).join('\n');
+  return stripVTControlCharacters(error.message ?? error.value ?? 'unknown error')
+    .split('\n')
+    .slice(0, 6)
+    .join('\n');
 }
 
 function errorName(error: TestError): string | undefined {

@@ -12,7 +12,18 @@ export type { Profile } from '../harness/verdict-marks.ts';
  * known: a failure, block or warning that conformance-ledger.json lists (reporters/ledger.ts), which does not fail the
  * gate. What each outcome makes of a run, per profile, is reporters/run-verdict.ts (docs/verdicts.md).
  */
-export const OUTCOMES = ['failed', 'blocked', 'warning', 'known', 'passed', 'observed', 'not-exercised', 'not-configured', 'not-produced', 'uncovered'] as const;
+export const OUTCOMES = [
+  'failed',
+  'blocked',
+  'warning',
+  'known',
+  'passed',
+  'observed',
+  'not-exercised',
+  'not-configured',
+  'not-produced',
+  'uncovered',
+] as const;
 export type RequirementOutcome = (typeof OUTCOMES)[number];
 
 /** What the reporter keeps of one test's final result. */
@@ -64,9 +75,15 @@ const MARK_OUTCOME: Record<MarkKind, RequirementOutcome> = {
 const worst = (outcomes: readonly RequirementOutcome[]) => OUTCOMES.find((o) => outcomes.includes(o));
 
 /** The outcome of one requirement in one test: the worst of its marks, or what the test's end says when it has none. */
-export function outcomeInTest(req: Pick<Requirement, 'id' | 'level'>, test: TestRecord): { outcome: RequirementOutcome; detail?: string } {
+export function outcomeInTest(
+  req: Pick<Requirement, 'id' | 'level'>,
+  test: TestRecord,
+): { outcome: RequirementOutcome; detail?: string } {
   const marks = marksOf(test.annotations, req.id);
-  const crashed = (test.status === 'failed' || test.status === 'timedOut') && test.errorName !== 'RequirementFailure' && test.errorName !== 'PreconditionFailure';
+  const crashed =
+    (test.status === 'failed' || test.status === 'timedOut') &&
+    test.errorName !== 'RequirementFailure' &&
+    test.errorName !== 'PreconditionFailure';
   if (marks.length > 0) {
     const outcome = worst(marks.map((m) => MARK_OUTCOME[m.kind])) ?? 'passed';
     const detail = marks.find((m) => MARK_OUTCOME[m.kind] === outcome && m.detail)?.detail;
@@ -74,14 +91,18 @@ export function outcomeInTest(req: Pick<Requirement, 'id' | 'level'>, test: Test
   }
   if (crashed) return crashedOutcome(req, test);
   // A precondition that failed outside the Verdict's own checks (a helper threw it).
-  if (test.errorName === 'PreconditionFailure') return { outcome: 'blocked', detail: test.error ?? 'a precondition failed' };
+  if (test.errorName === 'PreconditionFailure')
+    return { outcome: 'blocked', detail: test.error ?? 'a precondition failed' };
   if (test.status === 'skipped') return { outcome: 'not-configured', detail: skipReason(test) };
   if (test.status === 'interrupted') return { outcome: 'not-exercised', detail: 'the run was interrupted' };
   return { outcome: 'not-exercised', detail: 'the test ended without checking it' };
 }
 
 /** A test that ended with an error no check raised (a timeout, a TypeError): its unchecked MUST requirements failed. */
-function crashedOutcome(req: Pick<Requirement, 'level'>, test: TestRecord): { outcome: RequirementOutcome; detail: string } {
+function crashedOutcome(
+  req: Pick<Requirement, 'level'>,
+  test: TestRecord,
+): { outcome: RequirementOutcome; detail: string } {
   const detail = `the check did not complete: ${test.error ?? test.status}`;
   return { outcome: req.level === 'MUST' ? 'failed' : req.level === 'SHOULD' ? 'warning' : 'not-exercised', detail };
 }
@@ -95,7 +116,10 @@ function breakdownOf(outcome: RequirementOutcome, rows: readonly TestOutcome[]):
   const counts = OUTCOMES.map((o) => [o, rows.filter((r) => r.outcome === o).length] as const).filter(([, n]) => n > 0);
   if (counts.length <= 1) return '';
   const own = rows.filter((r) => r.outcome === outcome).length;
-  return [`${outcome} in ${own} of ${rows.length}`, ...counts.filter(([o]) => o !== outcome).map(([o, n]) => `${n} ${o.replace('-', ' ')}`)].join('; ');
+  return [
+    `${outcome} in ${own} of ${rows.length}`,
+    ...counts.filter(([o]) => o !== outcome).map(([o, n]) => `${n} ${o.replace('-', ' ')}`),
+  ].join('; ');
 }
 
 /** What the engine needs of a requirement: the server catalog's and the client catalog's both have it. */
@@ -105,10 +129,26 @@ export type JudgedRequirement = Pick<Requirement, 'id' | 'level' | 'part' | 'sta
 export function verdictsFor(catalog: readonly JudgedRequirement[], tests: readonly TestRecord[]): RequirementVerdict[] {
   return catalog.map((req) => {
     const citing = tests.filter((t) => citedIds(t.annotations).includes(req.id));
-    const rows = citing.map((t) => ({ title: t.title, project: t.project, location: t.location, ...outcomeInTest(req, t) }));
+    const rows = citing.map((t) => ({
+      title: t.title,
+      project: t.project,
+      location: t.location,
+      ...outcomeInTest(req, t),
+    }));
     const outcome = worst(rows.map((r) => r.outcome)) ?? 'uncovered';
-    const observations = citing.flatMap((t) => marksOf(t.annotations, req.id).filter((m) => m.kind === 'observed').map((m) => m.detail));
-    const configure = outcome === 'not-configured' ? [...new Set(rows.filter((r) => r.outcome === 'not-configured').flatMap((r) => settingsNamedIn(r.detail ?? '')))] : [];
+    const observations = citing.flatMap((t) =>
+      marksOf(t.annotations, req.id)
+        .filter((m) => m.kind === 'observed')
+        .map((m) => m.detail),
+    );
+    const configure =
+      outcome === 'not-configured'
+        ? [
+            ...new Set(
+              rows.filter((r) => r.outcome === 'not-configured').flatMap((r) => settingsNamedIn(r.detail ?? '')),
+            ),
+          ]
+        : [];
     return {
       id: req.id,
       level: req.level,

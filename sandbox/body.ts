@@ -25,7 +25,9 @@ export function readBody(req: IncomingMessage): Promise<BodyRead> {
         settle({ kind: 'too-large' });
       }
     });
-    req.on('end', () => settle(size > maxBodyBytes ? { kind: 'too-large' } : { kind: 'ok', bytes: Buffer.concat(chunks) }));
+    req.on('end', () =>
+      settle(size > maxBodyBytes ? { kind: 'too-large' } : { kind: 'ok', bytes: Buffer.concat(chunks) }),
+    );
     req.on('error', () => settle({ kind: 'aborted' }));
     req.on('close', () => settle(size > maxBodyBytes ? { kind: 'too-large' } : { kind: 'aborted' }));
   });
@@ -61,4 +63,3 @@ export function parseJsonBody(bytes: Buffer, invalidUtf8: 'refuse' | 'replace' =
 export function mediaType(value: string | undefined): string {
   return (value ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
-

@@ -75,7 +75,8 @@ export class CaseStore {
 
   create(input: NewCase): StoredCase {
     this.caseCounter += 1;
-    const authenticationId = this.behaviour.ids === 'uuid' ? randomUUID() : `CASE-${String(this.caseCounter).padStart(6, '0')}`;
+    const authenticationId =
+      this.behaviour.ids === 'uuid' ? randomUUID() : `CASE-${String(this.caseCounter).padStart(6, '0')}`;
     const stored: StoredCase = {
       authenticationId,
       inquiryId: input.inquiryId,
@@ -152,10 +153,20 @@ export class CaseStore {
   }
 }
 
-function documentResults(authenticationId: string, interviewId: string): Pick<DocumentSession, 'ocr' | 'score' | 'image' | 'form'> {
+function documentResults(
+  authenticationId: string,
+  interviewId: string,
+): Pick<DocumentSession, 'ocr' | 'score' | 'image' | 'form'> {
   const expires = new Date(Date.now() + 15 * 60_000).toISOString();
   return {
-    ocr: { documentType: 'DRIVERS_LICENSE', issuingCountry: 'US', firstName: 'JANE', lastName: 'SAMPLE', documentNumber: 'D1234567', dateOfBirth: '1990-01-01' },
+    ocr: {
+      documentType: 'DRIVERS_LICENSE',
+      issuingCountry: 'US',
+      firstName: 'JANE',
+      lastName: 'SAMPLE',
+      documentNumber: 'D1234567',
+      dateOfBirth: '1990-01-01',
+    },
     score: { authenticity: 0.97, faceMatch: 0.94, result: 'PASS' },
     image: {
       front: `https://sandbox.invalid/docv/${interviewId}/front.jpg?expires=${encodeURIComponent(expires)}`,

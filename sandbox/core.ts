@@ -9,7 +9,13 @@ import type { Exchange, Handler, SandboxContext } from './context.ts';
 import { allowedValues } from './enums.ts';
 import { refusal, sendJson, sendRefusal } from './errors.ts';
 import { FaultSet } from './faults.ts';
-import { assessmentHandler, caseUpdateHandler, documentRecordsHandler, documentVerificationHandler, fetchAssessmentHandler } from './identity-routes.ts';
+import {
+  assessmentHandler,
+  caseUpdateHandler,
+  documentRecordsHandler,
+  documentVerificationHandler,
+  fetchAssessmentHandler,
+} from './identity-routes.ts';
 import type { CoreBehaviour } from './flavors/behaviour.ts';
 import { compilePath, operationPath, operationRoute, sandboxLayout, serviceBase, tokenPath } from './layout.ts';
 import type { LayoutName, PathPattern } from './layout.ts';
@@ -38,11 +44,23 @@ interface Resource {
 }
 
 /** Liveness, with what a long run needs to watch: memory and the cases kept. */
-const healthHandler: Handler = (ctx, ex) => sendJson(ex.res, 200, { status: 'ok', rssBytes: process.memoryUsage().rss, heapUsedBytes: process.memoryUsage().heapUsed, cases: ctx.cases.size });
+const healthHandler: Handler = (ctx, ex) =>
+  sendJson(ex.res, 200, {
+    status: 'ok',
+    rssBytes: process.memoryUsage().rss,
+    heapUsedBytes: process.memoryUsage().heapUsed,
+    cases: ctx.cases.size,
+  });
 
 const echoHandler: Handler = (_ctx, ex) => {
-  if (ex.body.kind !== 'ok') return sendRefusal(ex.res, refusal(413, 'body_too_large', 'the request body is larger than 1 MiB'));
-  sendJson(ex.res, 200, { method: ex.method, url: ex.req.url ?? '', rawHeaders: ex.req.rawHeaders, bodyBase64: ex.body.bytes.toString('base64') });
+  if (ex.body.kind !== 'ok')
+    return sendRefusal(ex.res, refusal(413, 'body_too_large', 'the request body is larger than 1 MiB'));
+  sendJson(ex.res, 200, {
+    method: ex.method,
+    url: ex.req.url ?? '',
+    rawHeaders: ex.req.rawHeaders,
+    bodyBase64: ex.body.bytes.toString('base64'),
+  });
 };
 
 /** Not part of the API: shows a case as stored, including what 2.2 does not expose (queue, rejection code). */
@@ -54,7 +72,11 @@ const caseStateHandler: Handler = (ctx, ex) => {
 };
 
 function methodNotAllowed(allowed: string[]): Handler {
-  return (_ctx, ex) => sendRefusal(ex.res, refusal(405, 'method_not_allowed', `use ${allowed.join(' or ')}`, { allow: allowed.join(', ') }));
+  return (_ctx, ex) =>
+    sendRefusal(
+      ex.res,
+      refusal(405, 'method_not_allowed', `use ${allowed.join(' or ')}`, { allow: allowed.join(', ') }),
+    );
 }
 
 function buildResources(layout: LayoutName): Resource[] {
@@ -92,7 +114,9 @@ function splitTarget(target: string): { path: string; query: URLSearchParams } {
     }
   }
   const mark = rest.indexOf('?');
-  return mark < 0 ? { path: rest, query: new URLSearchParams() } : { path: rest.slice(0, mark), query: new URLSearchParams(rest.slice(mark + 1)) };
+  return mark < 0
+    ? { path: rest, query: new URLSearchParams() }
+    : { path: rest.slice(0, mark), query: new URLSearchParams(rest.slice(mark + 1)) };
 }
 
 function decodeParams(names: string[], values: string[]): Record<string, string> | undefined {
@@ -117,7 +141,8 @@ async function handleRequest(
   req.on('error', () => undefined);
   res.on('error', () => undefined);
   const body = await readBody(req);
-  if (onRequest && body.kind === 'ok') onRequest({ method: req.method ?? 'GET', url: req.url ?? '/', rawHeaders: req.rawHeaders, body: body.bytes });
+  if (onRequest && body.kind === 'ok')
+    onRequest({ method: req.method ?? 'GET', url: req.url ?? '/', rawHeaders: req.rawHeaders, body: body.bytes });
   if (body.kind === 'aborted') {
     res.destroy();
     return;
@@ -167,7 +192,16 @@ function flakySelector(rate: number, seed: string, inScope: (url: string) => boo
 /** The part-7 503 row, for any path: what a flaky gateway in front of every service answers. */
 function sendUnavailable(res: ServerResponse): void {
   res.shouldKeepAlive = false;
-  sendJson(res, 503, { message: 'the service is currently unavailable: a transient condition, retry with backoff', errorType: 'unavailable', code: 503 }, { 'retry-after': '0' });
+  sendJson(
+    res,
+    503,
+    {
+      message: 'the service is currently unavailable: a transient condition, retry with backoff',
+      errorType: 'unavailable',
+      code: 503,
+    },
+    { 'retry-after': '0' },
+  );
 }
 
 /** Milliseconds since the epoch, to a fraction: a retry's gap is judged to below a millisecond (client certification). */
@@ -182,7 +216,17 @@ function record(req: IncomingMessage, res: ServerResponse, onExchange: (exchange
     size += chunk.length;
     if (size <= 1024 * 1024) chunks.push(chunk);
   });
-  res.on('finish', () => onExchange({ at, answeredAt: preciseNow(), method: req.method ?? 'GET', url: req.url ?? '/', rawHeaders: req.rawHeaders, body: Buffer.concat(chunks), status: res.statusCode }));
+  res.on('finish', () =>
+    onExchange({
+      at,
+      answeredAt: preciseNow(),
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      rawHeaders: req.rawHeaders,
+      body: Buffer.concat(chunks),
+      status: res.statusCode,
+    }),
+  );
 }
 
 function optionError(name: string, expected: string): Error {
@@ -193,25 +237,35 @@ function optionError(name: string, expected: string): Error {
  * Starts one implementation of the document on one origin, behaving as `behaviour` says (a flavor of
  * sandbox/flavors/): the HTTP server that every flavor is, or stands in front of.
  */
-export async function startCore(options: SandboxOptions, behaviour: CoreBehaviour, flavor: Flavor): Promise<RunningSandbox> {
-  if (typeof options.tokenSecret !== 'string' || options.tokenSecret === '') throw optionError('tokenSecret', 'a non-empty string');
+export async function startCore(
+  options: SandboxOptions,
+  behaviour: CoreBehaviour,
+  flavor: Flavor,
+): Promise<RunningSandbox> {
+  if (typeof options.tokenSecret !== 'string' || options.tokenSecret === '')
+    throw optionError('tokenSecret', 'a non-empty string');
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw optionError('port', 'an integer from 0 to 65535');
   const delayMs = options.webhookDelayMs ?? 25;
-  if (!Number.isFinite(delayMs) || delayMs < 0) throw optionError('webhookDelayMs', 'a number of milliseconds, 0 or more');
+  if (!Number.isFinite(delayMs) || delayMs < 0)
+    throw optionError('webhookDelayMs', 'a number of milliseconds, 0 or more');
   const lifetime = options.tokenLifetimeSeconds;
-  if (lifetime !== undefined && (!Number.isInteger(lifetime) || lifetime <= 0)) throw optionError('tokenLifetimeSeconds', 'a positive integer');
+  if (lifetime !== undefined && (!Number.isInteger(lifetime) || lifetime <= 0))
+    throw optionError('tokenLifetimeSeconds', 'a positive integer');
   let webhookUrl: URL | undefined;
   if (options.webhookUrl !== undefined) {
     webhookUrl = URL.canParse(options.webhookUrl) ? new URL(options.webhookUrl) : undefined;
-    if (!webhookUrl || !['http:', 'https:'].includes(webhookUrl.protocol)) throw optionError('webhookUrl', 'an http or https URL');
+    if (!webhookUrl || !['http:', 'https:'].includes(webhookUrl.protocol))
+      throw optionError('webhookUrl', 'an http or https URL');
   }
   const flakyRate = options.flaky503Rate ?? 0;
   if (!(flakyRate >= 0 && flakyRate <= 1)) throw optionError('flaky503Rate', 'a share from 0 to 1');
   const latencyMs = options.latencyMs ?? 0;
-  if (!Number.isInteger(latencyMs) || latencyMs < 0) throw optionError('latencyMs', 'a whole number of milliseconds, 0 or more');
+  if (!Number.isInteger(latencyMs) || latencyMs < 0)
+    throw optionError('latencyMs', 'a whole number of milliseconds, 0 or more');
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
-  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0) throw optionError('requestTimeoutMs', 'a positive number of milliseconds');
+  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0)
+    throw optionError('requestTimeoutMs', 'a positive number of milliseconds');
   const faults = new FaultSet(options.faults ?? []);
   for (const name of ['DocumentRecordsData', 'CaseDecision', 'FulfillmentType'] as const) allowedValues(name);
 
@@ -219,17 +273,39 @@ export async function startCore(options: SandboxOptions, behaviour: CoreBehaviou
     behaviour,
     layout: sandboxLayout(behaviour.layout),
     faults,
-    tokens: new TokenIssuer(behaviour.tokens.kind, options.tokenSecret, lifetime ?? behaviour.tokens.lifetimeSeconds, options.onTokenIssued),
+    tokens: new TokenIssuer(
+      behaviour.tokens.kind,
+      options.tokenSecret,
+      lifetime ?? behaviour.tokens.lifetimeSeconds,
+      options.onTokenIssued,
+    ),
     cases: new CaseStore(behaviour),
-    webhooks: new WebhookSender(webhookUrl, delayMs, behaviour.webhookHeaders, faults, options.webhookWarnings === false ? () => undefined : options.warn, options.onDelivery, options.webhookRobustness ?? false, options.webhookTimeoutMs),
+    webhooks: new WebhookSender(
+      webhookUrl,
+      delayMs,
+      behaviour.webhookHeaders,
+      faults,
+      options.webhookWarnings === false ? () => undefined : options.warn,
+      options.onDelivery,
+      options.webhookRobustness ?? false,
+      options.webhookTimeoutMs,
+    ),
     placedOrders: new Set(),
     origin: '',
   };
   const resources = buildResources(behaviour.layout);
   let requests = 0;
-  const flaky = flakySelector(flakyRate, options.tokenSecret, options.flaky503Scope === 'orders' ? (url) => url.includes('/v2/orders') : () => true);
+  const flaky = flakySelector(
+    flakyRate,
+    options.tokenSecret,
+    options.flaky503Scope === 'orders' ? (url) => url.includes('/v2/orders') : () => true,
+  );
   // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough to cut a slow sender.
-  const timeouts = { requestTimeout: requestTimeoutMs, headersTimeout: Math.min(requestTimeoutMs, 60_000), connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs) };
+  const timeouts = {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: Math.min(requestTimeoutMs, 60_000),
+    connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs),
+  };
   const server = createServer(timeouts, (req, res) => {
     requests += 1;
     if (options.onExchange) record(req, res, options.onExchange);
@@ -238,14 +314,20 @@ export async function startCore(options: SandboxOptions, behaviour: CoreBehaviou
       void readBody(req).then(() => sendUnavailable(res));
       return;
     }
-    const handled = () => faults.within(options.faultsOf?.(req.headers), () => handleRequest(ctx, resources, req, res, options.onRequest));
-    (latencyMs > 0 ? new Promise((resolve) => setTimeout(resolve, latencyMs)).then(handled) : handled()).catch((error: unknown) => {
-      if (!res.headersSent) {
-        sendRefusal(res, refusal(500, 'internal', `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`));
-      } else {
-        res.destroy();
-      }
-    });
+    const handled = () =>
+      faults.within(options.faultsOf?.(req.headers), () => handleRequest(ctx, resources, req, res, options.onRequest));
+    (latencyMs > 0 ? new Promise((resolve) => setTimeout(resolve, latencyMs)).then(handled) : handled()).catch(
+      (error: unknown) => {
+        if (!res.headersSent) {
+          sendRefusal(
+            res,
+            refusal(500, 'internal', `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`),
+          );
+        } else {
+          res.destroy();
+        }
+      },
+    );
   });
   server.on('clientError', answerClientError);
 

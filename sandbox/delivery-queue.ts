@@ -8,7 +8,8 @@ import { mulberry32 } from './seeded-random.ts';
 import { Sleeps } from './sleeps.ts';
 
 /** A seeded stream of numbers in [0, 1), from any text: the same seed, the same draws. */
-const seededRandom = (seed: string): (() => number) => mulberry32(createHash('sha256').update(seed).digest().readUInt32BE(0));
+const seededRandom = (seed: string): (() => number) =>
+  mulberry32(createHash('sha256').update(seed).digest().readUInt32BE(0));
 
 /** What the receiver is sent: the service's request as it came, but for the headers of the hop. */
 interface Posted {
@@ -102,18 +103,29 @@ export class DeliveryQueue {
     if (!target || this.sleeps.closed) return Promise.resolve();
     return new Promise((resolve) => {
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-      const req = send(target, { method: 'POST', headers: { ...posted.headers, 'content-length': posted.body.length }, agent: false, timeout: this.timeoutMs }, (res) => {
-        this.deliveries += 1;
-        event.deliveredAt.push(Date.now());
-        res.resume();
-        res.on('end', () => resolve());
-        res.on('error', () => resolve());
-      });
+      const req = send(
+        target,
+        {
+          method: 'POST',
+          headers: { ...posted.headers, 'content-length': posted.body.length },
+          agent: false,
+          timeout: this.timeoutMs,
+        },
+        (res) => {
+          this.deliveries += 1;
+          event.deliveredAt.push(Date.now());
+          res.resume();
+          res.on('end', () => resolve());
+          res.on('error', () => resolve());
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
       req.on('error', (error) => {
         if (!this.sleeps.closed && !this.warned) {
           this.warned = true;
-          this.warn(`sandbox: webhook delivery to ${target.href} failed (${error.message}); later failures are not logged`);
+          this.warn(
+            `sandbox: webhook delivery to ${target.href} failed (${error.message}); later failures are not logged`,
+          );
         }
         resolve();
       });

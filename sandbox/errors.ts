@@ -2,7 +2,13 @@ import type { ServerResponse } from 'node:http';
 
 export type HeaderMap = Record<string, string | number | readonly string[]>;
 
-export function sendText(res: ServerResponse, status: number, contentType: string, text: string, headers: HeaderMap = {}): void {
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  text: string,
+  headers: HeaderMap = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   const body = Buffer.from(text, 'utf8');
   res.writeHead(status, { ...headers, 'content-type': contentType, 'content-length': body.length });

@@ -9,11 +9,17 @@ import type { WebhookEvent } from './webhooks.ts';
 /** 6.1: the onboarding status of a document verification session changed. */
 export function documentOnboardingEvent(ctx: SandboxContext, session: DocumentSession): Record<string, unknown> {
   const status = ctx.faults.has('webhook-onboarding-status-number') ? 1 : 'STARTED';
-  return ctx.faults.has('webhook-onboarding-without-session-id') ? { status } : { sessionId: session.interviewId, status };
+  return ctx.faults.has('webhook-onboarding-without-session-id')
+    ? { status }
+    : { sessionId: session.interviewId, status };
 }
 
 /** 6.2: the document verification session completed. */
-export function documentResultsEvent(ctx: SandboxContext, c: StoredCase, session: DocumentSession): Record<string, unknown> {
+export function documentResultsEvent(
+  ctx: SandboxContext,
+  c: StoredCase,
+  session: DocumentSession,
+): Record<string, unknown> {
   const { faults } = ctx;
   return {
     sessionId: session.interviewId,
@@ -33,7 +39,10 @@ const sent = {
   smsChannel: member('ChannelType', 'SMS_OTP'),
   emailChannel: member('ChannelType', 'EMAIL_OTP'),
   verificationStatus: member('VerificationStatus', 'VERIFIED'),
-  resendStatus: { SENT: member('ResendStatus', 'SENT'), UNKNOWN_RESEND_STATUS: member('ResendStatus', 'UNKNOWN_RESEND_STATUS') },
+  resendStatus: {
+    SENT: member('ResendStatus', 'SENT'),
+    UNKNOWN_RESEND_STATUS: member('ResendStatus', 'UNKNOWN_RESEND_STATUS'),
+  },
 };
 
 /**
@@ -48,9 +57,15 @@ export function verificationSessionEvent(ctx: SandboxContext, channel: Verificat
     sessionId,
     sessionIdHash: createHash('sha256').update(sessionId).digest('hex'),
     mfaType: faults.has('webhook-mfa-outside-enum') ? 'SMS' : sent.mfaType,
-    channelType: faults.has('webhook-channel-outside-enum') ? 'PHONE' : channel === 'phone' ? sent.smsChannel : sent.emailChannel,
+    channelType: faults.has('webhook-channel-outside-enum')
+      ? 'PHONE'
+      : channel === 'phone'
+        ? sent.smsChannel
+        : sent.emailChannel,
     verificationStatus: faults.has('webhook-status-outside-enum') ? 'SUCCESS' : sent.verificationStatus,
-    resendStatus: faults.has('webhook-resend-outside-enum') ? 'DELIVERED' : sent.resendStatus[ctx.behaviour.sessionResendStatus],
+    resendStatus: faults.has('webhook-resend-outside-enum')
+      ? 'DELIVERED'
+      : sent.resendStatus[ctx.behaviour.sessionResendStatus],
     sendAttempts: counter(1),
     verificationAttempts: counter(1),
     remainingSendAttempts: counter(2),
@@ -67,14 +82,25 @@ const staleEvents = new WeakMap<SandboxContext['webhooks'], WebhookEvent>();
 
 /** webhook-session-stale-replayed: one verification session event made once per sandbox and delivered again and again. */
 export function staleSessionEvent(ctx: SandboxContext): WebhookEvent {
-  const made = staleEvents.get(ctx.webhooks) ?? { kind: 'verification-session', body: verificationSessionEvent(ctx, 'phone') };
+  const made = staleEvents.get(ctx.webhooks) ?? {
+    kind: 'verification-session',
+    body: verificationSessionEvent(ctx, 'phone'),
+  };
   staleEvents.set(ctx.webhooks, made);
   return made;
 }
 
 /** Members of 6.3 whose proto3 default is not an empty value: the enums at their default, the int64 counters at "0". */
 function sessionDefaults(): Record<string, unknown> {
-  const enums: Record<string, EnumName> = { mfaType: 'MfaType', channelType: 'ChannelType', verificationStatus: 'VerificationStatus', resendStatus: 'ResendStatus' };
+  const enums: Record<string, EnumName> = {
+    mfaType: 'MfaType',
+    channelType: 'ChannelType',
+    verificationStatus: 'VerificationStatus',
+    resendStatus: 'ResendStatus',
+  };
   const counters = ['sendAttempts', 'verificationAttempts', 'remainingSendAttempts', 'remainingVerificationAttempts'];
-  return { ...Object.fromEntries(Object.entries(enums).map(([name, enumName]) => [name, enumDefault(enumName)])), ...Object.fromEntries(counters.map((name) => [name, '0'])) };
+  return {
+    ...Object.fromEntries(Object.entries(enums).map(([name, enumName]) => [name, enumDefault(enumName)])),
+    ...Object.fromEntries(counters.map((name) => [name, '0'])),
+  };
 }

@@ -25,7 +25,8 @@ export function fieldTypeIssue(body: Record<string, unknown>, id: OperationId): 
   for (const field of requestFields(id)) {
     if (!(field.name in body)) continue;
     const value = body[field.name];
-    const itemsWrong = field.items && Array.isArray(value) && !value.every((item) => hasStatedType(item, field.items ?? []));
+    const itemsWrong =
+      field.items && Array.isArray(value) && !value.every((item) => hasStatedType(item, field.items ?? []));
     if (!hasStatedType(value, field.types) || itemsWrong) return `${field.name} must be ${expectedOf(field)}`;
   }
   return undefined;
@@ -60,7 +61,9 @@ export function coercedScalars(body: Record<string, unknown>, id: OperationId): 
 
 /** The members the operation's request schema requires. */
 export function requiredFields(id: OperationId): string[] {
-  return requestFields(id).filter((f) => f.required).map((f) => f.name);
+  return requestFields(id)
+    .filter((f) => f.required)
+    .map((f) => f.name);
 }
 
 /** The first required member that is missing or not a non-empty string. */

@@ -11,14 +11,26 @@ export interface InnerAnswer {
 }
 
 /** Sends a request to the server behind a front (a real HTTP request on loopback). */
-export function forward(origin: string, method: string, path: string, headers: Record<string, string | string[] | undefined>, body?: Buffer): Promise<InnerAnswer> {
+export function forward(
+  origin: string,
+  method: string,
+  path: string,
+  headers: Record<string, string | string[] | undefined>,
+  body?: Buffer,
+): Promise<InnerAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request(`${origin}${path}`, { method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = request(
+      `${origin}${path}`,
+      { method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -37,7 +49,13 @@ const HOP_BY_HOP = ['connection', 'transfer-encoding', 'keep-alive'];
 
 /** Passes an inner answer on as it is, but for the hop-by-hop headers. */
 export function relay(res: ServerResponse, answer: InnerAnswer): void {
-  res.writeHead(answer.status, Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.includes(name))) as Record<string, string>);
+  res.writeHead(
+    answer.status,
+    Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.includes(name))) as Record<
+      string,
+      string
+    >,
+  );
   res.end(answer.body);
 }
 
@@ -71,7 +89,9 @@ export async function listenFront(
       else res.destroy();
     });
   };
-  const server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, listener) : createServer(listener);
+  const server = options.tls
+    ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, listener)
+    : createServer(listener);
   // A client that does not trust the certificate ends the handshake: nothing to answer, nothing to report.
   server.on('tlsClientError', () => undefined);
   const host = options.host ?? '127.0.0.1';

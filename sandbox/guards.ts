@@ -68,7 +68,12 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
       clientId = outcome.clientId;
       return undefined;
     }
-    return refusal(outcome.status, outcome.status === 400 ? 'invalid_request' : 'unauthorized', outcome.reason, outcome.headers);
+    return refusal(
+      outcome.status,
+      outcome.status === 400 ? 'invalid_request' : 'unauthorized',
+      outcome.reason,
+      outcome.headers,
+    );
   };
   const headerChecks = [() => headerRefusal(ctx, ex, id), () => contentTypeRefusal(ctx, ex, id)];
   const checks = ctx.behaviour.credentialsBeforeHeaders ? [authorize, ...headerChecks] : [...headerChecks, authorize];
@@ -85,9 +90,13 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
     sendRefusal(ex.res, refusal(400, 'invalid_json', parsed.reason));
     return undefined;
   }
-  const value = id === 'caseUpdate' && ctx.faults.has('update-body-array-unwrapped') && Array.isArray(parsed.value) ? parsed.value[0] : parsed.value;
+  const value =
+    id === 'caseUpdate' && ctx.faults.has('update-body-array-unwrapped') && Array.isArray(parsed.value)
+      ? parsed.value[0]
+      : parsed.value;
   // assessment-null-body-crashes: a body that is no object reaches the handler, which fails on a null one.
-  if (id === 'assessment' && ctx.faults.has('assessment-null-body-crashes')) return { clientId, body: value as Record<string, unknown> };
+  if (id === 'assessment' && ctx.faults.has('assessment-null-body-crashes'))
+    return { clientId, body: value as Record<string, unknown> };
   if (!isObject(value)) {
     sendRefusal(ex.res, validationRefusal(ctx, 'the body must be a JSON object'));
     return undefined;
@@ -103,8 +112,15 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
  * A successful answer of an operation: JSON (without the members holding their proto3 default, where the flavor
  * writes so), unless the fault of json-as-text-plain labels it otherwise there.
  */
-export function sendSuccess(ctx: SandboxContext, ex: Exchange, id: OperationId, status: number, body: Record<string, unknown>): void {
+export function sendSuccess(
+  ctx: SandboxContext,
+  ex: Exchange,
+  id: OperationId,
+  status: number,
+  body: Record<string, unknown>,
+): void {
   const written = ctx.behaviour.omitResponseDefaults ? withoutProto3Defaults(body) : body;
-  if (ctx.faults.on('json-as-text-plain', id)) sendText(ex.res, status, 'text/plain; charset=utf-8', JSON.stringify(written));
+  if (ctx.faults.on('json-as-text-plain', id))
+    sendText(ex.res, status, 'text/plain; charset=utf-8', JSON.stringify(written));
   else sendJson(ex.res, status, written);
 }

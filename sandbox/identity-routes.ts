@@ -16,7 +16,7 @@ import { operation } from '../catalog/catalog.ts';
 const recordParts = ['ocrData', 'scoreData', 'imageData', 'formData'] as const;
 
 function looseString(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
 }
 
 function customerIdentifier(c: StoredCase, role: 'applicant' | 'co-applicant'): string {
@@ -24,13 +24,21 @@ function customerIdentifier(c: StoredCase, role: 'applicant' | 'co-applicant'): 
 }
 
 /** The assessment response of part 2.2 for a stored case. */
-function assessmentView(ctx: SandboxContext, c: StoredCase, extras: { created: boolean; correlationId: string | undefined }): Record<string, unknown> {
+function assessmentView(
+  ctx: SandboxContext,
+  c: StoredCase,
+  extras: { created: boolean; correlationId: string | undefined },
+): Record<string, unknown> {
   const view: Record<string, unknown> = {
     inquiryId: c.inquiryId,
     authenticationId: c.authenticationId,
     decision: decisionAsAnswered(ctx, c.decision),
     userSegment: 'standard',
-    tags: c.tagsAsSent ?? (ctx.faults.on('assessment-tags-as-string', extras.created ? 'assessment' : 'fetchAssessment') ? c.tags.join(',') : [...c.tags]),
+    tags:
+      c.tagsAsSent ??
+      (ctx.faults.on('assessment-tags-as-string', extras.created ? 'assessment' : 'fetchAssessment')
+        ? c.tags.join(',')
+        : [...c.tags]),
     scoreCards: [],
     insights: {},
     strategy: { name: c.strategyName },
@@ -47,7 +55,10 @@ function assessmentView(ctx: SandboxContext, c: StoredCase, extras: { created: b
   if (c.hasCoApplicant) view['coApplicantCustomerIdentifier'] = customerIdentifier(c, 'co-applicant');
   if (c.entryUser !== undefined) view['entryUser'] = c.entryUser;
   if (ctx.behaviour.assessmentExtras) {
-    const fetchPath = operationPath(ctx.behaviour.layout, operation('fetchAssessment')).replace('{caseId}', encodeURIComponent(c.authenticationId));
+    const fetchPath = operationPath(ctx.behaviour.layout, operation('fetchAssessment')).replace(
+      '{caseId}',
+      encodeURIComponent(c.authenticationId),
+    );
     Object.assign(view, ctx.behaviour.assessmentExtras({ fetchUrl: ctx.origin + fetchPath, ...extras }));
   }
   return view;
@@ -56,7 +67,8 @@ function assessmentView(ctx: SandboxContext, c: StoredCase, extras: { created: b
 /** The decision as a response spells it; the decision-* faults spell it in a way no response may. */
 function decisionAsAnswered(ctx: SandboxContext, decision: string): string {
   if (ctx.faults.has('decision-dotless-i')) return decision.toLowerCase().replace(/i/g, '\u0131');
-  if (ctx.faults.has('decision-mixed-case')) return [...decision].map((ch, i) => (i % 2 === 0 ? ch.toLowerCase() : ch.toUpperCase())).join('');
+  if (ctx.faults.has('decision-mixed-case'))
+    return [...decision].map((ch, i) => (i % 2 === 0 ? ch.toLowerCase() : ch.toUpperCase())).join('');
   return decision;
 }
 
@@ -73,8 +85,14 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
   const { faults } = ctx;
   // assessment-number-kept-as-number: a number where a string is stated passes as its string, and is answered as sent.
   const numbersKept = faults.has('assessment-number-kept-as-number');
-  const body = numbersKept ? Object.fromEntries(Object.entries(call.body).map(([name, value]) => [name, typeof value === 'number' ? String(value) : value])) : call.body;
-  const required = requiredFields('assessment').filter((name) => !(name === 'strategy' && faults.has('assessment-strategy-optional')));
+  const body = numbersKept
+    ? Object.fromEntries(
+        Object.entries(call.body).map(([name, value]) => [name, typeof value === 'number' ? String(value) : value]),
+      )
+    : call.body;
+  const required = requiredFields('assessment').filter(
+    (name) => !(name === 'strategy' && faults.has('assessment-strategy-optional')),
+  );
   const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'assessment');
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('assessment-co-applicant-refused') && 'coApplicant' in body) {
@@ -85,7 +103,11 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
   }
 
   const deviceSessionId = optionalString(body, 'deviceSessionId');
-  if (faults.has('assessment-device-session-unique') && deviceSessionId !== undefined && ctx.cases.hasDeviceSession(deviceSessionId)) {
+  if (
+    faults.has('assessment-device-session-unique') &&
+    deviceSessionId !== undefined &&
+    ctx.cases.hasDeviceSession(deviceSessionId)
+  ) {
     return sendRefusal(ex.res, refusal(409, 'conflict', 'deviceSessionId is already in use'));
   }
   const entryUser = optionalString(body, 'entryUser');
@@ -105,10 +127,14 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
 
   const view = assessmentView(ctx, stored, { created: true, correlationId: header(ex, 'x-correlation-id') });
   if (faults.has('assessment-inquiry-not-echoed')) view['inquiryId'] = alteredInquiryId(stored.inquiryId);
-  if (numbersKept) for (const [name, value] of Object.entries(call.body)) if (typeof value === 'number' && name in view) view[name] = value;
+  if (numbersKept)
+    for (const [name, value] of Object.entries(call.body))
+      if (typeof value === 'number' && name in view) view[name] = value;
   if (faults.has('webhook-session-stale-replayed')) {
     // The stale event reaches the receiver before the assessment is answered: before any step-up of the new case.
-    void ctx.webhooks.deliverNow(staleSessionEvent(ctx)).then(() => sendSuccess(ctx, ex, 'assessment', ctx.behaviour.createdStatus, view));
+    void ctx.webhooks
+      .deliverNow(staleSessionEvent(ctx))
+      .then(() => sendSuccess(ctx, ex, 'assessment', ctx.behaviour.createdStatus, view));
     return;
   }
   sendSuccess(ctx, ex, 'assessment', ctx.behaviour.createdStatus, view);
@@ -116,7 +142,13 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
 
 /** A case as the calling client reaches it: none when it is another client's and the flavor keeps clients apart. */
 function reachable(ctx: SandboxContext, found: StoredCase | undefined, clientId: string): StoredCase | undefined {
-  if (found && ctx.behaviour.caseVisibility === 'own-client' && found.ownerClientId !== undefined && found.ownerClientId !== clientId) return undefined;
+  if (
+    found &&
+    ctx.behaviour.caseVisibility === 'own-client' &&
+    found.ownerClientId !== undefined &&
+    found.ownerClientId !== clientId
+  )
+    return undefined;
   return found;
 }
 
@@ -127,7 +159,13 @@ export function fetchAssessmentHandler(ctx: SandboxContext, ex: Exchange): void 
   const found = reachable(ctx, ctx.cases.get(caseId), call.clientId);
   if (!found) return sendRefusal(ex.res, unknownCaseRefusal(caseId));
   const shown = ctx.faults.has('fetch-returns-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
-  sendSuccess(ctx, ex, 'fetchAssessment', 200, assessmentView(ctx, shown, { created: false, correlationId: undefined }));
+  sendSuccess(
+    ctx,
+    ex,
+    'fetchAssessment',
+    200,
+    assessmentView(ctx, shown, { created: false, correlationId: undefined }),
+  );
 }
 
 export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): void {
@@ -159,7 +197,9 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
       ...(customFields !== undefined ? { customFields } : {}),
     });
   const session = ctx.cases.startDocumentSession(stored);
-  const interviewId = faults.has('docv-interview-id-number') ? Number(session.interviewId.replace(/\D/g, '').slice(0, 15) || '0') : session.interviewId;
+  const interviewId = faults.has('docv-interview-id-number')
+    ? Number(session.interviewId.replace(/\D/g, '').slice(0, 15) || '0')
+    : session.interviewId;
   sendSuccess(ctx, ex, 'documentVerification', ctx.behaviour.createdStatus, {
     inquiryId: faults.has('docv-inquiry-not-echoed') ? alteredInquiryId(inquiryId) : inquiryId,
     authenticationId: stored.authenticationId,
@@ -181,7 +221,9 @@ export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void 
   if (faults.has('records-source-client-refused') && header(ex, 'x-source-client-id') !== undefined) {
     return sendRefusal(ex.res, refusal(403, 'forbidden', 'x-source-client-id is not allowed for this client'));
   }
-  const accepted = allowedValues('DocumentRecordsData').filter((value) => !(value === 'all' && faults.has('records-all-refused')));
+  const accepted = allowedValues('DocumentRecordsData').filter(
+    (value) => !(value === 'all' && faults.has('records-all-refused')),
+  );
   const values = ex.query.getAll('data');
   const data = values[0];
   if (values.length > 1 || (data !== undefined && !accepted.includes(data))) {
@@ -199,7 +241,10 @@ export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void 
     imageData: session.image,
     formData: session.form,
   };
-  const selected = data === undefined || data === 'all' ? recordParts : recordParts.filter((p) => p.toLowerCase() === data.toLowerCase());
+  const selected =
+    data === undefined || data === 'all'
+      ? recordParts
+      : recordParts.filter((p) => p.toLowerCase() === data.toLowerCase());
   const records: Record<string, unknown> = { authenticationId: shown.authenticationId };
   for (const part of selected) records[part] = parts[part];
   sendSuccess(ctx, ex, 'documentRecords', 200, records);
@@ -212,10 +257,13 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   const { faults } = ctx;
   const nullInquiryTaken = faults.has('update-null-inquiry-accepted') && body['inquiryId'] === null;
   if (nullInquiryTaken) delete body['inquiryId'];
-  const required = requiredFields('caseUpdate').filter((name) => !(name === 'inquiryId' && (faults.has('update-inquiry-optional') || nullInquiryTaken)));
+  const required = requiredFields('caseUpdate').filter(
+    (name) => !(name === 'inquiryId' && (faults.has('update-inquiry-optional') || nullInquiryTaken)),
+  );
   const stringTagsKept = faults.has('update-string-tags-kept') && typeof body['tags'] === 'string';
   const requiredIssue = requiredStringIssue(body, required);
-  const issue = requiredIssue ?? fieldTypeIssue(stringTagsKept ? { ...body, tags: [body['tags']] } : body, 'caseUpdate');
+  const issue =
+    requiredIssue ?? fieldTypeIssue(stringTagsKept ? { ...body, tags: [body['tags']] } : body, 'caseUpdate');
   if (issue) {
     if (requiredIssue && faults.has('update-required-missing-applied')) applyBeforeRefusing(ctx, body);
     return sendRefusal(ex.res, validationRefusal(ctx, issue));
@@ -238,10 +286,36 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   const rejectionCode = optionalString(body, 'rejectionCode');
   if (refuseIf(faults.has('update-valid-refused'), 'case updates are not accepted')) return;
   if (refuseIf(faults.has('update-documents-refused') && 'documents' in body, 'documents are not supported')) return;
-  if (refuseIf(faults.has('update-agent-validated') && externalAgent !== undefined && !knownAgents.includes(externalAgent), 'externalAgent is not a portal user')) return;
-  if (refuseIf(faults.has('update-unknown-queue-fails') && queue !== undefined && !knownQueues.includes(queue), 'queue does not exist')) return;
-  if (refuseIf(faults.has('update-unknown-rejection-fails') && rejectionCode !== undefined && !knownRejectionCodes.includes(rejectionCode), 'rejectionCode does not exist')) return;
-  if (refuseIf(faults.has('update-rejection-needs-decision') && rejectionCode !== undefined && decision === undefined, 'rejectionCode needs a decision')) return;
+  if (
+    refuseIf(
+      faults.has('update-agent-validated') && externalAgent !== undefined && !knownAgents.includes(externalAgent),
+      'externalAgent is not a portal user',
+    )
+  )
+    return;
+  if (
+    refuseIf(
+      faults.has('update-unknown-queue-fails') && queue !== undefined && !knownQueues.includes(queue),
+      'queue does not exist',
+    )
+  )
+    return;
+  if (
+    refuseIf(
+      faults.has('update-unknown-rejection-fails') &&
+        rejectionCode !== undefined &&
+        !knownRejectionCodes.includes(rejectionCode),
+      'rejectionCode does not exist',
+    )
+  )
+    return;
+  if (
+    refuseIf(
+      faults.has('update-rejection-needs-decision') && rejectionCode !== undefined && decision === undefined,
+      'rejectionCode needs a decision',
+    )
+  )
+    return;
 
   const authenticationId = body['authenticationId'] as string;
   const inquiryId = optionalString(body, 'inquiryId');
@@ -260,7 +334,8 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
     return sendRefusal(ex.res, unknownCaseRefusal(authenticationId));
   }
   if (inquiryId !== undefined && inquiryId !== found.inquiryId && !faults.has('update-inquiry-unchecked')) {
-    if (faults.has('update-foreign-inquiry-tags-kept') && Array.isArray(body['tags'])) found.tags = [...found.tags, ...body['tags'].filter((t): t is string => typeof t === 'string')];
+    if (faults.has('update-foreign-inquiry-tags-kept') && Array.isArray(body['tags']))
+      found.tags = [...found.tags, ...body['tags'].filter((t): t is string => typeof t === 'string')];
     return sendRefusal(ex.res, validationRefusal(ctx, 'inquiryId is not the inquiry of this case'));
   }
 
@@ -269,11 +344,17 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   if (decision !== undefined) {
     if (faults.has('update-decision-clears-tags') && decision !== found.decision) found.tags = [];
     if (!faults.has('update-decision-ignored')) found.decision = decision;
-  } else if (faults.has('update-decision-reset') || (faults.has('update-notes-resets-decision') && notes !== undefined)) {
+  } else if (
+    faults.has('update-decision-reset') ||
+    (faults.has('update-notes-resets-decision') && notes !== undefined)
+  ) {
     found.decision = ctx.behaviour.initialDecision;
   }
   if (stringTagsKept) found.tagsAsSent = body['tags'] as string;
-  const tags = stringTagsKept || (faults.has('update-tags-dropped-with-decision') && decision !== undefined) ? undefined : (body['tags'] as string[] | undefined);
+  const tags =
+    stringTagsKept || (faults.has('update-tags-dropped-with-decision') && decision !== undefined)
+      ? undefined
+      : (body['tags'] as string[] | undefined);
   const racy = tags !== undefined && faults.has('update-tags-lost-concurrent');
   const tagsRead = [...found.tags];
   if (tags && !racy) found.tags = faults.has('update-tags-replaced') ? [...tags] : [...found.tags, ...tags];
@@ -306,5 +387,6 @@ function applyBeforeRefusing(ctx: SandboxContext, body: Record<string, unknown>)
   if (!found) return;
   const decision = body['decision'];
   if (typeof decision === 'string' && allowedValues('CaseDecision').includes(decision)) found.decision = decision;
-  if (Array.isArray(body['tags'])) found.tags = [...found.tags, ...body['tags'].filter((t): t is string => typeof t === 'string')];
+  if (Array.isArray(body['tags']))
+    found.tags = [...found.tags, ...body['tags'].filter((t): t is string => typeof t === 'string')];
 }

@@ -20,7 +20,13 @@ export interface SandboxLayout {
   ordersBase: string;
 }
 
-function layout(identityTokenPrefix: string, stepupTokenPrefix: string, identityBase: string, stepupBase: string, ordersBase: string): SandboxLayout {
+function layout(
+  identityTokenPrefix: string,
+  stepupTokenPrefix: string,
+  identityBase: string,
+  stepupBase: string,
+  ordersBase: string,
+): SandboxLayout {
   return Object.freeze({
     identityTokenPrefix,
     stepupTokenPrefix,
@@ -33,7 +39,13 @@ function layout(identityTokenPrefix: string, stepupTokenPrefix: string, identity
 }
 
 const layouts: Record<LayoutName, SandboxLayout> = {
-  reference: layout('/identity-auth', '/stepup-auth', '/business/identity-proofing/v1', '/business/step-up/v1', '/commerce'),
+  reference: layout(
+    '/identity-auth',
+    '/stepup-auth',
+    '/business/identity-proofing/v1',
+    '/business/step-up/v1',
+    '/commerce',
+  ),
   alternative: layout('/oauth2/identity', '/oauth2/stepup', '/api/idp', '/api/stepup', '/risk'),
   gateway: layout('/auth/identity', '/auth/stepup', '/gw/identity-proofing', '/gw/step-up', '/gw/commerce'),
 };
@@ -68,7 +80,8 @@ export interface OperationRoute {
 /** Method and route of an operation in a layout, as catalog/operations.json gives them. */
 export function operationRoute(name: LayoutName, id: OperationId): OperationRoute {
   const op = operation(id);
-  const text = op.fixedRoute ?? { reference: op.defaultRoute, alternative: op.alternativeRoute, gateway: op.gatewayRoute }[name];
+  const text =
+    op.fixedRoute ?? { reference: op.defaultRoute, alternative: op.alternativeRoute, gateway: op.gatewayRoute }[name];
   if (!text) throw new Error(`catalog/operations.json gives no ${name} route for ${id}`);
   const [method, route, ...rest] = text.trim().split(/\s+/);
   if (!method || !route || rest.length > 0) throw new Error(`Route of ${id} is not "METHOD /path": ${text}`);

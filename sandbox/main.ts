@@ -1,12 +1,24 @@
 import { operation } from '../catalog/catalog.ts';
 import type { OperationId } from '../catalog/catalog.ts';
-import { limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext } from './credentials.ts';
+import {
+  limitedClient,
+  mainClient,
+  resellerChildOrganizationId,
+  resellerClient,
+  resellerSharedContext,
+} from './credentials.ts';
 import { fault } from './faults.ts';
 import { farLines, farTls } from './far-process.ts';
 import { flavorModule } from './flavors/index.ts';
 import { operationPath, operationRoute, serviceBase, tokenPath } from './layout.ts';
 import { startSandbox } from './server.ts';
-import { readSandboxSettings, SandboxSettingsError, sandboxOptionsOf, sandboxVariables, type SandboxSettings } from './settings.ts';
+import {
+  readSandboxSettings,
+  SandboxSettingsError,
+  sandboxOptionsOf,
+  sandboxVariables,
+  type SandboxSettings,
+} from './settings.ts';
 import { configSchema } from '../harness/config/variables.ts';
 import { parseCli } from '../scripts/cli.ts';
 import { expiredTokenFor } from './tokens.ts';
@@ -14,13 +26,17 @@ import { expiredTokenFor } from './tokens.ts';
 /** `npm run sandbox`: starts the sandbox from SANDBOX_* variables and prints what a client needs. */
 async function main(): Promise<void> {
   parseCli({
-    summary: 'Starts the sandbox, the reference implementation of the interface document, and prints its URLs and demo credentials.',
+    summary:
+      'Starts the sandbox, the reference implementation of the interface document, and prints its URLs and demo credentials.',
     usage: 'npm run sandbox [-- --help]',
     options: {},
     describe: {},
     epilogue: [
       'Variables (schemas/config.schema.json; a wrong value stops it with one line naming the variable, exit 2):',
-      ...sandboxVariables.map((name) => `  ${name.padEnd(28)} ${configSchema.properties[name]?.description ?? ''}${configSchema.properties[name]?.default ? ` Default: ${configSchema.properties[name]?.default}.` : ''}`),
+      ...sandboxVariables.map(
+        (name) =>
+          `  ${name.padEnd(28)} ${configSchema.properties[name]?.description ?? ''}${configSchema.properties[name]?.default ? ` Default: ${configSchema.properties[name]?.default}.` : ''}`,
+      ),
       '',
       'It runs until stopped (Ctrl-C). Exit codes: 0 stopped, 2 bad variables or options.',
     ].join('\n'),
@@ -37,10 +53,13 @@ async function main(): Promise<void> {
   // The far flavor speaks HTTPS with a certificate of a CA made now, whose file exists before the sandbox listens.
   const tls = settings.far ? farTls(settings.tlsCaOut) : undefined;
   const options = sandboxOptionsOf(settings);
-  const sandbox = await startSandbox(tls && options.far ? { ...options, far: { ...options.far, tls: tls.pki } } : options);
+  const sandbox = await startSandbox(
+    tls && options.far ? { ...options, far: { ...options.far, tls: tls.pki } } : options,
+  );
   const origin = sandbox.url;
   const { layout, tokenKind } = flavorModule(flavor);
-  const routeLine = (id: OperationId): string => `  ${operation(id).part} ${id.padEnd(21)} ${operationRoute(layout, id).method.padEnd(6)} ${origin}${operationPath(layout, operation(id))}`;
+  const routeLine = (id: OperationId): string =>
+    `  ${operation(id).part} ${id.padEnd(21)} ${operationRoute(layout, id).method.padEnd(6)} ${origin}${operationPath(layout, operation(id))}`;
   const lines = [
     `Sandbox (${flavor} flavor) listening on ${origin}`,
     '',
@@ -54,7 +73,17 @@ async function main(): Promise<void> {
     `  orders    ${origin}${serviceBase(layout, 'orders')}`,
     '',
     'Operations:',
-    ...(['assessment', 'documentVerification', 'documentRecords', 'fetchAssessment', 'caseUpdate', 'stepUp', 'createOrder'] as const).map(routeLine),
+    ...(
+      [
+        'assessment',
+        'documentVerification',
+        'documentRecords',
+        'fetchAssessment',
+        'caseUpdate',
+        'stepUp',
+        'createOrder',
+      ] as const
+    ).map(routeLine),
     `  order errors 404/500/503 on demand: header x-sandbox-respond: 404|500|503`,
     '',
     'Demo credentials (Authorization: Basic <API_KEY>):',
@@ -63,7 +92,9 @@ async function main(): Promise<void> {
     `  reseller         ${resellerClient.clientId} / ${resellerClient.clientSecret}  API_KEY=${resellerClient.apiKey}`,
     `  reseller child organisation ${resellerChildOrganizationId}, sharedContext ${JSON.stringify(resellerSharedContext)}`,
     `  token secret     ${settings.secretGenerated ? 'generated for this run' : 'from SANDBOX_TOKEN_SECRET'}`,
-    ...(settings.extraClients ? [`  extra clients    ${settings.extraClients} from SANDBOX_EXTRA_API_KEYS, with the main client's entitlements`] : []),
+    ...(settings.extraClients
+      ? [`  extra clients    ${settings.extraClients} from SANDBOX_EXTRA_API_KEYS, with the main client's entitlements`]
+      : []),
     ...(settings.issuedTokensFile ? [`  issued tokens    appended to ${settings.issuedTokensFile}`] : []),
     `  expired identity token  ${expiredTokenFor(tokenKind, settings.tokenSecret, 'identity')}`,
     '',

@@ -13,8 +13,11 @@ import { RACE_WINDOW_MS } from './faults.ts';
 
 /** A message of a part-7 row, picked by a word only it contains (and one it lacks), so the wording stays in the catalog. */
 function tableMessage(row: string, word: string, lacking?: string): string {
-  const found = (orderErrorRow(row).messages ?? []).filter((m) => m.includes(word) && (lacking === undefined || !m.includes(lacking)));
-  if (found.length !== 1 || !found[0]) throw new Error(`catalog part-7 row ${row} has ${found.length} messages containing "${word}"`);
+  const found = (orderErrorRow(row).messages ?? []).filter(
+    (m) => m.includes(word) && (lacking === undefined || !m.includes(lacking)),
+  );
+  if (found.length !== 1 || !found[0])
+    throw new Error(`catalog part-7 row ${row} has ${found.length} messages containing "${word}"`);
   return found[0];
 }
 
@@ -72,8 +75,16 @@ function validationError(ctx: SandboxContext, reason: string): OrderError {
 }
 
 const triggeredErrors: Record<string, (ctx: SandboxContext) => OrderError> = {
-  '404': (ctx) => ({ status: 404, errorType: ctx.faults.has('order-404-not-found-type') ? 'not_found' : tableErrorType('404'), message: messages.notFound }),
-  '500': (ctx) => ({ status: 500, errorType: ctx.faults.has('order-500-server-error-type') ? 'server_error' : tableErrorType('500'), message: messages.internal }),
+  '404': (ctx) => ({
+    status: 404,
+    errorType: ctx.faults.has('order-404-not-found-type') ? 'not_found' : tableErrorType('404'),
+    message: messages.notFound,
+  }),
+  '500': (ctx) => ({
+    status: 500,
+    errorType: ctx.faults.has('order-500-server-error-type') ? 'server_error' : tableErrorType('500'),
+    message: messages.internal,
+  }),
   '503': (ctx) => ({
     status: 503,
     errorType: ctx.faults.has('order-503-service-unavailable-type') ? 'service_unavailable' : tableErrorType('503'),
@@ -86,7 +97,8 @@ const triggeredErrors: Record<string, (ctx: SandboxContext) => OrderError> = {
 function orderIssue(ctx: SandboxContext, body: unknown): string | undefined {
   if (!isObject(body)) return 'the body must be a JSON object';
   const { merchantOrderId, fulfillment } = body;
-  if (typeof merchantOrderId !== 'string' || merchantOrderId === '') return 'merchantOrderId is required and must be a non-empty string';
+  if (typeof merchantOrderId !== 'string' || merchantOrderId === '')
+    return 'merchantOrderId is required and must be a non-empty string';
   if (!Array.isArray(fulfillment)) return 'fulfillment is required and must be an array';
   const allowed = allowedValues('FulfillmentType');
   for (const [index, item] of fulfillment.entries()) {
@@ -95,7 +107,8 @@ function orderIssue(ctx: SandboxContext, body: unknown): string | undefined {
     if (!allowed.includes(item['type']) && !ctx.faults.has('order-fulfillment-unchecked')) {
       return `fulfillment[${index}].type must be one of ${allowed.join(', ')}`;
     }
-    if (item['type'] === 'IN_PERSON' && ctx.faults.has('order-in-person-refused')) return `fulfillment[${index}].type IN_PERSON is not supported`;
+    if (item['type'] === 'IN_PERSON' && ctx.faults.has('order-in-person-refused'))
+      return `fulfillment[${index}].type IN_PERSON is not supported`;
   }
   if ('account' in body && !isObject(body['account'])) return 'account must be an object';
   for (const name of ['items', 'transactions', 'promotions']) {
@@ -118,18 +131,32 @@ function createOrder(ctx: SandboxContext, ex: Exchange, placed: Set<string>): Or
   const { faults } = ctx;
   if (ex.method !== 'POST') return { ...badRequest(messages.malformed), headers: { allow: 'POST' } };
   // Part 8 shows no size limit: past the sandbox's own (1 MiB), the answer is 413 in the envelope's shape.
-  if (ex.body.kind === 'too-large') return { status: 413, errorType: 'client', message: `the request body is larger than the limit of ${maxBodyBytes} bytes` };
+  if (ex.body.kind === 'too-large')
+    return {
+      status: 413,
+      errorType: 'client',
+      message: `the request body is larger than the limit of ${maxBodyBytes} bytes`,
+    };
   if (ex.body.kind !== 'ok') return badRequest(messages.malformed);
 
   const headerCheck = (): OrderError | undefined => {
-    if (!header(ex, 'x-correlation-id')?.trim() && !faults.has('order-correlation-optional')) return badRequest(messages.correlationMissing);
-    if (!header(ex, 'x-client-id')?.trim() && !faults.has('order-client-id-optional')) return badRequest(messages.clientIdMissing);
+    if (!header(ex, 'x-correlation-id')?.trim() && !faults.has('order-correlation-optional'))
+      return badRequest(messages.correlationMissing);
+    if (!header(ex, 'x-client-id')?.trim() && !faults.has('order-client-id-optional'))
+      return badRequest(messages.clientIdMissing);
     return undefined;
   };
   const authCheck = (): OrderError | undefined => {
-    const outcome = checkBearer(ctx, ex, tokenServiceOf('orders'), { acceptExpired: faults.has('order-expired-accepted') });
+    const outcome = checkBearer(ctx, ex, tokenServiceOf('orders'), {
+      acceptExpired: faults.has('order-expired-accepted'),
+    });
     if (!outcome.ok) {
-      return { status: 401, errorType: faults.has('order-401-unauthenticated') ? 'unauthenticated' : tableErrorType('401'), message: messages.unauthorized, headers: outcome.headers };
+      return {
+        status: 401,
+        errorType: faults.has('order-401-unauthenticated') ? 'unauthenticated' : tableErrorType('401'),
+        message: messages.unauthorized,
+        headers: outcome.headers,
+      };
     }
     if (!hasOrderEntitlement(outcome.clientId) && !faults.has('order-entitlements-unchecked')) {
       return { status: 403, errorType: tableErrorType('403'), message: messages.noEntitlement };
@@ -147,14 +174,16 @@ function createOrder(ctx: SandboxContext, ex: Exchange, placed: Set<string>): Or
 
   const parsed = parseJsonBody(ex.body.bytes, ctx.behaviour.invalidUtf8);
   if (!parsed.ok) {
-    if (faults.has('order-malformed-500')) return { status: 500, errorType: tableErrorType('500'), message: messages.internal };
+    if (faults.has('order-malformed-500'))
+      return { status: 500, errorType: tableErrorType('500'), message: messages.internal };
     return badRequest(messages.malformed);
   }
   const order = parsed.value === null && ctx.behaviour.nullOrderBody === 'as-empty' ? {} : parsed.value;
   const issue = orderIssue(ctx, order);
   if (issue) {
     const refusedId = isObject(order) ? order['merchantOrderId'] : undefined;
-    if (faults.has('order-refused-id-reserved') && typeof refusedId === 'string' && refusedId !== '') placed.add(refusedId);
+    if (faults.has('order-refused-id-reserved') && typeof refusedId === 'string' && refusedId !== '')
+      placed.add(refusedId);
     return validationError(ctx, issue);
   }
 

@@ -22,11 +22,43 @@ export function makeThrowawayPki(caSubject = '/CN=Sandbox Private CA/O=Conforman
     const at = (name: string) => join(dir, name);
     const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    openssl('req', '-x509', ...ec, '-keyout', at('ca.key'), '-out', at('ca.pem'), '-days', String(days), '-subj', caSubject);
+    openssl(
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      at('ca.key'),
+      '-out',
+      at('ca.pem'),
+      '-days',
+      String(days),
+      '-subj',
+      caSubject,
+    );
     openssl('req', ...ec, '-keyout', at('server.key'), '-out', at('server.csr'), '-subj', '/CN=localhost');
     writeFileSync(at('san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-    openssl('x509', '-req', '-in', at('server.csr'), '-CA', at('ca.pem'), '-CAkey', at('ca.key'), '-CAcreateserial', '-out', at('server.pem'), '-days', String(days), '-extfile', at('san.ext'));
-    return { caCert: readFileSync(at('ca.pem'), 'utf8'), cert: readFileSync(at('server.pem'), 'utf8'), key: readFileSync(at('server.key'), 'utf8') };
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      at('server.csr'),
+      '-CA',
+      at('ca.pem'),
+      '-CAkey',
+      at('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      at('server.pem'),
+      '-days',
+      String(days),
+      '-extfile',
+      at('san.ext'),
+    );
+    return {
+      caCert: readFileSync(at('ca.pem'), 'utf8'),
+      cert: readFileSync(at('server.pem'), 'utf8'),
+      key: readFileSync(at('server.key'), 'utf8'),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,15 @@
 import { flavorModule, flavors } from './flavors/index.ts';
 import type { RunningSandbox, SandboxOptions } from './types.ts';
 
-export type { DeliveryAnswer, Flavor, RateLimits, ReceivedRequest, RecordedExchange, RunningSandbox, SandboxOptions } from './types.ts';
+export type {
+  DeliveryAnswer,
+  Flavor,
+  RateLimits,
+  ReceivedRequest,
+  RecordedExchange,
+  RunningSandbox,
+  SandboxOptions,
+} from './types.ts';
 export { flavors };
 
 /** Starts the sandbox of the chosen flavor (default reference): the flavor is chosen here, once. */

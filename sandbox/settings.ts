@@ -16,20 +16,36 @@ export const sandboxVariables = configVariables.filter((name) => name.startsWith
 export type SandboxSettings = ReturnType<typeof readSandboxSettings>;
 
 /** The variables of the far flavor (sandbox/flavors/far.ts), read with no other flavor; the embedded sandbox gets them too. */
-export const farVariables = ['SANDBOX_LATENCY_MS', 'SANDBOX_EVENT_DELAY_MS', 'SANDBOX_EVENT_REDELIVERY', 'SANDBOX_EVENT_SEED', 'SANDBOX_RECORDS_DELAY_MS', 'SANDBOX_TLS_CA_OUT'] as const;
+export const farVariables = [
+  'SANDBOX_LATENCY_MS',
+  'SANDBOX_EVENT_DELAY_MS',
+  'SANDBOX_EVENT_REDELIVERY',
+  'SANDBOX_EVENT_SEED',
+  'SANDBOX_RECORDS_DELAY_MS',
+  'SANDBOX_TLS_CA_OUT',
+] as const;
 
 const defaultOf = (name: string): string => configSchema.properties[name]?.default ?? '';
 
 /** The far flavor's settings; their shapes were checked against the schema, their meaning is checked here. */
-function readFarSettings(env: Record<string, string | undefined>, flavor: Flavor): Omit<FarSettings, 'tls'> | undefined {
+function readFarSettings(
+  env: Record<string, string | undefined>,
+  flavor: Flavor,
+): Omit<FarSettings, 'tls'> | undefined {
   const given = farVariables.filter((name) => env[name]);
   if (flavor !== 'far') {
-    if (given.length > 0) throw new SandboxSettingsError(`${given.join(', ')}: ${given.length === 1 ? 'a variable' : 'variables'} of the far flavor only, and SANDBOX_FLAVOR is ${flavor}: set SANDBOX_FLAVOR=far or unset ${given.length === 1 ? 'it' : 'them'}`);
+    if (given.length > 0)
+      throw new SandboxSettingsError(
+        `${given.join(', ')}: ${given.length === 1 ? 'a variable' : 'variables'} of the far flavor only, and SANDBOX_FLAVOR is ${flavor}: set SANDBOX_FLAVOR=far or unset ${given.length === 1 ? 'it' : 'them'}`,
+      );
     return undefined;
   }
   const value = (name: (typeof farVariables)[number]): string => env[name] || defaultOf(name);
   const [min = 0, max = min] = value('SANDBOX_EVENT_DELAY_MS').split('-').map(Number);
-  if (min > max) throw new SandboxSettingsError(`SANDBOX_EVENT_DELAY_MS=${JSON.stringify(env.SANDBOX_EVENT_DELAY_MS)} is not valid: expected MIN-MAX with MIN no larger than MAX, e.g. 6000-9000`);
+  if (min > max)
+    throw new SandboxSettingsError(
+      `SANDBOX_EVENT_DELAY_MS=${JSON.stringify(env.SANDBOX_EVENT_DELAY_MS)} is not valid: expected MIN-MAX with MIN no larger than MAX, e.g. 6000-9000`,
+    );
   return {
     latencyMs: Number(value('SANDBOX_LATENCY_MS')),
     eventDelayMs: { min, max },
@@ -47,9 +63,15 @@ export function readSandboxSettings(env: Record<string, string | undefined>) {
   if ('problem' in given) throw new SandboxSettingsError(given.problem);
   const givenSecret = env.SANDBOX_TOKEN_SECRET || undefined;
   // Self-test hooks: extra clients for canary credentials, and a file that receives every token issued.
-  const extraApiKeys = (env.SANDBOX_EXTRA_API_KEYS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const extraApiKeys = (env.SANDBOX_EXTRA_API_KEYS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const key of extraApiKeys) {
-    if (!addExtraClient(key)) throw new SandboxSettingsError('SANDBOX_EXTRA_API_KEYS holds a key that is not base64("id:secret"): expected a comma-separated list of such keys');
+    if (!addExtraClient(key))
+      throw new SandboxSettingsError(
+        'SANDBOX_EXTRA_API_KEYS holds a key that is not base64("id:secret"): expected a comma-separated list of such keys',
+      );
   }
   const flavor = (env.SANDBOX_FLAVOR || 'reference') as Flavor;
   const far = readFarSettings(env, flavor);

@@ -11,7 +11,9 @@ export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
   const { faults } = ctx;
   const nullCaseTaken = faults.has('step-up-null-authentication-id-accepted') && body['authenticationId'] === null;
   if (nullCaseTaken) delete body['authenticationId'];
-  const required = requiredFields('stepUp').filter((name) => !(name === 'authenticationId' && (faults.has('step-up-authentication-id-optional') || nullCaseTaken)));
+  const required = requiredFields('stepUp').filter(
+    (name) => !(name === 'authenticationId' && (faults.has('step-up-authentication-id-optional') || nullCaseTaken)),
+  );
   const issue = requiredStringIssue(body, required) ?? fieldTypeIssue(body, 'stepUp');
   if (issue) return sendRefusal(ex.res, validationRefusal(ctx, issue));
   if (faults.has('step-up-email-refused') && 'email' in body) {
@@ -39,7 +41,8 @@ export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
   const strategy = optionalObject(body, 'strategy') ?? { name: ids.strategyName };
   if (faults.has('step-up-answers-latest-case')) {
     const latest = ctx.cases.latestCase();
-    if (latest) ids = { inquiryId: latest.inquiryId, authenticationId: latest.authenticationId, strategyName: ids.strategyName };
+    if (latest)
+      ids = { inquiryId: latest.inquiryId, authenticationId: latest.authenticationId, strategyName: ids.strategyName };
   }
   const swapped = faults.has('step-up-ids-swapped');
   sendSuccess(ctx, ex, 'stepUp', 200, {
@@ -48,9 +51,16 @@ export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
     decision: 'CHALLENGE',
     strategy: faults.has('step-up-strategy-as-string') ? String(strategy['name'] ?? ids.strategyName) : strategy,
   });
-  const channel = typeof body['phoneNumber'] === 'string' ? 'phone' : typeof body['email'] === 'string' ? 'email' : undefined;
+  const channel =
+    typeof body['phoneNumber'] === 'string' ? 'phone' : typeof body['email'] === 'string' ? 'email' : undefined;
   if (!channel) return;
-  const redelivered = channel === 'email' && faults.has('webhook-session-redelivered-not-sent') ? ctx.webhooks.lastOf('verification-session') : undefined;
-  const stale = channel === 'phone' && faults.has('webhook-session-stale-replayed') ? staleSessionEvent(ctx) : undefined;
-  ctx.webhooks.send(redelivered ?? stale ?? { kind: 'verification-session', body: verificationSessionEvent(ctx, channel) });
+  const redelivered =
+    channel === 'email' && faults.has('webhook-session-redelivered-not-sent')
+      ? ctx.webhooks.lastOf('verification-session')
+      : undefined;
+  const stale =
+    channel === 'phone' && faults.has('webhook-session-stale-replayed') ? staleSessionEvent(ctx) : undefined;
+  ctx.webhooks.send(
+    redelivered ?? stale ?? { kind: 'verification-session', body: verificationSessionEvent(ctx, channel) },
+  );
 }

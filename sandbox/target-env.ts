@@ -1,5 +1,12 @@
 import { tokenServiceOf } from '../catalog/catalog.ts';
-import { limitedClient, mainClient, resellerChildOrganizationId, resellerClient, resellerSharedContext, secondClient } from './credentials.ts';
+import {
+  limitedClient,
+  mainClient,
+  resellerChildOrganizationId,
+  resellerClient,
+  resellerSharedContext,
+  secondClient,
+} from './credentials.ts';
 import { flavorModule } from './flavors/index.ts';
 import { operationRouteText, serviceBase, tokenPath } from './layout.ts';
 import type { Flavor } from './types.ts';

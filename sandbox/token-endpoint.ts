@@ -13,7 +13,13 @@ const basicChallenge = 'Basic realm="sandbox"';
 
 type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';
 
-function sendOAuthError(ex: Exchange, status: number, error: OAuthError, description: string, headers: HeaderMap = {}): void {
+function sendOAuthError(
+  ex: Exchange,
+  status: number,
+  error: OAuthError,
+  description: string,
+  headers: HeaderMap = {},
+): void {
   sendJson(ex.res, status, { error, error_description: description }, { ...noStore, ...headers });
 }
 
@@ -57,7 +63,9 @@ export function tokenHandler(audience: TokenAudience) {
       }
     }
 
-    const client = faults.has('token-no-client-auth') ? mainClient : authenticateClient(ex, faults.has('token-secret-unchecked'));
+    const client = faults.has('token-no-client-auth')
+      ? mainClient
+      : authenticateClient(ex, faults.has('token-secret-unchecked'));
     if (!client) {
       sendOAuthError(ex, 401, 'invalid_client', 'client authentication failed', { 'www-authenticate': basicChallenge });
       return;
@@ -87,11 +95,22 @@ export function tokenHandler(audience: TokenAudience) {
     const cacheHeaders = faults.has('token-no-cache-control') ? {} : noStore;
     const tokenType = ctx.behaviour.tokens.type;
     if (faults.has('token-response-not-json')) {
-      const form = new URLSearchParams({ access_token: issued.accessToken, token_type: tokenType, expires_in: String(issued.expiresIn), scope });
+      const form = new URLSearchParams({
+        access_token: issued.accessToken,
+        token_type: tokenType,
+        expires_in: String(issued.expiresIn),
+        scope,
+      });
       sendText(ex.res, 200, 'application/x-www-form-urlencoded', form.toString(), cacheHeaders);
       return;
     }
-    const body: Record<string, unknown> = { access_token: issued.accessToken, token_type: tokenType, expires_in: issued.expiresIn, scope, ...ctx.behaviour.tokens.extra };
+    const body: Record<string, unknown> = {
+      access_token: issued.accessToken,
+      token_type: tokenType,
+      expires_in: issued.expiresIn,
+      scope,
+      ...ctx.behaviour.tokens.extra,
+    };
     sendJson(ex.res, faults.has('token-answered-201') ? 201 : 200, body, cacheHeaders);
   };
 }

@@ -107,7 +107,11 @@ export class TokenIssuer {
   ) {
     if (kind === 'opaque') {
       for (const service of ['identity', 'stepup', 'orders'] as const) {
-        this.opaque.set(opaqueExpiredToken(secret, service), { clientId: mainClient.clientId, aud: audienceOf(service), exp: longAgo });
+        this.opaque.set(opaqueExpiredToken(secret, service), {
+          clientId: mainClient.clientId,
+          aud: audienceOf(service),
+          exp: longAgo,
+        });
       }
     }
   }
@@ -141,20 +145,24 @@ export class TokenIssuer {
     if (!opaqueTokenShape.test(token)) return { ok: false, reason: 'malformed' };
     const entry = this.opaque.get(token);
     if (entry) return { ok: true, ...entry };
-    if (leniency.skipSignature) return { ok: true, clientId: mainClient.clientId, aud, exp: nowSeconds() + this.lifetimeSeconds };
+    if (leniency.skipSignature)
+      return { ok: true, clientId: mainClient.clientId, aud, exp: nowSeconds() + this.lifetimeSeconds };
     return { ok: false, reason: 'unknown' };
   }
 
   private verifySigned(
     token: string,
     leniency: TokenLeniency,
-  ): { ok: true; clientId: string; aud: TokenAudience; exp: number } | { ok: false; reason: 'malformed' | 'bad-signature' } {
+  ):
+    | { ok: true; clientId: string; aud: TokenAudience; exp: number }
+    | { ok: false; reason: 'malformed' | 'bad-signature' } {
     if (!signedTokenShape.test(token)) return { ok: false, reason: 'malformed' };
     const [payload = '', signature = ''] = token.split('.');
     if (!leniency.skipSignature) {
       const expected = Buffer.from(sign(this.secret, payload), 'utf8');
       const given = Buffer.from(signature, 'utf8');
-      if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: 'bad-signature' };
+      if (expected.length !== given.length || !timingSafeEqual(expected, given))
+        return { ok: false, reason: 'bad-signature' };
     }
     const claims = parseClaims(payload);
     if (!claims) return { ok: false, reason: 'malformed' };

@@ -9,8 +9,11 @@ import type { DeliveryAnswer } from './types.ts';
 export type WebhookKind = 'document-onboarding' | 'document-results' | 'verification-session';
 
 /** The part-6 event each kind of delivery is (catalog/catalog.ts names them so). */
-const eventOf: Readonly<Record<WebhookKind, EventKind>> = { 'document-onboarding': 'onboarding', 'document-results': 'results', 'verification-session': 'session' };
-
+const eventOf: Readonly<Record<WebhookKind, EventKind>> = {
+  'document-onboarding': 'onboarding',
+  'document-results': 'results',
+  'verification-session': 'session',
+};
 
 export interface WebhookEvent {
   kind: WebhookKind;
@@ -64,7 +67,10 @@ export class WebhookSender {
       const last = events.at(-1);
       if (this.robustness && last) {
         await this.deliver(last.kind, JSON.stringify(last.body));
-        await this.deliver(last.kind, JSON.stringify({ ...last.body, certificationProbe: 'a member part 6 does not list' }));
+        await this.deliver(
+          last.kind,
+          JSON.stringify({ ...last.body, certificationProbe: 'a member part 6 does not list' }),
+        );
       }
     })()
       .catch(() => undefined)
@@ -91,18 +97,30 @@ export class WebhookSender {
   private warnOnce(problem: string): void {
     if (this.warned) return;
     this.warned = true;
-    this.warn(`sandbox: webhook delivery to ${this.url?.href ?? '(none)'} failed (${problem}); later failures are not logged`);
+    this.warn(
+      `sandbox: webhook delivery to ${this.url?.href ?? '(none)'} failed (${problem}); later failures are not logged`,
+    );
   }
 
   private deliver(kind: WebhookKind, body: string): Promise<void> {
     const url = this.url;
     const { faults } = this;
-    const never = faults.has('webhooks-never-sent') || (kind === 'document-results' && faults.has('webhook-results-never-sent')) || (kind === 'verification-session' && faults.has('webhook-session-never-sent'));
+    const never =
+      faults.has('webhooks-never-sent') ||
+      (kind === 'document-results' && faults.has('webhook-results-never-sent')) ||
+      (kind === 'verification-session' && faults.has('webhook-session-never-sent'));
     if (!url || this.sleeps.closed || never) return Promise.resolve();
     const formEncoded = kind === 'document-onboarding' && faults.has('webhook-form-encoded-onboarding');
     return new Promise((resolve) => {
-      const payload = Buffer.from(formEncoded ? new URLSearchParams(JSON.parse(body) as Record<string, string>).toString() : body, 'utf8');
-      const contentType = formEncoded ? 'application/x-www-form-urlencoded' : faults.on('webhook-text-plain', eventOf[kind]) ? 'text/plain; charset=utf-8' : 'application/json';
+      const payload = Buffer.from(
+        formEncoded ? new URLSearchParams(JSON.parse(body) as Record<string, string>).toString() : body,
+        'utf8',
+      );
+      const contentType = formEncoded
+        ? 'application/x-www-form-urlencoded'
+        : faults.on('webhook-text-plain', eventOf[kind])
+          ? 'text/plain; charset=utf-8'
+          : 'application/json';
       const headers: Record<string, string | number> = {
         'content-type': contentType,
         'content-length': payload.length,
@@ -131,7 +149,14 @@ export class WebhookSender {
         res.on('data', (chunk: Buffer) => chunks.length < 64 && chunks.push(chunk));
         res.on('end', () => {
           const contentType = res.headers['content-type'];
-          this.onAnswer?.({ kind, sentAt, ms: Date.now() - sentAt, status: res.statusCode ?? 0, ...(contentType ? { contentType } : {}), body: Buffer.concat(chunks).toString('utf8').slice(0, 4096) });
+          this.onAnswer?.({
+            kind,
+            sentAt,
+            ms: Date.now() - sentAt,
+            status: res.statusCode ?? 0,
+            ...(contentType ? { contentType } : {}),
+            body: Buffer.concat(chunks).toString('utf8').slice(0, 4096),
+          });
           finish();
         });
         res.on('error', finish);

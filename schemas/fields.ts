@@ -32,7 +32,11 @@ function resolved(node: Node): { node: Node; enumName?: EnumName; definition?: s
   const defs = schemaDocument(base)['$defs'];
   const target = isObject(defs) ? (defs[name] as Node | undefined) : undefined;
   if (!target) throw new Error(`schemas/fields.ts cannot resolve ${node.$ref}`);
-  return { node: target, definition: name, ...(base.endsWith('/enums.schema.json') ? { enumName: name as EnumName } : {}) };
+  return {
+    node: target,
+    definition: name,
+    ...(base.endsWith('/enums.schema.json') ? { enumName: name as EnumName } : {}),
+  };
 }
 
 function typesOf(node: Node): { types: JsonType[]; enumName?: EnumName; items?: JsonType[]; definition?: string } {
@@ -49,7 +53,12 @@ function typesOf(node: Node): { types: JsonType[]; enumName?: EnumName; items?: 
     types.push(...stated);
     if (target.items) items = typesOf(target.items).types;
   }
-  return { types: [...new Set(types)], ...(enumName ? { enumName } : {}), ...(items ? { items } : {}), ...(definition ? { definition } : {}) };
+  return {
+    types: [...new Set(types)],
+    ...(enumName ? { enumName } : {}),
+    ...(items ? { items } : {}),
+    ...(definition ? { definition } : {}),
+  };
 }
 
 const cache = new Map<string, readonly FieldShape[]>();
@@ -82,7 +91,8 @@ export function jsonTypeOf(value: unknown): JsonType {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'number') return 'number';
-  if (typeof value === 'string' || typeof value === 'boolean' || typeof value === 'object') return typeof value as JsonType;
+  if (typeof value === 'string' || typeof value === 'boolean' || typeof value === 'object')
+    return typeof value as JsonType;
   throw new Error(`not a JSON value: ${typeof value}`);
 }
 

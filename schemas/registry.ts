@@ -88,7 +88,8 @@ function toIssue(error: ErrorObject): SchemaIssue {
  */
 function withoutNullBranch(issues: SchemaIssue[]): SchemaIssue[] {
   const isNullBranch = (i: SchemaIssue) => i.keyword === 'type' && i.params.type === 'null';
-  const own = (i: SchemaIssue) => issues.some((o) => o !== i && o.instancePath === i.instancePath && o.keyword !== 'anyOf' && !isNullBranch(o));
+  const own = (i: SchemaIssue) =>
+    issues.some((o) => o !== i && o.instancePath === i.instancePath && o.keyword !== 'anyOf' && !isNullBranch(o));
   return issues.filter((i) => !((isNullBranch(i) || i.keyword === 'anyOf') && own(i)));
 }
 

@@ -40,13 +40,22 @@ export function loadValidators(schemas: ReadonlyMap<string, AnySchemaObject>): M
 }
 
 /** Compiles every schema with ajv now; with a cache file, also writes their standalone code there. */
-export function compileValidators(schemas: ReadonlyMap<string, AnySchemaObject>, cached?: string): Map<string, Validate> {
+export function compileValidators(
+  schemas: ReadonlyMap<string, AnySchemaObject>,
+  cached?: string,
+): Map<string, Validate> {
   // ajv is loaded only here: a process that finds the cache never loads its compiler.
   const { default: Ajv2020, _ } = require('ajv/dist/2020') as typeof import('ajv/dist/2020.js');
   const { default: standaloneCode } = require('ajv/dist/standalone') as typeof import('ajv/dist/standalone/index.js');
   const formats = require(formatsFile) as Record<string, import('ajv/dist/2020.js').Format>;
   // The schemas are not checked against the 2020-12 meta-schema here: selftest/schemas.spec.ts checks each one.
-  const ajv = new Ajv2020({ strict: true, allErrors: true, validateSchema: false, formats, code: { source: true, formats: _`require(${formatsFile})` } });
+  const ajv = new Ajv2020({
+    strict: true,
+    allErrors: true,
+    validateSchema: false,
+    formats,
+    code: { source: true, formats: _`require(${formatsFile})` },
+  });
   const ids = [...schemas.keys()];
   for (const schema of schemas.values()) ajv.addSchema(schema);
   const validators = new Map(

@@ -16,18 +16,32 @@ import { countOption, parseCli } from './cli.ts';
 import { replaceReadmeBlock } from './readme-block.ts';
 
 const cli = parseCli({
-  summary: "Times the suite (medians of whole-process wall and CPU time) and writes reports/bench.json, the README's table and the time of its first two commands.",
+  summary:
+    "Times the suite (medians of whole-process wall and CPU time) and writes reports/bench.json, the README's table and the time of its first two commands.",
   usage: 'npm run bench -- [options]',
-  options: { runs: { type: 'string' }, 'slow-runs': { type: 'string' }, 'kill-runs': { type: 'string' }, 'npm-test-runs': { type: 'string' }, 'loaded-runs': { type: 'string' }, 'npm-ci-runs': { type: 'string' }, 'runtime-runs': { type: 'string' }, 'far-runs': { type: 'string' }, 'no-readme': { type: 'boolean' } },
+  options: {
+    runs: { type: 'string' },
+    'slow-runs': { type: 'string' },
+    'kill-runs': { type: 'string' },
+    'npm-test-runs': { type: 'string' },
+    'loaded-runs': { type: 'string' },
+    'npm-ci-runs': { type: 'string' },
+    'runtime-runs': { type: 'string' },
+    'far-runs': { type: 'string' },
+    'no-readme': { type: 'boolean' },
+  },
   describe: {
     runs: 'runs of each fast measure: full run, one test, failing run, doctor (default 5)',
     'slow-runs': 'runs against the slow target, each answer 200 ms late (default 1)',
-    'far-runs': 'runs against the far target: HTTPS through its own CA, every answer 150 ms late, events 6 to 9 s late, out of order, some twice (default 1)',
+    'far-runs':
+      'runs against the far target: HTTPS through its own CA, every answer 150 ms late, events 6 to 9 s late, out of order, some twice (default 1)',
     'kill-runs': 'proof runs: kill matrix with the clean and portability runs (default 1)',
     'npm-test-runs': 'runs of npm test (default 1; 0 skips it)',
     'loaded-runs': 'runs of npm test in a row while full conformance runs load the machine (default 0)',
-    'npm-ci-runs': 'runs of npm ci in a scratch folder from package.json and the lock file, npm\'s cache as it is (default 1)',
-    'runtime-runs': 'runs of the runtime self-test alone (selftest/runtimes.spec.ts: the CLI smoke and a whole run on each other Node line; default 1)',
+    'npm-ci-runs':
+      "runs of npm ci in a scratch folder from package.json and the lock file, npm's cache as it is (default 1)",
+    'runtime-runs':
+      'runs of the runtime self-test alone (selftest/runtimes.spec.ts: the CLI smoke and a whole run on each other Node line; default 1)',
     'no-readme': 'write reports/bench.json only, not the README tables',
   },
 });
@@ -53,7 +67,11 @@ const FAILING_FAULTS = 'json-as-text-plain';
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length === 0 ? Number.NaN : sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length === 0
+    ? Number.NaN
+    : sorted.length % 2
+      ? (sorted[mid] as number)
+      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 const seconds = (ms: number) => +(ms / 1000).toFixed(2);
 
@@ -68,14 +86,21 @@ interface Timed {
 function timed(command: string, env: Record<string, string | undefined>): Promise<Timed> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', `${command}; status=$?; times; exit $status`], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', `${command}; status=$?; times; exit $status`], {
+      cwd: repoRoot,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
       const children = output.trim().split('\n').at(-1) ?? '';
-      const cpuSeconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+      const cpuSeconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce(
+        (sum, m) => sum + Number(m[1]) * 60 + Number(m[2]),
+        0,
+      );
       resolve({ code, ms: performance.now() - started, cpuSeconds, output });
     });
   });
@@ -92,7 +117,13 @@ function keptFailure(name: string, one: Timed): string {
 
 /** A run's outputs in a scratch folder, quiet, with the local reporters. */
 function scratchRunEnv(scratch: string): Record<string, string> {
-  return { REPORTS_DIR: join(scratch, 'reports'), TEST_RESULTS_DIR: join(scratch, 'test-results'), ALLURE_RESULTS_DIR: join(scratch, 'allure-results'), CONFORMANCE_QUIET: '1', CI: '' };
+  return {
+    REPORTS_DIR: join(scratch, 'reports'),
+    TEST_RESULTS_DIR: join(scratch, 'test-results'),
+    ALLURE_RESULTS_DIR: join(scratch, 'allure-results'),
+    CONFORMANCE_QUIET: '1',
+    CI: '',
+  };
 }
 
 /** Sends the same requests one after the other with fetch: no fixtures, no checks, no reports. */
@@ -106,7 +137,11 @@ async function plainLoop(origin: string, requests: ReceivedRequest[]): Promise<n
       if (!skip.has(name.toLowerCase())) headers.append(name, request.rawHeaders[i + 1] as string);
     }
     const hasBody = !['GET', 'HEAD'].includes(request.method) && request.body.length > 0;
-    const answer = await fetch(`${origin}${request.url}`, { method: request.method, headers, ...(hasBody ? { body: request.body } : {}) });
+    const answer = await fetch(`${origin}${request.url}`, {
+      method: request.method,
+      headers,
+      ...(hasBody ? { body: request.body } : {}),
+    });
     await answer.arrayBuffer();
   }
   return performance.now() - started;
@@ -123,12 +158,25 @@ interface TargetRun extends Timed {
  * The whole suite against a sandbox started here (so that its requests are counted), every reporter on: the run as
  * users get it. Faults make it a failing run, latency a slow target.
  */
-async function runAgainstSandbox(options: { faults?: string; latencyMs?: number; workers?: number; expectedExit: number; loop?: boolean }): Promise<TargetRun> {
+async function runAgainstSandbox(options: {
+  faults?: string;
+  latencyMs?: number;
+  workers?: number;
+  expectedExit: number;
+  loop?: boolean;
+}): Promise<TargetRun> {
   const requests: ReceivedRequest[] = [];
   const tokenSecret = randomBytes(16).toString('hex');
   const [webhookPort] = await freePorts(1);
   const faults = options.faults ? [options.faults] : [];
-  const sandbox = await startSandbox({ tokenSecret, faults, latencyMs: options.latencyMs ?? 0, webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`, onRequest: (r) => requests.push(r), warn: () => undefined });
+  const sandbox = await startSandbox({
+    tokenSecret,
+    faults,
+    latencyMs: options.latencyMs ?? 0,
+    webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`,
+    onRequest: (r) => requests.push(r),
+    warn: () => undefined,
+  });
   const scratch = mkdtempSync(join(tmpdir(), 'bench-'));
   try {
     const env = {
@@ -139,7 +187,8 @@ async function runAgainstSandbox(options: { faults?: string; latencyMs?: number;
       ...scratchRunEnv(scratch),
     };
     const result = await timed(`node ${playwrightCli} test`, env);
-    if (result.code !== options.expectedExit) throw new Error(`The run exited ${result.code}, not ${options.expectedExit}:\n${result.output.slice(-2000)}`);
+    if (result.code !== options.expectedExit)
+      throw new Error(`The run exited ${result.code}, not ${options.expectedExit}:\n${result.output.slice(-2000)}`);
     const sent = [...requests];
     return {
       ...result,
@@ -170,7 +219,13 @@ async function runAgainstFarTarget(): Promise<FarRun> {
   const scratch = mkdtempSync(join(tmpdir(), 'bench-far-'));
   const caFile = join(scratch, 'ca.pem');
   writeFileSync(caFile, pki.caCert);
-  const sandbox = await startSandbox({ flavor: 'far', far: { ...defaultFarSettings, seed: `bench-${Date.now()}`, tls: { key: pki.key, cert: pki.cert } }, tokenSecret, webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`, warn: () => undefined });
+  const sandbox = await startSandbox({
+    flavor: 'far',
+    far: { ...defaultFarSettings, seed: `bench-${Date.now()}`, tls: { key: pki.key, cert: pki.cert } },
+    tokenSecret,
+    webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`,
+    warn: () => undefined,
+  });
   try {
     const env = {
       ...sandboxTargetEnv({ url: sandbox.url, flavor: 'far', tokenSecret }),
@@ -180,9 +235,16 @@ async function runAgainstFarTarget(): Promise<FarRun> {
       ...scratchRunEnv(scratch),
     };
     const result = await timed(`node ${playwrightCli} test`, env);
-    if (result.code !== 0) throw new Error(`The run against the far target exited ${result.code}:\n${result.output.slice(-2000)}`);
-    const report = JSON.parse(readFileSync(join(scratch, 'reports', 'conformance.json'), 'utf8')) as { events?: { latestDelayMs: number; longestLagMs: number } };
-    return { ...result, latestEventDelayMs: report.events?.latestDelayMs ?? 0, longestWaitLagMs: report.events?.longestLagMs ?? 0 };
+    if (result.code !== 0)
+      throw new Error(`The run against the far target exited ${result.code}:\n${result.output.slice(-2000)}`);
+    const report = JSON.parse(readFileSync(join(scratch, 'reports', 'conformance.json'), 'utf8')) as {
+      events?: { latestDelayMs: number; longestLagMs: number };
+    };
+    return {
+      ...result,
+      latestEventDelayMs: report.events?.latestDelayMs ?? 0,
+      longestWaitLagMs: report.events?.longestLagMs ?? 0,
+    };
   } finally {
     await sandbox.close();
     rmSync(scratch, { recursive: true, force: true });
@@ -194,9 +256,14 @@ async function oneTestRun(launcher: string) {
   const scratch = mkdtempSync(join(tmpdir(), 'bench-one-'));
   try {
     const [sandboxPort, webhookPort] = await freePorts(2);
-    const env = { SANDBOX_PORT: String(sandboxPort), WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`, ...scratchRunEnv(scratch) };
+    const env = {
+      SANDBOX_PORT: String(sandboxPort),
+      WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
+      ...scratchRunEnv(scratch),
+    };
     const result = await timed(`${launcher} test --project orders --grep ${TRIVIAL_TEST}`, env);
-    if (result.code !== 0) throw new Error(`The one-test run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
+    if (result.code !== 0)
+      throw new Error(`The one-test run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
     return result;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -206,8 +273,12 @@ async function oneTestRun(launcher: string) {
 /** npm run doctor against the embedded sandbox: every probe of the run's preflight, and its own start. */
 async function doctorRun() {
   const [sandboxPort, webhookPort] = await freePorts(2);
-  const result = await timed('node --import tsx scripts/doctor.ts', { SANDBOX_PORT: String(sandboxPort), WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}` });
-  if (result.code !== 0) throw new Error(`The doctor found a problem (exit ${result.code}):\n${result.output.slice(-2000)}`);
+  const result = await timed('node --import tsx scripts/doctor.ts', {
+    SANDBOX_PORT: String(sandboxPort),
+    WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
+  });
+  if (result.code !== 0)
+    throw new Error(`The doctor found a problem (exit ${result.code}):\n${result.output.slice(-2000)}`);
   return result;
 }
 
@@ -231,22 +302,47 @@ async function floorRuns(count: number): Promise<{ one: Timed[]; suite: Timed[];
     writeFileSync(join(scratch, 'package.json'), '{ "type": "module" }\n');
     const workers = DEFAULT_WORKERS;
     // Each project in a folder of its own (run-end shares tests/webhooks/ with the webhooks project, by file name).
-    const layout = projectLayout(workers, '.').map(({ name, workers: most }) => ({ name, testDir: `./${name}`, workers: most }));
+    const layout = projectLayout(workers, '.').map(({ name, workers: most }) => ({
+      name,
+      testDir: `./${name}`,
+      workers: most,
+    }));
     const projects = [...layout, { name: 'one', testDir: './one' }];
-    const inProject = (name: string) => listed.filter((t) => (name === 'run-end' ? t.file.endsWith('/valid-deliveries.spec.ts') : name === 'webhooks' ? t.file.startsWith('webhooks/') && !t.file.endsWith('/valid-deliveries.spec.ts') : t.file.startsWith(`${name}/`))).length;
+    const inProject = (name: string) =>
+      listed.filter((t) =>
+        name === 'run-end'
+          ? t.file.endsWith('/valid-deliveries.spec.ts')
+          : name === 'webhooks'
+            ? t.file.startsWith('webhooks/') && !t.file.endsWith('/valid-deliveries.spec.ts')
+            : t.file.startsWith(`${name}/`),
+      ).length;
     for (const { name, testDir } of projects) {
       mkdirSync(join(scratch, testDir));
-      writeFileSync(join(scratch, testDir, 'empty.spec.ts'), emptySpec(playwrightTest, name === 'one' ? 1 : inProject(name)));
+      writeFileSync(
+        join(scratch, testDir, 'empty.spec.ts'),
+        emptySpec(playwrightTest, name === 'one' ? 1 : inProject(name)),
+      );
     }
     // fullyParallel as in playwright.config.ts: the projects above say where it is off.
-    writeFileSync(join(scratch, 'floor.config.ts'), `export default ${JSON.stringify({ workers, fullyParallel: true, reporter: 'dot', projects })};\n`);
+    writeFileSync(
+      join(scratch, 'floor.config.ts'),
+      `export default ${JSON.stringify({ workers, fullyParallel: true, reporter: 'dot', projects })};\n`,
+    );
     const run = async (args: string) => {
-      const result = await timed(`node ${playwrightCli} test -c ${join(scratch, 'floor.config.ts')} ${args}`, { CI: '' });
-      if (result.code !== 0) throw new Error(`The floor run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
+      const result = await timed(`node ${playwrightCli} test -c ${join(scratch, 'floor.config.ts')} ${args}`, {
+        CI: '',
+      });
+      if (result.code !== 0)
+        throw new Error(`The floor run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
       return result;
     };
     const one = await repeat('floor, one empty test', count, () => run('--project one'), line);
-    const suite = await repeat('floor, the suite\'s projects of empty tests', count, () => run(projectNames.map((name) => `--project ${name}`).join(' ')), line);
+    const suite = await repeat(
+      "floor, the suite's projects of empty tests",
+      count,
+      () => run(projectNames.map((name) => `--project ${name}`).join(' ')),
+      line,
+    );
     return { one, suite, tests: listed.length };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -257,7 +353,8 @@ async function floorRuns(count: number): Promise<{ one: Timed[]; suite: Timed[];
 async function npmCiRun(): Promise<Timed> {
   const scratch = mkdtempSync(join(tmpdir(), 'bench-npm-ci-'));
   try {
-    for (const file of ['package.json', 'package-lock.json']) writeFileSync(join(scratch, file), readFileSync(join(repoRoot, file)));
+    for (const file of ['package.json', 'package-lock.json'])
+      writeFileSync(join(scratch, file), readFileSync(join(repoRoot, file)));
     const result = await timed(`cd ${JSON.stringify(scratch)} && npm ci --no-audit --no-fund`, {});
     if (result.code !== 0) throw new Error(`npm ci failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
     return result;
@@ -266,7 +363,12 @@ async function npmCiRun(): Promise<Timed> {
   }
 }
 
-async function repeat<T>(label: string, count: number, once: () => Promise<T>, describe: (one: T) => string): Promise<T[]> {
+async function repeat<T>(
+  label: string,
+  count: number,
+  once: () => Promise<T>,
+  describe: (one: T) => string,
+): Promise<T[]> {
   const all: T[] = [];
   for (let i = 0; i < count; i += 1) {
     const one = await once();
@@ -276,40 +378,120 @@ async function repeat<T>(label: string, count: number, once: () => Promise<T>, d
   return all;
 }
 
-const figure = (values: Timed[]) => ({ runs: values.length, medianSeconds: seconds(median(values.map((v) => v.ms))), medianCpuSeconds: +median(values.map((v) => v.cpuSeconds)).toFixed(1) });
+const figure = (values: Timed[]) => ({
+  runs: values.length,
+  medianSeconds: seconds(median(values.map((v) => v.ms))),
+  medianCpuSeconds: +median(values.map((v) => v.cpuSeconds)).toFixed(1),
+});
 const line = (one: Timed) => `${seconds(one.ms)} s, ${one.cpuSeconds.toFixed(1)} CPU-s`;
 
 async function main() {
-  console.log(`bench: ${runs} run(s) of each fast measure, ${slowRuns} slow-target run(s), ${killRuns} proof run(s), ${npmTestRuns} npm test run(s)`);
+  console.log(
+    `bench: ${runs} run(s) of each fast measure, ${slowRuns} slow-target run(s), ${killRuns} proof run(s), ${npmTestRuns} npm test run(s)`,
+  );
   const floor = await floorRuns(runs);
-  const full = await repeat('full run', runs, () => runAgainstSandbox({ expectedExit: 0, loop: true }), (one) => `${line(one)}, ${one.requests} requests, plain fetch loop ${seconds(one.loopMs ?? 0)} s`);
+  const full = await repeat(
+    'full run',
+    runs,
+    () => runAgainstSandbox({ expectedExit: 0, loop: true }),
+    (one) => `${line(one)}, ${one.requests} requests, plain fetch loop ${seconds(one.loopMs ?? 0)} s`,
+  );
   const oneNode = await repeat('one test (node)', runs, () => oneTestRun(`node ${playwrightCli}`), line);
   const oneNpx = await repeat('one test (npx)', runs, () => oneTestRun('npx playwright'), line);
   const doctor = await repeat('doctor', runs, doctorRun, line);
-  const failing = await repeat('failing run', runs, () => runAgainstSandbox({ faults: FAILING_FAULTS, expectedExit: 1 }), line);
-  const slow = await repeat('slow target, workers chosen from the round trip', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, expectedExit: 0 }), line);
-  const slowNarrow = await repeat('slow target, 2 workers', slowRuns, () => runAgainstSandbox({ latencyMs: SLOW_MS, workers: 2, expectedExit: 0 }), line);
-  const far = await repeat('far target', farRuns, runAgainstFarTarget, (one) => `${line(one)}, latest awaited event ${seconds(one.latestEventDelayMs)} s after its request, waits ended within ${one.longestWaitLagMs} ms of the last events they awaited`);
-  const kill = await repeat('proof run', killRuns, () => timed(`node ${playwrightCli} test -c selftest/playwright.config.ts selftest/proof.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-proof-${Date.now()}`)}`, { SELFTEST_RUN_ID: `bench-${Date.now()}`, CI: '' }), line);
-  const npmTest = await repeat('npm test', npmTestRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})${keptFailure('npm test', one)}`);
-  const loaded = await underLoad(() => repeat('npm test under load', loadedRuns, () => timed('npm test', { CI: '' }), (one) => `${line(one)} (exit ${one.code})${keptFailure('npm test under load', one)}`));
+  const failing = await repeat(
+    'failing run',
+    runs,
+    () => runAgainstSandbox({ faults: FAILING_FAULTS, expectedExit: 1 }),
+    line,
+  );
+  const slow = await repeat(
+    'slow target, workers chosen from the round trip',
+    slowRuns,
+    () => runAgainstSandbox({ latencyMs: SLOW_MS, expectedExit: 0 }),
+    line,
+  );
+  const slowNarrow = await repeat(
+    'slow target, 2 workers',
+    slowRuns,
+    () => runAgainstSandbox({ latencyMs: SLOW_MS, workers: 2, expectedExit: 0 }),
+    line,
+  );
+  const far = await repeat(
+    'far target',
+    farRuns,
+    runAgainstFarTarget,
+    (one) =>
+      `${line(one)}, latest awaited event ${seconds(one.latestEventDelayMs)} s after its request, waits ended within ${one.longestWaitLagMs} ms of the last events they awaited`,
+  );
+  const kill = await repeat(
+    'proof run',
+    killRuns,
+    () =>
+      timed(
+        `node ${playwrightCli} test -c selftest/playwright.config.ts selftest/proof.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-proof-${Date.now()}`)}`,
+        { SELFTEST_RUN_ID: `bench-${Date.now()}`, CI: '' },
+      ),
+    line,
+  );
+  const npmTest = await repeat(
+    'npm test',
+    npmTestRuns,
+    () => timed('npm test', { CI: '' }),
+    (one) => `${line(one)} (exit ${one.code})${keptFailure('npm test', one)}`,
+  );
+  const loaded = await underLoad(() =>
+    repeat(
+      'npm test under load',
+      loadedRuns,
+      () => timed('npm test', { CI: '' }),
+      (one) => `${line(one)} (exit ${one.code})${keptFailure('npm test under load', one)}`,
+    ),
+  );
   const npmCi = await repeat('npm ci', npmCiRuns, npmCiRun, line);
-  const runtimes = await repeat('runtime self-test', runtimeRuns, () => timed(`node ${playwrightCli} test -c selftest/playwright.config.ts selftest/runtimes.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-runtimes-${Date.now()}`)}`, { CI: '' }), (one) => `${line(one)} (exit ${one.code})${keptFailure('runtime self-test', one)}`);
+  const runtimes = await repeat(
+    'runtime self-test',
+    runtimeRuns,
+    () =>
+      timed(
+        `node ${playwrightCli} test -c selftest/playwright.config.ts selftest/runtimes.spec.ts --reporter=dot --output ${join(tmpdir(), `bench-runtimes-${Date.now()}`)}`,
+        { CI: '' },
+      ),
+    (one) => `${line(one)} (exit ${one.code})${keptFailure('runtime self-test', one)}`,
+  );
 
   const requests = median(full.map((r) => r.requests));
   const summary: Summary = {
     measuredAt: new Date().toISOString(),
     machine: { cpus: cpus().length, node: process.version },
     floor: { oneTest: figure(floor.one), suite: { ...figure(floor.suite), tests: floor.tests } },
-    fullRun: { ...figure(full), requests, tokensFetched: median(full.map((r) => r.tokens)), plainFetchLoopSeconds: seconds(median(full.map((r) => r.loopMs ?? 0))) },
+    fullRun: {
+      ...figure(full),
+      requests,
+      tokensFetched: median(full.map((r) => r.tokens)),
+      plainFetchLoopSeconds: seconds(median(full.map((r) => r.loopMs ?? 0))),
+    },
     oneTest: { node: figure(oneNode), npx: figure(oneNpx) },
     failingRun: { ...figure(failing), faults: FAILING_FAULTS },
     doctor: figure(doctor),
-    slowTarget: { latencyMs: SLOW_MS, sequentialSeconds: seconds(requests * SLOW_MS), chosenWorkers: figure(slow), twoWorkers: figure(slowNarrow) },
-    farTarget: { ...figure(far), latestEventDelaySeconds: seconds(median(far.map((r) => r.latestEventDelayMs))), longestWaitLagMs: Math.max(0, ...far.map((r) => r.longestWaitLagMs)) },
+    slowTarget: {
+      latencyMs: SLOW_MS,
+      sequentialSeconds: seconds(requests * SLOW_MS),
+      chosenWorkers: figure(slow),
+      twoWorkers: figure(slowNarrow),
+    },
+    farTarget: {
+      ...figure(far),
+      latestEventDelaySeconds: seconds(median(far.map((r) => r.latestEventDelayMs))),
+      longestWaitLagMs: Math.max(0, ...far.map((r) => r.longestWaitLagMs)),
+    },
     proofRun: figure(kill),
     npmTest: { ...figure(npmTest), exitCodes: npmTest.map((r) => r.code) },
-    npmTestUnderLoad: { ...figure(loaded.results), exitCodes: loaded.results.map((r) => r.code), loadRuns: loaded.loadRuns },
+    npmTestUnderLoad: {
+      ...figure(loaded.results),
+      exitCodes: loaded.results.map((r) => r.code),
+      loadRuns: loaded.loadRuns,
+    },
     npmCi: figure(npmCi),
     runtimeSelftest: figure(runtimes),
   };
@@ -337,16 +519,34 @@ function keepEarlierFigures(summary: Summary): void {
   } catch {
     return;
   }
-  const measures = ['floor', 'fullRun', 'oneTest', 'failingRun', 'doctor', 'slowTarget', 'farTarget', 'proofRun', 'npmTest', 'npmTestUnderLoad', 'npmCi', 'runtimeSelftest'] as const;
+  const measures = [
+    'floor',
+    'fullRun',
+    'oneTest',
+    'failingRun',
+    'doctor',
+    'slowTarget',
+    'farTarget',
+    'proofRun',
+    'npmTest',
+    'npmTestUnderLoad',
+    'npmCi',
+    'runtimeSelftest',
+  ] as const;
   const slots = summary as unknown as Record<(typeof measures)[number], unknown>;
-  for (const measure of measures) if (runsIn(summary[measure]) === 0 && earlier[measure]) slots[measure] = earlier[measure];
-  if (measures.every((measure) => runsIn(summary[measure]) === 0) && earlier.measuredAt && earlier.machine) Object.assign(summary, { measuredAt: earlier.measuredAt, machine: earlier.machine });
+  for (const measure of measures)
+    if (runsIn(summary[measure]) === 0 && earlier[measure]) slots[measure] = earlier[measure];
+  if (measures.every((measure) => runsIn(summary[measure]) === 0) && earlier.measuredAt && earlier.machine)
+    Object.assign(summary, { measuredAt: earlier.measuredAt, machine: earlier.machine });
 }
 
 /** How many runs a measure's figures hold, the figures nested in it included (one test by node and by npx). */
 function runsIn(value: object): number {
   if ('runs' in value) return Number(value.runs);
-  return Object.values(value).reduce((sum: number, inner: unknown) => sum + (inner && typeof inner === 'object' ? runsIn(inner) : 0), 0);
+  return Object.values(value).reduce(
+    (sum: number, inner: unknown) => sum + (inner && typeof inner === 'object' ? runsIn(inner) : 0),
+    0,
+  );
 }
 
 /**
@@ -361,7 +561,11 @@ async function underLoad<T>(measure: () => Promise<T[]>): Promise<{ results: T[]
     while (!stop) {
       const scratch = mkdtempSync(join(tmpdir(), 'bench-load-'));
       const [sandboxPort, webhookPort] = await freePorts(2);
-      await timed(`node ${playwrightCli} test`, { SANDBOX_PORT: String(sandboxPort), WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`, ...scratchRunEnv(scratch) });
+      await timed(`node ${playwrightCli} test`, {
+        SANDBOX_PORT: String(sandboxPort),
+        WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
+        ...scratchRunEnv(scratch),
+      });
       rmSync(scratch, { recursive: true, force: true });
       loadRuns += 1;
     }

@@ -27,7 +27,8 @@ import { openCertification } from './client/session.ts';
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 const cliSpec = {
-  summary: "Certifies a reseller's client: runs it against a recording sandbox and judges what it sent (catalog/client-requirements.json).",
+  summary:
+    "Certifies a reseller's client: runs it against a recording sandbox and judges what it sent (catalog/client-requirements.json).",
   usage: 'npm run certify-client -- --run "<command>" | --listen [options]',
   options: {
     run: { type: 'string' },
@@ -42,18 +43,22 @@ const cliSpec = {
     out: { type: 'string' },
   },
   describe: {
-    run: 'the client: a command started with the sandbox\'s URLs and credentials in its environment',
+    run: "the client: a command started with the sandbox's URLs and credentials in its environment",
     listen: 'no command: print the variables and record until Ctrl-C',
     scenario: 'a JSON file of the operations the client must perform',
-    'inject-503': 'share (0 to 1) of order calls answered 503 (default 1: every call, so retries are judged; 0 leaves CLI-ORDER-RETRY not configured)',
-    'webhook-target': "the client's webhook address (default http://127.0.0.1:$WEBHOOK_PORT/, a free port given to the client as WEBHOOK_PORT)",
+    'inject-503':
+      'share (0 to 1) of order calls answered 503 (default 1: every call, so retries are judged; 0 leaves CLI-ORDER-RETRY not configured)',
+    'webhook-target':
+      "the client's webhook address (default http://127.0.0.1:$WEBHOOK_PORT/, a free port given to the client as WEBHOOK_PORT)",
     'no-webhooks': 'deliver no part-6 event (the webhook rows are then not configured)',
     flavor: `sandbox flavor (${flavors.join(', ')})`,
-    bundle: 'also write a certification bundle for npm run verify-bundle (under CERTIFICATION_DIR, default certification/)',
+    bundle:
+      'also write a certification bundle for npm run verify-bundle (under CERTIFICATION_DIR, default certification/)',
     'client-version': "the client's version, named with its command in the matrix and the bundle",
     out: 'where the matrix goes (default reports/client)',
   },
-  epilogue: 'The client gets the sandbox URLs, routes and credentials as variables (see the README), WEBHOOK_PORT included.\nExit codes: 0 conformant, 1 not conformant (a MUST failed or was not exercised), 2 bad options.',
+  epilogue:
+    'The client gets the sandbox URLs, routes and credentials as variables (see the README), WEBHOOK_PORT included.\nExit codes: 0 conformant, 1 not conformant (a MUST failed or was not exercised), 2 bad options.',
 } as const;
 const { values } = parseCli(cliSpec);
 function usage(message: string): never {
@@ -94,11 +99,18 @@ const certification = await openCertification({
   ...(values['webhook-target'] ? { webhookTarget: values['webhook-target'] } : {}),
   ...(scenario ? { scenario } : {}),
   // Self-tests search the artifacts for every token issued (the canary scan).
-  ...(process.env.SANDBOX_ISSUED_TOKENS_FILE ? { onTokenIssued: (token: string) => appendFileSync(process.env.SANDBOX_ISSUED_TOKENS_FILE as string, `${token}\n`) } : {}),
+  ...(process.env.SANDBOX_ISSUED_TOKENS_FILE
+    ? {
+        onTokenIssued: (token: string) =>
+          appendFileSync(process.env.SANDBOX_ISSUED_TOKENS_FILE as string, `${token}\n`),
+      }
+    : {}),
 });
 const clientEnv = certification.env;
 const webhookTarget = certification.webhookTarget;
-console.log(`certify-client: sandbox (${flavor}) at ${certification.sandboxUrl}, recording${inject ? `, ${inject * 100}% of order calls answered 503` : ''}${webhookTarget ? `, events delivered to ${webhookTarget}` : ''}`);
+console.log(
+  `certify-client: sandbox (${flavor}) at ${certification.sandboxUrl}, recording${inject ? `, ${inject * 100}% of order calls answered 503` : ''}${webhookTarget ? `, events delivered to ${webhookTarget}` : ''}`,
+);
 
 const command = values.run;
 if (command) {
@@ -120,9 +132,19 @@ const report = {
   role: 'client',
   interface: { ...interfaceInfo, title: `${interfaceInfo.title} (client)` },
   catalogSha256: clientCatalogSha256,
-  rerun: ['npm run certify-client --', ...process.argv.slice(2).map((arg) => shellWord(redactedCommand(arg, redactor)))].join(' '),
+  rerun: [
+    'npm run certify-client --',
+    ...process.argv.slice(2).map((arg) => shellWord(redactedCommand(arg, redactor))),
+  ].join(' '),
   profile: 'certify',
-  environment: { client: client.command, ...(client.version ? { 'client version': client.version } : {}), flavor, 'requests recorded': String(requests), 'webhook deliveries answered': String(deliveries), 'injected 503 share': String(inject) },
+  environment: {
+    client: client.command,
+    ...(client.version ? { 'client version': client.version } : {}),
+    flavor,
+    'requests recorded': String(requests),
+    'webhook deliveries answered': String(deliveries),
+    'injected 503 share': String(inject),
+  },
   finishedAt: new Date().toISOString(),
   result: run.words,
   reasons,
@@ -135,24 +157,51 @@ writeFileSync(join(out, 'client-conformance.json'), `${JSON.stringify(report, nu
 writeFileSync(join(out, 'client-conformance.md'), matrixMarkdown({ ...report, run }));
 writeFileSync(join(out, 'client-conformance.html'), matrixHtml({ ...report, run }));
 const outcomes = new Map(verdicts.map((v) => [v.id, v.outcome]));
-writeFileSync(join(out, 'junit.xml'), junitXml(records, { profile: 'certify', catalog: clientRequirements, outcomes, run, name: 'client certification' }));
+writeFileSync(
+  join(out, 'junit.xml'),
+  junitXml(records, { profile: 'certify', catalog: clientRequirements, outcomes, run, name: 'client certification' }),
+);
 console.log('');
 for (const v of report.requirements) {
   const first = v.tests.find((t) => t.outcome !== 'passed')?.detail ?? v.breakdown ?? v.observations[0] ?? '';
-  console.log(`  ${v.outcome.padEnd(14)} ${v.id.padEnd(24)} ${v.level.padEnd(6)} ${first.split('\n')[0]?.slice(0, 100) ?? ''}`);
+  console.log(
+    `  ${v.outcome.padEnd(14)} ${v.id.padEnd(24)} ${v.level.padEnd(6)} ${first.split('\n')[0]?.slice(0, 100) ?? ''}`,
+  );
 }
 console.log(`\ncertify-client: ${report.result}. Matrix: ${join(out, 'client-conformance.md')}`);
 for (const reason of reasons) console.log(`  ${reason}`);
 if (signer && source) {
-  const bundle = join(resolve(process.env.CERTIFICATION_DIR ?? join(repoRoot, 'certification')), `client-${report.finishedAt.replace(/[:.]/g, '-')}`);
+  const bundle = join(
+    resolve(process.env.CERTIFICATION_DIR ?? join(repoRoot, 'certification')),
+    `client-${report.finishedAt.replace(/[:.]/g, '-')}`,
+  );
   mkdirSync(bundle, { recursive: true });
-  for (const file of ['client-conformance.json', 'client-conformance.md', 'client-conformance.html', 'junit.xml']) cpSync(join(out, file), join(bundle, file));
+  for (const file of ['client-conformance.json', 'client-conformance.md', 'client-conformance.html', 'junit.xml'])
+    cpSync(join(out, file), join(bundle, file));
   writeFileSync(join(bundle, source.claim.list), source.list);
   const { role, interface: described, profile, environment, finishedAt, result, catalogSha256 } = report;
-  const predicate = { role, client, suite: { version: suiteVersion }, interface: described, catalogSha256, source: source.claim, profile, environment, finishedAt, result, reasons, verdict, run: { partial: false, filters: [] }, signer: signer.origin };
+  const predicate = {
+    role,
+    client,
+    suite: { version: suiteVersion },
+    interface: described,
+    catalogSha256,
+    source: source.claim,
+    profile,
+    environment,
+    finishedAt,
+    result,
+    reasons,
+    verdict,
+    run: { partial: false, filters: [] },
+    signer: signer.origin,
+  };
   const sealed = sealBundle(bundle, predicate, signer.key);
-  console.log(`certify-client: bundle ${bundle}, signed by key ${sealed.keyid} (${signer.origin}); npm run verify-bundle -- --public-key <the signer's public key> ${bundle}`);
-  console.log(`  client: ${client.command}${client.version ? ` (version ${client.version})` : ''}; ${describeSource(source.claim)}`);
+  console.log(
+    `certify-client: bundle ${bundle}, signed by key ${sealed.keyid} (${signer.origin}); npm run verify-bundle -- --public-key <the signer's public key> ${bundle}`,
+  );
+  console.log(
+    `  client: ${client.command}${client.version ? ` (version ${client.version})` : ''}; ${describeSource(source.claim)}`,
+  );
 }
 process.exit(run.exitCode);
-

@@ -24,7 +24,10 @@ const playwrightCli = join(repoRoot, 'node_modules', '@playwright', 'test', 'cli
 const BUNDLE_FAILED = 3;
 
 function utcStamp(date: Date): string {
-  return date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-');
 }
 
 function versionOf(packageJson: string): string {
@@ -52,7 +55,9 @@ function writeNewKey(dir: string): number {
   chmodSync(privateFile, 0o600);
   writeFileSync(publicFile, publicPem);
   console.log(`Private key: ${privateFile} (keep it secret; sign with CERTIFY_SIGNING_KEY_FILE=${privateFile})`);
-  console.log(`Public key:  ${publicFile} (publish it; certifiers verify with npm run verify-bundle -- --public-key ${publicFile} <bundle>)`);
+  console.log(
+    `Public key:  ${publicFile} (publish it; certifiers verify with npm run verify-bundle -- --public-key ${publicFile} <bundle>)`,
+  );
   return 0;
 }
 
@@ -67,7 +72,8 @@ function writeNewKey(dir: string): number {
  */
 async function main(): Promise<number> {
   const { values } = parseCli({
-    summary: 'Runs the suite under the certify profile and writes a signed certification bundle (certification/<UTC time>/) that npm run verify-bundle checks offline.',
+    summary:
+      'Runs the suite under the certify profile and writes a signed certification bundle (certification/<UTC time>/) that npm run verify-bundle checks offline.',
     usage: 'npm run certify -- [options]',
     options: {
       project: { type: 'string', multiple: true },
@@ -78,15 +84,18 @@ async function main(): Promise<number> {
       'key-dir': { type: 'string' },
     },
     describe: {
-      project: 'run only this Playwright project (repeatable); the bundle then says the run was partial and verify-bundle refuses it',
+      project:
+        'run only this Playwright project (repeatable); the bundle then says the run was partial and verify-bundle refuses it',
       grep: 'run only the tests matching this (e.g. @TOK-ISSUED); the run is partial too',
-      strict: 'the certify-strict profile: a SHOULD warning fails the certification too (PROFILE=certify-strict does the same)',
+      strict:
+        'the certify-strict profile: a SHOULD warning fails the certification too (PROFILE=certify-strict does the same)',
       verbose: 'list every test on the console as it ends (CONFORMANCE_VERBOSE=1)',
       'new-key': 'write a new Ed25519 key pair (to --key-dir) and run nothing',
       'key-dir': 'where --new-key writes the pair (default certification/keys)',
     },
     variables: ['CERTIFY_SIGNING_KEY', 'CERTIFY_SIGNING_KEY_FILE', 'CERTIFICATION_DIR'],
-    epilogue: 'Exit codes: 0 conformant (SHOULD warnings listed), 1 not conformant, 2 bad configuration or options, 3 bundle incomplete (docs/verdicts.md).',
+    epilogue:
+      'Exit codes: 0 conformant (SHOULD warnings listed), 1 not conformant, 2 bad configuration or options, 3 bundle incomplete (docs/verdicts.md).',
   });
   if (values['new-key']) return writeNewKey(resolve(values['key-dir'] ?? join(repoRoot, 'certification', 'keys')));
   process.env.PROFILE = values.strict || process.env.PROFILE === 'certify-strict' ? 'certify-strict' : 'certify';
@@ -98,18 +107,26 @@ async function main(): Promise<number> {
     resolved = resolveConfig(process.env, repoRoot);
     signer = signingKeyFrom(process.env);
   } catch (error) {
-    if (!(error instanceof ConfigError) && !(error instanceof Error && /^CERTIFY_SIGNING_KEY/.test(error.message))) throw error;
+    if (!(error instanceof ConfigError) && !(error instanceof Error && /^CERTIFY_SIGNING_KEY/.test(error.message)))
+      throw error;
     console.error((error as Error).message);
     return 2;
   }
   const paths = evidencePaths();
-  const args = [...(values.project ?? []).flatMap((name) => ['--project', name]), ...(values.grep ? ['--grep', values.grep] : [])];
+  const args = [
+    ...(values.project ?? []).flatMap((name) => ['--project', name]),
+    ...(values.grep ? ['--grep', values.grep] : []),
+  ];
   // The source as the run loads it: pinned before the run starts, and compared again when it ends (an edit made
   // while it ran leaves the bundle incomplete, since the pin would not say what every worker loaded).
   const source = pinSource(repoRoot);
   const transport = await transportOf(resolved.config);
   const started = new Date();
-  const run = spawnSync(process.execPath, [playwrightCli, 'test', ...args], { cwd: repoRoot, env: process.env, stdio: 'inherit' });
+  const run = spawnSync(process.execPath, [playwrightCli, 'test', ...args], {
+    cwd: repoRoot,
+    env: process.env,
+    stdio: 'inherit',
+  });
   const finished = new Date();
   const exitCode = run.status ?? 1;
 
@@ -130,9 +147,21 @@ async function main(): Promise<number> {
   } catch (error) {
     problems.push(`the Allure report could not be built: ${(error as Error).message}`);
   }
-  const matrix = existsSync(join(dir, 'conformance.json')) ? (JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as { result?: string; reasons?: string[]; verdict?: StatedVerdict; cost?: { rounds?: unknown } }) : {};
+  const matrix = existsSync(join(dir, 'conformance.json'))
+    ? (JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as {
+        result?: string;
+        reasons?: string[];
+        verdict?: StatedVerdict;
+        cost?: { rounds?: unknown };
+      })
+    : {};
   writeFileSync(join(dir, source.claim.list), source.list);
-  for (const changed of listDifferences(parseList(source.list), sourceFiles(repoRoot), 'the checkout when the run ended')) problems.push(`source changed while the run ran: ${changed}`);
+  for (const changed of listDifferences(
+    parseList(source.list),
+    sourceFiles(repoRoot),
+    'the checkout when the run ended',
+  ))
+    problems.push(`source changed while the run ran: ${changed}`);
   const configuration = redactedConfiguration(resolved);
   writeFileSync(join(dir, 'configuration.json'), `${JSON.stringify(configuration, null, 2)}\n`);
   const certificate = {
@@ -156,8 +185,20 @@ async function main(): Promise<number> {
     // The concurrency checks' rounds (tried, discarded for a 429 or a call without an answer): they can prove a defect,
     // never its absence, so a certifier reads how many were tried (CONCURRENCY_ROUNDS; absent when none ran).
     concurrency: matrix.cost?.rounds ?? { tried: 0 },
-    environment: runEnvironment(resolved.config, resolved.sandbox ? { flavor: resolved.sandbox.env.SANDBOX_FLAVOR ?? 'reference', faults: resolved.sandbox.env.SANDBOX_FAULTS ?? '' } : undefined),
-    tools: { playwright: versionOf('@playwright/test/package.json'), allure: versionOf('allure/package.json'), 'allure-playwright': versionOf('allure-playwright/package.json') },
+    environment: runEnvironment(
+      resolved.config,
+      resolved.sandbox
+        ? {
+            flavor: resolved.sandbox.env.SANDBOX_FLAVOR ?? 'reference',
+            faults: resolved.sandbox.env.SANDBOX_FAULTS ?? '',
+          }
+        : undefined,
+    ),
+    tools: {
+      playwright: versionOf('@playwright/test/package.json'),
+      allure: versionOf('allure/package.json'),
+      'allure-playwright': versionOf('allure-playwright/package.json'),
+    },
     bundleProblems: problems,
   };
   writeFileSync(join(dir, 'certificate.json'), `${JSON.stringify(certificate, null, 2)}\n`);
@@ -167,8 +208,12 @@ async function main(): Promise<number> {
   console.log(`\nCertification bundle: ${dir}`);
   console.log(`  ${sealed.subjects} files in a statement signed by key ${sealed.keyid} (${signer.origin})`);
   console.log(`  ${describeSource(source.claim)}`);
-  if (signer.origin === 'made for this run') console.log('  The key was made for this run: its signature shows nothing changed since, not who signed. Sign with a published key: npm run certify -- --new-key');
-  if (scope.partial) console.log(`  Partial run (${args.join(' ')}): verify-bundle refuses it unless given --allow-partial`);
+  if (signer.origin === 'made for this run')
+    console.log(
+      '  The key was made for this run: its signature shows nothing changed since, not who signed. Sign with a published key: npm run certify -- --new-key',
+    );
+  if (scope.partial)
+    console.log(`  Partial run (${args.join(' ')}): verify-bundle refuses it unless given --allow-partial`);
   console.log(`  Verify with: npm run verify-bundle -- --public-key <the signer's public key> ${dir}`);
   console.log(`  Verdict (${certificate.profile} profile): ${certificate.result} (exit ${exitCode})`);
   for (const problem of problems) console.error(`  Bundle incomplete: ${problem}`);

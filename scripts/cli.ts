@@ -3,7 +3,9 @@ import { configSchema } from '../harness/config/variables.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 /** The parsed values: a string option's text, a boolean option's presence. */
-type Values<O extends Options> = { [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : O[K] extends { multiple: true } ? string[] : string };
+type Values<O extends Options> = {
+  [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : O[K] extends { multiple: true } ? string[] : string;
+};
 
 export interface Cli<O extends Options> {
   /** One line: what the command does. */
@@ -31,7 +33,8 @@ export function usageOf<O extends Options>(cli: Cli<O>): string {
   lines.push(`  ${'--help'.padEnd(28)} print this and exit`);
   if (cli.variables?.length) {
     lines.push('', 'Variables (also read from .env):');
-    for (const name of cli.variables) lines.push(`  ${name.padEnd(28)} ${(configSchema.properties[name]?.description ?? '').split(/(?<=\.) /)[0]}`);
+    for (const name of cli.variables)
+      lines.push(`  ${name.padEnd(28)} ${(configSchema.properties[name]?.description ?? '').split(/(?<=\.) /)[0]}`);
   }
   if (cli.epilogue) lines.push('', cli.epilogue);
   return lines.join('\n');
@@ -41,10 +44,18 @@ export function usageOf<O extends Options>(cli: Cli<O>): string {
  * The options and arguments of a script (node:util parseArgs): --help prints the usage and exits 0; an unknown
  * option, a missing value or the wrong number of arguments prints what is wrong and the usage, and exits 2.
  */
-export function parseCli<O extends Options>(cli: Cli<O>, argv: string[] = process.argv.slice(2)): { values: Values<O>; positionals: string[] } {
+export function parseCli<O extends Options>(
+  cli: Cli<O>,
+  argv: string[] = process.argv.slice(2),
+): { values: Values<O>; positionals: string[] } {
   const options = { ...cli.options, help: { type: 'boolean' as const } };
   try {
-    const parsed = parseArgs({ args: argv, options, allowPositionals: cli.positionals !== undefined, strict: true }) as { values: Record<string, string | boolean | undefined>; positionals: string[] };
+    const parsed = parseArgs({
+      args: argv,
+      options,
+      allowPositionals: cli.positionals !== undefined,
+      strict: true,
+    }) as { values: Record<string, string | boolean | undefined>; positionals: string[] };
     if (parsed.values['help']) {
       console.log(usageOf(cli));
       process.exit(0);

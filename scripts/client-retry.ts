@@ -14,10 +14,14 @@ const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const resultPath = join(repoRoot, 'docs', 'client-retry.json');
 
 const cli = {
-  summary: "Measures the false-failure rate of the client certification's retry rule by simulation and writes docs/client-retry.{json,md}.",
+  summary:
+    "Measures the false-failure rate of the client certification's retry rule by simulation and writes docs/client-retry.{json,md}.",
   usage: 'npm run client-retry [-- --trials <n> --seed <s>]',
   options: { trials: { type: 'string' }, seed: { type: 'string' } },
-  describe: { trials: 'trials per cell (default 1000000)', seed: "the seed of every cell's stream (default the one in docs/client-retry.json)" },
+  describe: {
+    trials: 'trials per cell (default 1000000)',
+    seed: "the seed of every cell's stream (default the one in docs/client-retry.json)",
+  },
 } as const;
 const { values } = parseCli(cli);
 function usage(message: string): never {
@@ -37,8 +41,15 @@ const result: SimulationResult = {
   trials,
   sampleTrials,
   rule: { ...retryStorm },
-  cells: cells.map((cell) => ({ ...cell, failures: falseFailures(cell, trials, seed), sampleFailures: falseFailures(cell, sampleTrials, seed), firstDelays: firstTrial(cell, seed) })),
+  cells: cells.map((cell) => ({
+    ...cell,
+    failures: falseFailures(cell, trials, seed),
+    sampleFailures: falseFailures(cell, sampleTrials, seed),
+    firstDelays: firstTrial(cell, seed),
+  })),
 };
 writeFileSync(resultPath, `${JSON.stringify(result, null, 1)}\n`);
 replaceMarkedBlock(join(repoRoot, 'docs', 'client-retry.md'), 'retry-simulation', retryTable(result));
-console.log(`client-retry: ${cells.length} cells × ${trials} trials in ${((Date.now() - started) / 1000).toFixed(1)} s; ${result.cells.reduce((n, c) => n + c.failures, 0)} false failures in all. docs/client-retry.md updated.`);
+console.log(
+  `client-retry: ${cells.length} cells × ${trials} trials in ${((Date.now() - started) / 1000).toFixed(1)} s; ${result.cells.reduce((n, c) => n + c.failures, 0)} false failures in all. docs/client-retry.md updated.`,
+);

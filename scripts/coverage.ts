@@ -7,17 +7,25 @@ import { requirements } from '../catalog/catalog.ts';
 import { faults } from '../sandbox/faults.ts';
 import { placesIn } from '../harness/verdict-marks.ts';
 import { parseCli } from './cli.ts';
-import { analyseCoverage, coverageMarkdown, generatedStatements, type ListedTest, type Statement } from './coverage/analyse.ts';
+import {
+  analyseCoverage,
+  coverageMarkdown,
+  generatedStatements,
+  type ListedTest,
+  type Statement,
+} from './coverage/analyse.ts';
 
 // npm run coverage: every statement of the interface document -> requirement -> checks -> sandbox faults, written to
 // reports/coverage.md. Exits 1 when a statement has no check, a MUST no fault, or a requirement no statement or test.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 parseCli({
-  summary: 'Joins the statements of the interface document with their requirements, checks and sandbox faults (reports/coverage.md).',
+  summary:
+    'Joins the statements of the interface document with their requirements, checks and sandbox faults (reports/coverage.md).',
   usage: 'npm run coverage',
   options: {},
   describe: {},
-  epilogue: 'Exit codes: 0 every cell covered, 1 a statement without a check, a MUST without a fault, or a requirement x place without either.',
+  epilogue:
+    'Exit codes: 0 every cell covered, 1 a statement without a check, a MUST without a fault, or a requirement x place without either.',
 });
 
 interface JsonSuite {
@@ -30,12 +38,17 @@ function listTests(): ListedTest[] {
   const dir = mkdtempSync(join(tmpdir(), 'coverage-'));
   const output = join(dir, 'list.json');
   try {
-    const listing = spawnSync(process.execPath, [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '--list', '--reporter=json'], {
-      cwd: repoRoot,
-      env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: output },
-      encoding: 'utf8',
-    });
-    if (listing.status !== 0) throw new Error(`playwright test --list failed (${listing.status}): ${listing.stderr || listing.stdout}`);
+    const listing = spawnSync(
+      process.execPath,
+      [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '--list', '--reporter=json'],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: output },
+        encoding: 'utf8',
+      },
+    );
+    if (listing.status !== 0)
+      throw new Error(`playwright test --list failed (${listing.status}): ${listing.stderr || listing.stdout}`);
     const report = JSON.parse(readFileSync(output, 'utf8')) as { suites: JsonSuite[] };
     const tests: ListedTest[] = [];
     const visit = (suite: JsonSuite) => {
@@ -54,13 +67,21 @@ function listTests(): ListedTest[] {
   }
 }
 
-const listed = (JSON.parse(readFileSync(join(repoRoot, 'catalog/statements.json'), 'utf8')) as { statements: Statement[] }).statements;
+const listed = (
+  JSON.parse(readFileSync(join(repoRoot, 'catalog/statements.json'), 'utf8')) as { statements: Statement[] }
+).statements;
 const statements = [...listed, ...generatedStatements(requirements)];
 const coverage = analyseCoverage({ statements, requirements, tests: listTests(), faults });
 mkdirSync(join(repoRoot, 'reports'), { recursive: true });
 writeFileSync(join(repoRoot, 'reports/coverage.md'), coverageMarkdown(coverage));
 const checkable = statements.filter((s) => s.requirements.length > 0).length;
-console.log(`coverage: ${statements.length} statements of the interface document (${checkable} checked, ${statements.length - checkable} not checkable), ${requirements.length} requirements, ${coverage.cells.length} requirement × place cells, ${faults.length} faults (${Object.entries(coverage.faultsByClass).map(([name, ids]) => `${name} ${ids.length}`).join(', ')}); tables in reports/coverage.md`);
+console.log(
+  `coverage: ${statements.length} statements of the interface document (${checkable} checked, ${statements.length - checkable} not checkable), ${requirements.length} requirements, ${coverage.cells.length} requirement × place cells, ${faults.length} faults (${Object.entries(
+    coverage.faultsByClass,
+  )
+    .map(([name, ids]) => `${name} ${ids.length}`)
+    .join(', ')}); tables in reports/coverage.md`,
+);
 for (const problem of coverage.problems) console.log(`  ${problem}`);
 if (coverage.problems.length > 0) {
   console.log(`coverage: ${coverage.problems.length} problem${coverage.problems.length === 1 ? '' : 's'}`);

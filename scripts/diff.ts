@@ -22,7 +22,8 @@ const [oldPath = '', newPath = ''] = parseCli({
   options: {},
   describe: {},
   positionals: { min: 2, max: 2, names: 'the old and the new conformance.json' },
-  epilogue: 'Exit codes: 0 nothing got worse, 1 a requirement got worse (now failed, blocked or warning), 2 bad arguments.',
+  epilogue:
+    'Exit codes: 0 nothing got worse, 1 a requirement got worse (now failed, blocked or warning), 2 bad arguments.',
 }).positionals;
 const before = read(oldPath);
 const after = read(newPath);

@@ -11,13 +11,17 @@ export function profilesNeeding(ids: readonly string[]): Profile[] {
 }
 
 export const rowsOf = (ids: readonly string[]) => ids.map((id) => `${id} (${requirement(id).level})`).join(', ');
-const neededBy = (ids: readonly string[]) => profilesNeeding(ids).join(', ') || 'none (the rows are recorded as not configured)';
+const neededBy = (ids: readonly string[]) =>
+  profilesNeeding(ids).join(', ') || 'none (the rows are recorded as not configured)';
 
 /** The optional settings, as docs/doctor.md shows them: generated from harness/config/optional-settings.ts and the catalog. */
 export function settingsTable(): string {
   return [
     '| Setting | Exercises | Rows not configured without it | Profiles that fail without it |',
     '|---|---|---|---|',
-    ...optionalSettings.map((s) => `| ${s.variables.map((v) => `\`${v}\``).join(', ')} | ${s.exercises} | ${rowsOf(s.requirements)} | ${neededBy(s.requirements)} |`),
+    ...optionalSettings.map(
+      (s) =>
+        `| ${s.variables.map((v) => `\`${v}\``).join(', ')} | ${s.exercises} | ${rowsOf(s.requirements)} | ${neededBy(s.requirements)} |`,
+    ),
   ].join('\n');
 }

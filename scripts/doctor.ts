@@ -64,31 +64,54 @@ async function main(): Promise<number> {
     try {
       await sandbox.ready;
     } catch (error) {
-      console.error(`The embedded sandbox cannot be used as configured:\n  ${redactor.text(error instanceof Error ? error.message : String(error))}`);
+      console.error(
+        `The embedded sandbox cannot be used as configured:\n  ${redactor.text(error instanceof Error ? error.message : String(error))}`,
+      );
       return 2;
     }
   }
   try {
     const http = new HttpClient(retryPolicyOf(config.http), new LocalBudget(config.http.rateLimitBudgetMs));
-    const findings = await preflight(config, new TokenCache(http, redactor), { http, redactor, targetIsHere: sandbox !== undefined });
-    const target = resolved.sandbox ? `the embedded sandbox at ${resolved.sandbox.url}` : config.services.identity.baseUrl;
-    const [reach, routes, webhooks] = (['reach', 'route', 'webhook'] as const).map((topic) => findings.filter((f) => f.topic === topic)) as [Finding[], Finding[], Finding[]];
+    const findings = await preflight(config, new TokenCache(http, redactor), {
+      http,
+      redactor,
+      targetIsHere: sandbox !== undefined,
+    });
+    const target = resolved.sandbox
+      ? `the embedded sandbox at ${resolved.sandbox.url}`
+      : config.services.identity.baseUrl;
+    const [reach, routes, webhooks] = (['reach', 'route', 'webhook'] as const).map((topic) =>
+      findings.filter((f) => f.topic === topic),
+    ) as [Finding[], Finding[], Finding[]];
     const lines = [
       `Doctor: ${target}, profile ${config.profile}`,
       ...section('Hosts and tokens', reach, redactor),
-      ...(routes.length ? section('Routes (each answer compared with that of a path nothing serves under the same base URL)', routes, redactor) : ['Routes: not probed until the hosts answer and the credentials are accepted']),
-      ...(webhooks.length ? section('Webhooks', webhooks, redactor) : [`Webhooks: not probed: ${config.webhook.offReason ?? 'no receiver'}`]),
+      ...(routes.length
+        ? section(
+            'Routes (each answer compared with that of a path nothing serves under the same base URL)',
+            routes,
+            redactor,
+          )
+        : ['Routes: not probed until the hosts answer and the credentials are accepted']),
+      ...(webhooks.length
+        ? section('Webhooks', webhooks, redactor)
+        : [`Webhooks: not probed: ${config.webhook.offReason ?? 'no receiver'}`]),
       `Optional settings (profile ${config.profile}):`,
       ...optionalSettings.map((s) => {
         const state = s.state(config);
         const failing = profilesNeeding(s.requirements);
-        const consequence = state === 'set' ? '' : `: ${rowsOf(s.requirements)} ${state === 'unset' ? 'not configured' : 'partly configured'}${failing.includes(config.profile) ? `, which fails the ${config.profile} profile` : failing.length ? `; the ${failing.join(', ')} profile needs it` : ''}`;
+        const consequence =
+          state === 'set'
+            ? ''
+            : `: ${rowsOf(s.requirements)} ${state === 'unset' ? 'not configured' : 'partly configured'}${failing.includes(config.profile) ? `, which fails the ${config.profile} profile` : failing.length ? `; the ${failing.join(', ')} profile needs it` : ''}`;
         return `  ${state.padEnd(10)} ${s.variables.join(', ')}${consequence}`;
       }),
       `Side effects on the target: ${SIDE_EFFECTS}`,
     ];
     const problems = problemsIn(findings).length;
-    lines.push(`${problems ? `${problems} problem${problems === 1 ? '' : 's'}: the run would stop before its tests (exit 2)` : 'No problem found'}; ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    lines.push(
+      `${problems ? `${problems} problem${problems === 1 ? '' : 's'}: the run would stop before its tests (exit 2)` : 'No problem found'}; ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     console.log(lines.join('\n'));
     return problems ? 2 : 0;
   } finally {

@@ -9,16 +9,37 @@ import { replaceMarkedBlock } from './readme-block.ts';
 export const configurationPage = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 
 const GROUPS: Array<[string, RegExp]> = [
-  ['Target: base URLs and token endpoints (unset IDENTITY_BASE_URL to run against the embedded sandbox)', /^(IDENTITY|STEPUP|ORDERS)_(BASE|TOKEN)_URL$/],
-  ['Credentials (secrets: redacted from every report)', /^(API_KEY|IDENTITY_API_KEY|STEPUP_API_KEY|ORDERS_API_KEY|CLIENT_ID)$/],
-  ['Strategies, and templates for the object-valued fields whose inner fields the document does not show', /^(STRATEGY_|(ASSESSMENT|DOCUMENT_VERIFICATION|CASE_UPDATE|STEP_UP)_TEMPLATE$)/],
-  ['Routes of the operations whose method and path the spec does not show ("METHOD /path", relative to the base URL)', /^ROUTE_/],
+  [
+    'Target: base URLs and token endpoints (unset IDENTITY_BASE_URL to run against the embedded sandbox)',
+    /^(IDENTITY|STEPUP|ORDERS)_(BASE|TOKEN)_URL$/,
+  ],
+  [
+    'Credentials (secrets: redacted from every report)',
+    /^(API_KEY|IDENTITY_API_KEY|STEPUP_API_KEY|ORDERS_API_KEY|CLIENT_ID)$/,
+  ],
+  [
+    'Strategies, and templates for the object-valued fields whose inner fields the document does not show',
+    /^(STRATEGY_|(ASSESSMENT|DOCUMENT_VERIFICATION|CASE_UPDATE|STEP_UP)_TEMPLATE$)/,
+  ],
+  [
+    'Routes of the operations whose method and path the spec does not show ("METHOD /path", relative to the base URL)',
+    /^ROUTE_/,
+  ],
   ['Reseller flows (part 1): unset RESELLER_API_KEY to skip them', /^RESELLER_/],
-  ['Optional credentials for the 401 and 403 rows, for token expiry and for a second client\'s view', /^(ORDERS_NO_ENTITLEMENT_API_KEY|ORDERS_NO_ENTITLEMENT_CLIENT_ID|.*_EXPIRED_TOKEN|SECOND_CLIENT_API_KEY|SECOND_CLIENT_ID)$/],
+  [
+    "Optional credentials for the 401 and 403 rows, for token expiry and for a second client's view",
+    /^(ORDERS_NO_ENTITLEMENT_API_KEY|ORDERS_NO_ENTITLEMENT_CLIENT_ID|.*_EXPIRED_TOKEN|SECOND_CLIENT_API_KEY|SECOND_CLIENT_ID)$/,
+  ],
   ['Order endpoint: body template and the triggers of the 404, 500 and 503 rows', /^ORDER_/],
   ['Webhook receiver (part 6)', /^WEBHOOK_/],
-  ['Network: a private certificate authority and an outbound proxy ("HTTPS, a private CA, a proxy" in docs/configuration.md)', /^(TLS_CA_FILE|NODE_TLS_REJECT_UNAUTHORIZED|https_proxy|HTTPS_PROXY|http_proxy|all_proxy|ALL_PROXY|no_proxy|NO_PROXY)$/],
-  ['Run', /^(PROFILE|SEED|RUN_TAG|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|CONFORMANCE_|CONCURRENCY_|TARGET_CONCURRENCY$|PREFLIGHT$|ENV_FILE$)/],
+  [
+    'Network: a private certificate authority and an outbound proxy ("HTTPS, a private CA, a proxy" in docs/configuration.md)',
+    /^(TLS_CA_FILE|NODE_TLS_REJECT_UNAUTHORIZED|https_proxy|HTTPS_PROXY|http_proxy|all_proxy|ALL_PROXY|no_proxy|NO_PROXY)$/,
+  ],
+  [
+    'Run',
+    /^(PROFILE|SEED|RUN_TAG|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|CONFORMANCE_|CONCURRENCY_|TARGET_CONCURRENCY$|PREFLIGHT$|ENV_FILE$)/,
+  ],
   ['Reports', /^(REPORTS_DIR|TEST_RESULTS_DIR|ALLURE_[A-Z_]+|SPEC_URL|CERTIFICATION_DIR|BLOB_DIR)$/],
   ['Certification (npm run certify signs its bundle with this key)', /^CERTIFY_/],
   ['Sandbox (the embedded one when IDENTITY_BASE_URL is unset, and npm run sandbox)', /^SANDBOX_/],
@@ -34,7 +55,9 @@ interface Documented {
 
 /** Every variable of the configuration schema, in its group, with what the schema says of it. */
 function groupedVariables(): Array<{ title: string; variables: Documented[] }> {
-  const routeDefaults = new Map(operations.filter((o) => o.routeEnv).map((o) => [o.routeEnv as string, o.defaultRoute as string]));
+  const routeDefaults = new Map(
+    operations.filter((o) => o.routeEnv).map((o) => [o.routeEnv as string, o.defaultRoute as string]),
+  );
   const seen = new Set<string>();
   const groups = GROUPS.map(([title, pattern]) => ({
     title,
@@ -60,11 +83,17 @@ function groupedVariables(): Array<{ title: string; variables: Documented[] }> {
 
 /** .env.example, generated from schemas/config.schema.json so that the two never disagree. */
 export function envExample(): string {
-  const lines = ['# Generated from schemas/config.schema.json by `npm run env:example`; edit the schema, not this file.', '# Copy to .env and fill in. Variables already set in the environment win over .env.', ''];
+  const lines = [
+    '# Generated from schemas/config.schema.json by `npm run env:example`; edit the schema, not this file.',
+    '# Copy to .env and fill in. Variables already set in the environment win over .env.',
+    '',
+  ];
   for (const { title, variables } of groupedVariables()) {
     lines.push(`# ---- ${title}`);
     for (const v of variables) {
-      lines.push(`# ${v.required ? 'Required against a real target. ' : ''}${v.description}${v.fallback ? ` Default: ${v.fallback}` : ''}`);
+      lines.push(
+        `# ${v.required ? 'Required against a real target. ' : ''}${v.description}${v.fallback ? ` Default: ${v.fallback}` : ''}`,
+      );
       lines.push(`# ${v.name}=${v.fallback ?? ''}`, '');
     }
   }
@@ -75,7 +104,9 @@ export function envExample(): string {
 export function routeTable(): string {
   const lines = ['| Operation | Part | Variable | Default |', '|---|---|---|---|'];
   for (const op of operations) {
-    lines.push(`| ${op.title.split(' (')[0]} | ${op.part} | ${op.routeEnv ? `\`${op.routeEnv}\`` : '(fixed by the spec)'} | \`${op.defaultRoute ?? op.fixedRoute}\` |`);
+    lines.push(
+      `| ${op.title.split(' (')[0]} | ${op.part} | ${op.routeEnv ? `\`${op.routeEnv}\`` : '(fixed by the spec)'} | \`${op.defaultRoute ?? op.fixedRoute}\` |`,
+    );
   }
   return lines.join('\n');
 }
@@ -86,13 +117,22 @@ export function variableTable(): string {
   const lines: string[] = [];
   for (const { title, variables } of groupedVariables()) {
     lines.push('', `**${title}**`, '', '| Variable | Default | What it is |', '|---|---|---|');
-    for (const v of variables) lines.push(`| \`${v.name}\`${v.required ? ' (required against a real target)' : ''}${v.secret ? ' (secret)' : ''} | ${v.fallback ? `\`${cell(v.fallback)}\`` : ''} | ${cell(v.description)} |`);
+    for (const v of variables)
+      lines.push(
+        `| \`${v.name}\`${v.required ? ' (required against a real target)' : ''}${v.secret ? ' (secret)' : ''} | ${v.fallback ? `\`${cell(v.fallback)}\`` : ''} | ${cell(v.description)} |`,
+      );
   }
   return lines.join('\n').trim();
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  parseCli({ summary: 'Writes .env.example and the route and variable tables of docs/configuration.md from schemas/config.schema.json and catalog/operations.json.', usage: 'npm run env:example', options: {}, describe: {} });
+  parseCli({
+    summary:
+      'Writes .env.example and the route and variable tables of docs/configuration.md from schemas/config.schema.json and catalog/operations.json.',
+    usage: 'npm run env:example',
+    options: {},
+    describe: {},
+  });
   try {
     writeFileSync(new URL('../.env.example', import.meta.url), envExample());
     replaceMarkedBlock(configurationPage, 'routes', routeTable());

@@ -9,14 +9,26 @@ import { parseCli } from './cli.ts';
 // the merged matrix has a reason to fail the run, 2 on a configuration error, 0 otherwise.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const [folder = ''] = parseCli({
-  summary: "Judges the shards of one run together: Playwright's merge-reports with the suite's reporters, then the gate's exit code.",
-  usage: 'npm run merge-reports -- <folder of the shards\' blob reports (.zip)>',
+  summary:
+    "Judges the shards of one run together: Playwright's merge-reports with the suite's reporters, then the gate's exit code.",
+  usage: "npm run merge-reports -- <folder of the shards' blob reports (.zip)>",
   options: {},
   describe: {},
   positionals: { min: 1, max: 1, names: 'one folder' },
-  epilogue: 'Exit codes: 0 nothing fails the profile (docs/verdicts.md), 1 not conformant, 2 bad configuration or arguments.',
+  epilogue:
+    'Exit codes: 0 nothing fails the profile (docs/verdicts.md), 1 not conformant, 2 bad configuration or arguments.',
 }).positionals;
-const merged = spawnSync(process.execPath, [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'merge-reports', '--config', join(repoRoot, 'reporters/merge.config.ts'), folder], { stdio: 'inherit' });
+const merged = spawnSync(
+  process.execPath,
+  [
+    join(repoRoot, 'node_modules/@playwright/test/cli.js'),
+    'merge-reports',
+    '--config',
+    join(repoRoot, 'reporters/merge.config.ts'),
+    folder,
+  ],
+  { stdio: 'inherit' },
+);
 if (merged.status !== 0) process.exit(merged.status ?? 1);
 const matrix = join(process.env.REPORTS_DIR ?? join(repoRoot, 'reports'), 'conformance.json');
 if (!existsSync(matrix)) {

@@ -12,7 +12,15 @@ const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 /** `npm run openapi`: writes the OpenAPI 3.1 descriptions of the interface as configured, one per service (routes, server, token endpoint). */
 function main(): number {
   const routeVariables = operations.flatMap((op) => (op.routeEnv ? [op.routeEnv] : []));
-  const variables = ['IDENTITY_BASE_URL', 'STEPUP_BASE_URL', 'ORDERS_BASE_URL', 'IDENTITY_TOKEN_URL', 'STEPUP_TOKEN_URL', 'ORDERS_TOKEN_URL', ...routeVariables];
+  const variables = [
+    'IDENTITY_BASE_URL',
+    'STEPUP_BASE_URL',
+    'ORDERS_BASE_URL',
+    'IDENTITY_TOKEN_URL',
+    'STEPUP_TOKEN_URL',
+    'ORDERS_TOKEN_URL',
+    ...routeVariables,
+  ];
   const { values } = parseCli({
     summary:
       'Writes OpenAPI 3.1 descriptions of the interface as configured, one per service (identity, stepup, orders), each with its own server: routes, schemas, the security scheme, the part 7 errors, and the part 6 events (under webhooks of the step-up service, which sends them).',
@@ -39,7 +47,9 @@ function main(): number {
     documents = openApiDocuments({
       baseUrls: { identity: env.IDENTITY_BASE_URL, stepup: env.STEPUP_BASE_URL, orders: env.ORDERS_BASE_URL },
       tokenUrls: { identity: env.IDENTITY_TOKEN_URL, stepup: env.STEPUP_TOKEN_URL, orders: env.ORDERS_TOKEN_URL },
-      routes: Object.fromEntries(operations.flatMap((op) => (op.routeEnv && env[op.routeEnv] ? [[op.id, env[op.routeEnv]]] : []))),
+      routes: Object.fromEntries(
+        operations.flatMap((op) => (op.routeEnv && env[op.routeEnv] ? [[op.id, env[op.routeEnv]]] : [])),
+      ),
     });
   } catch (error) {
     console.error((error as Error).message);

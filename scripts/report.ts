@@ -13,13 +13,19 @@ import { evidencePaths } from './evidence/paths.ts';
 function main(): void {
   const paths = evidencePaths();
   const { values } = parseCli({
-    summary: "The last run's Allure report as one HTML file that opens from disk (nightly runs append to the Allure history).",
+    summary:
+      "The last run's Allure report as one HTML file that opens from disk (nightly runs append to the Allure history).",
     usage: 'npm run report -- [options]',
     options: { results: { type: 'string' }, output: { type: 'string' } },
-    describe: { results: `the Allure results folder (default ${paths.allureResults})`, output: `the report file (default ${paths.allureReport})` },
+    describe: {
+      results: `the Allure results folder (default ${paths.allureResults})`,
+      output: `the report file (default ${paths.allureReport})`,
+    },
   });
   const matrix = join(paths.reportsDir, 'conformance.json');
-  const profile = existsSync(matrix) ? (JSON.parse(readFileSync(matrix, 'utf8')) as { profile?: string }).profile : undefined;
+  const profile = existsSync(matrix)
+    ? (JSON.parse(readFileSync(matrix, 'utf8')) as { profile?: string }).profile
+    : undefined;
   const report = buildSingleFileReport({
     resultsDir: values.results ?? paths.allureResults,
     outputFile: values.output ?? paths.allureReport,

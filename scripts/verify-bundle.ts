@@ -14,8 +14,10 @@ import { statedVerdictLine, verdictProblems } from './evidence/stated-verdict.ts
  */
 function main(): number {
   const cli = {
-    summary: 'Checks a certification bundle offline: the signature of its statement against the public key you give, every file against its digest, and that the run covered the whole suite.',
-    usage: 'npm run verify-bundle -- --public-key <signer.pub.pem> [--source <checkout>] [--require-conformant] <bundle folder>',
+    summary:
+      'Checks a certification bundle offline: the signature of its statement against the public key you give, every file against its digest, and that the run covered the whole suite.',
+    usage:
+      'npm run verify-bundle -- --public-key <signer.pub.pem> [--source <checkout>] [--require-conformant] <bundle folder>',
     options: {
       'public-key': { type: 'string' as const },
       'allow-partial': { type: 'boolean' as const },
@@ -26,18 +28,23 @@ function main(): number {
     describe: {
       'public-key': "the signer's published Ed25519 public key (PEM); required",
       'allow-partial': 'accept a bundle of a run of part of the suite (--project or --grep)',
-      source: 'a checkout of the suite (e.g. .): its source files must be exactly those the run loaded; each one that differs is named',
+      source:
+        'a checkout of the suite (e.g. .): its source files must be exactly those the run loaded; each one that differs is named',
       'require-conformant': 'also require a certify-profile run that ended conformant (SHOULD warnings allowed)',
-      'require-no-warnings': 'also require a conformant certify-profile run without a SHOULD warning (the strict reading)',
+      'require-no-warnings':
+        'also require a conformant certify-profile run without a SHOULD warning (the strict reading)',
     },
     positionals: { min: 1, max: 1, names: 'one bundle folder' },
-    epilogue: 'Exit codes: 0 signature and files verified (and the verdict required, if asked), 1 not, 2 bad arguments. Without --require-*, a bundle whose run was not conformant verifies: the verdict printed is what it states.',
+    epilogue:
+      'Exit codes: 0 signature and files verified (and the verdict required, if asked), 1 not, 2 bad arguments. Without --require-*, a bundle whose run was not conformant verifies: the verdict printed is what it states.',
   };
   const { values, positionals } = parseCli(cli);
   const dir = positionals[0] ?? '';
   const keyFile = values['public-key'];
   if (!keyFile) {
-    console.error(`--public-key is required: the signer's public key, obtained from the signer, not from the bundle\n\n${usageOf(cli)}`);
+    console.error(
+      `--public-key is required: the signer's public key, obtained from the signer, not from the bundle\n\n${usageOf(cli)}`,
+    );
     return 2;
   }
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
@@ -55,21 +62,33 @@ function main(): number {
     console.error(`--source ${values.source} is not a folder\n\n${usageOf(cli)}`);
     return 2;
   }
-  const result = verifyBundle(dir, key, { allowPartial: values['allow-partial'] === true, ...(values.source === undefined ? {} : { source: values.source }) });
+  const result = verifyBundle(dir, key, {
+    allowPartial: values['allow-partial'] === true,
+    ...(values.source === undefined ? {} : { source: values.source }),
+  });
   if (!result.ok) {
     console.error(`NOT verified: ${dir}`);
     for (const problem of result.problems) console.error(`  ${problem}`);
     for (const note of result.notes) console.error(`  ${note}`);
     return 1;
   }
-  const predicate = (result.statement?.predicate ?? {}) as Parameters<typeof statedVerdictLine>[0] & { startedAt?: string };
+  const predicate = (result.statement?.predicate ?? {}) as Parameters<typeof statedVerdictLine>[0] & {
+    startedAt?: string;
+  };
   console.log(`Signature and files verified; verdict: ${statedVerdictLine(predicate)}`);
-  console.log(`  ${dir}: the statement is signed by the key given, and its ${result.verified} files match their digests; the run started ${predicate.startedAt ?? '(time not stated)'}.`);
+  console.log(
+    `  ${dir}: the statement is signed by the key given, and its ${result.verified} files match their digests; the run started ${predicate.startedAt ?? '(time not stated)'}.`,
+  );
   for (const note of result.notes) console.log(`  ${note}`);
   if (!relative(resolve(dir), resolve(keyFile)).startsWith('..')) {
-    console.log('  Note: the public key came from the bundle itself: this shows nothing changed since signing, not who signed.');
+    console.log(
+      '  Note: the public key came from the bundle itself: this shows nothing changed since signing, not who signed.',
+    );
   }
-  const unmet = verdictProblems(predicate, { conformant: values['require-conformant'] === true, noWarnings: values['require-no-warnings'] === true });
+  const unmet = verdictProblems(predicate, {
+    conformant: values['require-conformant'] === true,
+    noWarnings: values['require-no-warnings'] === true,
+  });
   if (unmet.length > 0) {
     console.error(`NOT certified: ${dir}`);
     for (const problem of unmet) console.error(`  ${problem}`);

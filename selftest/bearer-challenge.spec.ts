@@ -25,12 +25,32 @@ function judged(exchange: Exchange, malformed: boolean): string | undefined {
 
 // RFC 6750 section 3 and 3.1: 401 with the Bearer challenge; a malformed Authorization header (invalid_request) may be 400.
 const cases: ReadonlyArray<{ name: string; exchange: Exchange; malformed: boolean; kind: string }> = [
-  { name: '401 with a Bearer challenge', exchange: refusal(401, 'Bearer realm="api", error="invalid_token"'), malformed: false, kind: 'pass' },
+  {
+    name: '401 with a Bearer challenge',
+    exchange: refusal(401, 'Bearer realm="api", error="invalid_token"'),
+    malformed: false,
+    kind: 'pass',
+  },
   { name: '401 without a challenge', exchange: refusal(401), malformed: false, kind: 'warn' },
-  { name: '400 with a Bearer challenge for a token that is merely unknown', exchange: refusal(400, 'Bearer error="invalid_token"'), malformed: false, kind: 'warn' },
-  { name: '400 with a Bearer challenge for a malformed header', exchange: refusal(400, 'Bearer error="invalid_request"'), malformed: true, kind: 'pass' },
+  {
+    name: '400 with a Bearer challenge for a token that is merely unknown',
+    exchange: refusal(400, 'Bearer error="invalid_token"'),
+    malformed: false,
+    kind: 'warn',
+  },
+  {
+    name: '400 with a Bearer challenge for a malformed header',
+    exchange: refusal(400, 'Bearer error="invalid_request"'),
+    malformed: true,
+    kind: 'pass',
+  },
   { name: '400 without a challenge for a malformed header', exchange: refusal(400), malformed: true, kind: 'warn' },
-  { name: '403 with a Bearer challenge for a malformed header', exchange: refusal(403, 'Bearer'), malformed: true, kind: 'warn' },
+  {
+    name: '403 with a Bearer challenge for a malformed header',
+    exchange: refusal(403, 'Bearer'),
+    malformed: true,
+    kind: 'warn',
+  },
 ];
 
 for (const c of cases) {

@@ -8,10 +8,15 @@ import { repoRoot } from './evidence-harness.ts';
 // and npx command it runs exists in this repository, and it runs on a Node line the suite is proven on.
 const folder = join(repoRoot, 'examples', 'ci');
 const files = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.yml'));
-const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string>; optionalDependencies?: Record<string, string> };
+const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+};
 const scripts = Object.keys(manifest.scripts);
 /** The Node lines selftest/runtimes.spec.ts proves the suite on: the node<line> aliases of package.json. */
-const supportedLines = Object.keys(manifest.optionalDependencies ?? {}).flatMap((alias) => /^node(\d+)$/.exec(alias)?.[1] ?? []);
+const supportedLines = Object.keys(manifest.optionalDependencies ?? {}).flatMap(
+  (alias) => /^node(\d+)$/.exec(alias)?.[1] ?? [],
+);
 
 /** The Node major versions a pipeline runs on: GitHub's setup-node `node-version`, GitLab's `image: node:<n>`. */
 function nodeLines(node: unknown): string[] {
@@ -19,7 +24,8 @@ function nodeLines(node: unknown): string[] {
   if (typeof node !== 'object' || node === null) return [];
   return Object.entries(node).flatMap(([key, value]) => {
     if (key === 'node-version') return [String(value).split('.')[0] as string];
-    if (key === 'image' && typeof value === 'string' && value.startsWith('node:')) return [/^node:(\d+)/.exec(value)?.[1] ?? value];
+    if (key === 'image' && typeof value === 'string' && value.startsWith('node:'))
+      return [/^node:(\d+)/.exec(value)?.[1] ?? value];
     return nodeLines(value);
   });
 }
@@ -36,7 +42,11 @@ function commands(node: unknown): string[] {
 }
 
 test('there are example pipelines for GitHub Actions (gate and nightly) and GitLab CI', () => {
-  expect(files.sort()).toEqual(['github/conformance-gate.yml', 'github/conformance-nightly.yml', 'gitlab/gitlab-ci.yml']);
+  expect(files.sort()).toEqual([
+    'github/conformance-gate.yml',
+    'github/conformance-nightly.yml',
+    'gitlab/gitlab-ci.yml',
+  ]);
 });
 
 for (const file of files) {
@@ -45,12 +55,24 @@ for (const file of files) {
     const lines = commands(pipeline);
     expect(lines.length, 'the pipeline runs commands').toBeGreaterThan(0);
     const npmRuns = lines.flatMap((line) => [...line.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1] as string));
-    expect(npmRuns.filter((name) => !scripts.includes(name)), 'npm scripts that package.json does not define').toEqual([]);
+    expect(
+      npmRuns.filter((name) => !scripts.includes(name)),
+      'npm scripts that package.json does not define',
+    ).toEqual([]);
     const npxRuns = lines.flatMap((line) => [...line.matchAll(/npx ([\w@/.-]+)/g)].map((m) => m[1] as string));
-    expect(npxRuns.filter((bin) => !existsSync(join(repoRoot, 'node_modules', '.bin', bin))), 'npx commands with no binary in node_modules/.bin').toEqual([]);
-    expect(lines.some((line) => /npm (run conformance|run merge-reports|ci)/.test(line)), 'the pipeline installs and runs the suite').toBe(true);
+    expect(
+      npxRuns.filter((bin) => !existsSync(join(repoRoot, 'node_modules', '.bin', bin))),
+      'npx commands with no binary in node_modules/.bin',
+    ).toEqual([]);
+    expect(
+      lines.some((line) => /npm (run conformance|run merge-reports|ci)/.test(line)),
+      'the pipeline installs and runs the suite',
+    ).toBe(true);
     const runtimes = nodeLines(pipeline);
     expect(runtimes.length, 'the pipeline names its Node version').toBeGreaterThan(0);
-    expect(runtimes.filter((line) => !supportedLines.includes(line)), `Node versions outside the supported lines ${supportedLines.join(', ')}`).toEqual([]);
+    expect(
+      runtimes.filter((line) => !supportedLines.includes(line)),
+      `Node versions outside the supported lines ${supportedLines.join(', ')}`,
+    ).toEqual([]);
   });
 }

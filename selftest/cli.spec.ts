@@ -5,7 +5,9 @@ import { runCli, TS_NODE } from './evidence-harness.ts';
 
 // Every command of package.json that is one of ours (node --import tsx <file>) prints its usage on --help and exits 0,
 // and stops with exit code 2 on an option it does not know, before doing anything.
-const scripts = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const scripts = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }
+).scripts;
 const ours = Object.entries(scripts).flatMap(([name, command]) => {
   const file = /^node --import tsx (\S+\.ts)$/.exec(command)?.[1];
   return file ? [{ name, file }] : [];
@@ -17,7 +19,18 @@ const { FORCE_COLOR: _workerColor, ...handEnv } = process.env;
 const commandEnv = { ...handEnv, ENV_FILE: '/dev/null' } as Record<string, string>;
 
 test('every npm script of ours is a tsx file, and there are some', () => {
-  expect(ours.map((s) => s.name).sort()).toEqual(expect.arrayContaining(['bench', 'certify', 'certify-client', 'coverage', 'diff', 'report', 'sandbox', 'verify-bundle']));
+  expect(ours.map((s) => s.name).sort()).toEqual(
+    expect.arrayContaining([
+      'bench',
+      'certify',
+      'certify-client',
+      'coverage',
+      'diff',
+      'report',
+      'sandbox',
+      'verify-bundle',
+    ]),
+  );
 });
 
 // Each script is started once, with an option it does not know: it must stop with exit 2 and its own usage before doing
@@ -25,7 +38,12 @@ test('every npm script of ours is a tsx file, and there are some', () => {
 // same for every script: checked through one real command, and on parseCli itself.
 test('every npm script of ours stops on an unknown option with exit 2, what is wrong and its own usage, before doing anything', async () => {
   test.setTimeout(240_000);
-  const results = await Promise.all(ours.map(async ({ name, file }) => ({ name, unknown: await runCli(TS_NODE[0], [...TS_NODE.slice(1), file, '--no-such-option'], commandEnv, 60_000) })));
+  const results = await Promise.all(
+    ours.map(async ({ name, file }) => ({
+      name,
+      unknown: await runCli(TS_NODE[0], [...TS_NODE.slice(1), file, '--no-such-option'], commandEnv, 60_000),
+    })),
+  );
   for (const { name, unknown } of results) {
     expect(unknown.code, `npm run ${name} -- --no-such-option: ${unknown.stderr}`).toBe(2);
     expect(unknown.stderr, `npm run ${name} -- --no-such-option`).toMatch(/Unknown option '--no-such-option'/);
@@ -41,7 +59,12 @@ test('--help prints the usage on standard output and exits 0, through a real com
 });
 
 test('parseCli: --help prints exactly the usage and exits 0; an unknown option prints what is wrong and the usage and exits 2', () => {
-  const cli = { summary: 'Does one thing.', usage: 'npm run thing -- [--level <value>]', options: { level: { type: 'string' as const } }, describe: { level: 'how much' } };
+  const cli = {
+    summary: 'Does one thing.',
+    usage: 'npm run thing -- [--level <value>]',
+    options: { level: { type: 'string' as const } },
+    describe: { level: 'how much' },
+  };
   const outcome = (argv: string[]) => {
     const printed: string[] = [];
     const errors: string[] = [];
@@ -66,6 +89,10 @@ test('parseCli: --help prints exactly the usage and exits 0; an unknown option p
     }
   };
   expect(outcome(['--help'])).toEqual({ code: 0, printed: [usageOf(cli)], errors: [] });
-  expect(outcome(['--nope'])).toEqual({ code: 2, printed: [], errors: [expect.stringMatching(/^Unknown option '--nope'[\s\S]*\n\nDoes one thing\.\n\nUsage: npm run thing/)] });
+  expect(outcome(['--nope'])).toEqual({
+    code: 2,
+    printed: [],
+    errors: [expect.stringMatching(/^Unknown option '--nope'[\s\S]*\n\nDoes one thing\.\n\nUsage: npm run thing/)],
+  });
   expect(outcome(['--level', 'high'])).toEqual({ parsed: { level: 'high' }, printed: [], errors: [] });
 });

@@ -22,9 +22,30 @@ async function certify(fault: string | undefined, extra: string[] = [], run = CL
   const work = mkdtempSync(join(tmpdir(), 'client-cert-'));
   try {
     const env = childEnv(work, { WEBHOOK_GRACE_MS: '700', ...(fault ? { CLIENT_FAULT: fault } : {}) });
-    const result = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/certify-client.ts', '--run', run, '--scenario', 'examples/reseller-client/scenario.json', '--out', join(work, 'out'), ...extra], env, 170_000);
-    const report = JSON.parse(readText(join(work, 'out', 'client-conformance.json'))) as { requirements: Array<{ id: string; outcome: string }> };
-    return { code: result.code, output: `${result.stdout}\n${result.stderr}`, outcomes: Object.fromEntries(report.requirements.map((r) => [r.id, r.outcome])) };
+    const result = await runCli(
+      TS_NODE[0],
+      [
+        ...TS_NODE.slice(1),
+        'scripts/certify-client.ts',
+        '--run',
+        run,
+        '--scenario',
+        'examples/reseller-client/scenario.json',
+        '--out',
+        join(work, 'out'),
+        ...extra,
+      ],
+      env,
+      170_000,
+    );
+    const report = JSON.parse(readText(join(work, 'out', 'client-conformance.json'))) as {
+      requirements: Array<{ id: string; outcome: string }>;
+    };
+    return {
+      code: result.code,
+      output: `${result.stdout}\n${result.stderr}`,
+      outcomes: Object.fromEntries(report.requirements.map((r) => [r.id, r.outcome])),
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -37,11 +58,13 @@ test('client requirement IDs are unique across both catalogs', () => {
 
 const infoIds = new Set(clientRequirements.filter((r) => r.level === 'INFO').map((r) => r.id));
 
-test('the example reseller client passes with the README\'s command: every MUST and SHOULD exercised and held, retries and webhook answers included', async () => {
+test("the example reseller client passes with the README's command: every MUST and SHOULD exercised and held, retries and webhook answers included", async () => {
   test.setTimeout(180_000);
   const judged = await certify(undefined);
   expect(judged.code, judged.output).toBe(0);
-  const notPassed = Object.entries(judged.outcomes).filter(([id, outcome]) => outcome !== 'passed' && !(infoIds.has(id) && outcome === 'observed'));
+  const notPassed = Object.entries(judged.outcomes).filter(
+    ([id, outcome]) => outcome !== 'passed' && !(infoIds.has(id) && outcome === 'observed'),
+  );
   expect(notPassed, judged.output).toEqual([]);
   expect(judged.output, 'the console summary lists every requirement').toMatch(/passed\s+CLI-ORDER-RETRY\s+MUST/);
 });
@@ -57,8 +80,13 @@ test('503 injection and webhook deliveries turned off leave their rows not confi
   test.setTimeout(180_000);
   const judged = await certify(undefined, ['--inject-503', '0', '--no-webhooks']);
   expect(judged.code, judged.output).toBe(1);
-  expect(judged.output).toMatch(/MUST requirements not configured \(certify profile\): CLI-ORDER-RETRY, CLI-WEBHOOK-ANSWER \(set --inject-503, --no-webhooks\)/);
-  expect([judged.outcomes['CLI-ORDER-RETRY'], judged.outcomes['CLI-WEBHOOK-ANSWER']]).toEqual(['not-configured', 'not-configured']);
+  expect(judged.output).toMatch(
+    /MUST requirements not configured \(certify profile\): CLI-ORDER-RETRY, CLI-WEBHOOK-ANSWER \(set --inject-503, --no-webhooks\)/,
+  );
+  expect([judged.outcomes['CLI-ORDER-RETRY'], judged.outcomes['CLI-WEBHOOK-ANSWER']]).toEqual([
+    'not-configured',
+    'not-configured',
+  ]);
   expect(judged.output).toContain('not configured: --inject-503 0');
 });
 
@@ -114,13 +142,16 @@ for (const group of faultGroups) {
   test(`client faults ${names} are caught by ${group.map((f) => f.requirement).join(', ')}`, async () => {
     test.setTimeout(180_000);
     const judged = await certify(names);
-    for (const { fault, requirement, outcome } of group) expect(judged.outcomes[requirement], `${fault}\n${judged.output}`).toBe(outcome);
+    for (const { fault, requirement, outcome } of group)
+      expect(judged.outcomes[requirement], `${fault}\n${judged.output}`).toBe(outcome);
     expect(judged.code, 'a MUST failure fails the certification (each group holds one)').toBe(1);
     if (group.length > 1) {
       // Each fault of a group caught by its own requirement only: every other requirement held as in the clean run, so
       // none of the group's faults reached another's row.
       const targeted = new Set(group.map((f) => f.requirement));
-      const elsewhere = Object.entries(judged.outcomes).filter(([id, outcome]) => !targeted.has(id) && outcome !== 'passed' && !(infoIds.has(id) && outcome === 'observed'));
+      const elsewhere = Object.entries(judged.outcomes).filter(
+        ([id, outcome]) => !targeted.has(id) && outcome !== 'passed' && !(infoIds.has(id) && outcome === 'observed'),
+      );
       expect(elsewhere, judged.output).toEqual([]);
     }
   });
@@ -133,17 +164,34 @@ test('--listen: a client started by hand in another process is recorded until Ct
     const issued = join(work, 'issued-tokens.txt');
     writeFileSync(issued, '');
     const out = join(work, 'out');
-    const listener = spawn(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/certify-client.ts', '--listen', '--scenario', 'examples/reseller-client/scenario.json', '--out', out], {
-      cwd: repoRoot,
-      env: childEnv(work, { SANDBOX_ISSUED_TOKENS_FILE: issued }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const listener = spawn(
+      TS_NODE[0],
+      [
+        ...TS_NODE.slice(1),
+        'scripts/certify-client.ts',
+        '--listen',
+        '--scenario',
+        'examples/reseller-client/scenario.json',
+        '--out',
+        out,
+      ],
+      {
+        cwd: repoRoot,
+        env: childEnv(work, { SANDBOX_ISSUED_TOKENS_FILE: issued }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let printed = '';
     listener.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     listener.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     await expect.poll(() => /Ctrl-C to judge:\n(?: {2}\w+=.*\n)+/.test(printed), { timeout: 30_000 }).toBe(true);
-    const variables = Object.fromEntries([...printed.matchAll(/^ {2}(\w+)=(.*)$/gm)].map((m) => [m[1] as string, m[2] as string]));
-    const client = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'examples/reseller-client/client.ts'], { ...childEnv(work, { WEBHOOK_GRACE_MS: '700' }), ...variables });
+    const variables = Object.fromEntries(
+      [...printed.matchAll(/^ {2}(\w+)=(.*)$/gm)].map((m) => [m[1] as string, m[2] as string]),
+    );
+    const client = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'examples/reseller-client/client.ts'], {
+      ...childEnv(work, { WEBHOOK_GRACE_MS: '700' }),
+      ...variables,
+    });
     expect(client.code, client.stderr).toBe(0);
     const ended = new Promise<number | null>((resolve) => listener.on('close', resolve));
     listener.kill('SIGINT');
@@ -155,11 +203,17 @@ test('--listen: a client started by hand in another process is recorded until Ct
       [
         ['API_KEY', variables['API_KEY'] ?? ''],
         ['RESELLER_API_KEY', variables['RESELLER_API_KEY'] ?? ''],
-        ...readText(issued).split('\n').filter(Boolean).map((token, index) => [`issued token ${index + 1}`, token]),
+        ...readText(issued)
+          .split('\n')
+          .filter(Boolean)
+          .map((token, index) => [`issued token ${index + 1}`, token]),
       ].filter(([, value]) => value),
     );
     expect(Object.keys(secrets).length).toBeGreaterThan(2);
-    const sources = [...readdirSync(out).map((name) => ({ name, text: readText(join(out, name)) })), { name: 'console', text: printed.replace(/^ {2}(API_KEY|RESELLER_API_KEY)=.*$/gm, '') }];
+    const sources = [
+      ...readdirSync(out).map((name) => ({ name, text: readText(join(out, name)) })),
+      { name: 'console', text: printed.replace(/^ {2}(API_KEY|RESELLER_API_KEY)=.*$/gm, '') },
+    ];
     expect(scanForSecrets(sources, secrets)).toEqual([]);
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { EXAMPLE_EMAIL_DOMAINS, FICTIONAL_PHONE, RUN_VARYING_MEMBERS } from '../harness/builders/client-values.ts';
-import { fullAssessment, fullCaseUpdate, fullDocumentVerification, fullStepUp, stepUp, type BodyContext } from '../harness/builders/identity-bodies.ts';
+import {
+  fullAssessment,
+  fullCaseUpdate,
+  fullDocumentVerification,
+  fullStepUp,
+  stepUp,
+  type BodyContext,
+} from '../harness/builders/identity-bodies.ts';
 import { seededFaker } from '../harness/builders/seeded-faker.ts';
 import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
 
@@ -11,7 +18,11 @@ import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts
 // and RUN_TAG that send the same bodies.
 
 const ref = { inquiryId: 'inq-run1-abc', authenticationId: 'CASE-1' };
-const context = (seed: number): BodyContext => ({ faker: seededFaker(seed, 'client data'), runTag: 'run1', templates: {} });
+const context = (seed: number): BodyContext => ({
+  faker: seededFaker(seed, 'client data'),
+  runTag: 'run1',
+  templates: {},
+});
 
 test('the builders fill every shown member the way an integration would: example-domain emails, fictional phone numbers, dotted IPv4, several run-tagged tags', () => {
   for (let seed = 1; seed <= 25; seed += 1) {
@@ -32,7 +43,8 @@ test('the builders fill every shown member the way an integration would: example
 });
 
 test('the same seed gives the same values, creationDateTime apart', () => {
-  const strip = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([name]) => !RUN_VARYING_MEMBERS.includes(name)));
+  const strip = (body: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(body).filter(([name]) => !RUN_VARYING_MEMBERS.includes(name)));
   const draw = () => {
     const ctx = context(7);
     return [fullAssessment(ctx, 'default'), fullCaseUpdate(ctx, ref, 'default'), fullStepUp(ctx, ref)].map(strip);
@@ -56,7 +68,9 @@ function sentBodies(resultsFile: string): Sent[] {
   const sent: Sent[] = [];
   const mask = (text: string): string => {
     try {
-      return JSON.stringify(JSON.parse(text), (key, value: unknown) => (RUN_VARYING_MEMBERS.includes(key) ? '(varies)' : value));
+      return JSON.stringify(JSON.parse(text), (key, value: unknown) =>
+        RUN_VARYING_MEMBERS.includes(key) ? '(varies)' : value,
+      );
     } catch {
       return text;
     }
@@ -64,9 +78,17 @@ function sentBodies(resultsFile: string): Sent[] {
   const visit = (suite: Suite, path: string[]) => {
     for (const spec of suite.specs ?? []) {
       for (const t of spec.tests) {
-        const exchanges = (t.results.at(-1)?.attachments ?? []).filter((a) => a.name.startsWith('exchanges')).flatMap((a) => JSON.parse(Buffer.from(a.body ?? '', 'base64').toString('utf8')) as Array<{ request: { body?: string } }>);
+        const exchanges = (t.results.at(-1)?.attachments ?? [])
+          .filter((a) => a.name.startsWith('exchanges'))
+          .flatMap(
+            (a) =>
+              JSON.parse(Buffer.from(a.body ?? '', 'base64').toString('utf8')) as Array<{ request: { body?: string } }>,
+          );
         // Requests sent at once are recorded as they are answered: compared as a sorted list.
-        sent.push({ test: [...path, spec.title, t.projectName].join(' › '), bodies: exchanges.map((e) => mask(e.request.body ?? '')).sort() });
+        sent.push({
+          test: [...path, spec.title, t.projectName].join(' › '),
+          bodies: exchanges.map((e) => mask(e.request.body ?? '')).sort(),
+        });
       }
     }
     for (const inner of suite.suites ?? []) visit(inner, [...path, inner.title]);
@@ -77,7 +99,10 @@ function sentBodies(resultsFile: string): Sent[] {
 
 interface Suite {
   title: string;
-  specs?: Array<{ title: string; tests: Array<{ projectName: string; results: Array<{ attachments?: Array<{ name: string; body?: string }> }> }> }>;
+  specs?: Array<{
+    title: string;
+    tests: Array<{ projectName: string; results: Array<{ attachments?: Array<{ name: string; body?: string }> }> }>;
+  }>;
   suites?: Suite[];
 }
 
@@ -89,8 +114,21 @@ test('two runs of one SEED and RUN_TAG against the embedded sandbox send the sam
     for (const name of ['first', 'second']) {
       const [port, webhook] = [await freePort(), await freePort()];
       const reports = join(work, name);
-      const env = childEnv(work, { SEED: '4242', RUN_TAG: 'samerun1', SANDBOX_PORT: String(port), WEBHOOK_LISTEN: `127.0.0.1:${webhook}`, REPORTS_DIR: reports, TEST_RESULTS_DIR: join(reports, 'test-results'), CONFORMANCE_WORKERS: '2' });
-      const run = await runCli(process.execPath, [playwrightCli, 'test', '--grep', '@GEN-OPTIONAL-MEMBERS|@CU-TAGS-APPEND|@SU-CHANNELS|@CU-INQUIRY-MAPS'], env, 200_000);
+      const env = childEnv(work, {
+        SEED: '4242',
+        RUN_TAG: 'samerun1',
+        SANDBOX_PORT: String(port),
+        WEBHOOK_LISTEN: `127.0.0.1:${webhook}`,
+        REPORTS_DIR: reports,
+        TEST_RESULTS_DIR: join(reports, 'test-results'),
+        CONFORMANCE_WORKERS: '2',
+      });
+      const run = await runCli(
+        process.execPath,
+        [playwrightCli, 'test', '--grep', '@GEN-OPTIONAL-MEMBERS|@CU-TAGS-APPEND|@SU-CHANNELS|@CU-INQUIRY-MAPS'],
+        env,
+        200_000,
+      );
       expect(run.code, `${name} run:\n${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`).toBe(0);
       runs.push(sentBodies(join(reports, 'results.json')));
     }

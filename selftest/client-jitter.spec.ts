@@ -8,7 +8,11 @@ import type { ScenarioStep } from '../scripts/client/judge.ts';
 // run with its own seed, its own sandbox and its own children, in this process: every one must end "conformant". It
 // proves that the retry rule and the rest of the judge pass this correct client over 50 different jitter draws, on a
 // busy machine; the rule's false-failure rate over millions of draws is docs/client-retry.md's.
-const scenario = (JSON.parse(readFileSync(new URL('../examples/reseller-client/scenario.json', import.meta.url), 'utf8')) as { steps: ScenarioStep[] }).steps;
+const scenario = (
+  JSON.parse(readFileSync(new URL('../examples/reseller-client/scenario.json', import.meta.url), 'utf8')) as {
+    steps: ScenarioStep[];
+  }
+).steps;
 const runs = 50;
 const atOnce = 10;
 
@@ -22,20 +26,34 @@ async function certifyOnce(seed: number) {
     await client.close();
   }
   const outcome = await certification.finish();
-  return { seed, conformant: outcome.run.conformant, result: outcome.run.words, reasons: outcome.run.reasons, delays: client.delays };
+  return {
+    seed,
+    conformant: outcome.run.conformant,
+    result: outcome.run.words,
+    reasons: outcome.run.reasons,
+    delays: client.delays,
+  };
 }
 
 test(`the full-jitter reseller client certifies in ${runs} seeded runs`, async () => {
   test.setTimeout(200_000);
   const results: Array<Awaited<ReturnType<typeof certifyOnce>>> = [];
   for (let first = 1; first <= runs; first += atOnce) {
-    results.push(...(await Promise.all(Array.from({ length: Math.min(atOnce, runs - first + 1) }, (_, i) => certifyOnce(first + i)))));
+    results.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(atOnce, runs - first + 1) }, (_, i) => certifyOnce(first + i)),
+      )),
+    );
   }
   expect(results.length).toBe(runs);
-  expect(results.filter((r) => !r.conformant).map((r) => `seed ${r.seed}: ${r.result}; ${r.reasons.join('; ')}`)).toEqual([]);
+  expect(
+    results.filter((r) => !r.conformant).map((r) => `seed ${r.seed}: ${r.result}; ${r.reasons.join('; ')}`),
+  ).toEqual([]);
   // What the runs covered, from the seeded draws: six retries each, and in every run a delay under 100 ms or one
   // shorter than the delay before it, both of which the earlier pairwise rule failed.
   expect(results.filter((r) => r.delays.length !== 6).map((r) => r.seed)).toEqual([]);
-  const pairwiseRuleWouldFail = results.filter((r) => r.delays.some((d, i) => d < 100 || (i > 0 && d < 0.8 * (r.delays[i - 1] as number))));
+  const pairwiseRuleWouldFail = results.filter((r) =>
+    r.delays.some((d, i) => d < 100 || (i > 0 && d < 0.8 * (r.delays[i - 1] as number))),
+  );
   expect(pairwiseRuleWouldFail.length).toBe(runs);
 });

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { retryStorm } from '../scripts/client/retry-rule.ts';
-import { cellKey, cells, falseFailures, firstTrial, retryTable, upperBound, type SimulationResult } from '../scripts/client/retry-simulation.ts';
+import {
+  cellKey,
+  cells,
+  falseFailures,
+  firstTrial,
+  retryTable,
+  upperBound,
+  type SimulationResult,
+} from '../scripts/client/retry-simulation.ts';
 
 // docs/client-retry.md's table is what npm run client-retry wrote from docs/client-retry.json, and those figures come
 // from the judge's rule as it is now: each cell's first trials, counted again here from the same seeded stream, give
@@ -22,14 +30,22 @@ test('the figures are of the rule the judge applies, over every strategy, backof
 });
 
 test("each cell's first trials, simulated again with the judge's rule, fail exactly as often as the script recorded", () => {
-  expect(cells.map((cell) => firstTrial(cell, result.seed)), 'the same seeded draws, strategy by strategy').toEqual(result.cells.map((c) => c.firstDelays));
+  expect(
+    cells.map((cell) => firstTrial(cell, result.seed)),
+    'the same seeded draws, strategy by strategy',
+  ).toEqual(result.cells.map((c) => c.firstDelays));
   const recounted = cells.map((cell) => falseFailures(cell, result.sampleTrials, result.seed));
   expect(recounted).toEqual(result.cells.map((c) => c.sampleFailures));
-  for (const cell of result.cells) expect(cell.failures, `${cellKey(cell)}: its first trials are among all of them`).toBeGreaterThanOrEqual(cell.sampleFailures);
+  for (const cell of result.cells)
+    expect(cell.failures, `${cellKey(cell)}: its first trials are among all of them`).toBeGreaterThanOrEqual(
+      cell.sampleFailures,
+    );
 });
 
 test('every false-failure rate of the table is below 10^-4, the 95 % upper bound included, from at least 10^5 trials per cell', () => {
   expect(result.trials).toBeGreaterThanOrEqual(100_000);
-  const above = result.cells.filter((c) => upperBound(c.failures, result.trials) >= 1e-4).map((c) => `${cellKey(c)}: ${c.failures}`);
+  const above = result.cells
+    .filter((c) => upperBound(c.failures, result.trials) >= 1e-4)
+    .map((c) => `${cellKey(c)}: ${c.failures}`);
   expect(above).toEqual([]);
 });

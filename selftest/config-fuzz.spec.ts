@@ -38,11 +38,17 @@ const cases = Object.entries(configSchema.properties as Record<string, Property>
   return (kind && wrongByKind[kind] ? wrongByKind[kind] : []).map((value) => ({ name, value }));
 });
 
-const validEnv = () => ({ ...sandboxTargetEnv({ url: 'http://127.0.0.1:4999', flavor: 'reference', tokenSecret: 'fuzz' }), WEBHOOK_LISTEN: '127.0.0.1:4998' });
+const validEnv = () => ({
+  ...sandboxTargetEnv({ url: 'http://127.0.0.1:4999', flavor: 'reference', tokenSecret: 'fuzz' }),
+  WEBHOOK_LISTEN: '127.0.0.1:4998',
+});
 
 test(`configuration fuzz: ${cases.length} wrong values, each refused with one line naming its variable`, () => {
   expect(cases.length, 'at least 100 generated configurations').toBeGreaterThanOrEqual(100);
-  expect(() => loadConfig(validEnv(), { repoRoot: process.cwd(), embedded: false }), 'the base configuration is valid').not.toThrow();
+  expect(
+    () => loadConfig(validEnv(), { repoRoot: process.cwd(), embedded: false }),
+    'the base configuration is valid',
+  ).not.toThrow();
   const accepted: string[] = [];
   const unclear: string[] = [];
   for (const { name, value } of cases) {
@@ -51,7 +57,8 @@ test(`configuration fuzz: ${cases.length} wrong values, each refused with one li
       accepted.push(`${name}=${JSON.stringify(value)}`);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      if (error.problems.length !== 1 || !error.problems[0]?.startsWith(name)) unclear.push(`${name}=${JSON.stringify(value)}: ${error.problems.join(' / ')}`);
+      if (error.problems.length !== 1 || !error.problems[0]?.startsWith(name))
+        unclear.push(`${name}=${JSON.stringify(value)}: ${error.problems.join(' / ')}`);
     }
   }
   expect(accepted, 'wrong values that were accepted').toEqual([]);
@@ -62,8 +69,15 @@ test('through the real command, a wrong value exits 2 before any test, naming th
   const work = mkdtempSync(join(tmpdir(), 'config-fuzz-'));
   try {
     // A suite variable and a sandbox variable; a route variable goes through the real command in config.spec.ts.
-    for (const [name, value] of [['HTTP_503_RETRIES', 'many'], ['SANDBOX_FLAKY_503', 'half']] as const) {
-      const run = await runCli(process.execPath, [playwrightCli, 'test', '--project', 'auth'], childEnv(work, { [name]: value }));
+    for (const [name, value] of [
+      ['HTTP_503_RETRIES', 'many'],
+      ['SANDBOX_FLAKY_503', 'half'],
+    ] as const) {
+      const run = await runCli(
+        process.execPath,
+        [playwrightCli, 'test', '--project', 'auth'],
+        childEnv(work, { [name]: value }),
+      );
       expect(run.code, `${name}: ${run.stdout}${run.stderr}`).toBe(2);
       expect(run.stderr).toContain(`${name}=`);
       expect(`${run.stdout}${run.stderr}`).not.toMatch(/passed|failed \(/);

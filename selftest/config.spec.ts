@@ -9,31 +9,51 @@ import { configSchema, configVariables } from '../harness/config/variables.ts';
 import { flavors } from '../sandbox/server.ts';
 import { configurationPage, envExample, routeTable, variableTable } from '../scripts/env-example.ts';
 
-
 test.describe('configuration', () => {
   test('CONFORMANCE_WORKERS: 2 by default, one worker per project; more spread over the projects, the webhook flows on two at most; run-end, last, on one', () => {
     const workersOf = (env: Record<string, string>) => {
       const suite = loadConfig({ ...validEnv, ...env }, { repoRoot, embedded: false });
-      return { total: suite.workers, perProject: Object.fromEntries(conformanceProjects(suite, 'tests').map((p) => [p.name, p.workers])) };
+      return {
+        total: suite.workers,
+        perProject: Object.fromEntries(conformanceProjects(suite, 'tests').map((p) => [p.name, p.workers])),
+      };
     };
-    const everyProject = (count: number) => Object.fromEntries(projectNames.map((name) => [name, name === 'run-end' ? 1 : name === 'webhooks' ? Math.min(count, 2) : count]));
+    const everyProject = (count: number) =>
+      Object.fromEntries(
+        projectNames.map((name) => [name, name === 'run-end' ? 1 : name === 'webhooks' ? Math.min(count, 2) : count]),
+      );
     expect(workersOf({})).toEqual({ total: 2, perProject: everyProject(1) });
     expect(workersOf({ CONFORMANCE_WORKERS: '12' })).toEqual({ total: 12, perProject: everyProject(4) });
     expect(workersOf({ CONFORMANCE_WORKERS: '12' }).perProject['webhooks']).toBe(2);
-    expect(problemsOf({ ...validEnv, CONFORMANCE_WORKERS: '0' })).toEqual([expect.stringMatching(/^CONFORMANCE_WORKERS="0" is not valid: expected a whole number from 1 /)]);
+    expect(problemsOf({ ...validEnv, CONFORMANCE_WORKERS: '0' })).toEqual([
+      expect.stringMatching(/^CONFORMANCE_WORKERS="0" is not valid: expected a whole number from 1 /),
+    ]);
   });
 
   test('a complete environment loads, with the documented defaults', () => {
     const config = loadConfig(validEnv, { repoRoot, embedded: false });
-    expect(config.services.identity.baseUrl, 'a trailing slash is trimmed').toBe('https://api.example.com/business/identity-proofing/v1');
-    expect(config.services.orders.tokenUrl, 'orders use the identity token endpoint by default').toBe(validEnv.IDENTITY_TOKEN_URL);
+    expect(config.services.identity.baseUrl, 'a trailing slash is trimmed').toBe(
+      'https://api.example.com/business/identity-proofing/v1',
+    );
+    expect(config.services.orders.tokenUrl, 'orders use the identity token endpoint by default').toBe(
+      validEnv.IDENTITY_TOKEN_URL,
+    );
     expect(config.routes.assessment).toEqual({ method: 'POST', path: '/assessment' });
     expect(config.routes.documentRecords.path).toContain('{authenticationId}');
     expect(config.profile).toBe('gate');
     // A real target cannot post to this machine's loopback: without WEBHOOK_PUBLIC_URL the event checks are not configured.
-    expect(config.webhook).toMatchObject({ mode: 'off', host: '127.0.0.1', port: 4455, publicUrl: 'http://127.0.0.1:4455/webhooks' });
+    expect(config.webhook).toMatchObject({
+      mode: 'off',
+      host: '127.0.0.1',
+      port: 4455,
+      publicUrl: 'http://127.0.0.1:4455/webhooks',
+    });
     expect(config.webhook.offReason).toContain('WEBHOOK_PUBLIC_URL is not set');
-    expect(loadConfig({ ...validEnv, WEBHOOK_PUBLIC_URL: 'https://tunnel.example.com/hooks' }, { repoRoot, embedded: false }).webhook.mode, 'a receiver URL the target can reach turns active mode on').toBe('active');
+    expect(
+      loadConfig({ ...validEnv, WEBHOOK_PUBLIC_URL: 'https://tunnel.example.com/hooks' }, { repoRoot, embedded: false })
+        .webhook.mode,
+      'a receiver URL the target can reach turns active mode on',
+    ).toBe('active');
     expect(config.http.rateLimitBudgetMs).toBe(300_000);
     expect(config.reseller, 'no reseller without RESELLER_API_KEY').toBeUndefined();
     expect(config.secrets).toContain(validEnv.API_KEY);
@@ -42,33 +62,126 @@ test.describe('configuration', () => {
 
   test('overrides replace the defaults', () => {
     const config = loadConfig(
-      { ...validEnv, ROUTE_ASSESSMENT: 'PUT /v2/assess', PROFILE: 'certify', SEED: '42', RESELLER_API_KEY: 'cmVzZWxsZXI6c2VjcmV0', RESELLER_SOURCE_CLIENT_ID: 'child-1', RESELLER_SHARED_CONTEXT: '{"childOrganizationId":"child-1"}' },
+      {
+        ...validEnv,
+        ROUTE_ASSESSMENT: 'PUT /v2/assess',
+        PROFILE: 'certify',
+        SEED: '42',
+        RESELLER_API_KEY: 'cmVzZWxsZXI6c2VjcmV0',
+        RESELLER_SOURCE_CLIENT_ID: 'child-1',
+        RESELLER_SHARED_CONTEXT: '{"childOrganizationId":"child-1"}',
+      },
       { repoRoot, embedded: false },
     );
     expect(config.routes.assessment).toEqual({ method: 'PUT', path: '/v2/assess' });
     expect(config.profile).toBe('certify');
     expect(config.seed).toBe(42);
-    expect(config.reseller).toMatchObject({ clientId: 'client-123', sourceClientId: 'child-1', sharedContext: { childOrganizationId: 'child-1' } });
+    expect(config.reseller).toMatchObject({
+      clientId: 'client-123',
+      sourceClientId: 'child-1',
+      sharedContext: { childOrganizationId: 'child-1' },
+    });
   });
 
-  const badValues: Array<{ variant: string; env: Record<string, string | undefined>; variable: string; says: RegExp }> = [
-    { variant: 'a URL without scheme', env: { IDENTITY_BASE_URL: 'api.example.com/v1' }, variable: 'IDENTITY_BASE_URL', says: /"api\.example\.com\/v1" is not valid: expected an http or https URL \(Base URL/ },
-    { variant: 'an ftp URL', env: { STEPUP_TOKEN_URL: 'ftp://login.example.com/v1/token' }, variable: 'STEPUP_TOKEN_URL', says: /expected an http or https URL \(Token endpoint/ },
-    { variant: 'a route without method', env: { ROUTE_ASSESSMENT: '/assessment' }, variable: 'ROUTE_ASSESSMENT', says: /expected "METHOD \/path" \(Method and path of 4\.2/ },
-    { variant: 'a route missing its placeholder', env: { ROUTE_DOCUMENT_RECORDS: 'GET /records' }, variable: 'ROUTE_DOCUMENT_RECORDS', says: /\{authenticationId\}/ },
-    { variant: 'a placeholder where none belongs', env: { ROUTE_CASE_UPDATE: 'POST /cases/{caseId}' }, variable: 'ROUTE_CASE_UPDATE', says: /without \{placeholders\}/ },
-    { variant: 'invalid JSON', env: { RESELLER_API_KEY: 'a2V5', RESELLER_SOURCE_CLIENT_ID: 'c', RESELLER_SHARED_CONTEXT: '{child: 1}' }, variable: 'RESELLER_SHARED_CONTEXT', says: /expected valid JSON/ },
-    { variant: 'JSON that is not an object', env: { RESELLER_API_KEY: 'a2V5', RESELLER_SOURCE_CLIENT_ID: 'c', RESELLER_SHARED_CONTEXT: '["a"]' }, variable: 'RESELLER_SHARED_CONTEXT', says: /expected JSON object sent as sharedContext/ },
-    { variant: 'a request template that is not a readable JSON object', env: { STEP_UP_TEMPLATE: 'fixtures/no-such-template.json' }, variable: 'STEP_UP_TEMPLATE', says: /expected a readable JSON file holding an object/ },
-    { variant: 'a reseller key without its child client', env: { RESELLER_API_KEY: 'a2V5', RESELLER_SHARED_CONTEXT: '{}' }, variable: 'RESELLER_SOURCE_CLIENT_ID', says: /is not set: .*required when RESELLER_API_KEY is set/ },
-    { variant: 'a missing required variable', env: { CLIENT_ID: undefined }, variable: 'CLIENT_ID', says: /CLIENT_ID is not set: expected Value sent in x-client-id/ },
-    { variant: 'an unknown profile', env: { PROFILE: 'strict' }, variable: 'PROFILE', says: /expected one of gate, certify, certify-strict, nightly/ },
-    { variant: 'a port out of range', env: { WEBHOOK_LISTEN: '127.0.0.1:70000' }, variable: 'WEBHOOK_LISTEN', says: /port from 1 to 65535/ },
-    { variant: 'a malformed trigger', env: { ORDER_TRIGGER_404: 'status=404' }, variable: 'ORDER_TRIGGER_404', says: /expected header:<name>=<value> or pointer:\/path=<value> \(How to make the order endpoint answer 404/ },
-    { variant: 'a trigger with invalid JSON', env: { ORDER_TRIGGER_500: 'pointer:/x={bad' }, variable: 'ORDER_TRIGGER_500', says: /valid JSON value/ },
-    { variant: 'a missing order template', env: { ORDER_TEMPLATE: 'fixtures/no-such-template.json' }, variable: 'ORDER_TEMPLATE', says: /readable JSON file/ },
-    { variant: 'a pointer outside the template', env: { ORDER_ID_POINTER: '/orderNumber' }, variable: 'ORDER_ID_POINTER', says: /pointer to a string in the order template/ },
-  ];
+  const badValues: Array<{ variant: string; env: Record<string, string | undefined>; variable: string; says: RegExp }> =
+    [
+      {
+        variant: 'a URL without scheme',
+        env: { IDENTITY_BASE_URL: 'api.example.com/v1' },
+        variable: 'IDENTITY_BASE_URL',
+        says: /"api\.example\.com\/v1" is not valid: expected an http or https URL \(Base URL/,
+      },
+      {
+        variant: 'an ftp URL',
+        env: { STEPUP_TOKEN_URL: 'ftp://login.example.com/v1/token' },
+        variable: 'STEPUP_TOKEN_URL',
+        says: /expected an http or https URL \(Token endpoint/,
+      },
+      {
+        variant: 'a route without method',
+        env: { ROUTE_ASSESSMENT: '/assessment' },
+        variable: 'ROUTE_ASSESSMENT',
+        says: /expected "METHOD \/path" \(Method and path of 4\.2/,
+      },
+      {
+        variant: 'a route missing its placeholder',
+        env: { ROUTE_DOCUMENT_RECORDS: 'GET /records' },
+        variable: 'ROUTE_DOCUMENT_RECORDS',
+        says: /\{authenticationId\}/,
+      },
+      {
+        variant: 'a placeholder where none belongs',
+        env: { ROUTE_CASE_UPDATE: 'POST /cases/{caseId}' },
+        variable: 'ROUTE_CASE_UPDATE',
+        says: /without \{placeholders\}/,
+      },
+      {
+        variant: 'invalid JSON',
+        env: { RESELLER_API_KEY: 'a2V5', RESELLER_SOURCE_CLIENT_ID: 'c', RESELLER_SHARED_CONTEXT: '{child: 1}' },
+        variable: 'RESELLER_SHARED_CONTEXT',
+        says: /expected valid JSON/,
+      },
+      {
+        variant: 'JSON that is not an object',
+        env: { RESELLER_API_KEY: 'a2V5', RESELLER_SOURCE_CLIENT_ID: 'c', RESELLER_SHARED_CONTEXT: '["a"]' },
+        variable: 'RESELLER_SHARED_CONTEXT',
+        says: /expected JSON object sent as sharedContext/,
+      },
+      {
+        variant: 'a request template that is not a readable JSON object',
+        env: { STEP_UP_TEMPLATE: 'fixtures/no-such-template.json' },
+        variable: 'STEP_UP_TEMPLATE',
+        says: /expected a readable JSON file holding an object/,
+      },
+      {
+        variant: 'a reseller key without its child client',
+        env: { RESELLER_API_KEY: 'a2V5', RESELLER_SHARED_CONTEXT: '{}' },
+        variable: 'RESELLER_SOURCE_CLIENT_ID',
+        says: /is not set: .*required when RESELLER_API_KEY is set/,
+      },
+      {
+        variant: 'a missing required variable',
+        env: { CLIENT_ID: undefined },
+        variable: 'CLIENT_ID',
+        says: /CLIENT_ID is not set: expected Value sent in x-client-id/,
+      },
+      {
+        variant: 'an unknown profile',
+        env: { PROFILE: 'strict' },
+        variable: 'PROFILE',
+        says: /expected one of gate, certify, certify-strict, nightly/,
+      },
+      {
+        variant: 'a port out of range',
+        env: { WEBHOOK_LISTEN: '127.0.0.1:70000' },
+        variable: 'WEBHOOK_LISTEN',
+        says: /port from 1 to 65535/,
+      },
+      {
+        variant: 'a malformed trigger',
+        env: { ORDER_TRIGGER_404: 'status=404' },
+        variable: 'ORDER_TRIGGER_404',
+        says: /expected header:<name>=<value> or pointer:\/path=<value> \(How to make the order endpoint answer 404/,
+      },
+      {
+        variant: 'a trigger with invalid JSON',
+        env: { ORDER_TRIGGER_500: 'pointer:/x={bad' },
+        variable: 'ORDER_TRIGGER_500',
+        says: /valid JSON value/,
+      },
+      {
+        variant: 'a missing order template',
+        env: { ORDER_TEMPLATE: 'fixtures/no-such-template.json' },
+        variable: 'ORDER_TEMPLATE',
+        says: /readable JSON file/,
+      },
+      {
+        variant: 'a pointer outside the template',
+        env: { ORDER_ID_POINTER: '/orderNumber' },
+        variable: 'ORDER_ID_POINTER',
+        says: /pointer to a string in the order template/,
+      },
+    ];
 
   for (const bad of badValues) {
     test(`a wrong value stops the run with one line naming the variable: ${bad.variant}`, () => {
@@ -99,7 +212,9 @@ test.describe('configuration', () => {
       timeout: 120_000,
     });
     expect(result.status, result.stdout + result.stderr).toBe(2);
-    expect(result.stderr).toContain('ROUTE_STEP_UP="SEND /step-up" is not valid: expected "METHOD /path" (Method and path of 4.7');
+    expect(result.stderr).toContain(
+      'ROUTE_STEP_UP="SEND /step-up" is not valid: expected "METHOD /path" (Method and path of 4.7',
+    );
     expect(result.stdout).not.toContain('Listing tests');
   });
 
@@ -111,7 +226,10 @@ test.describe('configuration', () => {
     const setByOthers = new Set(['CI', 'GITHUB_STEP_SUMMARY', 'TEST_WORKER_INDEX']);
     const read = new Set<string>();
     const scan = (file: string): void => {
-      for (const match of readFileSync(file, 'utf8').matchAll(/\b[a-zA-Z]*[eE]nv(?:\[['"]([A-Z][A-Z0-9_]+)['"]\]|\.([A-Z][A-Z0-9_]+))/g)) read.add(match[1] ?? match[2] ?? '');
+      for (const match of readFileSync(file, 'utf8').matchAll(
+        /\b[a-zA-Z]*[eE]nv(?:\[['"]([A-Z][A-Z0-9_]+)['"]\]|\.([A-Z][A-Z0-9_]+))/g,
+      ))
+        read.add(match[1] ?? match[2] ?? '');
     };
     const walk = (dir: string): void => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -119,7 +237,8 @@ test.describe('configuration', () => {
         else if (entry.name.endsWith('.ts')) scan(join(dir, entry.name));
       }
     };
-    for (const dir of ['harness', 'fixtures', 'reporters', 'sandbox', 'scripts', 'tests', 'catalog', 'schemas']) walk(join(repoRoot, dir));
+    for (const dir of ['harness', 'fixtures', 'reporters', 'sandbox', 'scripts', 'tests', 'catalog', 'schemas'])
+      walk(join(repoRoot, dir));
     scan(join(repoRoot, 'playwright.config.ts'));
     const undeclared = [...read].filter((name) => !configVariables.includes(name) && !setByOthers.has(name)).sort();
     expect(undeclared, 'read but not in schemas/config.schema.json').toEqual([]);

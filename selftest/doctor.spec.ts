@@ -42,7 +42,11 @@ async function embedded(extra: Record<string, string> = {}): Promise<Record<stri
 async function realTarget(): Promise<{ sandbox: RunningSandbox; env: Record<string, string>; issued: string[] }> {
   const issued: string[] = [];
   const tokenSecret = randomBytes(16).toString('hex');
-  const sandbox = await startSandbox({ tokenSecret, onTokenIssued: (token) => issued.push(token), warn: () => undefined });
+  const sandbox = await startSandbox({
+    tokenSecret,
+    onTokenIssued: (token) => issued.push(token),
+    warn: () => undefined,
+  });
   return { sandbox, env: sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), issued };
 }
 
@@ -61,15 +65,23 @@ async function somethingElse(): Promise<{ server: Server; port: number; requests
 const problemLines = (output: string) => output.split('\n').filter((line) => line.includes('PROBLEM'));
 
 test('wrong routes: exit 2, one line per route it could decide, naming the variable and its value; the right routes ok', async () => {
-  const wrong = { ROUTE_FETCH_ASSESSMENT: 'GET /no-such-assessment/{caseId}', ROUTE_STEP_UP: 'POST /no-such-step-up', ROUTE_CASE_UPDATE: 'PATCH /case-update' };
+  const wrong = {
+    ROUTE_FETCH_ASSESSMENT: 'GET /no-such-assessment/{caseId}',
+    ROUTE_STEP_UP: 'POST /no-such-step-up',
+    ROUTE_CASE_UPDATE: 'PATCH /case-update',
+  };
   const { code, output } = await doctor(await embedded(wrong));
   expect(code, output).toBe(2);
   const problems = problemLines(output);
   for (const [variable, value] of Object.entries(wrong)) {
-    expect(problems.filter((line) => line.includes(`${variable}: nothing serves ${variable}="${value}"`)), `${variable}\n${output}`).toHaveLength(1);
+    expect(
+      problems.filter((line) => line.includes(`${variable}: nothing serves ${variable}="${value}"`)),
+      `${variable}\n${output}`,
+    ).toHaveLength(1);
   }
   expect(problems, output).toHaveLength(3);
-  for (const variable of ['ROUTE_ASSESSMENT', 'ROUTE_DOCUMENT_VERIFICATION', 'ROUTE_DOCUMENT_RECORDS']) expect(output).toMatch(new RegExp(`ok +${variable}: `));
+  for (const variable of ['ROUTE_ASSESSMENT', 'ROUTE_DOCUMENT_VERIFICATION', 'ROUTE_DOCUMENT_RECORDS'])
+    expect(output).toMatch(new RegExp(`ok +${variable}: `));
   expect(output).toContain('was answered 405');
 });
 
@@ -80,7 +92,9 @@ test('a configuration that does not validate, or credentials refused: exit 2 nam
   const wrongKey = Buffer.from(`nobody:${randomBytes(6).toString('hex')}`).toString('base64');
   const refused = await doctor(await embedded({ API_KEY: wrongKey }));
   expect(refused.code, refused.output).toBe(2);
-  expect(refused.output).toMatch(/PROBLEM identity, orders: a token request to IDENTITY_TOKEN_URL with API_KEY as Basic credentials: the credentials in API_KEY were refused/);
+  expect(refused.output).toMatch(
+    /PROBLEM identity, orders: a token request to IDENTITY_TOKEN_URL with API_KEY as Basic credentials: the credentials in API_KEY were refused/,
+  );
   expect(refused.output).toContain('Routes: not probed until the hosts answer and the credentials are accepted');
   expect(refused.output).not.toContain(wrongKey);
 });
@@ -89,16 +103,35 @@ test('a correct configuration against a real target: exit 0, every route and the
   const { sandbox, env, issued } = await realTarget();
   const listen = await freePort();
   try {
-    const { code, output } = await doctor({ ...env, WEBHOOK_LISTEN: `127.0.0.1:${listen}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${listen}/hooks` });
+    const { code, output } = await doctor({
+      ...env,
+      WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
+      WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${listen}/hooks`,
+    });
     expect(code, output).toBe(0);
     expect(output).not.toMatch(/PROBLEM|WARNING/);
-    for (const variable of ['ROUTE_ASSESSMENT', 'ROUTE_DOCUMENT_VERIFICATION', 'ROUTE_DOCUMENT_RECORDS', 'ROUTE_FETCH_ASSESSMENT', 'ROUTE_CASE_UPDATE', 'ROUTE_STEP_UP']) {
+    for (const variable of [
+      'ROUTE_ASSESSMENT',
+      'ROUTE_DOCUMENT_VERIFICATION',
+      'ROUTE_DOCUMENT_RECORDS',
+      'ROUTE_FETCH_ASSESSMENT',
+      'ROUTE_CASE_UPDATE',
+      'ROUTE_STEP_UP',
+    ]) {
       expect(output).toMatch(new RegExp(`ok +${variable}: `));
     }
     expect(output).toMatch(/ok +ORDERS_BASE_URL \(POST \/v2\/orders\): /);
-    expect(output).toMatch(/ok +webhooks: a probe posted to WEBHOOK_PUBLIC_URL=\S+ reached the receiver on WEBHOOK_LISTEN=/);
+    expect(output).toMatch(
+      /ok +webhooks: a probe posted to WEBHOOK_PUBLIC_URL=\S+ reached the receiver on WEBHOOK_LISTEN=/,
+    );
     expect(issued.length, 'the doctor got tokens').toBeGreaterThan(0);
-    for (const secret of [env.API_KEY as string, env.RESELLER_API_KEY as string, env.ORDERS_NO_ENTITLEMENT_API_KEY as string, ...issued]) expect(output).not.toContain(secret);
+    for (const secret of [
+      env.API_KEY as string,
+      env.RESELLER_API_KEY as string,
+      env.ORDERS_NO_ENTITLEMENT_API_KEY as string,
+      ...issued,
+    ])
+      expect(output).not.toContain(secret);
   } finally {
     await sandbox.close();
   }
@@ -109,10 +142,16 @@ test('a public URL reaching something else than the receiver: exit 2 naming WEBH
   const other = await somethingElse();
   const listen = await freePort();
   try {
-    const { code, output } = await doctor({ ...env, WEBHOOK_LISTEN: `127.0.0.1:${listen}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${other.port}/hooks` });
+    const { code, output } = await doctor({
+      ...env,
+      WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
+      WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${other.port}/hooks`,
+    });
     expect(code, output).toBe(2);
     expect(problemLines(output), output).toEqual([
-      expect.stringContaining(`webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${other.port}/hooks does not reach the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: a probe posted there was answered 404`),
+      expect.stringContaining(
+        `webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${other.port}/hooks does not reach the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: a probe posted there was answered 404`,
+      ),
     ]);
     expect(other.requests).toEqual(['POST /hooks']);
   } finally {
@@ -125,22 +164,43 @@ test('a public URL the tester cannot connect to, with a real target: a warning s
   const { sandbox, env } = await realTarget();
   const [listen, nobody] = [await freePort(), await freePort()];
   try {
-    const { code, output } = await doctor({ ...env, WEBHOOK_LISTEN: `127.0.0.1:${listen}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${nobody}/hooks` });
+    const { code, output } = await doctor({
+      ...env,
+      WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
+      WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${nobody}/hooks`,
+    });
     expect(code, output).toBe(0);
-    expect(output).toMatch(new RegExp(`WARNING webhooks: could not decide whether WEBHOOK_PUBLIC_URL=http://127.0.0.1:${nobody}/hooks reaches the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: the tester cannot connect to it \\(.*ECONNREFUSED`));
+    expect(output).toMatch(
+      new RegExp(
+        `WARNING webhooks: could not decide whether WEBHOOK_PUBLIC_URL=http://127.0.0.1:${nobody}/hooks reaches the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: the tester cannot connect to it \\(.*ECONNREFUSED`,
+      ),
+    );
   } finally {
     await sandbox.close();
   }
 });
 
 /** A conformance run in a scratch folder: its output and the files it wrote there. */
-async function conformanceRun(env: Record<string, string>): Promise<{ run: CliRun; output: string; written: string[] }> {
+async function conformanceRun(
+  env: Record<string, string>,
+): Promise<{ run: CliRun; output: string; written: string[] }> {
   const work = mkdtempSync(join(tmpdir(), 'doctor-preflight-'));
   const reportsDir = join(work, 'reports');
   const resultsDir = join(work, 'test-results');
   try {
-    const run = await runCli(process.execPath, [playwrightCli, 'test'], childEnv(work, { REPORTS_DIR: reportsDir, TEST_RESULTS_DIR: resultsDir, ALLURE_RESULTS_DIR: join(work, 'allure-results'), ...env }));
-    const written = [reportsDir, resultsDir, join(work, 'allure-results')].flatMap((dir) => (existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String) : []));
+    const run = await runCli(
+      process.execPath,
+      [playwrightCli, 'test'],
+      childEnv(work, {
+        REPORTS_DIR: reportsDir,
+        TEST_RESULTS_DIR: resultsDir,
+        ALLURE_RESULTS_DIR: join(work, 'allure-results'),
+        ...env,
+      }),
+    );
+    const written = [reportsDir, resultsDir, join(work, 'allure-results')].flatMap((dir) =>
+      existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String) : [],
+    );
     return { run, output: `${run.stdout}\n${run.stderr}`, written };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -148,10 +208,14 @@ async function conformanceRun(env: Record<string, string>): Promise<{ run: CliRu
 }
 
 test("the run's preflight with a wrong route: exit 2 before any test result is written, naming the variable and its value", async () => {
-  const { run, output, written } = await conformanceRun(await embedded({ ROUTE_FETCH_ASSESSMENT: 'GET /no-such-assessment/{caseId}' }));
+  const { run, output, written } = await conformanceRun(
+    await embedded({ ROUTE_FETCH_ASSESSMENT: 'GET /no-such-assessment/{caseId}' }),
+  );
   expect(run.code, output).toBe(2);
   expect(run.stderr).toContain('Preflight: the target cannot be used as configured (1 problem); no test was run:');
-  expect(run.stderr).toContain('ROUTE_FETCH_ASSESSMENT: nothing serves ROUTE_FETCH_ASSESSMENT="GET /no-such-assessment/{caseId}"');
+  expect(run.stderr).toContain(
+    'ROUTE_FETCH_ASSESSMENT: nothing serves ROUTE_FETCH_ASSESSMENT="GET /no-such-assessment/{caseId}"',
+  );
   expect(written, 'no report, result or attachment').toEqual([]);
   expect(output).not.toMatch(/\d+ (passed|failed)/);
 });
@@ -159,29 +223,57 @@ test("the run's preflight with a wrong route: exit 2 before any test result is w
 test("the run's preflight with a public URL on another port than the listener, against the embedded sandbox: exit 2 naming both, no test result", async () => {
   const env = await embedded();
   const elsewhere = await freePort();
-  const { run, output, written } = await conformanceRun({ ...env, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${elsewhere}/webhooks` });
+  const { run, output, written } = await conformanceRun({
+    ...env,
+    WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${elsewhere}/webhooks`,
+  });
   expect(run.code, output).toBe(2);
-  expect(run.stderr).toContain(`webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${elsewhere}/webhooks does not reach the receiver on WEBHOOK_LISTEN=${env.WEBHOOK_LISTEN}`);
+  expect(run.stderr).toContain(
+    `webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${elsewhere}/webhooks does not reach the receiver on WEBHOOK_LISTEN=${env.WEBHOOK_LISTEN}`,
+  );
   expect(written).toEqual([]);
 });
 
 test('a whole run against a real target with no optional setting: the rows not configured are exactly those harness/config/optional-settings.ts names, each naming a variable of its setting', async () => {
   const { sandbox, env } = await realTarget();
   const optional = new Set(optionalSettings.flatMap((s) => s.variables));
-  const bare = Object.fromEntries(Object.entries(env).filter(([name]) => !optional.has(name) && !name.startsWith('RESELLER_') && !name.startsWith('ORDER_TRIGGER_')));
+  const bare = Object.fromEntries(
+    Object.entries(env).filter(
+      ([name]) => !optional.has(name) && !name.startsWith('RESELLER_') && !name.startsWith('ORDER_TRIGGER_'),
+    ),
+  );
   const work = mkdtempSync(join(tmpdir(), 'doctor-settings-'));
   try {
     const reports = join(work, 'reports');
-    const run = await runCli(process.execPath, [playwrightCli, 'test'], childEnv(work, { ...bare, WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`, REPORTS_DIR: reports, TEST_RESULTS_DIR: join(work, 'test-results'), ALLURE_RESULTS_DIR: join(work, 'allure-results'), CONFORMANCE_WORKERS: '2' }));
+    const run = await runCli(
+      process.execPath,
+      [playwrightCli, 'test'],
+      childEnv(work, {
+        ...bare,
+        WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+        REPORTS_DIR: reports,
+        TEST_RESULTS_DIR: join(work, 'test-results'),
+        ALLURE_RESULTS_DIR: join(work, 'allure-results'),
+        CONFORMANCE_WORKERS: '2',
+      }),
+    );
     expect(run.code, `${run.stdout.slice(-2000)}\n${run.stderr}`).toBe(0);
-    const report = JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as { requirements: Array<{ id: string; outcome: string; tests: Array<{ outcome: string; detail?: string }> }> };
+    const report = JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as {
+      requirements: Array<{ id: string; outcome: string; tests: Array<{ outcome: string; detail?: string }> }>;
+    };
     const notConfigured = report.requirements.filter((r) => r.outcome === 'not-configured');
     expect(notConfigured.map((r) => r.id).sort()).toEqual(optionalSettings.flatMap((s) => s.requirements).sort());
     for (const setting of optionalSettings) {
       for (const id of setting.requirements) {
-        const details = (report.requirements.find((r) => r.id === id)?.tests ?? []).filter((t) => t.outcome === 'not-configured').map((t) => t.detail ?? '');
+        const details = (report.requirements.find((r) => r.id === id)?.tests ?? [])
+          .filter((t) => t.outcome === 'not-configured')
+          .map((t) => t.detail ?? '');
         expect(details.length, id).toBeGreaterThan(0);
-        for (const detail of details) expect(setting.variables.some((variable) => detail.includes(variable)), `${id}: ${detail}`).toBe(true);
+        for (const detail of details)
+          expect(
+            setting.variables.some((variable) => detail.includes(variable)),
+            `${id}: ${detail}`,
+          ).toBe(true);
       }
     }
   } finally {
@@ -193,7 +285,18 @@ test('a whole run against a real target with no optional setting: the rows not c
 test('the probe is answered like a delivery and kept out of the deliveries and the journal; a request only partly marked is a delivery', async () => {
   const work = mkdtempSync(join(tmpdir(), 'doctor-probe-'));
   const journal = join(work, 'journal.jsonl');
-  const receiver = new WebhookReceiver({ host: '127.0.0.1', port: 0, journal: { path: journal, redactor: { headers: (h: Array<[string, string]>) => h, text: (t: string) => t, json: (j: unknown) => j } as never } });
+  const receiver = new WebhookReceiver({
+    host: '127.0.0.1',
+    port: 0,
+    journal: {
+      path: journal,
+      redactor: {
+        headers: (h: Array<[string, string]>) => h,
+        text: (t: string) => t,
+        json: (j: unknown) => j,
+      } as never,
+    },
+  });
   await receiver.start();
   const post = (headers: Array<[string, string]>, body: string) =>
     new Promise<number>((resolve, reject) => {
@@ -211,7 +314,15 @@ test('the probe is answered like a delivery and kept out of the deliveries and t
     expect(receiver.deliveries()).toEqual([]);
     const other = webhookProbe();
     // The header of one probe with the body of another: not the tester's probe, so it is judged like any delivery.
-    expect(await post([[PROBE_HEADER, probe.nonce], ['content-type', 'application/json']], other.body)).toBe(200);
+    expect(
+      await post(
+        [
+          [PROBE_HEADER, probe.nonce],
+          ['content-type', 'application/json'],
+        ],
+        other.body,
+      ),
+    ).toBe(200);
     expect(receiver.sawProbe(other.nonce)).toBe(false);
     expect(receiver.deliveries()).toHaveLength(1);
     expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(1);
@@ -223,12 +334,17 @@ test('the probe is answered like a delivery and kept out of the deliveries and t
 
 test('docs/doctor.md holds the table of optional settings the doctor generates from the catalog', () => {
   const docs = readFileSync(join(repoRoot, 'docs/doctor.md'), 'utf8');
-  const block = docs.slice(docs.indexOf('<!-- settings -->') + '<!-- settings -->'.length, docs.indexOf('<!-- /settings -->')).trim();
+  const block = docs
+    .slice(docs.indexOf('<!-- settings -->') + '<!-- settings -->'.length, docs.indexOf('<!-- /settings -->'))
+    .trim();
   expect(block, 'regenerate with npm run doctor -- --write-docs').toBe(settingsTable());
 });
 
 test("against the embedded sandbox the run's preflight probes only what a variable changed: a route, or the public URL of the webhooks", () => {
-  expect(embeddedProbes(new Set(['SANDBOX_PORT', 'WEBHOOK_LISTEN', 'SEED']))).toEqual({ routes: false, webhook: false });
+  expect(embeddedProbes(new Set(['SANDBOX_PORT', 'WEBHOOK_LISTEN', 'SEED']))).toEqual({
+    routes: false,
+    webhook: false,
+  });
   expect(embeddedProbes(new Set(['ROUTE_STEP_UP']))).toEqual({ routes: true, webhook: false });
   expect(embeddedProbes(new Set(['WEBHOOK_PUBLIC_URL']))).toEqual({ routes: false, webhook: true });
 });
@@ -242,8 +358,11 @@ async function gatewayTarget(refusal: number, routed = true): Promise<{ server: 
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      if (routed && req.method === 'POST' && req.url === '/id/assessment') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"authenticationId":"case-1"}');
-      res.writeHead(refusal, { 'content-type': 'application/json' }).end(`{"message":"Missing Authentication Token","requestId":"${randomBytes(8).toString('hex')}"}`);
+      if (routed && req.method === 'POST' && req.url === '/id/assessment')
+        return res.writeHead(200, { 'content-type': 'application/json' }).end('{"authenticationId":"case-1"}');
+      res
+        .writeHead(refusal, { 'content-type': 'application/json' })
+        .end(`{"message":"Missing Authentication Token","requestId":"${randomBytes(8).toString('hex')}"}`);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -252,10 +371,22 @@ async function gatewayTarget(refusal: number, routed = true): Promise<{ server: 
 
 async function routeFindings(base: string) {
   const config = loadConfig(
-    { IDENTITY_BASE_URL: `${base}/id`, IDENTITY_TOKEN_URL: `${base}/token`, STEPUP_BASE_URL: `${base}/su`, STEPUP_TOKEN_URL: `${base}/token`, ORDERS_BASE_URL: `${base}/orders`, API_KEY: 'a2V5OnNlY3JldA==', CLIENT_ID: 'client', HTTP_503_RETRIES: '0' },
+    {
+      IDENTITY_BASE_URL: `${base}/id`,
+      IDENTITY_TOKEN_URL: `${base}/token`,
+      STEPUP_BASE_URL: `${base}/su`,
+      STEPUP_TOKEN_URL: `${base}/token`,
+      ORDERS_BASE_URL: `${base}/orders`,
+      API_KEY: 'a2V5OnNlY3JldA==',
+      CLIENT_ID: 'client',
+      HTTP_503_RETRIES: '0',
+    },
     { repoRoot, embedded: false },
   );
-  const tokens = { get: async () => ({ ok: true as const, token: 'a-token-of-the-run', expiresAt: null }), renew: async () => ({ ok: true as const, token: 'a-token-of-the-run', expiresAt: null }) };
+  const tokens = {
+    get: async () => ({ ok: true as const, token: 'a-token-of-the-run', expiresAt: null }),
+    renew: async () => ({ ok: true as const, token: 'a-token-of-the-run', expiresAt: null }),
+  };
   const http = new HttpClient({ retries: 0, baseMs: 1, maxMs: 1, timeoutMs: 5_000 });
   const findings = await probeRoutes({ config, http, tokens, redactor: new Redactor() });
   return new Map(findings.map((f) => [f.subject, f.severity]));
@@ -266,7 +397,13 @@ test('behind a gateway answering 403 to unknown paths, a route answered like an 
   try {
     const severities = await routeFindings(base);
     expect(severities.get('ROUTE_ASSESSMENT')).toBe('ok');
-    for (const variable of ['ROUTE_DOCUMENT_VERIFICATION', 'ROUTE_FETCH_ASSESSMENT', 'ROUTE_CASE_UPDATE', 'ROUTE_DOCUMENT_RECORDS']) expect(severities.get(variable), variable).toBe('problem');
+    for (const variable of [
+      'ROUTE_DOCUMENT_VERIFICATION',
+      'ROUTE_FETCH_ASSESSMENT',
+      'ROUTE_CASE_UPDATE',
+      'ROUTE_DOCUMENT_RECORDS',
+    ])
+      expect(severities.get(variable), variable).toBe('problem');
     // No step-up or order route took the token: a 403 there may be the gateway refusing the client.
     expect(severities.get('ROUTE_STEP_UP')).toBe('warning');
     expect(severities.get('ORDERS_BASE_URL (POST /v2/orders)')).toBe('warning');

@@ -22,11 +22,21 @@ async function hubWith(windowMs: number) {
   const hub = new EventHub(config, new Redactor([]), test.info().outputPath('journal'));
   await hub.start();
   const post = async (body: Record<string, unknown>) => {
-    const answer = await fetch(`${hub.receiver.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = await fetch(`${hub.receiver.url}/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(answer.status).toBe(200);
   };
   const session = (sessionId: string, channelType?: string, extra: Record<string, unknown> = {}) =>
-    post({ sessionId, verificationStatus: 'VERIFIED', sendAttempts: '1', ...(channelType ? { channelType } : {}), ...extra });
+    post({
+      sessionId,
+      verificationStatus: 'VERIFIED',
+      sendAttempts: '1',
+      ...(channelType ? { channelType } : {}),
+      ...extra,
+    });
   /** A step-up sent and accepted, as the Api registers it. */
   const stepUp = async (channel: MessageChannel, credit: Credit = 'none') => {
     const ticket = await hub.stepUps.begin(channel, credit);
@@ -57,159 +67,183 @@ async function withHub(windowMs: number, body: (hub: Hub) => Promise<void>): Pro
 test.describe('event attribution across the run', () => {
   test("flow A's event arriving after flow B's request, B's never coming: A has its event, B's window ends without one", async () => {
     await withHub(1_500, async ({ session, stepUp, outcome }) => {
-    const a = await stepUp('phone');
-    const b = await stepUp('phone');
-    await session('session-of-a', 'SMS_OTP');
-    expect((await outcome(a)).event?.json).toMatchObject({ sessionId: 'session-of-a' });
-    expect(await outcome(b)).toMatchObject({ state: 'expired' });
-    expect((await outcome(b)).event).toBeUndefined();
+      const a = await stepUp('phone');
+      const b = await stepUp('phone');
+      await session('session-of-a', 'SMS_OTP');
+      expect((await outcome(a)).event?.json).toMatchObject({ sessionId: 'session-of-a' });
+      expect(await outcome(b)).toMatchObject({ state: 'expired' });
+      expect((await outcome(b)).event).toBeUndefined();
     });
   });
 
   test('late and out of order: each channel gets the events of its channel, whatever order they come in', async () => {
     await withHub(WINDOW_MS, async ({ session, stepUp, outcome }) => {
-    const phone = await stepUp('phone');
-    const email = await stepUp('email');
-    // The email step-up's event comes first, then the phone one's without a channelType (SMS_OTP, its default).
-    await session('late-email', 'EMAIL_OTP');
-    await session('late-phone');
-    expect((await outcome(email)).event?.json).toMatchObject({ sessionId: 'late-email' });
-    expect((await outcome(phone)).event?.json).toMatchObject({ sessionId: 'late-phone' });
+      const phone = await stepUp('phone');
+      const email = await stepUp('email');
+      // The email step-up's event comes first, then the phone one's without a channelType (SMS_OTP, its default).
+      await session('late-email', 'EMAIL_OTP');
+      await session('late-phone');
+      expect((await outcome(email)).event?.json).toMatchObject({ sessionId: 'late-email' });
+      expect((await outcome(phone)).event?.json).toMatchObject({ sessionId: 'late-phone' });
     });
   });
 
   test('a redelivery counts once, and a session seen before a step-up is never its event', async () => {
     await withHub(1_500, async ({ hub, session, stepUp, outcome }) => {
-    // Another run's or another client's event, before any step-up of this run: it is never credited, nor its redelivery.
-    await session('foreign', 'SMS_OTP');
-    const first = await stepUp('phone');
-    const second = await stepUp('phone');
-    await session('foreign', 'SMS_OTP');
-    await session('once', 'SMS_OTP');
-    await session('once', 'SMS_OTP');
-    expect((await outcome(first)).event?.json).toMatchObject({ sessionId: 'once' });
-    const later = await outcome(second);
-    expect(later.state, 'the redelivery of the first step-up\'s session is not the second one\'s event').toBe('expired');
-    expect(hub.receiver.deliveries()).toHaveLength(4);
+      // Another run's or another client's event, before any step-up of this run: it is never credited, nor its redelivery.
+      await session('foreign', 'SMS_OTP');
+      const first = await stepUp('phone');
+      const second = await stepUp('phone');
+      await session('foreign', 'SMS_OTP');
+      await session('once', 'SMS_OTP');
+      await session('once', 'SMS_OTP');
+      expect((await outcome(first)).event?.json).toMatchObject({ sessionId: 'once' });
+      const later = await outcome(second);
+      expect(later.state, "the redelivery of the first step-up's session is not the second one's event").toBe(
+        'expired',
+      );
+      expect(hub.receiver.deliveries()).toHaveLength(4);
     });
   });
 
   test('an event of a document verification session, or one arriving while no step-up waits, is credited to none', async () => {
     await withHub(1_500, async ({ session, stepUp, outcome }) => {
-    await session('nobody-waits', 'SMS_OTP');
-    const flow = await stepUp('phone');
-    await session('document-session', 'SMS_OTP', { docVerification: true });
-    expect(await outcome(flow)).toMatchObject({ state: 'expired' });
+      await session('nobody-waits', 'SMS_OTP');
+      const flow = await stepUp('phone');
+      await session('document-session', 'SMS_OTP', { docVerification: true });
+      expect(await outcome(flow)).toMatchObject({ state: 'expired' });
     });
   });
 
   test('an alone step-up runs alone on its channel: it waits for the live ones, and later ones wait for it', async () => {
     await withHub(WINDOW_MS, async ({ hub, session, stepUp, outcome }) => {
-    const earlier = await stepUp('phone');
-    let creditedStarted = false;
-    const credited = hub.stepUps.begin('phone', 'alone').then((ticket) => {
-      creditedStarted = true;
-      return ticket;
-    });
-    // Not granted while the earlier phone step-up waits; an email step-up is not held up.
-    await outcome(await stepUp('email').then(async (ticket) => (await session('email-event', 'EMAIL_OTP'), ticket)));
-    expect(creditedStarted).toBe(false);
-    await session('earlier-event', 'SMS_OTP');
-    const ticket = await credited;
-    expect((await outcome(earlier)).event?.json).toMatchObject({ sessionId: 'earlier-event' });
-    hub.stepUps.answered(ticket.ticket, true);
-    let laterStarted = false;
-    const later = hub.stepUps.begin('phone', 'none').then((t) => ((laterStarted = true), t));
-    await session('credited-event', 'SMS_OTP');
-    expect((await outcome(ticket.ticket)).event?.json).toMatchObject({ sessionId: 'credited-event' });
-    await later;
-    expect(laterStarted).toBe(true);
+      const earlier = await stepUp('phone');
+      let creditedStarted = false;
+      const credited = hub.stepUps.begin('phone', 'alone').then((ticket) => {
+        creditedStarted = true;
+        return ticket;
+      });
+      // Not granted while the earlier phone step-up waits; an email step-up is not held up.
+      await outcome(await stepUp('email').then(async (ticket) => (await session('email-event', 'EMAIL_OTP'), ticket)));
+      expect(creditedStarted).toBe(false);
+      await session('earlier-event', 'SMS_OTP');
+      const ticket = await credited;
+      expect((await outcome(earlier)).event?.json).toMatchObject({ sessionId: 'earlier-event' });
+      hub.stepUps.answered(ticket.ticket, true);
+      let laterStarted = false;
+      const later = hub.stepUps.begin('phone', 'none').then((t) => ((laterStarted = true), t));
+      await session('credited-event', 'SMS_OTP');
+      expect((await outcome(ticket.ticket)).event?.json).toMatchObject({ sessionId: 'credited-event' });
+      await later;
+      expect(laterStarted).toBe(true);
     });
   });
 
   test('a counted step-up runs beside the others, and is answered once every step-up live since its request has an event', async () => {
     await withHub(WINDOW_MS, async ({ hub, session, stepUp, outcome }) => {
-    const earlier = await stepUp('phone');
-    // Granted at once, although a phone step-up is live; an email one started after it joins its overlap.
-    const counted = await stepUp('phone', 'counted');
-    const email = await stepUp('email');
-    await session('first-phone', 'SMS_OTP');
-    await session('the-email', 'EMAIL_OTP');
-    expect((await hub.stepUps.outcome(counted, 200))?.state, 'two events for three step-ups prove nothing yet').toBe('waiting');
-    await session('second-phone', 'SMS_OTP');
-    expect(await outcome(counted)).toMatchObject({ state: 'answered', overlap: 3 });
-    expect((await outcome(earlier)).state).toBe('answered');
-    expect((await outcome(email)).event?.json).toMatchObject({ sessionId: 'the-email' });
+      const earlier = await stepUp('phone');
+      // Granted at once, although a phone step-up is live; an email one started after it joins its overlap.
+      const counted = await stepUp('phone', 'counted');
+      const email = await stepUp('email');
+      await session('first-phone', 'SMS_OTP');
+      await session('the-email', 'EMAIL_OTP');
+      expect((await hub.stepUps.outcome(counted, 200))?.state, 'two events for three step-ups prove nothing yet').toBe(
+        'waiting',
+      );
+      await session('second-phone', 'SMS_OTP');
+      expect(await outcome(counted)).toMatchObject({ state: 'answered', overlap: 3 });
+      expect((await outcome(earlier)).state).toBe('answered');
+      expect((await outcome(email)).event?.json).toMatchObject({ sessionId: 'the-email' });
     });
   });
 
   test("flow A's event arriving after flow B's request, B's never coming, both counted: neither is proven, and alone again A has its event and B none", async () => {
     await withHub(1_500, async ({ session, stepUp, outcome }) => {
-    const a = await stepUp('phone', 'counted');
-    const b = await stepUp('phone', 'counted');
-    await session('session-of-a', 'SMS_OTP');
-    expect(await outcome(a)).toMatchObject({ state: 'ambiguous', overlap: 2 });
-    expect(await outcome(b)).toMatchObject({ state: 'ambiguous', overlap: 2 });
-    const againA = await stepUp('phone', 'alone');
-    await session('session-of-a-again', 'SMS_OTP');
-    expect(await outcome(againA)).toMatchObject({ state: 'answered', event: { json: { sessionId: 'session-of-a-again' } } });
-    const againB = await stepUp('phone', 'alone');
-    expect(await outcome(againB)).toMatchObject({ state: 'expired' });
+      const a = await stepUp('phone', 'counted');
+      const b = await stepUp('phone', 'counted');
+      await session('session-of-a', 'SMS_OTP');
+      expect(await outcome(a)).toMatchObject({ state: 'ambiguous', overlap: 2 });
+      expect(await outcome(b)).toMatchObject({ state: 'ambiguous', overlap: 2 });
+      const againA = await stepUp('phone', 'alone');
+      await session('session-of-a-again', 'SMS_OTP');
+      expect(await outcome(againA)).toMatchObject({
+        state: 'answered',
+        event: { json: { sessionId: 'session-of-a-again' } },
+      });
+      const againB = await stepUp('phone', 'alone');
+      expect(await outcome(againB)).toMatchObject({ state: 'expired' });
     });
   });
 
   test('a counted step-up alone in its overlap without an event has expired; one whose overlap outlives its window is not proven', async () => {
     await withHub(1_500, async ({ session, stepUp, outcome }) => {
-    const lonely = await stepUp('email', 'counted');
-    expect(await outcome(lonely)).toMatchObject({ state: 'expired', overlap: 1 });
-    const counted = await stepUp('phone', 'counted');
-    const later = await stepUp('phone');
-    // Its event came (the earliest live flow of the channel takes it), but the later step-up is live when its window ends.
-    await session('its-event', 'SMS_OTP');
-    expect(await outcome(counted)).toMatchObject({ state: 'ambiguous', overlap: 2, event: { json: { sessionId: 'its-event' } } });
-    expect((await outcome(later)).state).toBe('expired');
+      const lonely = await stepUp('email', 'counted');
+      expect(await outcome(lonely)).toMatchObject({ state: 'expired', overlap: 1 });
+      const counted = await stepUp('phone', 'counted');
+      const later = await stepUp('phone');
+      // Its event came (the earliest live flow of the channel takes it), but the later step-up is live when its window ends.
+      await session('its-event', 'SMS_OTP');
+      expect(await outcome(counted)).toMatchObject({
+        state: 'ambiguous',
+        overlap: 2,
+        event: { json: { sessionId: 'its-event' } },
+      });
+      expect((await outcome(later)).state).toBe('expired');
     });
   });
 
   test("a webhook check's step-up is sent again alone where its count proves nothing, and only then", async () => {
     await withHub(1_500, async ({ session, stepUp, outcome }) => {
-    const credits: string[] = [];
-    const send = async (credit: Credit) => {
-      credits.push(credit);
-      const ticket = await stepUp('phone', credit);
-      await session(`event-of-the-${credit}-step-up`, 'SMS_OTP');
-      return ticket;
-    };
-    // Alone in its overlap: its count proves it at once.
-    const proven = await creditedStepUp(send, outcome);
-    expect(proven).toMatchObject({ outcome: { state: 'answered', overlap: 1 } });
-    expect(proven.sentAgainBecause).toBeUndefined();
-    expect(credits).toEqual(['counted']);
-    // Beside a step-up of another test whose event never comes: its one event proves nothing, and it is sent again alone.
-    credits.length = 0;
-    await stepUp('phone');
-    const again = await creditedStepUp(send, outcome);
-    expect(credits).toEqual(['counted', 'alone']);
-    expect(again.outcome).toMatchObject({ state: 'answered', event: { json: { sessionId: 'event-of-the-alone-step-up' } } });
-    expect(again.sentAgainBecause).toContain('2 step-ups');
+      const credits: string[] = [];
+      const send = async (credit: Credit) => {
+        credits.push(credit);
+        const ticket = await stepUp('phone', credit);
+        await session(`event-of-the-${credit}-step-up`, 'SMS_OTP');
+        return ticket;
+      };
+      // Alone in its overlap: its count proves it at once.
+      const proven = await creditedStepUp(send, outcome);
+      expect(proven).toMatchObject({ outcome: { state: 'answered', overlap: 1 } });
+      expect(proven.sentAgainBecause).toBeUndefined();
+      expect(credits).toEqual(['counted']);
+      // Beside a step-up of another test whose event never comes: its one event proves nothing, and it is sent again alone.
+      credits.length = 0;
+      await stepUp('phone');
+      const again = await creditedStepUp(send, outcome);
+      expect(credits).toEqual(['counted', 'alone']);
+      expect(again.outcome).toMatchObject({
+        state: 'answered',
+        event: { json: { sessionId: 'event-of-the-alone-step-up' } },
+      });
+      expect(again.sentAgainBecause).toContain('2 step-ups');
     });
   });
 
   test("a document results event is its inquiry's alone: another inquiry's (another run's) never answers the wait", async () => {
     await withHub(WINDOW_MS, async ({ hub, post }) => {
-    const since = Date.now();
-    const routes = hub.routes();
-    const waiting = routes[`${eventsPath(hub.port)}/results`]?.({ inquiryId: 'inq-ours', since, timeoutMs: 10_000 }) as Promise<{ event: { json: unknown } | null }>;
-    await post({ sessionId: 's-foreign', inquiryId: 'inq-of-another-run', ocr: {}, score: {}, image: {}, form: {} });
-    await post({ sessionId: 's-ours', inquiryId: 'inq-ours', ocr: {}, score: {}, image: {}, form: {} });
-    expect((await waiting).event?.json).toMatchObject({ inquiryId: 'inq-ours' });
+      const since = Date.now();
+      const routes = hub.routes();
+      const waiting = routes[`${eventsPath(hub.port)}/results`]?.({
+        inquiryId: 'inq-ours',
+        since,
+        timeoutMs: 10_000,
+      }) as Promise<{ event: { json: unknown } | null }>;
+      await post({ sessionId: 's-foreign', inquiryId: 'inq-of-another-run', ocr: {}, score: {}, image: {}, form: {} });
+      await post({ sessionId: 's-ours', inquiryId: 'inq-ours', ocr: {}, score: {}, image: {}, form: {} });
+      expect((await waiting).event?.json).toMatchObject({ inquiryId: 'inq-ours' });
     });
   });
 });
 
 test.describe('the end of the run', () => {
   test('the check of every delivery waits for every other test sending to its target, none of another target, nothing on one worker', async () => {
-    const progress = new RunProgress([{ id: 'last' }, { id: 'flow' }, { id: 'other-target' }].map(({ id }) => ({ id, port: id === 'other-target' ? 2 : 1 })), 2);
+    const progress = new RunProgress(
+      [{ id: 'last' }, { id: 'flow' }, { id: 'other-target' }].map(({ id }) => ({
+        id,
+        port: id === 'other-target' ? 2 : 1,
+      })),
+      2,
+    );
     let ended = false;
     const waiting = progress.othersEnded(1, 'last').then(() => (ended = true));
     progress.ended('other-target');
@@ -220,13 +254,21 @@ test.describe('the end of the run', () => {
     await waiting;
     expect(ended).toBe(true);
     // On one worker the others run after it: it does not wait.
-    await new RunProgress([{ id: 'last', port: 1 }, { id: 'flow', port: 1 }], 1).othersEnded(1, 'last');
+    await new RunProgress(
+      [
+        { id: 'last', port: 1 },
+        { id: 'flow', port: 1 },
+      ],
+      1,
+    ).othersEnded(1, 'last');
   });
 });
 
 test('a step-up waiting for its channel longer than one poll keeps its place: asked again, it is granted once', async () => {
   await withHub(WINDOW_MS, async ({ hub, session }) => {
-    const begin = hub.routes()[`${eventsPath(hub.port)}/step-up/begin`] as (body: Record<string, unknown>) => Promise<{ ticket: unknown }>;
+    const begin = hub.routes()[`${eventsPath(hub.port)}/step-up/begin`] as (
+      body: Record<string, unknown>,
+    ) => Promise<{ ticket: unknown }>;
     const first = await begin({ request: 'a', channel: 'phone', credit: 'none', timeoutMs: 0 });
     expect(first.ticket).not.toBeNull();
     hub.stepUps.answered((first.ticket as { ticket: string }).ticket, true);

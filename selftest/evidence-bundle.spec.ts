@@ -9,7 +9,17 @@ import { limitedClient, resellerClient } from '../sandbox/credentials.ts';
 import { expiredTokenFor } from '../sandbox/tokens.ts';
 import { suiteVersion } from '../reporters/run-environment.ts';
 import { gitState, SOURCE_LIST_FILE, SOURCE_PATHS, type SourceClaim } from '../scripts/evidence/source-digest.ts';
-import { childEnv, filesUnder, freePort, readText, repoRoot, runCli, scanForSecrets, TS_NODE, type CliRun } from './evidence-harness.ts';
+import {
+  childEnv,
+  filesUnder,
+  freePort,
+  readText,
+  repoRoot,
+  runCli,
+  scanForSecrets,
+  TS_NODE,
+  type CliRun,
+} from './evidence-harness.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SEED = '424242';
@@ -71,16 +81,28 @@ async function certifyWithCanaries(): Promise<CertifiedRun> {
     'sandbox token secret': tokenSecret,
     'reseller API key': resellerClient.apiKey,
     'no-entitlement API key': limitedClient.apiKey,
-    ...Object.fromEntries((['identity', 'stepup', 'orders'] as const).map((service) => [`expired ${service} token`, expiredTokenFor('signed', tokenSecret, service)])),
+    ...Object.fromEntries(
+      (['identity', 'stepup', 'orders'] as const).map((service) => [
+        `expired ${service} token`,
+        expiredTokenFor('signed', tokenSecret, service),
+      ]),
+    ),
     ...Object.fromEntries(tokens.map((token, index) => [`issued token ${index + 1}`, token])),
   };
   secrets['signing private key'] = privateKey.split('\n')[1] ?? privateKey;
-  return { run, work, bundle: join(certificationDir, bundles[0] ?? 'missing'), reportsDir, testResultsDir, secrets, publicKey: join(keyDir, 'certify-signing-key.pub.pem') };
+  return {
+    run,
+    work,
+    bundle: join(certificationDir, bundles[0] ?? 'missing'),
+    reportsDir,
+    testResultsDir,
+    secrets,
+    publicKey: join(keyDir, 'certify-signing-key.pub.pem'),
+  };
 }
 
 const test = base.extend<object, { certified: CertifiedRun }>({
   certified: [
-     
     async ({}, use) => {
       const certified = await certifyWithCanaries();
       await use(certified);
@@ -93,10 +115,22 @@ test.describe.configure({ mode: 'default' });
 
 const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`;
 
-test('npm run certify writes one bundle with the matrix, JUnit, single-file report, redacted configuration and what judged what', ({ certified }) => {
+test('npm run certify writes one bundle with the matrix, JUnit, single-file report, redacted configuration and what judged what', ({
+  certified,
+}) => {
   const { run, bundle } = certified;
   expect(existsSync(bundle), `no bundle was written; output:\n${output(run).slice(-3000)}`).toBe(true);
-  expect(readdirSync(bundle).sort()).toEqual(['allure-report.html', 'certificate.json', 'configuration.json', 'conformance.json', 'conformance.md', 'junit.xml', 'signing-key.pub.pem', SOURCE_LIST_FILE, 'statement.dsse.json']);
+  expect(readdirSync(bundle).sort()).toEqual([
+    'allure-report.html',
+    'certificate.json',
+    'configuration.json',
+    'conformance.json',
+    'conformance.md',
+    'junit.xml',
+    'signing-key.pub.pem',
+    SOURCE_LIST_FILE,
+    'statement.dsse.json',
+  ]);
   const certificate = JSON.parse(readText(join(bundle, 'certificate.json'))) as Record<string, unknown>;
   expect(certificate).toMatchObject({
     suite: { version: suiteVersion },
@@ -109,30 +143,59 @@ test('npm run certify writes one bundle with the matrix, JUnit, single-file repo
   });
   // The concurrency rounds the run tried are stated (none in a run of the auth project).
   expect(certificate['concurrency']).toMatchObject({ tried: 0 });
-  for (const stamp of ['startedAt', 'finishedAt']) expect(certificate[stamp]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-  const configuration = JSON.parse(readText(join(bundle, 'configuration.json'))) as Array<{ name: string; value?: string }>;
+  for (const stamp of ['startedAt', 'finishedAt'])
+    expect(certificate[stamp]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  const configuration = JSON.parse(readText(join(bundle, 'configuration.json'))) as Array<{
+    name: string;
+    value?: string;
+  }>;
   expect(configuration.find((v) => v.name === 'API_KEY')?.value).toBe('[REDACTED]');
   expect(configuration.find((v) => v.name === 'SANDBOX_TOKEN_SECRET')?.value).toBe('[REDACTED]');
   expect(configuration.find((v) => v.name === 'SEED')?.value).toBe(SEED);
   expect(output(run), 'the summary table is printed').toContain('Conformance by requirement');
 });
 
-test('certify exits with its verdict: a run of one project is partial, nothing failed, and the statement says so', ({ certified }) => {
-  const matrix = JSON.parse(readText(join(certified.bundle, 'conformance.json'))) as { result: string; reasons: string[] };
+test('certify exits with its verdict: a run of one project is partial, nothing failed, and the statement says so', ({
+  certified,
+}) => {
+  const matrix = JSON.parse(readText(join(certified.bundle, 'conformance.json'))) as {
+    result: string;
+    reasons: string[];
+  };
   expect(certified.run.code, output(certified.run).slice(-3000)).toBe(1);
   expect(matrix.result).toMatch(/^not conformant: partial run \(\d+ of \d+ MUST in this run\)$/);
-  expect(matrix.reasons).toEqual([expect.stringMatching(/^partial run: \d+ MUST requirements without a test in this run /)]);
-  const certificate = JSON.parse(readText(join(certified.bundle, 'certificate.json'))) as { verdict: Record<string, unknown> };
-  expect(certificate.verdict).toMatchObject({ word: 'not conformant', words: matrix.result, exitCode: 1, conformant: false });
+  expect(matrix.reasons).toEqual([
+    expect.stringMatching(/^partial run: \d+ MUST requirements without a test in this run /),
+  ]);
+  const certificate = JSON.parse(readText(join(certified.bundle, 'certificate.json'))) as {
+    verdict: Record<string, unknown>;
+  };
+  expect(certificate.verdict).toMatchObject({
+    word: 'not conformant',
+    words: matrix.result,
+    exitCode: 1,
+    conformant: false,
+  });
 });
 
-test('the signed bundle verifies offline against the signer\'s key, refused as partial without --allow-partial, refused with another key or one changed byte', async ({ certified }) => {
-  const verify = (...args: string[]) => runCli('npm', ['run', 'verify-bundle', '--', ...args], childEnv(certified.work, {}));
+test("the signed bundle verifies offline against the signer's key, refused as partial without --allow-partial, refused with another key or one changed byte", async ({
+  certified,
+}) => {
+  const verify = (...args: string[]) =>
+    runCli('npm', ['run', 'verify-bundle', '--', ...args], childEnv(certified.work, {}));
   const verified = await verify('--public-key', certified.publicKey, '--allow-partial', certified.bundle);
   expect(verified.code, output(verified)).toBe(0);
   expect(verified.stdout).toContain('its 8 files match their digests');
-  expect(verified.stdout).toMatch(/^Signature and files verified; verdict: not conformant: partial run .*\(certify profile\)$/m);
-  const required = await verify('--public-key', certified.publicKey, '--allow-partial', '--require-conformant', certified.bundle);
+  expect(verified.stdout).toMatch(
+    /^Signature and files verified; verdict: not conformant: partial run .*\(certify profile\)$/m,
+  );
+  const required = await verify(
+    '--public-key',
+    certified.publicKey,
+    '--allow-partial',
+    '--require-conformant',
+    certified.bundle,
+  );
   expect(required.code, output(required)).toBe(1);
   expect(required.stderr).toContain('the run did not end conformant: not conformant: partial run');
   const partial = await verify('--public-key', certified.publicKey, certified.bundle);
@@ -140,7 +203,12 @@ test('the signed bundle verifies offline against the signer\'s key, refused as p
   expect(partial.stderr).toContain('the run was partial (--project auth)');
   const otherKeyDir = join(certified.work, 'other-key');
   await runCli('npm', ['run', 'certify', '--', '--new-key', '--key-dir', otherKeyDir], childEnv(certified.work, {}));
-  const wrongKey = await verify('--public-key', join(otherKeyDir, 'certify-signing-key.pub.pem'), '--allow-partial', certified.bundle);
+  const wrongKey = await verify(
+    '--public-key',
+    join(otherKeyDir, 'certify-signing-key.pub.pem'),
+    '--allow-partial',
+    certified.bundle,
+  );
   expect(wrongKey.code, output(wrongKey)).toBe(1);
   expect(wrongKey.stderr).toMatch(/statement\.dsse\.json: signed by key [0-9a-f]{64}, not by the key given/);
   const missingKey = await verify(certified.bundle);
@@ -157,18 +225,38 @@ test('the signed bundle verifies offline against the signer\'s key, refused as p
   expect(tampered.stderr).toContain('conformance.md: changed');
 });
 
-test('the statement pins the source that ran; verify-bundle --source passes on an unchanged copy of the checkout and names the file when one file of any source path differs', async ({ certified }) => {
+test('the statement pins the source that ran; verify-bundle --source passes on an unchanged copy of the checkout and names the file when one file of any source path differs', async ({
+  certified,
+}) => {
   const certificate = JSON.parse(readText(join(certified.bundle, 'certificate.json'))) as { source: SourceClaim };
   expect(certificate.source).toMatchObject({ ...gitState(repoRoot), paths: SOURCE_PATHS, list: SOURCE_LIST_FILE });
   // A copy outside any git checkout, as a tarball would give it: the digest does not need git.
   const checkout = join(certified.work, 'checkout');
   for (const path of SOURCE_PATHS) cpSync(join(repoRoot, path), join(checkout, path), { recursive: true });
-  const verify = () => runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/verify-bundle.ts', '--public-key', certified.publicKey, '--allow-partial', '--source', checkout, certified.bundle], childEnv(certified.work, {}));
+  const verify = () =>
+    runCli(
+      TS_NODE[0],
+      [
+        ...TS_NODE.slice(1),
+        'scripts/verify-bundle.ts',
+        '--public-key',
+        certified.publicKey,
+        '--allow-partial',
+        '--source',
+        checkout,
+        certified.bundle,
+      ],
+      childEnv(certified.work, {}),
+    );
   const unchanged = await verify();
   expect(unchanged.code, output(unchanged)).toBe(0);
-  expect(unchanged.stdout).toContain(`${certificate.source.files} source files of ${SOURCE_PATHS.join(', ')} identical to the run's`);
+  expect(unchanged.stdout).toContain(
+    `${certificate.source.files} source files of ${SOURCE_PATHS.join(', ')} identical to the run's`,
+  );
   for (const path of SOURCE_PATHS) {
-    const file = [join(checkout, path)].flatMap((at) => (statSync(at).isDirectory() ? filesUnder(at).sort() : [at]))[0] as string;
+    const file = [join(checkout, path)].flatMap((at) =>
+      statSync(at).isDirectory() ? filesUnder(at).sort() : [at],
+    )[0] as string;
     const name = relative(checkout, file).split(sep).join('/');
     const original = readFileSync(file);
     writeFileSync(file, Buffer.concat([original, Buffer.from('\n')]));
@@ -179,14 +267,20 @@ test('the statement pins the source that ran; verify-bundle --source passes on a
   }
 });
 
-test('JUnit gives every test the requirement IDs it verifies as properties, and a title without IDs', ({ certified }) => {
+test('JUnit gives every test the requirement IDs it verifies as properties, and a title without IDs', ({
+  certified,
+}) => {
   const junit = readText(join(certified.bundle, 'junit.xml'));
   const all = [...junit.matchAll(/<testcase name="([^"]*)" classname="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)];
   // One run-level case, the verdict, fails exactly when the run's exit code is not 0; every other case is a check.
   const verdicts = all.filter(([, , classname]) => classname === 'verdict');
   expect(verdicts.map(([, name]) => name)).toEqual(['verdict (certify profile)']);
-  expect(verdicts[0]?.[3]?.includes('<failure'), 'the verdict case fails exactly when the exit code is not 0').toBe(certified.run.code !== 0);
-  const cases = all.filter(([, , classname]) => classname !== 'verdict').map(([whole, name, , inner]) => [whole, name, inner] as const);
+  expect(verdicts[0]?.[3]?.includes('<failure'), 'the verdict case fails exactly when the exit code is not 0').toBe(
+    certified.run.code !== 0,
+  );
+  const cases = all
+    .filter(([, , classname]) => classname !== 'verdict')
+    .map(([whole, name, , inner]) => [whole, name, inner] as const);
   expect(cases.length).toBeGreaterThan(0);
   for (const [, name = '', inner = ''] of cases) {
     const cited = [...inner.matchAll(/<property name="requirement" value="([^"]*)"\s*\/?>/g)].map((m) => m[1] ?? '');
@@ -198,26 +292,52 @@ test('JUnit gives every test the requirement IDs it verifies as properties, and 
 
 test('Allure results carry the labels, the environment and the exchanges', ({ certified }) => {
   const dir = join(certified.reportsDir, 'allure-results');
-  const results = readdirSync(dir).filter((f) => f.endsWith('-result.json')).map((f) => JSON.parse(readText(join(dir, f))) as { labels: Array<{ name: string; value: string }>; links: Array<{ url: string }> });
+  const results = readdirSync(dir)
+    .filter((f) => f.endsWith('-result.json'))
+    .map(
+      (f) =>
+        JSON.parse(readText(join(dir, f))) as {
+          labels: Array<{ name: string; value: string }>;
+          links: Array<{ url: string }>;
+        },
+    );
   expect(results.length).toBeGreaterThan(0);
   for (const result of results) {
     const names = new Set(result.labels.map((l) => l.name));
-    for (const label of ['epic', 'feature', 'parentSuite', 'severity', 'tag', 'verdict']) expect(names, `label ${label}`).toContain(label);
+    for (const label of ['epic', 'feature', 'parentSuite', 'severity', 'tag', 'verdict'])
+      expect(names, `label ${label}`).toContain(label);
     expect(result.labels.find((l) => l.name === 'parentSuite')?.value).toBe('auth');
-    expect(result.labels.find((l) => l.name === 'epic')?.value, 'grouped by spec part').toMatch(/^(\d+(\.\d+)?|part \d)/);
-    expect(result.labels.find((l) => l.name === 'feature')?.value, 'then by requirement').toMatch(/^[A-Z0-9-]+ \((MUST|SHOULD|INFO)\)$/);
+    expect(result.labels.find((l) => l.name === 'epic')?.value, 'grouped by spec part').toMatch(
+      /^(\d+(\.\d+)?|part \d)/,
+    );
+    expect(result.labels.find((l) => l.name === 'feature')?.value, 'then by requirement').toMatch(
+      /^[A-Z0-9-]+ \((MUST|SHOULD|INFO)\)$/,
+    );
     expect(result.links.length).toBeGreaterThan(0);
     for (const link of result.links) expect(link.url.startsWith(`${SPEC_URL}#`), link.url).toBe(true);
   }
   const environment = readText(join(dir, 'environment.properties'));
-  for (const key of ['suite\\ version', 'interface\\ version', 'catalog\\ SHA-256', 'profile', 'seed', 'identity\\ base\\ URL']) expect(environment).toContain(key);
-  expect(readdirSync(dir).some((f) => f.endsWith('-attachment.json')), 'exchanges are attached').toBe(true);
+  for (const key of [
+    'suite\\ version',
+    'interface\\ version',
+    'catalog\\ SHA-256',
+    'profile',
+    'seed',
+    'identity\\ base\\ URL',
+  ])
+    expect(environment).toContain(key);
+  expect(
+    readdirSync(dir).some((f) => f.endsWith('-attachment.json')),
+    'exchanges are attached',
+  ).toBe(true);
 });
 
 test('no secret configured or obtained during the run appears in any artifact, report or output', ({ certified }) => {
   const tokens = Object.keys(certified.secrets).filter((name) => name.startsWith('issued token'));
   expect(tokens.length, 'the sandbox issued tokens during the run').toBeGreaterThan(0);
-  const files = [certified.reportsDir, certified.testResultsDir, certified.bundle].filter(existsSync).flatMap(filesUnder);
+  const files = [certified.reportsDir, certified.testResultsDir, certified.bundle]
+    .filter(existsSync)
+    .flatMap(filesUnder);
   expect(files.some((f) => f.endsWith('allure-report.html'))).toBe(true);
   const sources = [
     ...files.map((file) => ({ name: file.slice(certified.work.length + 1), text: readText(file) })),
@@ -225,10 +345,23 @@ test('no secret configured or obtained during the run appears in any artifact, r
     { name: 'stderr', text: certified.run.stderr },
   ];
   expect(scanForSecrets(sources, certified.secrets)).toEqual([]);
-  expect(scanForSecrets([{ name: 'control', text: `x ${Buffer.from(`Authorization: Bearer ${tokens.length ? certified.secrets['issued token 1'] : ''}`).toString('base64')} y` }], certified.secrets), 'the scan finds a secret hidden in base64').not.toEqual([]);
+  expect(
+    scanForSecrets(
+      [
+        {
+          name: 'control',
+          text: `x ${Buffer.from(`Authorization: Bearer ${tokens.length ? certified.secrets['issued token 1'] : ''}`).toString('base64')} y`,
+        },
+      ],
+      certified.secrets,
+    ),
+    'the scan finds a secret hidden in base64',
+  ).not.toEqual([]);
 });
 
-test('the single-file report opens offline in Chromium, shows the requirement IDs and sends no request beyond the file', async ({ certified }) => {
+test('the single-file report opens offline in Chromium, shows the requirement IDs and sends no request beyond the file', async ({
+  certified,
+}) => {
   if (!existsSync(CHROMIUM)) {
     const reason = `no Chromium at ${CHROMIUM} (apt-get install chromium): the offline check of the report did not run`;
     console.log(`skipped: ${reason}`);
@@ -236,7 +369,14 @@ test('the single-file report opens offline in Chromium, shows the requirement ID
   }
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   try {
     const context = await browser.newContext();
@@ -266,7 +406,10 @@ test('the single-file report opens offline in Chromium, shows the requirement ID
       await expect(found, `${id} is shown in the report`).toBeVisible();
     }
     const outside = requests.filter((url) => !/^(file|data|blob):/.test(url));
-    test.info().annotations.push({ type: 'requests', description: `${requests.length} request(s), none beyond the file: ${[...new Set(requests.map((u) => u.slice(0, 40)))].join(', ')}` });
+    test.info().annotations.push({
+      type: 'requests',
+      description: `${requests.length} request(s), none beyond the file: ${[...new Set(requests.map((u) => u.slice(0, 40)))].join(', ')}`,
+    });
     expect(outside, 'requests that left for a non-file URL').toEqual([]);
   } finally {
     await browser.close();

@@ -17,13 +17,34 @@ export const TS_NODE: readonly [string, ...string[]] = [process.execPath, '--imp
  * worker state leaks in, and an empty .env file stands in for the developer's own.
  */
 export function childEnv(workDir: string, overrides: Record<string, string>): Record<string, string> {
-  const dropped = new Set([...configVariables, 'REPORTS_DIR', 'TEST_RESULTS_DIR', 'ALLURE_RESULTS_DIR', 'ALLURE_HISTORY_PATH', 'CERTIFICATION_DIR', 'RUN_TAG', 'SANDBOX_TOKEN_SECRET', 'SANDBOX_EXTRA_API_KEYS', 'SANDBOX_ISSUED_TOKENS_FILE', 'CI', 'FORCE_COLOR']);
+  const dropped = new Set([
+    ...configVariables,
+    'REPORTS_DIR',
+    'TEST_RESULTS_DIR',
+    'ALLURE_RESULTS_DIR',
+    'ALLURE_HISTORY_PATH',
+    'CERTIFICATION_DIR',
+    'RUN_TAG',
+    'SANDBOX_TOKEN_SECRET',
+    'SANDBOX_EXTRA_API_KEYS',
+    'SANDBOX_ISSUED_TOKENS_FILE',
+    'CI',
+    'FORCE_COLOR',
+  ]);
   const inherited = Object.entries(process.env).filter(
-    (entry): entry is [string, string] => entry[1] !== undefined && !dropped.has(entry[0]) && !/^(TEST_|PW_|PLAYWRIGHT_)/.test(entry[0]),
+    (entry): entry is [string, string] =>
+      entry[1] !== undefined && !dropped.has(entry[0]) && !/^(TEST_|PW_|PLAYWRIGHT_)/.test(entry[0]),
   );
   const envFile = join(workDir, 'empty.env');
   writeFileSync(envFile, '');
-  return { ...Object.fromEntries(inherited), ENV_FILE: envFile, CONFORMANCE_QUIET: '1', CONFORMANCE_WORKERS: '1', NO_COLOR: '1', ...overrides };
+  return {
+    ...Object.fromEntries(inherited),
+    ENV_FILE: envFile,
+    CONFORMANCE_QUIET: '1',
+    CONFORMANCE_WORKERS: '1',
+    NO_COLOR: '1',
+    ...overrides,
+  };
 }
 
 export interface CliRun {
@@ -32,7 +53,12 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(command: string, args: string[], env: Record<string, string>, timeoutMs = 240_000): Promise<CliRun> {
+export function runCli(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 240_000,
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -62,7 +88,14 @@ export function filesUnder(dir: string): string[] {
 }
 
 const isBase64Char = (code: number) =>
-  (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 43 || code === 47 || code === 45 || code === 95 || code === 61;
+  (code >= 65 && code <= 90) ||
+  (code >= 97 && code <= 122) ||
+  (code >= 48 && code <= 57) ||
+  code === 43 ||
+  code === 47 ||
+  code === 45 ||
+  code === 95 ||
+  code === 61;
 
 /** Runs of base64 characters, at least 24 long; a scan rather than a regular expression, which overflows on a 30 MB run. */
 function base64Runs(text: string): string[] {
@@ -89,11 +122,16 @@ export function secretsIn(text: string, secrets: readonly string[]): string[] {
     const decoded = Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
     if (/[\x20-\x7e]{8}/.test(decoded)) layers.push(decoded);
   }
-  return secrets.filter((secret) => layers.some((layer) => layer.includes(secret) || layer.includes(encodeURIComponent(secret))));
+  return secrets.filter((secret) =>
+    layers.some((layer) => layer.includes(secret) || layer.includes(encodeURIComponent(secret))),
+  );
 }
 
 /** Each file (and captured output) holding a secret, with which secrets: empty when nothing leaked. */
-export function scanForSecrets(sources: Array<{ name: string; text: string }>, secrets: Record<string, string>): string[] {
+export function scanForSecrets(
+  sources: Array<{ name: string; text: string }>,
+  secrets: Record<string, string>,
+): string[] {
   const values = Object.values(secrets);
   const names = new Map(Object.entries(secrets).map(([name, value]) => [value, name]));
   return sources.flatMap(({ name, text }) => {

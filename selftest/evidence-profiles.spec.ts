@@ -10,7 +10,14 @@ import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts
 // The clean sandbox under the certify profile is the certification run of evidence-bundle.spec.ts.
 const MUST_FAULT = 'token-response-not-json';
 const SHOULD_FAULT = 'token-no-cache-control';
-const SUBSET = ['--project', 'auth', '--grep', `${fault(MUST_FAULT).requirement}|${fault(SHOULD_FAULT).requirement}`, '--max-failures', '1'];
+const SUBSET = [
+  '--project',
+  'auth',
+  '--grep',
+  `${fault(MUST_FAULT).requirement}|${fault(SHOULD_FAULT).requirement}`,
+  '--max-failures',
+  '1',
+];
 
 interface Cell {
   profile: 'gate' | 'nightly' | 'certify-strict';
@@ -32,7 +39,12 @@ const cells: Cell[] = [
   { profile: 'gate', faults: MUST_FAULT, exit: 1, reason: /^MUST requirements failed: .*TOK-ISSUED/ },
   { profile: 'nightly', faults: SHOULD_FAULT, exit: 0 },
   { profile: 'nightly', faults: MUST_FAULT, exit: 1, reason: /^MUST requirements failed: .*TOK-ISSUED/ },
-  { profile: 'certify-strict', faults: SHOULD_FAULT, exit: 1, reason: /^SHOULD requirements warned \(certify-strict profile\): TOK-NO-STORE/ },
+  {
+    profile: 'certify-strict',
+    faults: SHOULD_FAULT,
+    exit: 1,
+    reason: /^SHOULD requirements warned \(certify-strict profile\): TOK-NO-STORE/,
+  },
 ];
 
 for (const cell of cells) {
@@ -51,12 +63,16 @@ for (const cell of cells) {
     try {
       const run = await runCli(process.execPath, [playwrightCli, 'test', ...SUBSET], env);
       const output = `${run.stdout}\n${run.stderr}`;
-      const matrix = JSON.parse(readFileSync(join(reportsDir, 'conformance.json'), 'utf8')) as { profile: string; reasons: string[] };
+      const matrix = JSON.parse(readFileSync(join(reportsDir, 'conformance.json'), 'utf8')) as {
+        profile: string;
+        reasons: string[];
+      };
       expect(matrix.profile).toBe(cell.profile);
       expect(run.code, `exit code of the ${cell.profile} run; output:\n${output.slice(-3000)}`).toBe(cell.exit);
       if (cell.reason) expect(matrix.reasons).toContainEqual(expect.stringMatching(cell.reason));
       if (cell.exit === 0) expect(matrix.reasons).toEqual([]);
-      if (cell.profile !== 'certify-strict') expect(matrix.reasons.join('\n'), 'only certify-strict fails on a SHOULD').not.toContain('SHOULD');
+      if (cell.profile !== 'certify-strict')
+        expect(matrix.reasons.join('\n'), 'only certify-strict fails on a SHOULD').not.toContain('SHOULD');
       expect(output, 'the summary table is printed').toContain('Conformance by requirement');
     } finally {
       rmSync(work, { recursive: true, force: true });

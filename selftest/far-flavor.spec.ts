@@ -53,8 +53,19 @@ async function firstConnection(port: number, caFile: string, child: ChildProcess
 async function startFarProcess(work: string, settings: Record<string, string>): Promise<FarProcess> {
   const port = await freePort();
   const caFile = join(work, 'trust', 'far-ca.pem');
-  const env = childEnv(work, { SANDBOX_FLAVOR: 'far', SANDBOX_PORT: String(port), SANDBOX_TOKEN_SECRET: secret, SANDBOX_TLS_CA_OUT: caFile, SANDBOX_LATENCY_MS: String(LATENCY_MS), ...settings });
-  const child = spawn(TS_NODE[0], [...TS_NODE.slice(1), 'sandbox/main.ts'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = childEnv(work, {
+    SANDBOX_FLAVOR: 'far',
+    SANDBOX_PORT: String(port),
+    SANDBOX_TOKEN_SECRET: secret,
+    SANDBOX_TLS_CA_OUT: caFile,
+    SANDBOX_LATENCY_MS: String(LATENCY_MS),
+    ...settings,
+  });
+  const child = spawn(TS_NODE[0], [...TS_NODE.slice(1), 'sandbox/main.ts'], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -89,22 +100,34 @@ interface Answer {
 }
 
 /** One HTTPS request with node's own client; `ca` undefined: the system's trust store alone. */
-function send(url: string, options: { ca?: string; method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+function send(
+  url: string,
+  options: { ca?: string; method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, { method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false, ...(options.ca ? { ca: options.ca } : {}) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: Record<string, unknown> = {};
-        try {
-          json = JSON.parse(text) as Record<string, unknown>;
-        } catch {
-          json = {};
-        }
-        resolve({ status: res.statusCode ?? 0, json });
-      });
-    });
+    const req = httpsRequest(
+      url,
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers ?? {},
+        agent: false,
+        ...(options.ca ? { ca: options.ca } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: Record<string, unknown> = {};
+          try {
+            json = JSON.parse(text) as Record<string, unknown>;
+          } catch {
+            json = {};
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -128,11 +151,26 @@ function clientOf(far: FarProcess) {
     tokens.set(service, String(answer.json['access_token']));
     return String(answer.json['access_token']);
   };
-  const call = async (service: 'identity' | 'stepup', route: string, body?: Record<string, unknown>, params: Record<string, string> = {}): Promise<Answer> => {
+  const call = async (
+    service: 'identity' | 'stepup',
+    route: string,
+    body?: Record<string, unknown>,
+    params: Record<string, string> = {},
+  ): Promise<Answer> => {
     const [method = 'GET', path = '/'] = (env[route] ?? '').split(' ');
     const base = env[service === 'identity' ? 'IDENTITY_BASE_URL' : 'STEPUP_BASE_URL'] ?? '';
-    const headers = { authorization: `Bearer ${await token(service)}`, 'x-client-id': env['CLIENT_ID'] ?? '', 'x-correlation-id': randomUUID(), 'content-type': 'application/json' };
-    return send(base + path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? '')), { ca, method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const headers = {
+      authorization: `Bearer ${await token(service)}`,
+      'x-client-id': env['CLIENT_ID'] ?? '',
+      'x-correlation-id': randomUUID(),
+      'content-type': 'application/json',
+    };
+    return send(base + path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? '')), {
+      ca,
+      method,
+      headers,
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
   };
   return {
     ca,
@@ -143,11 +181,20 @@ function clientOf(far: FarProcess) {
       expect(answer.status).toBe(200);
       return { inquiryId, authenticationId: String(answer.json['authenticationId']) };
     },
-    stepUp: (ref: { inquiryId: string; authenticationId: string }, contact: Record<string, string>) => call('stepup', 'ROUTE_STEP_UP', { ...ref, ...contact }),
-    verify: (inquiryId: string) => call('identity', 'ROUTE_DOCUMENT_VERIFICATION', { strategy: env['STRATEGY_DOCUMENT_VERIFICATION'], inquiryId }),
+    stepUp: (ref: { inquiryId: string; authenticationId: string }, contact: Record<string, string>) =>
+      call('stepup', 'ROUTE_STEP_UP', { ...ref, ...contact }),
+    verify: (inquiryId: string) =>
+      call('identity', 'ROUTE_DOCUMENT_VERIFICATION', { strategy: env['STRATEGY_DOCUMENT_VERIFICATION'], inquiryId }),
     records: (authenticationId: string) => call('identity', 'ROUTE_DOCUMENT_RECORDS', undefined, { authenticationId }),
     /** What the sandbox did, as it keeps it: its settings, the requests it held, its delivery queue. */
-    state: async () => (await send(`${far.url}/__sandbox/far`, { ca })).json as { latencyMs: number; recordsDelayMs: number; https: boolean; held: { requests: number; minMs: number }; queue: QueuedEvent[] },
+    state: async () =>
+      (await send(`${far.url}/__sandbox/far`, { ca })).json as {
+        latencyMs: number;
+        recordsDelayMs: number;
+        https: boolean;
+        held: { requests: number; minMs: number };
+        queue: QueuedEvent[];
+      },
   };
 }
 
@@ -161,7 +208,12 @@ test.describe('the far flavor as its own process (npm run sandbox, SANDBOX_FLAVO
   test.beforeEach(async () => {
     work = mkdtempSync(join(tmpdir(), 'far-flavor-'));
     receiver = await startReceiver();
-    far = await startFarProcess(work, { SANDBOX_WEBHOOK_URL: receiver.url, SANDBOX_EVENT_DELAY_MS: '200-2200', SANDBOX_EVENT_SEED: CROSSING_SEED, SANDBOX_RECORDS_DELAY_MS: '1500' });
+    far = await startFarProcess(work, {
+      SANDBOX_WEBHOOK_URL: receiver.url,
+      SANDBOX_EVENT_DELAY_MS: '200-2200',
+      SANDBOX_EVENT_SEED: CROSSING_SEED,
+      SANDBOX_RECORDS_DELAY_MS: '1500',
+    });
   });
 
   test.afterEach(async () => {
@@ -176,13 +228,17 @@ test.describe('the far flavor as its own process (npm run sandbox, SANDBOX_FLAVO
     expect(far.stdout()).toContain(`TLS_CA_FILE=${far.caFile}`);
     const { ca, state } = clientOf(far);
     expect((await send(`${far.url}/__sandbox/health`, { ca })).status).toBe(200);
-    await expect(send(`${far.url}/__sandbox/health`)).rejects.toMatchObject({ code: expect.stringMatching(/UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT/) });
+    await expect(send(`${far.url}/__sandbox/health`)).rejects.toMatchObject({
+      code: expect.stringMatching(
+        /UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT/,
+      ),
+    });
     const shown = await state();
     expect(shown.https).toBe(true);
-    expect(JSON.stringify(shown), 'the certificate\'s key is never shown').not.toContain('PRIVATE KEY');
+    expect(JSON.stringify(shown), "the certificate's key is never shown").not.toContain('PRIVATE KEY');
   });
 
-  test('every answer is held SANDBOX_LATENCY_MS; two flows\' events arrive late and crossed, one of them twice with the same body', async () => {
+  test("every answer is held SANDBOX_LATENCY_MS; two flows' events arrive late and crossed, one of them twice with the same body", async () => {
     const api = clientOf(far);
     const ref = await api.newCase();
     expect((await api.stepUp(ref, { phoneNumber: '+15555550100' })).status).toBe(200);
@@ -190,14 +246,25 @@ test.describe('the far flavor as its own process (npm run sandbox, SANDBOX_FLAVO
     expect(receiver.deliveries, 'no event arrived before both step-ups were answered').toEqual([]);
 
     const arrived = await receiver.waitFor(3, 30_000);
-    expect(arrived.map((d) => d.body['channelType']), 'the second flow\'s event first, then the first flow\'s, twice').toEqual(['EMAIL_OTP', 'SMS_OTP', 'SMS_OTP']);
+    expect(
+      arrived.map((d) => d.body['channelType']),
+      "the second flow's event first, then the first flow's, twice",
+    ).toEqual(['EMAIL_OTP', 'SMS_OTP', 'SMS_OTP']);
     expect(arrived[2]?.text, 'a redelivery carries the same body').toBe(arrived[1]?.text);
 
     const { held, latencyMs, queue } = await api.state();
     expect(latencyMs).toBe(LATENCY_MS);
     expect(held.requests).toBeGreaterThanOrEqual(5);
     expect(held.minMs, 'the shortest time any request was held').toBeGreaterThanOrEqual(LATENCY_MS);
-    expect(queue.map((e) => ({ seq: e.seq, kind: e.kind, delayMs: e.delayMs, deliveries: e.deliveredAt.length, redelivered: e.redelivered }))).toEqual([
+    expect(
+      queue.map((e) => ({
+        seq: e.seq,
+        kind: e.kind,
+        delayMs: e.delayMs,
+        deliveries: e.deliveredAt.length,
+        redelivered: e.redelivered,
+      })),
+    ).toEqual([
       { seq: 1, kind: 'verification-session', delayMs: 2180, deliveries: 2, redelivered: true },
       { seq: 2, kind: 'verification-session', delayMs: 241, deliveries: 1, redelivered: false },
     ]);
@@ -219,7 +286,7 @@ test.describe('the far flavor as its own process (npm run sandbox, SANDBOX_FLAVO
   });
 });
 
-test.describe('the far flavor\'s settings', () => {
+test.describe("the far flavor's settings", () => {
   const problemOf = (env: Record<string, string>): string => {
     try {
       readSandboxSettings(env);
@@ -230,19 +297,33 @@ test.describe('the far flavor\'s settings', () => {
     }
   };
 
-  test('a wrong value is refused with a line naming its variable; the far flavor\'s variables with another flavor too', () => {
-    expect(problemOf({ SANDBOX_FLAVOR: 'far', SANDBOX_EVENT_DELAY_MS: '9000-6000' })).toMatch(/^SANDBOX_EVENT_DELAY_MS="9000-6000" is not valid: expected MIN-MAX/);
+  test("a wrong value is refused with a line naming its variable; the far flavor's variables with another flavor too", () => {
+    expect(problemOf({ SANDBOX_FLAVOR: 'far', SANDBOX_EVENT_DELAY_MS: '9000-6000' })).toMatch(
+      /^SANDBOX_EVENT_DELAY_MS="9000-6000" is not valid: expected MIN-MAX/,
+    );
     expect(problemOf({ SANDBOX_FLAVOR: 'far', SANDBOX_EVENT_DELAY_MS: '6s' })).toMatch(/^SANDBOX_EVENT_DELAY_MS=/);
     expect(problemOf({ SANDBOX_FLAVOR: 'far', SANDBOX_LATENCY_MS: '-1' })).toMatch(/^SANDBOX_LATENCY_MS=/);
-    expect(problemOf({ SANDBOX_FLAVOR: 'far', SANDBOX_RECORDS_DELAY_MS: 'soon' })).toMatch(/^SANDBOX_RECORDS_DELAY_MS=/);
-    expect(problemOf({ SANDBOX_FLAVOR: 'far', SANDBOX_EVENT_REDELIVERY: 'often' })).toMatch(/^SANDBOX_EVENT_REDELIVERY=/);
-    expect(problemOf({ SANDBOX_FLAVOR: 'reference', SANDBOX_LATENCY_MS: '150' })).toBe('SANDBOX_LATENCY_MS: a variable of the far flavor only, and SANDBOX_FLAVOR is reference: set SANDBOX_FLAVOR=far or unset it');
+    expect(problemOf({ SANDBOX_FLAVOR: 'far', SANDBOX_RECORDS_DELAY_MS: 'soon' })).toMatch(
+      /^SANDBOX_RECORDS_DELAY_MS=/,
+    );
+    expect(problemOf({ SANDBOX_FLAVOR: 'far', SANDBOX_EVENT_REDELIVERY: 'often' })).toMatch(
+      /^SANDBOX_EVENT_REDELIVERY=/,
+    );
+    expect(problemOf({ SANDBOX_FLAVOR: 'reference', SANDBOX_LATENCY_MS: '150' })).toBe(
+      'SANDBOX_LATENCY_MS: a variable of the far flavor only, and SANDBOX_FLAVOR is reference: set SANDBOX_FLAVOR=far or unset it',
+    );
     expect(problemOf({ SANDBOX_FLAVOR: 'far', SANDBOX_LATENCY_MS: '0', SANDBOX_EVENT_DELAY_MS: '500' })).toBe('');
   });
 
   test('the defaults: 150 ms, events 6 to 9 s late, every third twice, records after 2 s', () => {
     const { far } = readSandboxSettings({ SANDBOX_FLAVOR: 'far', SANDBOX_EVENT_SEED: 'x' });
-    expect(far).toEqual({ latencyMs: 150, eventDelayMs: { min: 6000, max: 9000 }, redeliverEvery: 3, seed: 'x', recordsDelayMs: 2000 });
+    expect(far).toEqual({
+      latencyMs: 150,
+      eventDelayMs: { min: 6000, max: 9000 },
+      redeliverEvery: 3,
+      seed: 'x',
+      recordsDelayMs: 2000,
+    });
     expect(readSandboxSettings({}).far, 'no far settings for another flavor').toBeUndefined();
   });
 });
@@ -252,7 +333,13 @@ test.describe('the far flavor\'s settings', () => {
 test('the webhook flows against the far process, as a user runs them (its URLs, TLS_CA_FILE, WEBHOOK_PUBLIC_URL, active mode): no failure, each wait ended by its event', async () => {
   const work = mkdtempSync(join(tmpdir(), 'far-run-'));
   const listen = `127.0.0.1:${await freePort()}`;
-  const far = await startFarProcess(work, { SANDBOX_WEBHOOK_URL: `http://${listen}/webhooks`, SANDBOX_LATENCY_MS: '5', SANDBOX_EVENT_DELAY_MS: '200-600', SANDBOX_EVENT_REDELIVERY: '1', SANDBOX_RECORDS_DELAY_MS: '300' });
+  const far = await startFarProcess(work, {
+    SANDBOX_WEBHOOK_URL: `http://${listen}/webhooks`,
+    SANDBOX_LATENCY_MS: '5',
+    SANDBOX_EVENT_DELAY_MS: '200-600',
+    SANDBOX_EVENT_REDELIVERY: '1',
+    SANDBOX_RECORDS_DELAY_MS: '300',
+  });
   try {
     const env = {
       ...sandboxTargetEnv({ url: far.url, flavor: 'far', tokenSecret: secret }),
@@ -265,15 +352,24 @@ test('the webhook flows against the far process, as a user runs them (its URLs, 
       TEST_RESULTS_DIR: join(work, 'test-results'),
       ALLURE_RESULTS_DIR: join(work, 'allure-results'),
     };
-    const run = await runCli(process.execPath, [playwrightCli, 'test', '--project', 'webhooks', '--project', 'run-end'], childEnv(work, env));
+    const run = await runCli(
+      process.execPath,
+      [playwrightCli, 'test', '--project', 'webhooks', '--project', 'run-end'],
+      childEnv(work, env),
+    );
     const output = `${run.stdout}\n${run.stderr}`;
     expect(run.code, output.slice(-3000)).toBe(0);
     expect(output).toMatch(/Verdict \(gate profile\): partial run: \d+ of \d+ MUST exercised, no failures/);
     // The event window is the default (60 s): each wait ended with its event. Every event comes twice here; that they
     // cross is proved above, with a seed that makes them, and by the proof.
-    expect(output).toMatch(/Events: 4 awaited, the latest [0-9.]+ s after its request \(window 60\.0 s, WEBHOOK_WAIT_MS\)/);
+    expect(output).toMatch(
+      /Events: 4 awaited, the latest [0-9.]+ s after its request \(window 60\.0 s, WEBHOOK_WAIT_MS\)/,
+    );
     const { queue } = await clientOf(far).state();
-    expect(queue.filter((e) => e.deliveredAt.length === 2).length, 'events the run\'s receiver took twice').toBeGreaterThan(0);
+    expect(
+      queue.filter((e) => e.deliveredAt.length === 2).length,
+      "events the run's receiver took twice",
+    ).toBeGreaterThan(0);
   } finally {
     await far.stop();
     rmSync(work, { recursive: true, force: true });

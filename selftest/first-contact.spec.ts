@@ -14,7 +14,12 @@ import { childEnv, closedPort, freePort, playwrightCli, runCli, type CliRun } fr
 interface Report {
   result: string;
   cost?: { tokenFetches: number; tokenRequests: number; requests: number };
-  requirements: Array<{ id: string; level: string; outcome: string; tests: Array<{ outcome: string; detail?: string }> }>;
+  requirements: Array<{
+    id: string;
+    level: string;
+    outcome: string;
+    tests: Array<{ outcome: string; detail?: string }>;
+  }>;
 }
 
 interface Run {
@@ -28,7 +33,16 @@ async function conformanceRun(env: Record<string, string>, args: string[] = []):
   const work = mkdtempSync(join(tmpdir(), 'first-contact-'));
   const reportsDir = join(work, 'reports');
   try {
-    const run = await runCli(process.execPath, [playwrightCli, 'test', ...args], childEnv(work, { REPORTS_DIR: reportsDir, TEST_RESULTS_DIR: join(work, 'test-results'), CONFORMANCE_WORKERS: '2', ...env }));
+    const run = await runCli(
+      process.execPath,
+      [playwrightCli, 'test', ...args],
+      childEnv(work, {
+        REPORTS_DIR: reportsDir,
+        TEST_RESULTS_DIR: join(work, 'test-results'),
+        CONFORMANCE_WORKERS: '2',
+        ...env,
+      }),
+    );
     const read = (name: string) => {
       try {
         return readFileSync(join(reportsDir, name), 'utf8');
@@ -38,7 +52,12 @@ async function conformanceRun(env: Record<string, string>, args: string[] = []):
     };
     const json = read('conformance.json');
     const markdown = read('conformance.md');
-    return { run, output: `${run.stdout}\n${run.stderr}`, ...(json ? { report: JSON.parse(json) as Report } : {}), ...(markdown ? { markdown } : {}) };
+    return {
+      run,
+      output: `${run.stdout}\n${run.stderr}`,
+      ...(json ? { report: JSON.parse(json) as Report } : {}),
+      ...(markdown ? { markdown } : {}),
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -65,7 +84,11 @@ test('a dead host stops the run before any test: exit 2, one line for the host n
   expect(report, 'no test ran, so no matrix').toBeUndefined();
   // One line for the one host, naming every variable that points to it and the kind of failure.
   const lines = run.stderr.split('\n').filter((line) => line.startsWith(`  ${dead}`));
-  expect(lines, output).toEqual([expect.stringMatching(/^ {2}\S+ \(IDENTITY_BASE_URL, IDENTITY_TOKEN_URL, STEPUP_BASE_URL, STEPUP_TOKEN_URL, ORDERS_BASE_URL\): the host refused the connection \(connect ECONNREFUSED /)]);
+  expect(lines, output).toEqual([
+    expect.stringMatching(
+      /^ {2}\S+ \(IDENTITY_BASE_URL, IDENTITY_TOKEN_URL, STEPUP_BASE_URL, STEPUP_TOKEN_URL, ORDERS_BASE_URL\): the host refused the connection \(connect ECONNREFUSED /,
+    ),
+  ]);
   expect(output).not.toMatch(/\d+ (passed|failed)/);
 });
 
@@ -74,7 +97,10 @@ test('a SANDBOX_PORT another process holds stops the run before any test: exit 2
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   const port = (holder.address() as AddressInfo).port;
   try {
-    const { run, output, report } = await conformanceRun({ SANDBOX_PORT: String(port), WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}` }, ['--project', 'auth']);
+    const { run, output, report } = await conformanceRun(
+      { SANDBOX_PORT: String(port), WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}` },
+      ['--project', 'auth'],
+    );
     expect(run.code, output).toBe(2);
     expect(report, 'no test ran, so no matrix').toBeUndefined();
     expect(run.stderr).toContain(`SANDBOX_PORT=${port}: the embedded sandbox could not listen on 127.0.0.1:${port}`);
@@ -88,15 +114,22 @@ test('a wrong API key stops the run before any test: exit 2, a line per service 
   const wrongKey = Buffer.from(`nobody:${randomBytes(6).toString('hex')}`).toString('base64');
   const { run, output } = await conformanceRun(await embedded({ API_KEY: wrongKey }));
   expect(run.code, output).toBe(2);
-  expect(output).toMatch(/identity, orders: a token request to IDENTITY_TOKEN_URL with API_KEY as Basic credentials: the credentials in API_KEY were refused: POST http:\/\/127\.0\.0\.1:\d+\/identity-auth\/v1\/token was answered 401/);
-  expect(output).toMatch(/stepup: a token request to STEPUP_TOKEN_URL with API_KEY as Basic credentials: the credentials in API_KEY were refused/);
+  expect(output).toMatch(
+    /identity, orders: a token request to IDENTITY_TOKEN_URL with API_KEY as Basic credentials: the credentials in API_KEY were refused: POST http:\/\/127\.0\.0\.1:\d+\/identity-auth\/v1\/token was answered 401/,
+  );
+  expect(output).toMatch(
+    /stepup: a token request to STEPUP_TOKEN_URL with API_KEY as Basic credentials: the credentials in API_KEY were refused/,
+  );
   expect(output).not.toContain(wrongKey);
 });
 
 test('a token endpoint answering its token form-encoded fails the gate fast: TOK-ISSUED failed, the rest blocked by it, named once and first, no stack of the suite, a matrix that fits a PR comment', async () => {
   // The token checks and the operations of one service: every blocked test fails, and each failed test costs the child
   // run a worker restart; the matrix's size bound is checked on the worst case in evidence-units.spec.ts.
-  const { run, output, report, markdown } = await conformanceRun(await embedded({ SANDBOX_FAULTS: 'token-response-not-json', WEBHOOK_WAIT_MS: '300' }), ['--project', 'auth', '--project', 'stepup']);
+  const { run, output, report, markdown } = await conformanceRun(
+    await embedded({ SANDBOX_FAULTS: 'token-response-not-json', WEBHOOK_WAIT_MS: '300' }),
+    ['--project', 'auth', '--project', 'stepup'],
+  );
   expect(run.code, output.slice(-3000)).toBe(1);
   expect(report?.requirements.find((r) => r.id === 'TOK-ISSUED')?.outcome).toBe('failed');
   const blocked = report?.requirements.filter((r) => r.level === 'MUST' && r.outcome === 'blocked') ?? [];
@@ -105,7 +138,10 @@ test('a token endpoint answering its token form-encoded fails the gate fast: TOK
   expect(firstBlocked, 'the broken precondition is named as soon as it blocks').toBeGreaterThan(-1);
   expect(firstBlocked).toBeLessThan(output.indexOf('Conformance by requirement'));
   expect(output.indexOf('Broken preconditions')).toBeLessThan(output.indexOf('Conformance by requirement'));
-  expect(output.match(/Blocked: no access token for the identity service/g), 'named once, not once per test').toHaveLength(1);
+  expect(
+    output.match(/Blocked: no access token for the identity service/g),
+    'named once, not once per test',
+  ).toHaveLength(1);
   expect(output).not.toMatch(/at (Verdict|Api|TokenProvider)\.\w+ \(/);
   expect(markdown?.length).toBeLessThan(MARKDOWN_MAX_CHARS);
 });
@@ -122,7 +158,11 @@ test('every test stands on one token per token endpoint and credential for the w
     // and for the reseller, and the orders client without entitlements, on the identity token endpoint.
     expect(issued).toHaveLength(5);
     expect(report?.cost?.tokenFetches).toBe(issued.length);
-    expect(output).toMatch(new RegExp(`token endpoints asked ${issued.length} times \\(${issued.length} for the run's tokens, 0 by the token checks\\)`));
+    expect(output).toMatch(
+      new RegExp(
+        `token endpoints asked ${issued.length} times \\(${issued.length} for the run's tokens, 0 by the token checks\\)`,
+      ),
+    );
   } finally {
     await sandbox.close();
   }
@@ -132,8 +172,16 @@ test('a target that cannot reach a receiver on this machine: without WEBHOOK_PUB
   const tokenSecret = randomBytes(16).toString('hex');
   const sandbox = await startSandbox({ tokenSecret });
   try {
-    const env = { ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}` };
-    const { run, output, report, markdown } = await conformanceRun(env, ['--project', 'webhooks', '--project', 'run-end']);
+    const env = {
+      ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }),
+      WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+    };
+    const { run, output, report, markdown } = await conformanceRun(env, [
+      '--project',
+      'webhooks',
+      '--project',
+      'run-end',
+    ]);
     expect(run.code, output.slice(-3000)).toBe(0);
     const events = report?.requirements.filter((r) => r.id.startsWith('EVT-')) ?? [];
     expect(events.length).toBeGreaterThan(0);
@@ -141,7 +189,9 @@ test('a target that cannot reach a receiver on this machine: without WEBHOOK_PUB
       expect(r.outcome, r.id).toBe('not-configured');
       expect(r.tests[0]?.detail, r.id).toContain('WEBHOOK_PUBLIC_URL');
       // Each row of the matrix names the variable to set.
-      expect(markdown, r.id).toMatch(new RegExp(`\\| ${r.id} \\| ${r.level} \\| [^|]+ \\| not configured \\(set WEBHOOK_PUBLIC_URL`));
+      expect(markdown, r.id).toMatch(
+        new RegExp(`\\| ${r.id} \\| ${r.level} \\| [^|]+ \\| not configured \\(set WEBHOOK_PUBLIC_URL`),
+      );
     }
     // An exit 0 never reads "not conformant": the words say what is missing and what to set.
     expect(report?.result).toMatch(/; incomplete: \d+ MUST not configured \(set WEBHOOK_PUBLIC_URL/);
@@ -153,8 +203,15 @@ test('a target that cannot reach a receiver on this machine: without WEBHOOK_PUB
 
 test('a control answered 404 names the route variable to check and its current value', async () => {
   // The preflight stops a run with this route (selftest/doctor.spec.ts); the hint is for the routes it cannot decide.
-  const { run, output, report } = await conformanceRun(await embedded({ ROUTE_ASSESSMENT: 'POST /assessments/evaluate', PREFLIGHT: '0' }), ['--project', 'identity', '--grep', '@ASM-REQ-TYPES|@HDR-CLIENT-ID']);
+  const { run, output, report } = await conformanceRun(
+    await embedded({ ROUTE_ASSESSMENT: 'POST /assessments/evaluate', PREFLIGHT: '0' }),
+    ['--project', 'identity', '--grep', '@ASM-REQ-TYPES|@HDR-CLIENT-ID'],
+  );
   expect(run.code, output.slice(-3000)).toBe(1);
-  const detail = report?.requirements.find((r) => r.id === 'HDR-CLIENT-ID')?.tests.find((t) => t.outcome === 'blocked')?.detail ?? '';
-  expect(detail).toContain('check ROUTE_ASSESSMENT (now "POST /assessments/evaluate") and IDENTITY_BASE_URL (now http://127.0.0.1:');
+  const detail =
+    report?.requirements.find((r) => r.id === 'HDR-CLIENT-ID')?.tests.find((t) => t.outcome === 'blocked')?.detail ??
+    '';
+  expect(detail).toContain(
+    'check ROUTE_ASSESSMENT (now "POST /assessments/evaluate") and IDENTITY_BASE_URL (now http://127.0.0.1:',
+  );
 });

@@ -33,7 +33,8 @@ function sources(): string[] {
   return found;
 }
 
-const importPattern = /(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(['"](\.{1,2}\/[^'"]+)['"]\)/g;
+const importPattern =
+  /(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(['"](\.{1,2}\/[^'"]+)['"]\)/g;
 
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
@@ -41,7 +42,10 @@ function importGraph(): Map<string, string[]> {
     const deps = [...readFileSync(file, 'utf8').matchAll(importPattern)]
       .map((m) => resolve(dirname(file), m[1] ?? m[2] ?? ''))
       .filter((path) => existsSync(path) && path.endsWith('.ts'));
-    graph.set(relative(repoRoot, file), deps.map((d) => relative(repoRoot, d)));
+    graph.set(
+      relative(repoRoot, file),
+      deps.map((d) => relative(repoRoot, d)),
+    );
   }
   return graph;
 }
@@ -62,13 +66,18 @@ test('no import circle among the modules, type-only imports included', () => {
     state.set(node, 'done');
   };
   for (const node of graph.keys()) if (!state.has(node)) visit(node);
-  expect(circles.map((c) => c.join(' -> ')), 'import circles').toEqual([]);
+  expect(
+    circles.map((c) => c.join(' -> ')),
+    'import circles',
+  ).toEqual([]);
 });
 
 test('no room imports a room below it in docs/architecture.md', () => {
   const crossings = [...importGraph()].flatMap(([file, deps]) => {
     const room = file.split('/')[0] ?? '';
-    return deps.filter((dep) => !allowed.has(file) && forbidden[room]?.includes(dep.split('/')[0] ?? '')).map((dep) => `${file} -> ${dep}`);
+    return deps
+      .filter((dep) => !allowed.has(file) && forbidden[room]?.includes(dep.split('/')[0] ?? ''))
+      .map((dep) => `${file} -> ${dep}`);
   });
   expect(crossings).toEqual([]);
 });

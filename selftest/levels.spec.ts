@@ -12,7 +12,11 @@ interface SourcedRow {
   procedure?: boolean;
 }
 
-const statementIds = (JSON.parse(readFileSync(new URL('../catalog/statements.json', import.meta.url), 'utf8')) as { statements: Array<{ id?: string }> }).statements.map((s) => s.id);
+const statementIds = (
+  JSON.parse(readFileSync(new URL('../catalog/statements.json', import.meta.url), 'utf8')) as {
+    statements: Array<{ id?: string }>;
+  }
+).statements.map((s) => s.id);
 const strongKeywords: ReadonlyArray<RfcClause['keyword']> = ['MUST', 'SHOULD', 'REQUIRED', 'RECOMMENDED'];
 
 /**
@@ -20,26 +24,38 @@ const strongKeywords: ReadonlyArray<RfcClause['keyword']> = ['MUST', 'SHOULD', '
  * SHOULD on an RFC clause whose keyword is MUST, SHOULD, REQUIRED or RECOMMENDED, or, with a note saying why, on a
  * statement; a row resting only on MAY clauses is INFO; every source exists; a procedure row has none.
  */
-export function levelProblems(rows: readonly SourcedRow[], statements: ReadonlySet<string>, clauses: readonly RfcClause[]): string[] {
+export function levelProblems(
+  rows: readonly SourcedRow[],
+  statements: ReadonlySet<string>,
+  clauses: readonly RfcClause[],
+): string[] {
   const problems: string[] = [];
   const clauseOf = new Map(clauses.map((c) => [c.id, c]));
   for (const row of rows) {
     const source = row.source ?? [];
     const unknown = source.filter((id) => !statements.has(id) && !clauseOf.has(id));
-    if (unknown.length > 0) problems.push(`${row.id}: source ${unknown.join(', ')} is neither a statement of catalog/statements.json nor a clause of catalog/rfc-clauses.json`);
+    if (unknown.length > 0)
+      problems.push(
+        `${row.id}: source ${unknown.join(', ')} is neither a statement of catalog/statements.json nor a clause of catalog/rfc-clauses.json`,
+      );
     const stated = source.filter((id) => statements.has(id));
     const rfc = source.map((id) => clauseOf.get(id)).filter((c): c is RfcClause => c !== undefined);
     if (row.procedure) {
       if (source.length > 0) problems.push(`${row.id}: a procedure row rests on no source`);
       continue;
     }
-    if (row.level === 'MUST' && stated.length === 0) problems.push(`${row.id} (MUST): no sentence of the document (a statement id) among its sources`);
+    if (row.level === 'MUST' && stated.length === 0)
+      problems.push(`${row.id} (MUST): no sentence of the document (a statement id) among its sources`);
     if (row.level === 'SHOULD') {
       const strong = rfc.some((c) => strongKeywords.includes(c.keyword));
       const justified = (row.sourceNote ?? '').trim() !== '' && stated.length > 0;
-      if (!strong && !justified) problems.push(`${row.id} (SHOULD): no RFC clause of keyword ${strongKeywords.join(', ')} among its sources, and no sourceNote justifying a statement`);
+      if (!strong && !justified)
+        problems.push(
+          `${row.id} (SHOULD): no RFC clause of keyword ${strongKeywords.join(', ')} among its sources, and no sourceNote justifying a statement`,
+        );
     }
-    if (row.level !== 'INFO' && source.length > 0 && stated.length === 0 && rfc.every((c) => c.keyword === 'MAY')) problems.push(`${row.id} (${row.level}): rests only on MAY clauses, so it is INFO`);
+    if (row.level !== 'INFO' && source.length > 0 && stated.length === 0 && rfc.every((c) => c.keyword === 'MAY'))
+      problems.push(`${row.id} (${row.level}): rests only on MAY clauses, so it is INFO`);
   }
   return problems;
 }
@@ -59,7 +75,10 @@ function rowsOfTable(markdown: string): Map<string, { level: string; sources: st
       levelColumn = -1;
       continue;
     }
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     if (cells[0] === 'Row') {
       levelColumn = cells.indexOf('Level');
       sourceColumn = cells.indexOf('Source');
@@ -74,12 +93,17 @@ function rowsOfTable(markdown: string): Map<string, { level: string; sources: st
   return found;
 }
 
-const docs = ['../docs/levels.md', '../docs/client-levels.md'].map((path) => new URL(path, import.meta.url)).filter((url) => existsSync(url));
+const docs = ['../docs/levels.md', '../docs/client-levels.md']
+  .map((path) => new URL(path, import.meta.url))
+  .filter((url) => existsSync(url));
 const catalogLevel = new Map<string, Level>([...requirements, ...clientRequirements].map((r) => [r.id, r.level]));
 
 test.describe('levels by source (catalog/requirements.json, catalog/client-requirements.json)', () => {
   test('statement ids and RFC clause ids are unique and well-formed', () => {
-    expect(statementIds.filter((id) => typeof id !== 'string' || !/^ST-[0-9.]+-[A-Z0-9-]+$/.test(id)), 'every statement has an id ST-<part>-<WORDS>').toEqual([]);
+    expect(
+      statementIds.filter((id) => typeof id !== 'string' || !/^ST-[0-9.]+-[A-Z0-9-]+$/.test(id)),
+      'every statement has an id ST-<part>-<WORDS>',
+    ).toEqual([]);
     expect(new Set(statementIds).size).toBe(statementIds.length);
     expect(new Set(rfcClauses.map((c) => c.id)).size).toBe(rfcClauses.length);
     expect(rfcClauses.filter((c) => ![...strongKeywords, 'MAY'].includes(c.keyword)).map((c) => c.id)).toEqual([]);
@@ -88,8 +112,13 @@ test.describe('levels by source (catalog/requirements.json, catalog/client-requi
   test('every MUST rests on a statement of the document, every SHOULD on an RFC clause that says MUST, SHOULD, REQUIRED or RECOMMENDED, and every source exists', () => {
     const statements = new Set(statementIds.filter((id): id is string => id !== undefined));
     expect(levelProblems([...requirements, ...clientRequirements], statements, rfcClauses)).toEqual([]);
-    const unsourced = [...requirements, ...clientRequirements].filter((r) => r.level !== 'INFO' && !('procedure' in r && r.procedure) && (r.source ?? []).length === 0);
-    expect(unsourced.map((r) => r.id), 'every MUST and SHOULD names its source').toEqual([]);
+    const unsourced = [...requirements, ...clientRequirements].filter(
+      (r) => r.level !== 'INFO' && !('procedure' in r && r.procedure) && (r.source ?? []).length === 0,
+    );
+    expect(
+      unsourced.map((r) => r.id),
+      'every MUST and SHOULD names its source',
+    ).toEqual([]);
   });
 
   test('the rules fail a level their sources do not carry', () => {
@@ -98,11 +127,29 @@ test.describe('levels by source (catalog/requirements.json, catalog/client-requi
       { id: 'RFC-MAY', rfc: 'RFC 0', section: '1', keyword: 'MAY', statement: 'may' },
       { id: 'RFC-SHOULD', rfc: 'RFC 0', section: '2', keyword: 'SHOULD', statement: 'should' },
     ];
-    expect(levelProblems([{ id: 'OK-MUST', level: 'MUST', source: ['ST-2.5-TAGS-APPEND'] }, { id: 'OK-SHOULD', level: 'SHOULD', source: ['RFC-SHOULD'] }, { id: 'OK-PROC', level: 'MUST', procedure: true }], statements, clauses)).toEqual([]);
-    expect(levelProblems([{ id: 'BAD-MUST', level: 'MUST', source: ['RFC-SHOULD'] }], statements, clauses)).toEqual(['BAD-MUST (MUST): no sentence of the document (a statement id) among its sources']);
-    expect(levelProblems([{ id: 'BAD-SHOULD', level: 'SHOULD', source: ['ST-2.5-TAGS-APPEND'] }], statements, clauses)).toEqual([expect.stringMatching(/^BAD-SHOULD \(SHOULD\): no RFC clause/)]);
-    expect(levelProblems([{ id: 'MAY-ONLY', level: 'SHOULD', source: ['RFC-MAY'] }], statements, clauses)).toContain('MAY-ONLY (SHOULD): rests only on MAY clauses, so it is INFO');
-    expect(levelProblems([{ id: 'GONE', level: 'INFO', source: ['ST-NOWHERE'] }], statements, clauses)).toEqual([expect.stringMatching(/^GONE: source ST-NOWHERE is neither/)]);
+    expect(
+      levelProblems(
+        [
+          { id: 'OK-MUST', level: 'MUST', source: ['ST-2.5-TAGS-APPEND'] },
+          { id: 'OK-SHOULD', level: 'SHOULD', source: ['RFC-SHOULD'] },
+          { id: 'OK-PROC', level: 'MUST', procedure: true },
+        ],
+        statements,
+        clauses,
+      ),
+    ).toEqual([]);
+    expect(levelProblems([{ id: 'BAD-MUST', level: 'MUST', source: ['RFC-SHOULD'] }], statements, clauses)).toEqual([
+      'BAD-MUST (MUST): no sentence of the document (a statement id) among its sources',
+    ]);
+    expect(
+      levelProblems([{ id: 'BAD-SHOULD', level: 'SHOULD', source: ['ST-2.5-TAGS-APPEND'] }], statements, clauses),
+    ).toEqual([expect.stringMatching(/^BAD-SHOULD \(SHOULD\): no RFC clause/)]);
+    expect(levelProblems([{ id: 'MAY-ONLY', level: 'SHOULD', source: ['RFC-MAY'] }], statements, clauses)).toContain(
+      'MAY-ONLY (SHOULD): rests only on MAY clauses, so it is INFO',
+    );
+    expect(levelProblems([{ id: 'GONE', level: 'INFO', source: ['ST-NOWHERE'] }], statements, clauses)).toEqual([
+      expect.stringMatching(/^GONE: source ST-NOWHERE is neither/),
+    ]);
   });
 
   test('docs/levels.md (and docs/client-levels.md) give each row the level the catalog holds', () => {
@@ -110,17 +157,34 @@ test.describe('levels by source (catalog/requirements.json, catalog/client-requi
     for (const url of docs) {
       const table = levelsOfTable(readFileSync(url, 'utf8'));
       expect(table.size, `${url.pathname} has a decisions table`).toBeGreaterThan(0);
-      const differing = [...table].filter(([id, level]) => catalogLevel.get(id) !== level).map(([id, level]) => `${id}: ${level} in ${url.pathname.split('/').at(-1)}, ${catalogLevel.get(id) ?? 'not in the catalog'} in the catalog`);
+      const differing = [...table]
+        .filter(([id, level]) => catalogLevel.get(id) !== level)
+        .map(
+          ([id, level]) =>
+            `${id}: ${level} in ${url.pathname.split('/').at(-1)}, ${catalogLevel.get(id) ?? 'not in the catalog'} in the catalog`,
+        );
       expect(differing).toEqual([]);
     }
-    expect(levelsOfTable('| Row | Review finding | Action | Level | Source |\n|---|---|---|---|---|\n| `X-1` | b | lowered | INFO | ST-1 |')).toEqual(new Map([['X-1', 'INFO']]));
+    expect(
+      levelsOfTable(
+        '| Row | Review finding | Action | Level | Source |\n|---|---|---|---|---|\n| `X-1` | b | lowered | INFO | ST-1 |',
+      ),
+    ).toEqual(new Map([['X-1', 'INFO']]));
   });
 
   test('the Source column of docs/levels.md names only sources the catalog gives the row (its source, or a statement that lists it)', () => {
-    const statements = JSON.parse(readFileSync(new URL('../catalog/statements.json', import.meta.url), 'utf8')) as { statements: Array<{ id: string; requirements: string[] }> };
-    const sourcesOf = (id: string) => new Set([...(requirements.find((r) => r.id === id)?.source ?? []), ...statements.statements.filter((s) => s.requirements.includes(id)).map((s) => s.id)]);
+    const statements = JSON.parse(readFileSync(new URL('../catalog/statements.json', import.meta.url), 'utf8')) as {
+      statements: Array<{ id: string; requirements: string[] }>;
+    };
+    const sourcesOf = (id: string) =>
+      new Set([
+        ...(requirements.find((r) => r.id === id)?.source ?? []),
+        ...statements.statements.filter((s) => s.requirements.includes(id)).map((s) => s.id),
+      ]);
     const rows = rowsOfTable(readFileSync(new URL('../docs/levels.md', import.meta.url), 'utf8'));
-    const stray = [...rows].flatMap(([id, row]) => row.sources.filter((source) => !sourcesOf(id).has(source)).map((source) => `${id}: ${source}`));
+    const stray = [...rows].flatMap(([id, row]) =>
+      row.sources.filter((source) => !sourcesOf(id).has(source)).map((source) => `${id}: ${source}`),
+    );
     expect(stray).toEqual([]);
   });
 });

@@ -14,9 +14,17 @@ const CHROMIUM = '/usr/bin/chromium';
 /** Every MUST passed but ORD-409 failed and TOK-NO-STORE warned. */
 function records(): TestRecord[] {
   return requirements.map((r) => {
-    const kind = r.id === 'ORD-409' ? 'fail' : r.level === 'INFO' ? 'observed' : r.id === 'TOK-NO-STORE' ? 'warn' : 'pass';
-    const detail = kind === 'fail' ? 'Expected: 409 client | Actual: 400 <script>alert(1)</script>' : kind === 'pass' ? '' : 'seen';
-    return { title: `${r.id} check`, project: r.area, location: 'tests/x.spec.ts:1', status: kind === 'fail' ? 'failed' : 'passed', annotations: [citeAnnotation(r.id), markAnnotation({ kind, id: r.id, detail })] };
+    const kind =
+      r.id === 'ORD-409' ? 'fail' : r.level === 'INFO' ? 'observed' : r.id === 'TOK-NO-STORE' ? 'warn' : 'pass';
+    const detail =
+      kind === 'fail' ? 'Expected: 409 client | Actual: 400 <script>alert(1)</script>' : kind === 'pass' ? '' : 'seen';
+    return {
+      title: `${r.id} check`,
+      project: r.area,
+      location: 'tests/x.spec.ts:1',
+      status: kind === 'fail' ? 'failed' : 'passed',
+      annotations: [citeAnnotation(r.id), markAnnotation({ kind, id: r.id, detail })],
+    };
   });
 }
 
@@ -25,12 +33,24 @@ test('the HTML matrix opens offline in Chromium, filters by level and outcome, a
   const verdicts = verdictsFor(requirements, records());
   const run = runVerdict(verdicts, 'gate');
   expect(run.reasons).toEqual(['MUST requirements failed: ORD-409']);
-  const html = matrixHtml({ interface: interfaceInfo, profile: 'gate', finishedAt: 'now', result: run.words, reasons: run.reasons, run, environment: { seed: '1' }, requirements: verdicts });
+  const html = matrixHtml({
+    interface: interfaceInfo,
+    profile: 'gate',
+    finishedAt: 'now',
+    result: run.words,
+    reasons: run.reasons,
+    run,
+    environment: { seed: '1' },
+    requirements: verdicts,
+  });
   expect(html, 'details are escaped').not.toContain('<script>alert(1)</script>');
   const dir = mkdtempSync(join(tmpdir(), 'matrix-html-'));
   const file = join(dir, 'conformance.html');
   writeFileSync(file, html);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+  });
   try {
     const context = await browser.newContext();
     const requests: string[] = [];
@@ -48,7 +68,10 @@ test('the HTML matrix opens offline in Chromium, filters by level and outcome, a
     await expect(rows.filter({ visible: true })).toHaveCount(1);
     await page.getByRole('link', { name: 'ORD-409' }).click();
     await expect(page.locator('section#ORD-409')).toContainText('400 <script>alert(1)</script>');
-    expect(requests.filter((url) => !/^(file|data|blob):/.test(url)), 'requests beyond the file').toEqual([]);
+    expect(
+      requests.filter((url) => !/^(file|data|blob):/.test(url)),
+      'requests beyond the file',
+    ).toEqual([]);
   } finally {
     await browser.close();
     rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,13 @@ import jsonpointer from 'jsonpointer';
 import { convertV2 } from 'openapi-to-postmanv2';
 import { operations, type ServiceName } from '../catalog/catalog.ts';
 import { parseRoute } from '../harness/config/route.ts';
-import { openApiDocument, openApiDocuments, openApiFileName, openApiServices, type OpenApiTarget } from '../harness/openapi/document.ts';
+import {
+  openApiDocument,
+  openApiDocuments,
+  openApiFileName,
+  openApiServices,
+  type OpenApiTarget,
+} from '../harness/openapi/document.ts';
 import { childEnv, runCli } from './evidence-harness.ts';
 
 type Json = Record<string, unknown>;
@@ -31,8 +37,15 @@ async function problemsOf(document: Json): Promise<unknown[]> {
 
 /** Base URLs with a path prefix, as real deployments have them (docs: DEPLOYMENT-NOTES), so that a dropped prefix shows. */
 const target: OpenApiTarget = {
-  baseUrls: { identity: 'https://api.example.com/business/identity-proofing/v1', stepup: 'https://api.example.com/business/step-up/v1', orders: 'https://api.example.com/commerce' },
-  tokenUrls: { identity: 'https://login.example.com/identity-auth/v1/token', stepup: 'https://login.example.com/stepup-auth/v1/token' },
+  baseUrls: {
+    identity: 'https://api.example.com/business/identity-proofing/v1',
+    stepup: 'https://api.example.com/business/step-up/v1',
+    orders: 'https://api.example.com/commerce',
+  },
+  tokenUrls: {
+    identity: 'https://login.example.com/identity-auth/v1/token',
+    stepup: 'https://login.example.com/stepup-auth/v1/token',
+  },
   routes: { assessment: 'PUT /v9/assess', stepUp: 'POST /sessions/step-up' },
 };
 
@@ -46,17 +59,31 @@ interface PostmanRequest {
 
 /** A Postman collection's requests as Postman would send them: the collection's variables resolved in each URL. */
 function requestsOf(collection: Json): PostmanRequest[] {
-  const variables = new Map(((collection.variable ?? []) as Array<{ key: string; value: string }>).map((v) => [v.key, v.value]));
-  const resolve = (text: string, depth = 0): string => (depth > 5 ? text : text.replace(/\{\{([^}]+)\}\}/g, (_, name: string) => resolve(variables.get(name) ?? `{{${name}}}`, depth + 1)));
+  const variables = new Map(
+    ((collection.variable ?? []) as Array<{ key: string; value: string }>).map((v) => [v.key, v.value]),
+  );
+  const resolve = (text: string, depth = 0): string =>
+    depth > 5
+      ? text
+      : text.replace(/\{\{([^}]+)\}\}/g, (_, name: string) => resolve(variables.get(name) ?? `{{${name}}}`, depth + 1));
   const found: PostmanRequest[] = [];
   const walk = (items: Json[], folder: string): void => {
     for (const item of items) {
       if (Array.isArray(item.item)) walk(item.item as Json[], folder || String(item.name));
       else {
-        const request = item.request as { method: string; url: { host?: string[]; path?: string[] }; auth?: { oauth2?: Array<{ key: string; value: string }> } };
+        const request = item.request as {
+          method: string;
+          url: { host?: string[]; path?: string[] };
+          auth?: { oauth2?: Array<{ key: string; value: string }> };
+        };
         const path = request.url.path?.length ? `/${request.url.path.join('/')}` : '';
         const accessTokenUrl = request.auth?.oauth2?.find((entry) => entry.key === 'accessTokenUrl')?.value;
-        found.push({ folder, method: request.method, url: resolve(`${(request.url.host ?? []).join('.')}${path}`), ...(accessTokenUrl ? { accessTokenUrl } : {}) });
+        found.push({
+          folder,
+          method: request.method,
+          url: resolve(`${(request.url.host ?? []).join('.')}${path}`),
+          ...(accessTokenUrl ? { accessTokenUrl } : {}),
+        });
       }
     }
   };
@@ -68,7 +95,8 @@ function requestsOf(collection: Json): PostmanRequest[] {
 function toPostman(document: Json): Promise<Json> {
   return new Promise((resolve, reject) => {
     convertV2({ type: 'json', data: document }, { includeWebhooks: true }, (error, result) => {
-      if (error || !result?.result) reject(new Error(`openapi-to-postmanv2 refused the document: ${error?.message ?? result?.reason}`));
+      if (error || !result?.result)
+        reject(new Error(`openapi-to-postmanv2 refused the document: ${error?.message ?? result?.reason}`));
       else resolve(result.output?.[0]?.data as Json);
     });
   });
@@ -79,66 +107,129 @@ function expectedRequests(service: ServiceName, configured: OpenApiTarget): Arra
   return operations
     .filter((op) => op.service === service)
     .map((op) => {
-      const route = parseRoute((op.routeEnv && configured.routes[op.id]) || op.defaultRoute || op.fixedRoute || '', op.pathParams);
-      return { method: route.method, url: `${configured.baseUrls[service]}${route.path.replace(/\{([^}]+)\}/g, ':$1')}` };
+      const route = parseRoute(
+        (op.routeEnv && configured.routes[op.id]) || op.defaultRoute || op.fixedRoute || '',
+        op.pathParams,
+      );
+      return {
+        method: route.method,
+        url: `${configured.baseUrls[service]}${route.path.replace(/\{([^}]+)\}/g, ':$1')}`,
+      };
     })
     .sort((a, b) => a.url.localeCompare(b.url));
 }
 
-test('each service\'s OpenAPI description validates as OpenAPI 3.1 and every reference in it resolves inside it', async () => {
+test("each service's OpenAPI description validates as OpenAPI 3.1 and every reference in it resolves inside it", async () => {
   for (const [service, document] of Object.entries(openApiDocuments({ baseUrls: {}, tokenUrls: {}, routes: {} }))) {
     expect(await problemsOf(document), service).toEqual([]);
-    const unresolved = refsOf(document).filter((ref) => !ref.startsWith('#/') || jsonpointer.get(document, decodeURIComponent(ref.slice(1))) === undefined);
+    const unresolved = refsOf(document).filter(
+      (ref) => !ref.startsWith('#/') || jsonpointer.get(document, decodeURIComponent(ref.slice(1))) === undefined,
+    );
     expect(unresolved, service).toEqual([]);
   }
 });
 
-test('the documents describe every operation of the catalog once, each in its service\'s document under that service\'s server, the events with the step-up service, the part 7 errors with orders', () => {
-  const documents = openApiDocuments(target) as Record<ServiceName, Json & { servers: Json[]; paths: Record<string, Record<string, Json>>; webhooks?: Json }>;
+test("the documents describe every operation of the catalog once, each in its service's document under that service's server, the events with the step-up service, the part 7 errors with orders", () => {
+  const documents = openApiDocuments(target) as Record<
+    ServiceName,
+    Json & { servers: Json[]; paths: Record<string, Record<string, Json>>; webhooks?: Json }
+  >;
   const described = Object.entries(documents).flatMap(([service, document]) =>
-    Object.values(document.paths).flatMap((item) => Object.values(item).map((op) => `${service}:${String(op.operationId)}`)),
+    Object.values(document.paths).flatMap((item) =>
+      Object.values(item).map((op) => `${service}:${String(op.operationId)}`),
+    ),
   );
   expect(described.sort()).toEqual(operations.map((op) => `${op.service}:${op.id}`).sort());
   for (const service of openApiServices) {
-    expect(documents[service].servers, service).toEqual([{ url: target.baseUrls[service], description: `${service.toUpperCase()}_BASE_URL` }]);
-    expect(Object.values(documents[service].paths).filter((item) => 'servers' in item), `${service}: no path item overrides the server`).toEqual([]);
+    expect(documents[service].servers, service).toEqual([
+      { url: target.baseUrls[service], description: `${service.toUpperCase()}_BASE_URL` },
+    ]);
+    expect(
+      Object.values(documents[service].paths).filter((item) => 'servers' in item),
+      `${service}: no path item overrides the server`,
+    ).toEqual([]);
   }
   expect(documents.identity.paths['/v9/assess']?.put?.operationId).toBe('assessment');
-  expect(Object.keys(documents.stepup.webhooks ?? {}).sort()).toEqual(['documentOnboarding', 'documentResults', 'verificationSession']);
+  expect(Object.keys(documents.stepup.webhooks ?? {}).sort()).toEqual([
+    'documentOnboarding',
+    'documentResults',
+    'verificationSession',
+  ]);
   expect(documents.identity.webhooks).toBeUndefined();
   expect(documents.orders.webhooks).toBeUndefined();
-  expect(Object.keys((documents.orders.paths['/v2/orders']?.post?.responses ?? {}) as Json).sort()).toEqual(['400', '401', '403', '404', '409', '500', '503']);
+  expect(Object.keys((documents.orders.paths['/v2/orders']?.post?.responses ?? {}) as Json).sort()).toEqual([
+    '400',
+    '401',
+    '403',
+    '404',
+    '409',
+    '500',
+    '503',
+  ]);
 });
 
-test('openapi-to-postmanv2 sends each request of each document to the service\'s base URL plus its route, with the service\'s token endpoint', async () => {
-  const withOrdersTokens = { ...target, tokenUrls: { ...target.tokenUrls, orders: 'https://login.example.com/orders-auth/v1/token' } };
+test("openapi-to-postmanv2 sends each request of each document to the service's base URL plus its route, with the service's token endpoint", async () => {
+  const withOrdersTokens = {
+    ...target,
+    tokenUrls: { ...target.tokenUrls, orders: 'https://login.example.com/orders-auth/v1/token' },
+  };
   for (const configured of [target, withOrdersTokens]) {
     for (const service of openApiServices) {
       const requests = requestsOf(await toPostman(openApiDocument(service, configured)));
       const calls = requests.filter((r) => r.folder !== 'Webhooks');
-      expect(calls.map(({ method, url }) => ({ method, url })).sort((a, b) => a.url.localeCompare(b.url)), service).toEqual(expectedRequests(service, configured));
-      const tokenUrl = service === 'stepup' ? configured.tokenUrls.stepup : (configured.tokenUrls[service] ?? configured.tokenUrls.identity);
-      expect(calls.map((r) => r.accessTokenUrl), `${service}: token endpoint`).toEqual(calls.map(() => tokenUrl));
+      expect(
+        calls.map(({ method, url }) => ({ method, url })).sort((a, b) => a.url.localeCompare(b.url)),
+        service,
+      ).toEqual(expectedRequests(service, configured));
+      const tokenUrl =
+        service === 'stepup'
+          ? configured.tokenUrls.stepup
+          : (configured.tokenUrls[service] ?? configured.tokenUrls.identity);
+      expect(
+        calls.map((r) => r.accessTokenUrl),
+        `${service}: token endpoint`,
+      ).toEqual(calls.map(() => tokenUrl));
       // The consumer lists the events in a folder of their own, as requests to the receiver (its URL is the customer's).
-      expect(requests.filter((r) => r.folder === 'Webhooks').length, `${service}: webhook events`).toBe(service === 'stepup' ? 3 : 0);
+      expect(requests.filter((r) => r.folder === 'Webhooks').length, `${service}: webhook events`).toBe(
+        service === 'stepup' ? 3 : 0,
+      );
     }
   }
 });
 
 test('a route variable that is not valid is refused, naming it', () => {
-  expect(() => openApiDocument('identity', { baseUrls: {}, tokenUrls: {}, routes: { documentRecords: 'GET /records' } })).toThrow(/^ROUTE_DOCUMENT_RECORDS=GET \/records is not valid: expected a path containing exactly the placeholder/);
+  expect(() =>
+    openApiDocument('identity', { baseUrls: {}, tokenUrls: {}, routes: { documentRecords: 'GET /records' } }),
+  ).toThrow(/^ROUTE_DOCUMENT_RECORDS=GET \/records is not valid: expected a path containing exactly the placeholder/);
 });
 
 test('npm run openapi writes one description per service, of the configured routes', async () => {
   const work = mkdtempSync(join(tmpdir(), 'openapi-'));
   const out = join(work, 'openapi');
-  const run = await runCli('npm', ['run', 'openapi', '--', '--out', out], childEnv(work, { ROUTE_CASE_UPDATE: 'PATCH /cases', STEPUP_BASE_URL: 'https://api.example.com/business/step-up/v1' }));
+  const run = await runCli(
+    'npm',
+    ['run', 'openapi', '--', '--out', out],
+    childEnv(work, {
+      ROUTE_CASE_UPDATE: 'PATCH /cases',
+      STEPUP_BASE_URL: 'https://api.example.com/business/step-up/v1',
+    }),
+  );
   expect(run.code, run.stderr).toBe(0);
-  const read = (service: string) => JSON.parse(readFileSync(join(out, openApiFileName(service)), 'utf8')) as Json & { servers: Json[]; paths: Record<string, Record<string, Json>> };
+  const read = (service: string) =>
+    JSON.parse(readFileSync(join(out, openApiFileName(service)), 'utf8')) as Json & {
+      servers: Json[];
+      paths: Record<string, Record<string, Json>>;
+    };
   expect(read('identity').paths['/cases']?.patch?.operationId).toBe('caseUpdate');
-  expect(read('stepup').servers).toEqual([{ url: 'https://api.example.com/business/step-up/v1', description: 'STEPUP_BASE_URL' }]);
+  expect(read('stepup').servers).toEqual([
+    { url: 'https://api.example.com/business/step-up/v1', description: 'STEPUP_BASE_URL' },
+  ]);
   for (const service of openApiServices) expect(await problemsOf(read(service)), service).toEqual([]);
-  const refused = await runCli('npm', ['run', 'openapi', '--', '--out', out], childEnv(work, { ROUTE_CASE_UPDATE: 'PATCH cases' }));
+  const refused = await runCli(
+    'npm',
+    ['run', 'openapi', '--', '--out', out],
+    childEnv(work, { ROUTE_CASE_UPDATE: 'PATCH cases' }),
+  );
   expect(refused.code).toBe(2);
   expect(refused.stderr).toContain('ROUTE_CASE_UPDATE');
   rmSync(work, { recursive: true, force: true });

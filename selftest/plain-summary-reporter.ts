@@ -11,7 +11,9 @@ export default class PlainSummaryReporter implements Reporter {
   onEnd(): void {
     const tests = this.root?.allTests() ?? [];
     const count = (...outcomes: string[]) => tests.filter((t) => outcomes.includes(t.outcome())).length;
-    console.log(`selftest: ${count('expected', 'flaky')} passed, ${count('unexpected')} failed, ${count('skipped')} skipped`);
+    console.log(
+      `selftest: ${count('expected', 'flaky')} passed, ${count('unexpected')} failed, ${count('skipped')} skipped`,
+    );
   }
 
   printsToStdio(): boolean {

@@ -19,23 +19,34 @@ const must = requirements.filter((r) => r.level === 'MUST');
 const passAll = must.map((r) => record('passed', r.id, 'pass'));
 
 test('every MUST exercised and held: conformant under gate and certify', () => {
-  for (const profile of ['gate', 'certify'] as const) expect(profileVerdict(passAll, profile)).toMatchObject({ outcome: 'conformant', reasons: [], mustFailed: [], mustNotConfigured: [] });
+  for (const profile of ['gate', 'certify'] as const)
+    expect(profileVerdict(passAll, profile)).toMatchObject({
+      outcome: 'conformant',
+      reasons: [],
+      mustFailed: [],
+      mustNotConfigured: [],
+    });
 });
 
 test('a MUST failed: not conformant under gate and certify, the row named', () => {
   const [first] = must;
   const results = [...passAll.slice(1), record('failed', first?.id ?? '', 'fail', 'answered 200')];
-  for (const profile of ['gate', 'certify'] as const) expect(profileVerdict(results, profile)).toMatchObject({ outcome: 'not-conformant', mustFailed: [first?.id] });
+  for (const profile of ['gate', 'certify'] as const)
+    expect(profileVerdict(results, profile)).toMatchObject({ outcome: 'not-conformant', mustFailed: [first?.id] });
 });
 
 test('event rows not configured: passed but incomplete under gate, not conformant under certify, each row with the variable to set', () => {
   const events = must.filter((r) => r.area === 'webhooks').map((r) => r.id);
   expect(events.length).toBeGreaterThan(0);
   const why = 'no receiver the target reaches: set WEBHOOK_PUBLIC_URL';
-  const results = [...passAll.filter((t) => !events.some((id) => t.title === `t ${id}`)), ...events.map((id) => record('skipped', id, 'not-configured', why))];
+  const results = [
+    ...passAll.filter((t) => !events.some((id) => t.title === `t ${id}`)),
+    ...events.map((id) => record('skipped', id, 'not-configured', why)),
+  ];
   const gate = profileVerdict(results, 'gate');
   const certify = profileVerdict(results, 'certify');
   expect(gate.outcome, gate.result).toBe('passed-incomplete');
   expect(certify.outcome, certify.result).toBe('not-conformant');
-  for (const verdict of [gate, certify]) expect(verdict.mustNotConfigured).toEqual(events.map((id) => ({ id, detail: why })));
+  for (const verdict of [gate, certify])
+    expect(verdict.mustNotConfigured).toEqual(events.map((id) => ({ id, detail: why })));
 });

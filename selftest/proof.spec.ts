@@ -7,36 +7,63 @@ import { runProofOnce, type ProofResult } from './proof/run-proof.ts';
 // The suite proves itself: clean sandbox passes everything, the correct implementations that differ from it pass
 // (portability) and are judged conformant under gate and certify, and every fault of the sandbox is caught by a check citing the requirement it violates (kill matrix).
 const test = base.extend<object, { proof: ProofResult }>({
-  proof: [async ({}, use) => use(await runProofOnce({ runId: process.env.SELFTEST_RUN_ID ?? String(process.pid) })), { scope: 'worker', timeout: 600_000 }],
+  proof: [
+    async ({}, use) => use(await runProofOnce({ runId: process.env.SELFTEST_RUN_ID ?? String(process.pid) })),
+    { scope: 'worker', timeout: 600_000 },
+  ],
 });
 test.describe.configure({ mode: 'default' });
 
 const listed = (items: readonly unknown[]) => JSON.stringify(items, null, 2);
 
-test('the clean reference sandbox passes every check, with no warning, and every MUST requirement is exercised and passed', ({ proof }) => {
+test('the clean reference sandbox passes every check, with no warning, and every MUST requirement is exercised and passed', ({
+  proof,
+}) => {
   const { clean } = proof.analysis;
   expect(clean.tests, 'the whole suite ran').toBeGreaterThan(0);
   expect(clean.problems, `failures or warnings against the clean sandbox:\n${listed(clean.problems)}`).toEqual([]);
   expect(clean.mustNotPassed, 'MUST requirements with no passing check against the clean sandbox').toEqual([]);
 });
 
-const portabilityTargets = ['alternative', 'gateway', 'rate-limited', 'detached', 'lenient', 'proto3', 'far'].map((flavor) => `portability/${flavor}`);
+const portabilityTargets = ['alternative', 'gateway', 'rate-limited', 'detached', 'lenient', 'proto3', 'far'].map(
+  (flavor) => `portability/${flavor}`,
+);
 
-test('the alternative, gateway, rate-limited, detached, lenient, proto3 and far implementations pass the whole suite with no failure and no warning outside an erratum: no check asserts what the spec leaves open', ({ proof }) => {
+test('the alternative, gateway, rate-limited, detached, lenient, proto3 and far implementations pass the whole suite with no failure and no warning outside an erratum: no check asserts what the spec leaves open', ({
+  proof,
+}) => {
   const { portability } = proof.analysis;
   expect(portability.tests, 'the whole suite ran').toBeGreaterThan(0);
-  for (const target of portabilityTargets) expect(portability.testsByTarget[target], `the whole suite ran against ${target}`).toBeGreaterThan(0);
+  for (const target of portabilityTargets)
+    expect(portability.testsByTarget[target], `the whole suite ran against ${target}`).toBeGreaterThan(0);
   const failures = portability.problems.filter((p) => p.outcome !== 'warning');
-  expect(failures, `checks that fail or are blocked against a correct implementation that differs from ours:\n${listed(failures)}`).toEqual([]);
+  expect(
+    failures,
+    `checks that fail or are blocked against a correct implementation that differs from ours:\n${listed(failures)}`,
+  ).toEqual([]);
   // The rate-limited target proves something only if the suite met its limits everywhere: token endpoints, operations, orders.
-  for (const kind of ['tokens', 'operations', 'orders'] as const) expect(proof.rateLimited?.[kind], `429 answers of the rate-limited target on ${kind}`).toBeGreaterThan(0);
+  for (const kind of ['tokens', 'operations', 'orders'] as const)
+    expect(proof.rateLimited?.[kind], `429 answers of the rate-limited target on ${kind}`).toBeGreaterThan(0);
   // The far target likewise only if its events reached the suite late, crossed and some twice (the run's receiver
   // listens from the preflight to the run's end, so every event of the run reaches it).
-  const delivered = (proof.farQueue ?? []).filter((e) => e.deliveredAt.length > 0).sort((a, b) => (a.deliveredAt[0] ?? 0) - (b.deliveredAt[0] ?? 0));
-  expect(delivered.filter((e) => e.deliveredAt.length === 2).length, 'events the far target delivered twice').toBeGreaterThan(0);
-  expect(delivered.some((e, i) => i > 0 && e.seq < (delivered[i - 1]?.seq ?? 0)), 'events the far target delivered out of the order they were sent').toBe(true);
-  const warnedOutsideErrata = portability.problems.filter((p) => p.outcome === 'warning' && !requirement(p.requirement).erratum);
-  expect(warnedOutsideErrata, 'a SHOULD warning against a correct implementation must come from an erratum of the document').toEqual([]);
+  const delivered = (proof.farQueue ?? [])
+    .filter((e) => e.deliveredAt.length > 0)
+    .sort((a, b) => (a.deliveredAt[0] ?? 0) - (b.deliveredAt[0] ?? 0));
+  expect(
+    delivered.filter((e) => e.deliveredAt.length === 2).length,
+    'events the far target delivered twice',
+  ).toBeGreaterThan(0);
+  expect(
+    delivered.some((e, i) => i > 0 && e.seq < (delivered[i - 1]?.seq ?? 0)),
+    'events the far target delivered out of the order they were sent',
+  ).toBe(true);
+  const warnedOutsideErrata = portability.problems.filter(
+    (p) => p.outcome === 'warning' && !requirement(p.requirement).erratum,
+  );
+  expect(
+    warnedOutsideErrata,
+    'a SHOULD warning against a correct implementation must come from an erratum of the document',
+  ).toEqual([]);
 });
 
 // One run per correct target, judged under both profiles: the marks are the same, only the verdict differs.
@@ -46,12 +73,17 @@ for (const target of exercisingEveryMust) {
     test(`${target}, whose configuration exercises every MUST, is conformant under ${profile}`, ({ proof }) => {
       const verdict = proof.analysis.verdicts[target]?.[profile];
       expect(verdict, `${target} was judged under ${profile}`).toBeDefined();
-      expect(verdict?.outcome, `${target} under ${profile}: ${verdict?.result}\n${listed(verdict?.reasons ?? [])}`).toBe('conformant');
+      expect(
+        verdict?.outcome,
+        `${target} under ${profile}: ${verdict?.result}\n${listed(verdict?.reasons ?? [])}`,
+      ).toBe('conformant');
     });
   }
 }
 
-test('portability/detached (webhooks out of the receiver\'s reach) passes incomplete under gate and is not conformant under certify, for its event rows not configured (WEBHOOK_PUBLIC_URL) alone', ({ proof }) => {
+test("portability/detached (webhooks out of the receiver's reach) passes incomplete under gate and is not conformant under certify, for its event rows not configured (WEBHOOK_PUBLIC_URL) alone", ({
+  proof,
+}) => {
   const judged = proof.analysis.verdicts['portability/detached'];
   if (!judged) throw new Error('the detached target was not judged');
   const { gate, certify } = judged;
@@ -60,19 +92,26 @@ test('portability/detached (webhooks out of the receiver\'s reach) passes incomp
   for (const verdict of [gate, certify]) {
     expect([...verdict.mustFailed, ...verdict.mustBlocked], 'no MUST failed or blocked').toEqual([]);
     expect(verdict.mustNotConfigured.length, 'MUST rows not configured').toBeGreaterThan(0);
-    const otherwise = verdict.mustNotConfigured.filter((row) => requirement(row.id).area !== 'webhooks' || !row.detail.includes('WEBHOOK_PUBLIC_URL'));
+    const otherwise = verdict.mustNotConfigured.filter(
+      (row) => requirement(row.id).area !== 'webhooks' || !row.detail.includes('WEBHOOK_PUBLIC_URL'),
+    );
     expect(otherwise, 'every MUST not configured is an event row, naming WEBHOOK_PUBLIC_URL').toEqual([]);
   }
   expect(certify.mustNotConfigured).toEqual(gate.mustNotConfigured);
 });
 
-test('what a second client sees of another client\'s case is recorded, never judged: the reference lets it read and update the case, the alternative keeps clients apart while the operations stay open to it', ({ proof }) => {
-  const seen = (target: string) => proof.analysis.observations[target]?.['OBS-SECOND-CLIENT']?.join('\n') ?? '(nothing observed)';
+test("what a second client sees of another client's case is recorded, never judged: the reference lets it read and update the case, the alternative keeps clients apart while the operations stay open to it", ({
+  proof,
+}) => {
+  const seen = (target: string) =>
+    proof.analysis.observations[target]?.['OBS-SECOND-CLIENT']?.join('\n') ?? '(nothing observed)';
   expect(seen('clean')).toContain('fetchAssessment: answered 200');
   expect(seen('clean')).toContain('another client could read this case');
   expect(seen('clean')).toContain('update was applied');
   expect(seen('portability/alternative')).toContain('fetchAssessment: refused 404');
-  expect(seen('portability/alternative')).toContain('a refusal of this case, the operation itself open to the second client');
+  expect(seen('portability/alternative')).toContain(
+    'a refusal of this case, the operation itself open to the second client',
+  );
   expect(seen('portability/alternative')).toContain('left the case as it was');
 });
 

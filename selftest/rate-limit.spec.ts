@@ -11,7 +11,9 @@ import { TokenCache, TokenProvider } from '../harness/tokens.ts';
 
 // Part 8 leaves rate limits "not shown": a 429 is waited out and sent again within the run's budget, never judged.
 
-async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server; close: () => void }> {
+async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; server: Server; close: () => void }> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -37,7 +39,12 @@ test.describe('429 answers', () => {
     const target = await limitedServer(2, { 'retry-after': '3' });
     const waits: number[] = [];
     const budget = new LocalBudget(60_000);
-    const { response, attempts, rateLimited } = await sendWithRetry(get(target.url), policy, async (ms) => void waits.push(ms), budget);
+    const { response, attempts, rateLimited } = await sendWithRetry(
+      get(target.url),
+      policy,
+      async (ms) => void waits.push(ms),
+      budget,
+    );
     target.close();
     expect(response.status).toBe(200);
     expect(rateLimited).toBe(false);
@@ -62,7 +69,12 @@ test.describe('429 answers', () => {
   test('a 429 without Retry-After is waited out with growing backoff and jitter', async () => {
     const target = await limitedServer(4);
     const waits: number[] = [];
-    await sendWithRetry(get(target.url), { ...policy, baseMs: 100 }, async (ms) => void waits.push(ms), new LocalBudget(60_000));
+    await sendWithRetry(
+      get(target.url),
+      { ...policy, baseMs: 100 },
+      async (ms) => void waits.push(ms),
+      new LocalBudget(60_000),
+    );
     target.close();
     expect(waits).toHaveLength(4);
     waits.forEach((ms, i) => {
@@ -76,23 +88,33 @@ test.describe('429 answers', () => {
     const budget = new LocalBudget(2_500);
     const client = new HttpClient({ ...policy, retries: 3 }, budget);
     const started = Date.now();
-    const error = await client.send({ label: 'op', method: 'GET', url: target.url, headers: [] }).catch((e: unknown) => e);
+    const error = await client
+      .send({ label: 'op', method: 'GET', url: target.url, headers: [] })
+      .catch((e: unknown) => e);
     target.close();
     expect(error).toBeInstanceOf(RateLimitedError);
-    expect(String(error)).toMatch(/^RateLimitedError: rate-limited: GET http:\/\/127\.0\.0\.1:\d+ was still answered 429/);
+    expect(String(error)).toMatch(
+      /^RateLimitedError: rate-limited: GET http:\/\/127\.0\.0\.1:\d+ was still answered 429/,
+    );
     expect(budget.stats).toMatchObject({ waitedMs: 2000, waits: 2, refused: 1 });
     expect(target.calls()).toBe(3);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
   });
 });
 
-test.describe('the run\'s tokens', () => {
+test.describe("the run's tokens", () => {
   /** A token endpoint that counts what it issues; `expiresIn` undefined leaves expires_in out. */
   async function tokenEndpoint(expiresIn?: number) {
     let issued = 0;
     const served = await serve((_req, res) => {
       issued += 1;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: `token-number-${issued}`, token_type: 'Bearer', ...(expiresIn ? { expires_in: expiresIn } : {}) }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          access_token: `token-number-${issued}`,
+          token_type: 'Bearer',
+          ...(expiresIn ? { expires_in: expiresIn } : {}),
+        }),
+      );
     });
     return { ...served, issued: () => issued };
   }
@@ -122,7 +144,10 @@ test.describe('the run\'s tokens', () => {
     const renewed = await provider.renewAfter401(credential, first);
     expect(renewed).toBe('token-number-2');
     expect(await provider.token(credential)).toBe('token-number-2');
-    expect(await provider.renewAfter401(credential, 'token-number-2'), 'a second 401 stands: the token is not fetched a third time').toBeUndefined();
+    expect(
+      await provider.renewAfter401(credential, 'token-number-2'),
+      'a second 401 stands: the token is not fetched a third time',
+    ).toBeUndefined();
     endpoint.close();
     expect(endpoint.issued()).toBe(2);
   });
@@ -146,11 +171,15 @@ test.describe('the run\'s tokens', () => {
     let calls = 0;
     const endpoint = await serve((_req, res) => {
       calls += 1;
-      res.writeHead(500, { 'content-type': 'application/json' }).end('{"access_token":"issued-with-500","token_type":"Bearer"}');
+      res
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end('{"access_token":"issued-with-500","token_type":"Bearer"}');
     });
     const redactor = new Redactor();
     const cache = new TokenCache(new HttpClient(policy, new LocalBudget(0)), redactor);
-    const outcomes = await Promise.all([1, 2, 3].map(() => cache.get({ tokenUrl: endpoint.url, apiKey: 'a2V5OnNlY3JldA==' })));
+    const outcomes = await Promise.all(
+      [1, 2, 3].map(() => cache.get({ tokenUrl: endpoint.url, apiKey: 'a2V5OnNlY3JldA==' })),
+    );
     endpoint.close();
     expect(calls).toBe(1);
     for (const outcome of outcomes) expect(outcome).toMatchObject({ ok: false, failure: { kind: 'answer' } });

@@ -35,12 +35,21 @@ async function client(options: Parameters<typeof startSandbox>[0] = { tokenSecre
   return { sandbox, env, token };
 }
 
-const headers = (c: Client) => ({ authorization: `Bearer ${c.token}`, 'x-client-id': c.env['CLIENT_ID'] ?? '', 'x-correlation-id': randomUUID(), 'content-type': 'application/json' });
+const headers = (c: Client) => ({
+  authorization: `Bearer ${c.token}`,
+  'x-client-id': c.env['CLIENT_ID'] ?? '',
+  'x-correlation-id': randomUUID(),
+  'content-type': 'application/json',
+});
 const url = (c: Client, base: string, route: string) => `${c.env[base]}${route.split(' ')[1]}`;
 
 async function newCase(c: Client): Promise<{ inquiryId: string; authenticationId: string }> {
   const inquiryId = `inq-${randomUUID()}`;
-  const reply = await fetch(url(c, 'IDENTITY_BASE_URL', c.env['ROUTE_ASSESSMENT'] ?? ''), { method: 'POST', headers: headers(c), body: JSON.stringify({ strategy: 'default', inquiryId }) });
+  const reply = await fetch(url(c, 'IDENTITY_BASE_URL', c.env['ROUTE_ASSESSMENT'] ?? ''), {
+    method: 'POST',
+    headers: headers(c),
+    body: JSON.stringify({ strategy: 'default', inquiryId }),
+  });
   const body = (await reply.json()) as { authenticationId: string };
   return { inquiryId, authenticationId: body.authenticationId };
 }
@@ -49,7 +58,13 @@ const order = (c: Client, merchantOrderId: string, extra: RequestInit = {}) =>
   fetch(`${c.env['ORDERS_BASE_URL']}/v2/orders`, {
     method: 'POST',
     headers: headers(c),
-    body: JSON.stringify({ merchantOrderId, fulfillment: [{ type: 'SHIPPED' }], items: [], transactions: [], promotions: [] }),
+    body: JSON.stringify({
+      merchantOrderId,
+      fulfillment: [{ type: 'SHIPPED' }],
+      items: [],
+      transactions: [],
+      promotions: [],
+    }),
     ...extra,
   });
 
@@ -58,9 +73,20 @@ test('50 concurrent updates of one case, each appending its own tag: all 50 tags
   try {
     const ref = await newCase(c);
     const tags = Array.from({ length: 50 }, (_, i) => `tag-${i}`);
-    const updates = await Promise.all(tags.map((tag) => fetch(url(c, 'IDENTITY_BASE_URL', c.env['ROUTE_CASE_UPDATE'] ?? ''), { method: 'POST', headers: headers(c), body: JSON.stringify({ ...ref, tags: [tag] }) })));
+    const updates = await Promise.all(
+      tags.map((tag) =>
+        fetch(url(c, 'IDENTITY_BASE_URL', c.env['ROUTE_CASE_UPDATE'] ?? ''), {
+          method: 'POST',
+          headers: headers(c),
+          body: JSON.stringify({ ...ref, tags: [tag] }),
+        }),
+      ),
+    );
     expect(updates.map((r) => r.status)).toEqual(tags.map(() => 200));
-    const fetched = await fetch(url(c, 'IDENTITY_BASE_URL', (c.env['ROUTE_FETCH_ASSESSMENT'] ?? '').replace('{caseId}', ref.authenticationId)), { headers: headers(c) });
+    const fetched = await fetch(
+      url(c, 'IDENTITY_BASE_URL', (c.env['ROUTE_FETCH_ASSESSMENT'] ?? '').replace('{caseId}', ref.authenticationId)),
+      { headers: headers(c) },
+    );
     const caseTags = ((await fetched.json()) as { tags: string[] }).tags;
     expect([...caseTags].sort()).toEqual([...tags].sort());
   } finally {
@@ -77,14 +103,22 @@ test('50 concurrent orders with one identifier: exactly one is created, 49 are a
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(49);
     const conflict = replies.find((r) => r.status === 409);
-    expect(await conflict?.json()).toEqual({ message: 'the resource you are attempting to create already exists.', errorType: 'client', code: 409 });
+    expect(await conflict?.json()).toEqual({
+      message: 'the resource you are attempting to create already exists.',
+      errorType: 'client',
+      code: 409,
+    });
   } finally {
     await c.sandbox.close();
   }
 });
 
 /** Sends raw bytes and resolves with the status line, or 'closed' when the server ends the connection first. */
-function raw(sandbox: RunningSandbox, bytes: string | Buffer, options: { endAfterWrite?: boolean; waitMs?: number } = {}): Promise<string> {
+function raw(
+  sandbox: RunningSandbox,
+  bytes: string | Buffer,
+  options: { endAfterWrite?: boolean; waitMs?: number } = {},
+): Promise<string> {
   const { port } = new URL(sandbox.url);
   return new Promise((resolve) => {
     const socket = connect(Number(port), '127.0.0.1');
@@ -108,18 +142,31 @@ function raw(sandbox: RunningSandbox, bytes: string | Buffer, options: { endAfte
 test('bad input gets a clear answer and the sandbox keeps serving: huge, nested, not UTF-8, wrong type, slow, half-closed', async () => {
   const c = await client({ tokenSecret: secret, requestTimeoutMs: 1_500 });
   try {
-    const huge = await order(c, 'huge', { body: JSON.stringify({ merchantOrderId: 'huge', padding: 'x'.repeat(2 * 1024 * 1024) }) });
+    const huge = await order(c, 'huge', {
+      body: JSON.stringify({ merchantOrderId: 'huge', padding: 'x'.repeat(2 * 1024 * 1024) }),
+    });
     expect(huge.status, 'beyond the 1 MiB limit').toBe(413);
     expect(await huge.json()).toMatchObject({ errorType: 'client', code: 413 });
     const nested = await order(c, 'nested', { body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` });
     expect(nested.status).toBe(400);
     const notUtf8 = await order(c, 'bytes', { body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]) });
     expect(notUtf8.status).toBe(400);
-    const wrongType = await fetch(url(c, 'IDENTITY_BASE_URL', c.env['ROUTE_ASSESSMENT'] ?? ''), { method: 'POST', headers: { ...headers(c), 'content-type': 'application/xml' }, body: '<a/>' });
+    const wrongType = await fetch(url(c, 'IDENTITY_BASE_URL', c.env['ROUTE_ASSESSMENT'] ?? ''), {
+      method: 'POST',
+      headers: { ...headers(c), 'content-type': 'application/xml' },
+      body: '<a/>',
+    });
     expect(wrongType.status).toBe(415);
-    const slow = await raw(c.sandbox, 'POST /commerce/v2/orders HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a"', { waitMs: 5_000 });
+    const slow = await raw(
+      c.sandbox,
+      'POST /commerce/v2/orders HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a"',
+      { waitMs: 5_000 },
+    );
     expect(slow, 'a body that stops coming is cut off by the request timeout').toMatch(/^(HTTP\/1\.1 408|closed)/);
-    const halfClosed = await raw(c.sandbox, 'GET /__sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n', { endAfterWrite: true, waitMs: 3_000 });
+    const halfClosed = await raw(c.sandbox, 'GET /__sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n', {
+      endAfterWrite: true,
+      waitMs: 3_000,
+    });
     expect(halfClosed).toMatch(/^HTTP\/1\.1 200/);
     expect((await fetch(`${c.sandbox.url}/__sandbox/health`)).status, 'still serving').toBe(200);
     expect((await newCase(c)).authenticationId, 'still creating cases').toBeTruthy();
@@ -162,12 +209,22 @@ test('the suite against a flaky target (SANDBOX_FLAKY_503=0.2) under the nightly
       REPORTS_DIR: reportsDir,
       TEST_RESULTS_DIR: join(work, 'test-results'),
     });
-    const run = await runCli(process.execPath, [playwrightCli, 'test', '--project', 'identity', '--project', 'orders'], env);
-    const matrix = JSON.parse(readText(join(reportsDir, 'conformance.json'))) as { reasons: string[]; requirements: Array<{ id: string; outcome: string; observations: string[] }> };
+    const run = await runCli(
+      process.execPath,
+      [playwrightCli, 'test', '--project', 'identity', '--project', 'orders'],
+      env,
+    );
+    const matrix = JSON.parse(readText(join(reportsDir, 'conformance.json'))) as {
+      reasons: string[];
+      requirements: Array<{ id: string; outcome: string; observations: string[] }>;
+    };
     expect(run.code, `${matrix.reasons.join('\n')}\n${run.stdout.slice(-2000)}`).toBe(0);
     expect(matrix.requirements.filter((r) => ['failed', 'blocked'].includes(r.outcome)).map((r) => r.id)).toEqual([]);
     const retries = matrix.requirements.find((r) => r.id === 'ORD-RETRY-OBSERVED')?.observations ?? [];
-    expect(retries.some((o) => /\d+ attempts: 503/.test(o)), `retries recorded: ${retries.join('; ')}`).toBe(true);
+    expect(
+      retries.some((o) => /\d+ attempts: 503/.test(o)),
+      `retries recorded: ${retries.join('; ')}`,
+    ).toBe(true);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -14,7 +14,8 @@ import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts
 // environment, as a user's .env would give it. The sandbox records every request it receives, so the bytes a replay
 // sends can be compared with those the run sent. One failing test per fault: each costs the child run a worker restart.
 const FAULTS = ['token-any-scope', 'assessment-strategy-optional', 'order-malformed-500'];
-const GREP = 'identity token endpoint refuses another scope name|an assessment without strategy|non-UTF-8 and non-object bodies';
+const GREP =
+  'identity token endpoint refuses another scope name|an assessment without strategy|non-UTF-8 and non-object bodies';
 const ORDERS_PATH = '/v2/orders';
 
 interface FailingRun {
@@ -32,16 +33,36 @@ const test = base.extend<object, { failing: FailingRun }>({
       const work = mkdtempSync(join(tmpdir(), 'replay-'));
       const tokenSecret = 'replay-self-test-token-secret-0123456789';
       const received: ReceivedRequest[] = [];
-      const sandbox = await startSandbox({ tokenSecret, faults: FAULTS, onRequest: (request) => received.push(request), warn: () => undefined });
+      const sandbox = await startSandbox({
+        tokenSecret,
+        faults: FAULTS,
+        onRequest: (request) => received.push(request),
+        warn: () => undefined,
+      });
       try {
         const url = sandbox.url;
         const target = sandboxTargetEnv({ url, flavor: 'reference', tokenSecret });
         const reports = join(work, 'reports');
         // A receiver of its own: another run on this machine may hold WEBHOOK_LISTEN's default port.
-        const env = childEnv(work, { ...target, REPORTS_DIR: reports, TEST_RESULTS_DIR: join(work, 'test-results'), WEBHOOK_MODE: 'passive', WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}` });
+        const env = childEnv(work, {
+          ...target,
+          REPORTS_DIR: reports,
+          TEST_RESULTS_DIR: join(work, 'test-results'),
+          WEBHOOK_MODE: 'passive',
+          WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+        });
         const run = await runCli(process.execPath, [playwrightCli, 'test', '--grep', GREP], env, 150_000);
-        if (run.code !== 1) throw new Error(`expected the faulty run to fail (exit 1), got ${run.code}:\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`);
-        await use({ work, markdown: readFileSync(join(reports, 'conformance.md'), 'utf8'), html: readFileSync(join(reports, 'conformance.html'), 'utf8'), apiKey: target.API_KEY ?? '', received });
+        if (run.code !== 1)
+          throw new Error(
+            `expected the faulty run to fail (exit 1), got ${run.code}:\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`,
+          );
+        await use({
+          work,
+          markdown: readFileSync(join(reports, 'conformance.md'), 'utf8'),
+          html: readFileSync(join(reports, 'conformance.html'), 'utf8'),
+          apiKey: target.API_KEY ?? '',
+          received,
+        });
       } finally {
         await sandbox.close();
         rmSync(work, { recursive: true, force: true });
@@ -53,7 +74,13 @@ const test = base.extend<object, { failing: FailingRun }>({
 
 test.describe.configure({ mode: 'default' });
 
-const unescapeHtml = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const unescapeHtml = (text: string) =>
+  text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 function replaysIn(markdown: string, html: string): { md: string[]; html: string[] } {
   return {
@@ -65,7 +92,10 @@ function replaysIn(markdown: string, html: string): { md: string[]; html: string
 /** The status of the last answer a replay printed (curl -i prints every answer's status line); bash runs beside the sandbox of this process. */
 function replayStatus(command: string, apiKey: string): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
-    const bash = spawn('bash', ['-c', command], { env: { PATH: process.env.PATH ?? '', API_KEY: apiKey }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const bash = spawn('bash', ['-c', command], {
+      env: { PATH: process.env.PATH ?? '', API_KEY: apiKey },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let stdout = '';
     bash.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('latin1')));
     bash.on('error', reject);
@@ -73,17 +103,24 @@ function replayStatus(command: string, apiKey: string): Promise<number | undefin
   });
 }
 
-test('every failing requirement has a replay in the md and the html, the same command in both, with no secret in it', ({ failing }) => {
+test('every failing requirement has a replay in the md and the html, the same command in both, with no secret in it', ({
+  failing,
+}) => {
   const { md, html } = replaysIn(failing.markdown, failing.html);
   expect(failing.markdown).toMatch(/### TOK-SCOPE-ONLY \(MUST[^\n]*failed/);
   expect(failing.markdown).toMatch(/### ASM-REQ-REQUIRED \(MUST[^\n]*failed/);
   expect(md.length).toBeGreaterThanOrEqual(2);
   expect(html).toEqual(md);
   for (const replay of md) expect(replay).not.toContain(failing.apiKey);
-  expect(md.some((replay) => /^TOKEN=\$\(curl /.test(replay)), 'a replay with a bearer token obtains it first').toBe(true);
+  expect(
+    md.some((replay) => /^TOKEN=\$\(curl /.test(replay)),
+    'a replay with a bearer token obtains it first',
+  ).toBe(true);
 });
 
-test('each replay, run by bash with only API_KEY set, gets the failing answer back: a 2xx the document forbids, or the 500', async ({ failing }) => {
+test('each replay, run by bash with only API_KEY set, gets the failing answer back: a 2xx the document forbids, or the 500', async ({
+  failing,
+}) => {
   const { md } = replaysIn(failing.markdown, failing.html);
   // The token and assessment faults accept what must be refused: the replays of their failures must be answered 2xx
   // again; the order fault answers a body that is not JSON 500, and so must the replay of that body.
@@ -103,11 +140,14 @@ test('each replay, run by bash with only API_KEY set, gets the failing answer ba
 });
 
 function headerOf(request: ReceivedRequest, name: string): string | undefined {
-  for (let i = 0; i < request.rawHeaders.length; i += 2) if (request.rawHeaders[i]?.toLowerCase() === name) return request.rawHeaders[i + 1];
+  for (let i = 0; i < request.rawHeaders.length; i += 2)
+    if (request.rawHeaders[i]?.toLowerCase() === name) return request.rawHeaders[i + 1];
   return undefined;
 }
 
-test('a replay of a body that is not UTF-8 sends the very bytes the run sent, not a replacement character', async ({ failing }) => {
+test('a replay of a body that is not UTF-8 sends the very bytes the run sent, not a replacement character', async ({
+  failing,
+}) => {
   const { md } = replaysIn(failing.markdown, failing.html);
   const binary = [...new Set(md)].filter((replay) => /^printf '/m.test(replay));
   expect(binary.length, 'the failure of a body that is not UTF-8 has a printf replay').toBeGreaterThan(0);
@@ -118,9 +158,13 @@ test('a replay of a body that is not UTF-8 sends the very bytes the run sent, no
     expect(sent, `the replay reached ${ORDERS_PATH}: ${replay}`).toBeDefined();
     const correlation = headerOf(sent as ReceivedRequest, 'x-correlation-id');
     expect(correlation, 'the replay sends the x-correlation-id the run sent').toBeDefined();
-    const original = failing.received.slice(0, before).find((request) => request.url.includes(ORDERS_PATH) && headerOf(request, 'x-correlation-id') === correlation);
+    const original = failing.received
+      .slice(0, before)
+      .find((request) => request.url.includes(ORDERS_PATH) && headerOf(request, 'x-correlation-id') === correlation);
     expect(original, `the run sent a request with x-correlation-id ${correlation}`).toBeDefined();
-    expect(isUtf8((original as ReceivedRequest).body), 'the run\'s body is not UTF-8').toBe(false);
-    expect((sent as ReceivedRequest).body.toString('hex'), replay).toBe((original as ReceivedRequest).body.toString('hex'));
+    expect(isUtf8((original as ReceivedRequest).body), "the run's body is not UTF-8").toBe(false);
+    expect((sent as ReceivedRequest).body.toString('hex'), replay).toBe(
+      (original as ReceivedRequest).body.toString('hex'),
+    );
   }
 });

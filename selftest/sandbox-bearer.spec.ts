@@ -13,14 +13,21 @@ test.describe('sandbox: bearer tokens on 4.2 to 4.7 (RFC 6750)', () => {
           const service = operation(id).service === 'stepup' ? 'stepup' : 'identity';
           const good = await api.token(service);
           const other = await api.token(service === 'identity' ? 'stepup' : 'identity');
-          const tampered = flavor === 'reference' ? good.slice(0, -2) + (good.endsWith('AA') ? 'BB' : 'AA') : randomBytes(20).toString('hex');
+          const tampered =
+            flavor === 'reference'
+              ? good.slice(0, -2) + (good.endsWith('AA') ? 'BB' : 'AA')
+              : randomBytes(20).toString('hex');
           const variants: [string, string | undefined, string | null][] = [
             ['missing', undefined, 'Bearer'],
             ['Basic scheme', `Basic ${good}`, 'Bearer'],
             ['empty token', 'Bearer ', 'Bearer error="invalid_token"'],
             ['malformed token', 'Bearer not a token', 'Bearer error="invalid_token"'],
             ['tampered or unknown token', `Bearer ${tampered}`, 'Bearer error="invalid_token"'],
-            ['expired token', `Bearer ${expiredTokenFor(flavorModule(flavor).tokenKind, secret, service)}`, 'Bearer error="invalid_token"'],
+            [
+              'expired token',
+              `Bearer ${expiredTokenFor(flavorModule(flavor).tokenKind, secret, service)}`,
+              'Bearer error="invalid_token"',
+            ],
             ['token of the other service', `Bearer ${other}`, 'Bearer error="invalid_token"'],
           ];
           const call = await validCall(api, id);
@@ -29,7 +36,10 @@ test.describe('sandbox: bearer tokens on 4.2 to 4.7 (RFC 6750)', () => {
             expect(reply.status, `${id} with ${name}: ${reply.text}`).toBe(401);
             expect(reply.headers.get('www-authenticate'), `${id} with ${name}`).toBe(challenge);
           }
-          const lowerCase = await api.op(id, { ...(await validCall(api, id)), headers: { authorization: `bearer ${good}` } });
+          const lowerCase = await api.op(id, {
+            ...(await validCall(api, id)),
+            headers: { authorization: `bearer ${good}` },
+          });
           expect(lowerCase.status, `${id} with scheme "bearer": ${lowerCase.text}`).toBeLessThan(300);
         }
       });

@@ -3,7 +3,16 @@ import { operation } from '../catalog/catalog.ts';
 import { enumDefault } from '../schemas/registry.ts';
 import { flavorModule } from '../sandbox/flavors/index.ts';
 import { expiredTokenFor } from '../sandbox/tokens.ts';
-import { expectEnvelope, expectSchema, protectedOps, secret, validCall, validOrder, withSandbox, type SandboxClient } from './sandbox/client.ts';
+import {
+  expectEnvelope,
+  expectSchema,
+  protectedOps,
+  secret,
+  validCall,
+  validOrder,
+  withSandbox,
+  type SandboxClient,
+} from './sandbox/client.ts';
 
 // Each behaviour of the lenient and proto3 flavors, sent as a real client sends it, against the flavor and, where the
 // reference answers otherwise, against the reference too: the behaviour is the flavor's, not the sandbox's anyway.
@@ -27,7 +36,9 @@ test.describe('sandbox: the lenient flavor (coercion, lenient decoding, no media
   test('a number or boolean sent for a string is taken as its text, "true"/"false" for verifiedFraud as the boolean; other mismatches are still refused', async () => {
     for (const flavor of ['lenient', 'reference'] as const) {
       await withSandbox({ flavor }, async (api) => {
-        const assessment = await api.op('assessment', { body: { strategy: 'default', inquiryId: 4242, channel: true } });
+        const assessment = await api.op('assessment', {
+          body: { strategy: 'default', inquiryId: 4242, channel: true },
+        });
         if (flavor === 'reference') {
           expect(assessment.status, assessment.text).toBe(400);
           return;
@@ -35,15 +46,35 @@ test.describe('sandbox: the lenient flavor (coercion, lenient decoding, no media
         expect(assessment.status, assessment.text).toBe(200);
         expect(assessment.body['inquiryId']).toBe('4242');
         const c = await api.newCase();
-        const update = await api.op('caseUpdate', { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, notes: 7, tags: [1, true], verifiedFraud: 'true' } });
+        const update = await api.op('caseUpdate', {
+          body: {
+            inquiryId: c.inquiryId,
+            authenticationId: c.authenticationId,
+            notes: 7,
+            tags: [1, true],
+            verifiedFraud: 'true',
+          },
+        });
         expect(update.status, update.text).toBe(200);
-        expect(await stored(api, c.authenticationId)).toMatchObject({ notes: '7', tags: ['1', 'true'], verifiedFraud: true });
-        const stepUp = await api.op('stepUp', { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, phoneNumber: 15555550100 } });
+        expect(await stored(api, c.authenticationId)).toMatchObject({
+          notes: '7',
+          tags: ['1', 'true'],
+          verifiedFraud: true,
+        });
+        const stepUp = await api.op('stepUp', {
+          body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, phoneNumber: 15555550100 },
+        });
         expect(stepUp.status, stepUp.text).toBe(200);
         for (const [name, body] of [
-          ['an object for a string', { inquiryId: c.inquiryId, authenticationId: c.authenticationId, notes: { text: 'x' } }],
+          [
+            'an object for a string',
+            { inquiryId: c.inquiryId, authenticationId: c.authenticationId, notes: { text: 'x' } },
+          ],
           ['an array for a string', { inquiryId: c.inquiryId, authenticationId: c.authenticationId, notes: ['x'] }],
-          ['a word for a boolean', { inquiryId: c.inquiryId, authenticationId: c.authenticationId, verifiedFraud: 'yes' }],
+          [
+            'a word for a boolean',
+            { inquiryId: c.inquiryId, authenticationId: c.authenticationId, verifiedFraud: 'yes' },
+          ],
           ['a string for a list', { inquiryId: c.inquiryId, authenticationId: c.authenticationId, tags: 'vip' }],
           ['null for a required string', { inquiryId: null, authenticationId: c.authenticationId }],
         ] as const) {
@@ -58,9 +89,17 @@ test.describe('sandbox: the lenient flavor (coercion, lenient decoding, no media
     for (const flavor of ['lenient', 'reference'] as const) {
       await withSandbox({ flavor }, async (api) => {
         const c = await api.newCase();
-        const raw = withBytes(JSON.stringify({ inquiryId: c.inquiryId, authenticationId: c.authenticationId, notes: 'a@@b' }), '@@', invalidUtf8);
+        const raw = withBytes(
+          JSON.stringify({ inquiryId: c.inquiryId, authenticationId: c.authenticationId, notes: 'a@@b' }),
+          '@@',
+          invalidUtf8,
+        );
         const update = await api.op('caseUpdate', { raw });
-        const orderRaw = withBytes(JSON.stringify(validOrder({ merchantOrderId: `order-${c.authenticationId}-@@` })), '@@', invalidUtf8);
+        const orderRaw = withBytes(
+          JSON.stringify(validOrder({ merchantOrderId: `order-${c.authenticationId}-@@` })),
+          '@@',
+          invalidUtf8,
+        );
         const order = await api.order({ raw: orderRaw });
         if (flavor === 'reference') {
           expect(update.status, update.text).toBe(400);
@@ -81,11 +120,17 @@ test.describe('sandbox: the lenient flavor (coercion, lenient decoding, no media
       const c = await api.newCase();
       for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', undefined]) {
         const tag = `tag-${contentType ?? 'none'}`;
-        const reply = await api.op('caseUpdate', { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, tags: [tag] }, headers: { 'content-type': contentType } });
+        const reply = await api.op('caseUpdate', {
+          body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, tags: [tag] },
+          headers: { 'content-type': contentType },
+        });
         expect(reply.status, `${contentType ?? '(no Content-Type)'}: ${reply.text}`).toBe(200);
         expect((await api.fetchCase(c.authenticationId)).body['tags']).toContain(tag);
       }
-      const records = await api.op('documentRecords', { params: { authenticationId: c.authenticationId }, headers: { 'content-type': undefined } });
+      const records = await api.op('documentRecords', {
+        params: { authenticationId: c.authenticationId },
+        headers: { 'content-type': undefined },
+      });
       expect(records.status, records.text).toBe(200);
     });
   });
@@ -95,7 +140,12 @@ test.describe('sandbox: the lenient flavor (coercion, lenient decoding, no media
       const c = await api.newCase();
       const ids = { inquiryId: c.inquiryId, authenticationId: c.authenticationId };
       expect((await api.op('caseUpdate', { body: { ...ids, decision: 'DENY' } })).status).toBe(200);
-      for (const [decision, tag] of [['ESCALATE', 'after-escalate'], ['allow', 'after-lower-case'], ['', 'after-empty'], [3, 'after-number']] as const) {
+      for (const [decision, tag] of [
+        ['ESCALATE', 'after-escalate'],
+        ['allow', 'after-lower-case'],
+        ['', 'after-empty'],
+        [3, 'after-number'],
+      ] as const) {
         const reply = await api.op('caseUpdate', { body: { ...ids, decision, tags: [tag], queue: 'fraud-ops' } });
         expect(reply.status, `decision ${JSON.stringify(decision)}: ${reply.text}`).toBe(200);
         const fetched = (await api.fetchCase(c.authenticationId)).body;
@@ -127,7 +177,9 @@ test.describe('sandbox: the lenient flavor (coercion, lenient decoding, no media
           const reply = await api.op(id, { ...call, headers: { authorization } });
           expect(reply.status, `${id} with "${authorization}": ${reply.text}`).toBe(400);
           expect(reply.body['error'], `${id} with "${authorization}"`).toMatchObject({ code: 'invalid_request' });
-          expect(reply.headers.get('www-authenticate'), `${id} with "${authorization}"`).toBe('Bearer error="invalid_request"');
+          expect(reply.headers.get('www-authenticate'), `${id} with "${authorization}"`).toBe(
+            'Bearer error="invalid_request"',
+          );
         }
         for (const [name, authorization] of [
           ['an unknown token', 'Bearer dW5rbm93bi10b2tlbg'],
@@ -150,10 +202,20 @@ test.describe('sandbox: the proto3 flavor (default-valued members left out of an
     await withSandbox({ flavor: 'proto3' }, async (api) => {
       const c = await api.newCase();
       const left = ['tags', 'scoreCards', 'insights', 'thirdPartyCalls', 'errorResponses'];
-      expect(Object.keys(c.reply.body).filter((name) => left.includes(name)), 'members at their default').toEqual([]);
-      expect(c.reply.body).toMatchObject({ inquiryId: c.inquiryId, authenticationId: c.authenticationId, decision: expect.any(String), strategy: { name: 'default' } });
+      expect(
+        Object.keys(c.reply.body).filter((name) => left.includes(name)),
+        'members at their default',
+      ).toEqual([]);
+      expect(c.reply.body).toMatchObject({
+        inquiryId: c.inquiryId,
+        authenticationId: c.authenticationId,
+        decision: expect.any(String),
+        strategy: { name: 'default' },
+      });
       expectSchema('assessment-response', c.reply.body);
-      const update = await api.op('caseUpdate', { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, tags: ['vip'] } });
+      const update = await api.op('caseUpdate', {
+        body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, tags: ['vip'] },
+      });
       expect(update.status, update.text).toBe(200);
       expectSchema('case-update-response', update.body);
       const fetched = (await api.fetchCase(c.authenticationId)).body;
@@ -172,8 +234,13 @@ test.describe('sandbox: the proto3 flavor (default-valued members left out of an
       const email = (await api.receiver.waitFor(2))[1];
       for (const event of [phone?.body, email?.body]) {
         expectSchema('webhook-verification-session', event);
-        for (const name of ['mfaType', 'resendStatus', 'autoTrustDevice', 'docVerification']) expect(event, `${name} is at its default`).not.toHaveProperty(name);
-        expect(event).toMatchObject({ sessionId: expect.any(String), verificationStatus: 'VERIFIED', sendAttempts: '1' });
+        for (const name of ['mfaType', 'resendStatus', 'autoTrustDevice', 'docVerification'])
+          expect(event, `${name} is at its default`).not.toHaveProperty(name);
+        expect(event).toMatchObject({
+          sessionId: expect.any(String),
+          verificationStatus: 'VERIFIED',
+          sendAttempts: '1',
+        });
       }
       expect(phone?.body, `channelType ${enumDefault('ChannelType')} is the default`).not.toHaveProperty('channelType');
       expect(email?.body['channelType']).toBe('EMAIL_OTP');
@@ -184,9 +251,20 @@ test.describe('sandbox: the proto3 flavor (default-valued members left out of an
     await withSandbox({ flavor: 'reference' }, async (api) => {
       const c = await api.newCase();
       expect(c.reply.body).toMatchObject({ tags: [], scoreCards: [], insights: {} });
-      expect((await api.op('stepUp', { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, phoneNumber: '+15555550100' } })).status).toBe(200);
+      expect(
+        (
+          await api.op('stepUp', {
+            body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, phoneNumber: '+15555550100' },
+          })
+        ).status,
+      ).toBe(200);
       const [event] = await api.receiver.waitFor(1);
-      expect(event?.body).toMatchObject({ mfaType: enumDefault('MfaType'), channelType: enumDefault('ChannelType'), resendStatus: 'SENT', autoTrustDevice: false });
+      expect(event?.body).toMatchObject({
+        mfaType: enumDefault('MfaType'),
+        channelType: enumDefault('ChannelType'),
+        resendStatus: 'SENT',
+        autoTrustDevice: false,
+      });
     });
   });
 });

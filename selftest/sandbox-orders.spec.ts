@@ -16,7 +16,10 @@ test.describe('sandbox: orders (part 7)', () => {
       expectEnvelope(await api.order({ body: validOrder({ merchantOrderId: '' }) }), '400-validation');
       expectEnvelope(await api.order({ body: [] }), '400-validation');
       expectEnvelope(await api.order({ headers: { authorization: undefined } }), '401');
-      expectEnvelope(await api.order({ headers: { authorization: `Bearer ${expiredTokenFor('signed', secret, 'orders')}` } }), '401');
+      expectEnvelope(
+        await api.order({ headers: { authorization: `Bearer ${expiredTokenFor('signed', secret, 'orders')}` } }),
+        '401',
+      );
       expectEnvelope(await api.order({ headers: { authorization: `Bearer ${await api.token('stepup')}` } }), '401');
       expectEnvelope(await api.order({ apiKey: limitedClient.apiKey }), '403');
       for (const status of ['404', '500', '503']) {
@@ -41,7 +44,10 @@ test.describe('sandbox: orders (part 7)', () => {
 
   test('order of checks: headers before Authorization (reference), Authorization first (alternative)', async () => {
     await withSandbox({}, async (api) => {
-      expectEnvelope(await api.order({ headers: { authorization: undefined, 'x-correlation-id': undefined } }), '400-other');
+      expectEnvelope(
+        await api.order({ headers: { authorization: undefined, 'x-correlation-id': undefined } }),
+        '400-other',
+      );
     });
     await withSandbox({ flavor: 'alternative' }, async (api) => {
       expectEnvelope(await api.order({ headers: { authorization: undefined, 'x-correlation-id': undefined } }), '401');

@@ -11,7 +11,9 @@ test.describe('sandbox: plumbing', () => {
     await withSandbox({}, async (api) => {
       const reply = await new Promise<string>((resolve, reject) => {
         const socket = connect(Number(new URL(api.sandbox.url).port), '127.0.0.1', () => {
-          socket.write('POST /__sandbox/echo?x=1 HTTP/1.1\r\nHost: sandbox\r\nX-Mixed-Case: One\r\nx-mixed-case: Two\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc');
+          socket.write(
+            'POST /__sandbox/echo?x=1 HTTP/1.1\r\nHost: sandbox\r\nX-Mixed-Case: One\r\nx-mixed-case: Two\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc',
+          );
         });
         const chunks: Buffer[] = [];
         socket.on('data', (c: Buffer) => chunks.push(c));
@@ -22,10 +24,25 @@ test.describe('sandbox: plumbing', () => {
       expect(echoed).toEqual({
         method: 'POST',
         url: '/__sandbox/echo?x=1',
-        rawHeaders: ['Host', 'sandbox', 'X-Mixed-Case', 'One', 'x-mixed-case', 'Two', 'Content-Length', '3', 'Connection', 'close'],
+        rawHeaders: [
+          'Host',
+          'sandbox',
+          'X-Mixed-Case',
+          'One',
+          'x-mixed-case',
+          'Two',
+          'Content-Length',
+          '3',
+          'Connection',
+          'close',
+        ],
         bodyBase64: Buffer.from('abc').toString('base64'),
       });
-      expect((await fetch(`${api.sandbox.url}/__sandbox/health`).then(toReply)).body).toMatchObject({ status: 'ok', cases: expect.any(Number), rssBytes: expect.any(Number) });
+      expect((await fetch(`${api.sandbox.url}/__sandbox/health`).then(toReply)).body).toMatchObject({
+        status: 'ok',
+        cases: expect.any(Number),
+        rssBytes: expect.any(Number),
+      });
       expect((await fetch(`${api.sandbox.url}/nowhere`)).status).toBe(404);
     });
   });
@@ -44,16 +61,31 @@ test.describe('sandbox: plumbing', () => {
       const assessmentUrl = api.opUrl('assessment').url;
       const attempts: (() => Promise<unknown>)[] = [];
       for (let i = 0; i < 50; i += 1) attempts.push(() => rawSend(randomBytes(64 + i * 13)));
-      for (let i = 0; i < 30; i += 1) attempts.push(() => rawSend(Buffer.from(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000 + i)}\r\n\r\n`)));
-      for (let i = 0; i < 50; i += 1) attempts.push(() => api.op('assessment', { raw: randomBytes(i * 7) }).catch(() => undefined));
-      for (let i = 0; i < 30; i += 1) attempts.push(() => api.order({ raw: `{"merchantOrderId": ${'['.repeat(i * 1000)}` }).catch(() => undefined));
-      for (let i = 0; i < 30; i += 1) attempts.push(() => fetch(assessmentUrl, { method: ['DELETE', 'OPTIONS', 'PATCH', 'GET', 'TRACE'][i % 5] ?? 'DELETE' }).catch(() => undefined));
-      for (let i = 0; i < 10; i += 1) attempts.push(() => api.order({ raw: 'x'.repeat(1024 * 1024 + 1) }).catch(() => undefined));
+      for (let i = 0; i < 30; i += 1)
+        attempts.push(() =>
+          rawSend(Buffer.from(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000 + i)}\r\n\r\n`)),
+        );
+      for (let i = 0; i < 50; i += 1)
+        attempts.push(() => api.op('assessment', { raw: randomBytes(i * 7) }).catch(() => undefined));
+      for (let i = 0; i < 30; i += 1)
+        attempts.push(() => api.order({ raw: `{"merchantOrderId": ${'['.repeat(i * 1000)}` }).catch(() => undefined));
+      for (let i = 0; i < 30; i += 1)
+        attempts.push(() =>
+          fetch(assessmentUrl, { method: ['DELETE', 'OPTIONS', 'PATCH', 'GET', 'TRACE'][i % 5] ?? 'DELETE' }).catch(
+            () => undefined,
+          ),
+        );
+      for (let i = 0; i < 10; i += 1)
+        attempts.push(() => api.order({ raw: 'x'.repeat(1024 * 1024 + 1) }).catch(() => undefined));
       expect(attempts.length).toBe(200);
       for (let i = 0; i < attempts.length; i += 25) await Promise.all(attempts.slice(i, i + 25).map((a) => a()));
       const tooLarge = await api.order({ raw: 'x'.repeat(1024 * 1024 + 1) });
       expect(tooLarge.status, 'over the 1 MiB limit: 413, a limit part 8 does not show').toBe(413);
-      expect(tooLarge.body).toEqual({ message: expect.stringContaining('larger than the limit'), errorType: 'client', code: 413 });
+      expect(tooLarge.body).toEqual({
+        message: expect.stringContaining('larger than the limit'),
+        errorType: 'client',
+        code: 413,
+      });
       expect((await api.op('assessment', { raw: 'x'.repeat(1024 * 1024 + 1) })).status).toBe(413);
       expect((await fetch(`${api.sandbox.url}/__sandbox/health`)).status).toBe(200);
       expect(api.sandbox.requests).toBeGreaterThan(100);
@@ -65,12 +97,20 @@ test.describe('sandbox: plumbing', () => {
       const env = api.env;
       for (const op of operations) if (op.routeEnv) expect(env[op.routeEnv]).toBe(op.alternativeRoute);
       expect(env['ORDER_TRIGGER_503']).toBe('header:x-sandbox-respond=503');
-      expect(JSON.parse(env['RESELLER_SHARED_CONTEXT'] ?? '')).toMatchObject({ childOrganizationId: env['RESELLER_SOURCE_CLIENT_ID'] });
-      const expired = await api.op('assessment', { ...(await validCall(api, 'assessment')), headers: { authorization: `Bearer ${env['IDENTITY_EXPIRED_TOKEN']}` } });
+      expect(JSON.parse(env['RESELLER_SHARED_CONTEXT'] ?? '')).toMatchObject({
+        childOrganizationId: env['RESELLER_SOURCE_CLIENT_ID'],
+      });
+      const expired = await api.op('assessment', {
+        ...(await validCall(api, 'assessment')),
+        headers: { authorization: `Bearer ${env['IDENTITY_EXPIRED_TOKEN']}` },
+      });
       expect(expired.status).toBe(401);
     });
     await withSandbox({ faults: ['bearer-expiry-unchecked-on-step-up'] }, async (api) => {
-      const expired = await api.op('stepUp', { ...(await validCall(api, 'stepUp')), headers: { authorization: `Bearer ${api.env['STEPUP_EXPIRED_TOKEN']}` } });
+      const expired = await api.op('stepUp', {
+        ...(await validCall(api, 'stepUp')),
+        headers: { authorization: `Bearer ${api.env['STEPUP_EXPIRED_TOKEN']}` },
+      });
       expect(expired.status, 'the expired token is genuine: accepted once expiry is not checked').toBe(200);
     });
   });

@@ -27,18 +27,76 @@ test.describe('sandbox: tokens (4.1, RFC 6749)', () => {
     });
   }
 
-  const refusals: { name: string; options: Parameters<SandboxClient['requestToken']>[1]; status: number; error: string }[] = [
-    { name: 'another scope', options: { form: { grant_type: 'client_credentials', scope: 'openid' } }, status: 400, error: 'invalid_scope' },
-    { name: 'a case variant of the scope', options: { form: { grant_type: 'client_credentials', scope: 'K1_INTEGRATION_API' } }, status: 400, error: 'invalid_scope' },
-    { name: 'an extra scope', options: { form: { grant_type: 'client_credentials', scope: 'k1_integration_api admin' } }, status: 400, error: 'invalid_scope' },
-    { name: 'an empty scope', options: { form: { grant_type: 'client_credentials', scope: '' } }, status: 400, error: 'invalid_scope' },
-    { name: 'no scope (reference)', options: { form: { grant_type: 'client_credentials' } }, status: 400, error: 'invalid_scope' },
-    { name: 'an unknown grant type', options: { form: { grant_type: 'password', scope: 'k1_integration_api' } }, status: 400, error: 'unsupported_grant_type' },
-    { name: 'no grant type', options: { form: { scope: 'k1_integration_api' } }, status: 400, error: 'invalid_request' },
+  const refusals: {
+    name: string;
+    options: Parameters<SandboxClient['requestToken']>[1];
+    status: number;
+    error: string;
+  }[] = [
+    {
+      name: 'another scope',
+      options: { form: { grant_type: 'client_credentials', scope: 'openid' } },
+      status: 400,
+      error: 'invalid_scope',
+    },
+    {
+      name: 'a case variant of the scope',
+      options: { form: { grant_type: 'client_credentials', scope: 'K1_INTEGRATION_API' } },
+      status: 400,
+      error: 'invalid_scope',
+    },
+    {
+      name: 'an extra scope',
+      options: { form: { grant_type: 'client_credentials', scope: 'k1_integration_api admin' } },
+      status: 400,
+      error: 'invalid_scope',
+    },
+    {
+      name: 'an empty scope',
+      options: { form: { grant_type: 'client_credentials', scope: '' } },
+      status: 400,
+      error: 'invalid_scope',
+    },
+    {
+      name: 'no scope (reference)',
+      options: { form: { grant_type: 'client_credentials' } },
+      status: 400,
+      error: 'invalid_scope',
+    },
+    {
+      name: 'an unknown grant type',
+      options: { form: { grant_type: 'password', scope: 'k1_integration_api' } },
+      status: 400,
+      error: 'unsupported_grant_type',
+    },
+    {
+      name: 'no grant type',
+      options: { form: { scope: 'k1_integration_api' } },
+      status: 400,
+      error: 'invalid_request',
+    },
     { name: 'no credentials', options: { apiKey: null }, status: 401, error: 'invalid_client' },
-    { name: 'a wrong API key', options: { apiKey: Buffer.from('sandbox-client:wrong').toString('base64') }, status: 401, error: 'invalid_client' },
-    { name: 'a non-Basic scheme', options: { authorization: `Bearer ${mainClient.apiKey}` }, status: 401, error: 'invalid_client' },
-    { name: 'a JSON body', options: { contentType: 'application/json', raw: JSON.stringify({ grant_type: 'client_credentials', scope: 'k1_integration_api' }) }, status: 400, error: 'invalid_request' },
+    {
+      name: 'a wrong API key',
+      options: { apiKey: Buffer.from('sandbox-client:wrong').toString('base64') },
+      status: 401,
+      error: 'invalid_client',
+    },
+    {
+      name: 'a non-Basic scheme',
+      options: { authorization: `Bearer ${mainClient.apiKey}` },
+      status: 401,
+      error: 'invalid_client',
+    },
+    {
+      name: 'a JSON body',
+      options: {
+        contentType: 'application/json',
+        raw: JSON.stringify({ grant_type: 'client_credentials', scope: 'k1_integration_api' }),
+      },
+      status: 400,
+      error: 'invalid_request',
+    },
   ];
   for (const r of refusals) {
     test(`refuses ${r.name} with ${r.status} ${r.error}`, async () => {

@@ -15,10 +15,17 @@ test.describe('sandbox: webhooks (part 6)', () => {
       expectSchema('webhook-document-results', results?.body);
       expect(results?.body).toMatchObject({ sessionId: docv.body['interviewId'], inquiryId: c.inquiryId });
 
-      await api.op('stepUp', { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, email: 'a@example.com' } });
+      await api.op('stepUp', {
+        body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, email: 'a@example.com' },
+      });
       const session = (await api.receiver.waitFor(3))[2];
       expectSchema('webhook-verification-session', session?.body);
-      expect(session?.body).toMatchObject({ channelType: 'EMAIL_OTP', verificationStatus: 'VERIFIED', sendAttempts: '1', autoTrustDevice: false });
+      expect(session?.body).toMatchObject({
+        channelType: 'EMAIL_OTP',
+        verificationStatus: 'VERIFIED',
+        sendAttempts: '1',
+        autoTrustDevice: false,
+      });
       await api.sandbox.webhooksIdle();
       expect(api.sandbox.deliveries).toBe(3);
     });
@@ -27,17 +34,24 @@ test.describe('sandbox: webhooks (part 6)', () => {
   test('alternative flavor writes proto3 JSON (defaults left out) and adds x-webhook-id', async () => {
     await withSandbox({ flavor: 'alternative' }, async (api) => {
       const c = await api.newCase();
-      await api.op('stepUp', { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, phoneNumber: '+15555550100' } });
+      await api.op('stepUp', {
+        body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, phoneNumber: '+15555550100' },
+      });
       const [session] = await api.receiver.waitFor(1);
       expectSchema('webhook-verification-session', session?.body);
       expect(session?.headers['x-webhook-id']).toBeTruthy();
-      for (const omitted of ['mfaType', 'channelType', 'autoTrustDevice', 'docVerification']) expect(session?.body).not.toHaveProperty(omitted);
+      for (const omitted of ['mfaType', 'channelType', 'autoTrustDevice', 'docVerification'])
+        expect(session?.body).not.toHaveProperty(omitted);
       expect(session?.body).toHaveProperty('verificationStatus', 'VERIFIED');
     });
   });
 
   test('an unreachable receiver does not stop the sandbox', async () => {
-    const sandbox = await startSandbox({ tokenSecret: secret, webhookUrl: 'http://127.0.0.1:9/unreachable', webhookDelayMs: 0 });
+    const sandbox = await startSandbox({
+      tokenSecret: secret,
+      webhookUrl: 'http://127.0.0.1:9/unreachable',
+      webhookDelayMs: 0,
+    });
     const receiver = await startReceiver();
     try {
       const api = new SandboxClient(sandbox, receiver);

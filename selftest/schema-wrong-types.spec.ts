@@ -6,7 +6,14 @@ import { enumValues, schemaIdFor, schemaIssues } from '../schemas/registry.ts';
 // Generated from schemas/ (the one home of field types): every member of every answer and event schema the checks
 // judge (catalog: checksSchema) refuses every JSON type but its stated one, and null unless it is optional.
 
-const samples: Record<Exclude<JsonType, 'integer'>, unknown> = { string: 'text', number: 42, boolean: true, object: { member: 1 }, array: ['item'], null: null };
+const samples: Record<Exclude<JsonType, 'integer'>, unknown> = {
+  string: 'text',
+  number: 42,
+  boolean: true,
+  object: { member: 1 },
+  array: ['item'],
+  null: null,
+};
 
 /** A value of the member's stated type, valid for its schema (an enum's first value, an int64 string...). */
 function validValue(field: FieldShape): unknown {
@@ -16,7 +23,9 @@ function validValue(field: FieldShape): unknown {
   return type === 'integer' ? 1 : samples[type];
 }
 
-const checkedSchemas = requirements.filter((r) => r.checksSchema).map((r) => ({ requirement: r.id, schemaId: schemaIdFor(r.checksSchema as string) }));
+const checkedSchemas = requirements
+  .filter((r) => r.checksSchema)
+  .map((r) => ({ requirement: r.id, schemaId: schemaIdFor(r.checksSchema as string) }));
 
 for (const { requirement, schemaId } of checkedSchemas) {
   test(`every member of ${schemaId.split('/').at(-1)} (${requirement}) refuses every JSON type but its own`, () => {
@@ -24,21 +33,38 @@ for (const { requirement, schemaId } of checkedSchemas) {
     const valid = Object.fromEntries(fields.filter((f) => f.required).map((f) => [f.name, validValue(f)]));
     expect(schemaIssues(schemaId, valid), 'the required members alone form a valid instance').toEqual([]);
     for (const field of fields) {
-      expect.soft(schemaIssues(schemaId, { ...valid, [field.name]: validValue(field) }), `${field.name} in its stated type`).toEqual([]);
-      for (const type of jsonTypes.filter((t) => t !== 'null' && !field.types.includes(t) && !(t === 'number' && field.types.includes('integer')))) {
-        expect.soft(schemaIssues(schemaId, { ...valid, [field.name]: samples[type as keyof typeof samples] }).length, `${field.name} as ${type} is refused`).toBeGreaterThan(0);
+      expect
+        .soft(schemaIssues(schemaId, { ...valid, [field.name]: validValue(field) }), `${field.name} in its stated type`)
+        .toEqual([]);
+      for (const type of jsonTypes.filter(
+        (t) => t !== 'null' && !field.types.includes(t) && !(t === 'number' && field.types.includes('integer')),
+      )) {
+        expect
+          .soft(
+            schemaIssues(schemaId, { ...valid, [field.name]: samples[type as keyof typeof samples] }).length,
+            `${field.name} as ${type} is refused`,
+          )
+          .toBeGreaterThan(0);
       }
       if (field.items) {
         for (const type of jsonTypes.filter((t) => t !== 'null' && !field.items?.includes(t))) {
-          expect.soft(schemaIssues(schemaId, { ...valid, [field.name]: [samples[type as keyof typeof samples]] }).length, `${field.name} as an array of ${type}s is refused`).toBeGreaterThan(0);
+          expect
+            .soft(
+              schemaIssues(schemaId, { ...valid, [field.name]: [samples[type as keyof typeof samples]] }).length,
+              `${field.name} as an array of ${type}s is refused`,
+            )
+            .toBeGreaterThan(0);
         }
       }
       const withNull = schemaIssues(schemaId, { ...valid, [field.name]: null });
-      if (field.required) expect.soft(withNull.length, `${field.name}, required, as null is refused`).toBeGreaterThan(0);
+      if (field.required)
+        expect.soft(withNull.length, `${field.name}, required, as null is refused`).toBeGreaterThan(0);
       else expect.soft(withNull, `${field.name}, optional, as null is unset (proto3 JSON)`).toEqual([]);
       if (field.required) {
         const without = Object.fromEntries(Object.entries(valid).filter(([name]) => name !== field.name));
-        expect.soft(schemaIssues(schemaId, without).length, `without ${field.name}, which is required`).toBeGreaterThan(0);
+        expect
+          .soft(schemaIssues(schemaId, without).length, `without ${field.name}, which is required`)
+          .toBeGreaterThan(0);
       }
     }
   });

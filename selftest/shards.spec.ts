@@ -12,7 +12,13 @@ const FAULT = 'order-code-differs';
 
 type Outcomes = Record<string, string>;
 const outcomesOf = (reportsDir: string): Outcomes =>
-  Object.fromEntries((JSON.parse(readText(join(reportsDir, 'conformance.json'))) as { requirements: Array<{ id: string; outcome: string }> }).requirements.map((r) => [r.id, r.outcome]));
+  Object.fromEntries(
+    (
+      JSON.parse(readText(join(reportsDir, 'conformance.json'))) as {
+        requirements: Array<{ id: string; outcome: string }>;
+      }
+    ).requirements.map((r) => [r.id, r.outcome]),
+  );
 const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`.slice(-3000);
 
 test('two shards merged give the same verdicts, JUnit cases and exit code as one run', async () => {
@@ -20,26 +26,50 @@ test('two shards merged give the same verdicts, JUnit cases and exit code as one
   const work = mkdtempSync(join(tmpdir(), 'shards-'));
   try {
     const envFor = async (extra: Record<string, string>) =>
-      childEnv(work, { SANDBOX_FAULTS: FAULT, SANDBOX_PORT: String(await freePort()), WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`, TEST_RESULTS_DIR: join(work, 'test-results'), SEED: '4242', RUN_TAG: 'shardtest', ...extra });
+      childEnv(work, {
+        SANDBOX_FAULTS: FAULT,
+        SANDBOX_PORT: String(await freePort()),
+        WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+        TEST_RESULTS_DIR: join(work, 'test-results'),
+        SEED: '4242',
+        RUN_TAG: 'shardtest',
+        ...extra,
+      });
 
-    const whole = await runCli(process.execPath, [playwrightCli, 'test', ...SUBSET], await envFor({ REPORTS_DIR: join(work, 'whole') }));
+    const whole = await runCli(
+      process.execPath,
+      [playwrightCli, 'test', ...SUBSET],
+      await envFor({ REPORTS_DIR: join(work, 'whole') }),
+    );
     expect(whole.code, output(whole)).toBe(1);
 
     const blobs = join(work, 'blobs');
     mkdirSync(blobs);
     for (const shard of ['1/2', '2/2']) {
       const dir = join(work, `blob-${shard[0]}`);
-      const run = await runCli(process.execPath, [playwrightCli, 'test', ...SUBSET, `--shard=${shard}`], await envFor({ CONFORMANCE_SHARD: '1', BLOB_DIR: dir }));
+      const run = await runCli(
+        process.execPath,
+        [playwrightCli, 'test', ...SUBSET, `--shard=${shard}`],
+        await envFor({ CONFORMANCE_SHARD: '1', BLOB_DIR: dir }),
+      );
       expect([0, 1], output(run)).toContain(run.code);
       for (const file of readdirSync(dir)) cpSync(join(dir, file), join(blobs, file));
     }
-    const merged = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/merge-reports.ts', blobs], await envFor({ REPORTS_DIR: join(work, 'merged') }));
+    const merged = await runCli(
+      TS_NODE[0],
+      [...TS_NODE.slice(1), 'scripts/merge-reports.ts', blobs],
+      await envFor({ REPORTS_DIR: join(work, 'merged') }),
+    );
     expect(merged.code, output(merged)).toBe(whole.code);
     expect(outcomesOf(join(work, 'merged'))).toEqual(outcomesOf(join(work, 'whole')));
     expect(outcomesOf(join(work, 'merged'))['ORD-ERR-CODE-STATUS']).toBe('failed');
-    const cases = (dir: string) => [...readText(join(work, dir, 'junit.xml')).matchAll(/<testcase name="([^"]*)"/g)].map((m) => m[1]).sort();
+    const cases = (dir: string) =>
+      [...readText(join(work, dir, 'junit.xml')).matchAll(/<testcase name="([^"]*)"/g)].map((m) => m[1]).sort();
     expect(cases('merged')).toEqual(cases('whole'));
-    expect(readdirSync(join(work, 'merged', 'allure-results')).some((name) => name.endsWith('-result.json')), 'Allure results from the merge').toBe(true);
+    expect(
+      readdirSync(join(work, 'merged', 'allure-results')).some((name) => name.endsWith('-result.json')),
+      'Allure results from the merge',
+    ).toBe(true);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

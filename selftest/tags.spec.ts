@@ -15,12 +15,17 @@ async function list(args: string[]): Promise<Listed[]> {
   const work = mkdtempSync(join(tmpdir(), 'tags-'));
   try {
     const output = join(work, 'list.json');
-    const run = await runCli(process.execPath, [playwrightCli, 'test', '--list', '--reporter=json', ...args], childEnv(work, { PLAYWRIGHT_JSON_OUTPUT_NAME: output }));
+    const run = await runCli(
+      process.execPath,
+      [playwrightCli, 'test', '--list', '--reporter=json', ...args],
+      childEnv(work, { PLAYWRIGHT_JSON_OUTPUT_NAME: output }),
+    );
     expect(run.code, run.stderr).toBe(0);
     type Suite = { specs?: Array<{ title: string; tags?: string[]; tests: unknown[] }>; suites?: Suite[] };
     const found: Listed[] = [];
     const visit = (suite: Suite) => {
-      for (const spec of suite.specs ?? []) for (let i = 0; i < spec.tests.length; i += 1) found.push({ title: spec.title, tags: spec.tags ?? [] });
+      for (const spec of suite.specs ?? [])
+        for (let i = 0; i < spec.tests.length; i += 1) found.push({ title: spec.title, tags: spec.tags ?? [] });
       for (const inner of suite.suites ?? []) visit(inner);
     };
     for (const suite of (JSON.parse(readFileSync(output, 'utf8')) as { suites: Suite[] }).suites) visit(suite);
@@ -34,9 +39,18 @@ test('titles carry no requirement ID, every test has tags, and --grep @CU-TAGS-A
   const all = await list([]);
   expect(all.length).toBeGreaterThan(200);
   const ids = requirements.map((r) => r.id);
-  expect(all.filter((t) => ids.some((id) => new RegExp(`\\b${id}\\b`).test(t.title))).map((t) => t.title), 'titles naming an ID').toEqual([]);
-  expect(all.filter((t) => t.tags.length === 0).map((t) => t.title), 'tests without a requirement tag').toEqual([]);
-  expect(ids.filter((id) => ids.some((other) => other !== id && other.startsWith(`${id}`) && other[id.length] === '-')), 'IDs that are a prefix of another').toEqual([]);
+  expect(
+    all.filter((t) => ids.some((id) => new RegExp(`\\b${id}\\b`).test(t.title))).map((t) => t.title),
+    'titles naming an ID',
+  ).toEqual([]);
+  expect(
+    all.filter((t) => t.tags.length === 0).map((t) => t.title),
+    'tests without a requirement tag',
+  ).toEqual([]);
+  expect(
+    ids.filter((id) => ids.some((other) => other !== id && other.startsWith(`${id}`) && other[id.length] === '-')),
+    'IDs that are a prefix of another',
+  ).toEqual([]);
   // The JSON listing gives tags without their @.
   const tagged = all.filter((t) => t.tags.map((tag) => tag.replace(/^@/, '')).includes('CU-TAGS-APPEND'));
   const selected = await list(['--grep', '@CU-TAGS-APPEND']);

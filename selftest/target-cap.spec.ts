@@ -24,7 +24,10 @@ test.describe('the cap (broker side)', () => {
     expect(cap.rateLimited(16)).toBe(8);
     expect(cap.rateLimited(16), 'a request sent under the old cap does not halve it again').toBe(8);
     expect(cap.rateLimited(8)).toBe(4);
-    expect(cap.rateLimited(Number.POSITIVE_INFINITY), 'a request whose cap is unknown counts as sent under the current one').toBe(2);
+    expect(
+      cap.rateLimited(Number.POSITIVE_INFINITY),
+      'a request whose cap is unknown counts as sent under the current one',
+    ).toBe(2);
     expect(cap.rateLimited(2)).toBe(1);
     expect(cap.rateLimited(1)).toBe(1);
     expect(cap.stats()).toEqual({ initial: 16, final: 1, lowered: 4 });
@@ -69,7 +72,7 @@ test.describe('the cap (broker side)', () => {
   });
 });
 
-test('the run\'s budget counts the time the run spends waiting: waits that overlap count once', () => {
+test("the run's budget counts the time the run spends waiting: waits that overlap count once", () => {
   let now = 0;
   const budget = new RunBudget(10_000, () => now);
   expect(budget.grantNow(4_000)).toBe(true);
@@ -93,7 +96,11 @@ async function limitedTarget(times: number) {
     else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls: () => calls, close: () => (server.closeAllConnections(), server.close()) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls: () => calls,
+    close: () => (server.closeAllConnections(), server.close()),
+  };
 }
 
 const policy = { retries: 0, baseMs: 5, maxMs: 50, timeoutMs: 5_000 };
@@ -128,7 +135,9 @@ test.describe('the cap across workers (broker and its clients)', () => {
       await workerB.report(clientB.stats);
       const cost = runCost(broker.stats());
       expect(cost).toMatchObject({ rateLimitedAnswers: 1, cap: { initial: 8, final: 4 } });
-      expect(costLine(cost)).toContain('1 answers 429; requests in flight capped at 8 (TARGET_CONCURRENCY), lowered to 4 by the 429 answers');
+      expect(costLine(cost)).toContain(
+        '1 answers 429; requests in flight capped at 8 (TARGET_CONCURRENCY), lowered to 4 by the 429 answers',
+      );
     } finally {
       await broker.close();
       target.close();

@@ -16,7 +16,17 @@ import { makeThrowawayPki } from '../sandbox/pki.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { transportOf } from '../scripts/evidence/transport.ts';
-import { childEnv, closedPort, filesUnder, freePort, playwrightCli, readText, repoRoot, runCli, scanForSecrets } from './evidence-harness.ts';
+import {
+  childEnv,
+  closedPort,
+  filesUnder,
+  freePort,
+  playwrightCli,
+  readText,
+  repoRoot,
+  runCli,
+  scanForSecrets,
+} from './evidence-harness.ts';
 
 // HTTPS as companies run it: a target whose certificate comes from a private CA, reached through a CONNECT proxy
 // that wants a password. Real servers throughout: the sandbox, a TLS front before it, a proxy, each on its own port.
@@ -98,7 +108,9 @@ async function startProxy(user: string, password: string): Promise<Proxy> {
     client.on('error', () => undefined);
     if (req.headers['proxy-authorization'] !== expected) {
       proxy.refused.push(req.url ?? '');
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="selftest"\r\nContent-Length: 0\r\n\r\n');
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="selftest"\r\nContent-Length: 0\r\n\r\n',
+      );
       return;
     }
     const target = req.url ?? '';
@@ -162,7 +174,10 @@ test.describe('a target behind HTTPS with a private CA', () => {
     try {
       const run = await authRun(target, { TLS_CA_FILE: target.pki.caFile });
       expect(run.code, run.output.slice(-3000)).toBe(0);
-      expect(run.artifacts.some((file) => file.name.endsWith('conformance.json')), 'the matrix was written').toBe(true);
+      expect(
+        run.artifacts.some((file) => file.name.endsWith('conformance.json')),
+        'the matrix was written',
+      ).toBe(true);
     } finally {
       await target.close();
     }
@@ -176,7 +191,9 @@ test.describe('a target behind HTTPS with a private CA', () => {
       // One line for the one host, naming every variable that points to it, worded as a certificate problem.
       const lines = run.output.split('\n').filter((line) => line.startsWith(`  ${target.url}`));
       expect(lines, run.output).toHaveLength(1);
-      expect(lines[0]).toMatch(/\(IDENTITY_BASE_URL, IDENTITY_TOKEN_URL, STEPUP_BASE_URL, STEPUP_TOKEN_URL, ORDERS_BASE_URL, ORDERS_TOKEN_URL\): the certificate is not trusted/);
+      expect(lines[0]).toMatch(
+        /\(IDENTITY_BASE_URL, IDENTITY_TOKEN_URL, STEPUP_BASE_URL, STEPUP_TOKEN_URL, ORDERS_BASE_URL, ORDERS_TOKEN_URL\): the certificate is not trusted/,
+      );
       expect(lines[0]).toContain('set TLS_CA_FILE to the CA that issued it');
       expect(lines[0]).not.toContain('does not answer');
       expect(run.output).not.toMatch(/\d+ (passed|failed)/);
@@ -187,12 +204,15 @@ test.describe('a target behind HTTPS with a private CA', () => {
 });
 
 test.describe('a target reached through a CONNECT proxy', () => {
-  test('the run passes through the proxy, which saw the target and none of the suite\'s own servers, and its password is in no artifact', async () => {
+  test("the run passes through the proxy, which saw the target and none of the suite's own servers, and its password is in no artifact", async () => {
     const target = await startHttpsTarget();
     const password = `pw-${randomBytes(12).toString('hex')}`;
     const proxy = await startProxy('suite', password);
     try {
-      const run = await authRun(target, { TLS_CA_FILE: target.pki.caFile, HTTPS_PROXY: proxy.url(`suite:${password}`) });
+      const run = await authRun(target, {
+        TLS_CA_FILE: target.pki.caFile,
+        HTTPS_PROXY: proxy.url(`suite:${password}`),
+      });
       expect(run.code, run.output.slice(-3000)).toBe(0);
       expect(proxy.refused, 'every tunnel carried the password').toEqual([]);
       expect(proxy.forwarded, 'nothing was forwarded: every request was tunnelled').toEqual([]);
@@ -200,7 +220,9 @@ test.describe('a target reached through a CONNECT proxy', () => {
       expect(proxy.tunnelled.length, 'the preflight and the checks went through the proxy').toBeGreaterThan(1);
       expect(new Set(proxy.tunnelled)).toEqual(new Set([target.hostPort]));
       const basic = Buffer.from(`suite:${password}`).toString('base64');
-      expect(scanForSecrets([...run.artifacts, { name: 'console', text: run.output }], { password, basic })).toEqual([]);
+      expect(scanForSecrets([...run.artifacts, { name: 'console', text: run.output }], { password, basic })).toEqual(
+        [],
+      );
     } finally {
       await proxy.close();
       await target.close();
@@ -221,16 +243,34 @@ test.describe('a target reached through a CONNECT proxy', () => {
     }
   });
 
-  test('a proxy that refuses the credentials is named in one line, without its password; through it, the bundle\'s transport names the proxy\'s host and the certificate\'s issuer', async () => {
+  test("a proxy that refuses the credentials is named in one line, without its password; through it, the bundle's transport names the proxy's host and the certificate's issuer", async () => {
     const target = await startHttpsTarget();
     const proxy = await startProxy('suite', 'the-right-one');
     try {
-      const config = loadConfig({ ...sandboxTargetEnv({ url: target.url, flavor: 'reference', tokenSecret: target.tokenSecret }), TLS_CA_FILE: target.pki.caFile, HTTPS_PROXY: proxy.url('suite:wrong-password') }, { repoRoot, embedded: false });
+      const config = loadConfig(
+        {
+          ...sandboxTargetEnv({ url: target.url, flavor: 'reference', tokenSecret: target.tokenSecret }),
+          TLS_CA_FILE: target.pki.caFile,
+          HTTPS_PROXY: proxy.url('suite:wrong-password'),
+        },
+        { repoRoot, embedded: false },
+      );
       const seen = await reach(target.url, config.http.network, 5_000);
-      expect(seen.problem).toBe(`HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`);
+      expect(seen.problem).toBe(
+        `HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`,
+      );
       expect(proxy.refused).toEqual([target.hostPort]);
-      const good = loadConfig({ ...sandboxTargetEnv({ url: target.url, flavor: 'reference', tokenSecret: target.tokenSecret }), TLS_CA_FILE: target.pki.caFile, HTTPS_PROXY: proxy.url('suite:the-right-one') }, { repoRoot, embedded: false });
-      expect(await transportOf(good)).toEqual([{ origin: target.url, proxy: proxy.url(), certificateIssuer: 'CN=Selftest Private CA, O=Conformance Selftest' }]);
+      const good = loadConfig(
+        {
+          ...sandboxTargetEnv({ url: target.url, flavor: 'reference', tokenSecret: target.tokenSecret }),
+          TLS_CA_FILE: target.pki.caFile,
+          HTTPS_PROXY: proxy.url('suite:the-right-one'),
+        },
+        { repoRoot, embedded: false },
+      );
+      expect(await transportOf(good)).toEqual([
+        { origin: target.url, proxy: proxy.url(), certificateIssuer: 'CN=Selftest Private CA, O=Conformance Selftest' },
+      ]);
       expect(proxy.tunnelled).toEqual([target.hostPort]);
     } finally {
       await proxy.close();
@@ -251,28 +291,52 @@ test.describe('the HTTP layer through a proxy', () => {
     const proxy = await startProxy('suite', 'tunnel-password');
     try {
       const url = `http://127.0.0.1:${port}`;
-      const config = loadConfig({ ...sandboxTargetEnv({ url, flavor: 'reference', tokenSecret: 'x'.repeat(32) }), http_proxy: proxy.url('suite:tunnel-password') }, { repoRoot, embedded: false });
+      const config = loadConfig(
+        {
+          ...sandboxTargetEnv({ url, flavor: 'reference', tokenSecret: 'x'.repeat(32) }),
+          http_proxy: proxy.url('suite:tunnel-password'),
+        },
+        { repoRoot, embedded: false },
+      );
       const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 0 });
-      const exchange = await client.send({ label: 'probe', method: 'GET', url: `${url}/x`, headers: [['x-client-id', 'c'], ['user-agent', 'exact']] });
+      const exchange = await client.send({
+        label: 'probe',
+        method: 'GET',
+        url: `${url}/x`,
+        headers: [
+          ['x-client-id', 'c'],
+          ['user-agent', 'exact'],
+        ],
+      });
       expect(exchange.status).toBe(200);
       expect(proxy.tunnelled).toEqual([`127.0.0.1:${port}`]);
       expect(proxy.forwarded).toEqual([]);
-      expect(received).toEqual([['host', `127.0.0.1:${port}`, 'x-client-id', 'c', 'user-agent', 'exact', 'Connection', 'keep-alive']]);
+      expect(received).toEqual([
+        ['host', `127.0.0.1:${port}`, 'x-client-id', 'c', 'user-agent', 'exact', 'Connection', 'keep-alive'],
+      ]);
     } finally {
       await proxy.close();
       await new Promise<void>((resolve) => target.close(() => resolve()));
     }
   });
 
-  test('a proxy\'s refusal of the tunnel is never taken for the target\'s answer: the request fails with one line naming the proxy', async () => {
+  test("a proxy's refusal of the tunnel is never taken for the target's answer: the request fails with one line naming the proxy", async () => {
     const proxy = await startProxy('suite', 'the-right-one');
     try {
       const url = 'https://api.example.com';
-      const config = loadConfig({ ...sandboxTargetEnv({ url, flavor: 'reference', tokenSecret: 'x'.repeat(32) }), HTTPS_PROXY: proxy.url('suite:not-the-right-one') }, { repoRoot, embedded: false });
+      const config = loadConfig(
+        {
+          ...sandboxTargetEnv({ url, flavor: 'reference', tokenSecret: 'x'.repeat(32) }),
+          HTTPS_PROXY: proxy.url('suite:not-the-right-one'),
+        },
+        { repoRoot, embedded: false },
+      );
       const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 2 });
       const sent = client.send({ label: 'probe', method: 'GET', url: `${url}/x`, headers: [] });
       await expect(sent).rejects.toThrow(NoAnswerError);
-      await expect(sent).rejects.toThrow(`GET ${url}/x got no answer: HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`);
+      await expect(sent).rejects.toThrow(
+        `GET ${url}/x got no answer: HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`,
+      );
       expect(proxy.refused, 'not retried: the proxy will refuse again').toEqual(['api.example.com:443']);
     } finally {
       await proxy.close();
@@ -293,7 +357,9 @@ test.describe('the network settings of the configuration', () => {
   };
 
   test('NODE_TLS_REJECT_UNAUTHORIZED=0 is refused with one line naming it; 1 is accepted', () => {
-    expect(problemsOf({ ...target, NODE_TLS_REJECT_UNAUTHORIZED: '0' })).toEqual([expect.stringMatching(/^NODE_TLS_REJECT_UNAUTHORIZED="0" is not valid: .*TLS_CA_FILE/)]);
+    expect(problemsOf({ ...target, NODE_TLS_REJECT_UNAUTHORIZED: '0' })).toEqual([
+      expect.stringMatching(/^NODE_TLS_REJECT_UNAUTHORIZED="0" is not valid: .*TLS_CA_FILE/),
+    ]);
     expect(problemsOf({ ...target, NODE_TLS_REJECT_UNAUTHORIZED: '1' })).toEqual([]);
   });
 
@@ -302,9 +368,15 @@ test.describe('the network settings of the configuration', () => {
     try {
       writeFileSync(join(dir, 'not-pem.txt'), 'hello');
       writeFileSync(join(dir, 'broken.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
-      expect(problemsOf({ ...target, TLS_CA_FILE: join(dir, 'absent.pem') })).toEqual([expect.stringMatching(/^TLS_CA_FILE=".*absent\.pem" is not valid: .*ENOENT/)]);
-      expect(problemsOf({ ...target, TLS_CA_FILE: join(dir, 'not-pem.txt') })).toEqual([expect.stringContaining('holds no PEM certificate')]);
-      expect(problemsOf({ ...target, TLS_CA_FILE: join(dir, 'broken.pem') })).toEqual([expect.stringContaining('certificate 1 of 1 does not parse')]);
+      expect(problemsOf({ ...target, TLS_CA_FILE: join(dir, 'absent.pem') })).toEqual([
+        expect.stringMatching(/^TLS_CA_FILE=".*absent\.pem" is not valid: .*ENOENT/),
+      ]);
+      expect(problemsOf({ ...target, TLS_CA_FILE: join(dir, 'not-pem.txt') })).toEqual([
+        expect.stringContaining('holds no PEM certificate'),
+      ]);
+      expect(problemsOf({ ...target, TLS_CA_FILE: join(dir, 'broken.pem') })).toEqual([
+        expect.stringContaining('certificate 1 of 1 does not parse'),
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -312,29 +384,51 @@ test.describe('the network settings of the configuration', () => {
 
   test('the proxy follows the curl conventions: NO_PROXY, lower case first, ALL_PROXY, no upper-case HTTP_PROXY, never for the embedded sandbox', () => {
     const proxies = (env: Record<string, string>, embedded = false) =>
-      Object.fromEntries(Object.entries(loadConfig({ ...target, ...env }, { repoRoot, embedded }).http.network.proxies).map(([origin, p]) => [origin, `${p.variable} ${p.shown}`]));
+      Object.fromEntries(
+        Object.entries(loadConfig({ ...target, ...env }, { repoRoot, embedded }).http.network.proxies).map(
+          ([origin, p]) => [origin, `${p.variable} ${p.shown}`],
+        ),
+      );
     const origin = 'https://api.example.com';
-    expect(proxies({ HTTPS_PROXY: 'http://proxy.corp:3128' })).toEqual({ [origin]: 'HTTPS_PROXY http://proxy.corp:3128' });
-    expect(proxies({ HTTPS_PROXY: 'http://upper:3128', https_proxy: 'http://lower:3128' })).toEqual({ [origin]: 'https_proxy http://lower:3128' });
+    expect(proxies({ HTTPS_PROXY: 'http://proxy.corp:3128' })).toEqual({
+      [origin]: 'HTTPS_PROXY http://proxy.corp:3128',
+    });
+    expect(proxies({ HTTPS_PROXY: 'http://upper:3128', https_proxy: 'http://lower:3128' })).toEqual({
+      [origin]: 'https_proxy http://lower:3128',
+    });
     expect(proxies({ ALL_PROXY: 'http://all:3128' })).toEqual({ [origin]: 'ALL_PROXY http://all:3128' });
     expect(proxies({ HTTPS_PROXY: 'http://proxy.corp:3128', NO_PROXY: '.example.com' })).toEqual({});
     expect(proxies({ HTTPS_PROXY: 'http://proxy.corp:3128', no_proxy: 'api.example.com:443' })).toEqual({});
-    expect(proxies({ HTTPS_PROXY: 'http://proxy.corp:3128' }, true), 'the embedded sandbox is the suite\'s own').toEqual({});
-    const plain = { ...sandboxTargetEnv({ url: 'http://api.example.com', flavor: 'reference', tokenSecret: 'x'.repeat(32) }) };
-    const httpProxies = (env: Record<string, string>) => Object.keys(loadConfig({ ...plain, ...env }, { repoRoot, embedded: false }).http.network.proxies);
+    expect(proxies({ HTTPS_PROXY: 'http://proxy.corp:3128' }, true), "the embedded sandbox is the suite's own").toEqual(
+      {},
+    );
+    const plain = {
+      ...sandboxTargetEnv({ url: 'http://api.example.com', flavor: 'reference', tokenSecret: 'x'.repeat(32) }),
+    };
+    const httpProxies = (env: Record<string, string>) =>
+      Object.keys(loadConfig({ ...plain, ...env }, { repoRoot, embedded: false }).http.network.proxies);
     expect(httpProxies({ HTTP_PROXY: 'http://ignored:3128' }), 'upper-case HTTP_PROXY is not read (curl)').toEqual([]);
     expect(httpProxies({ http_proxy: 'http://proxy.corp:3128' })).toEqual(['http://api.example.com']);
-    expect(problemsOf({ ...target, HTTPS_PROXY: 'socks5://proxy.corp:1080' })).toEqual([expect.stringMatching(/^HTTPS_PROXY="socks5:\/\/proxy\.corp:1080" is not valid: expected an http:\/\/ or https:\/\/ proxy URL/)]);
+    expect(problemsOf({ ...target, HTTPS_PROXY: 'socks5://proxy.corp:1080' })).toEqual([
+      expect.stringMatching(
+        /^HTTPS_PROXY="socks5:\/\/proxy\.corp:1080" is not valid: expected an http:\/\/ or https:\/\/ proxy URL/,
+      ),
+    ]);
   });
 
-  test('proxy credentials are secrets: redacted in configuration errors and by the run\'s redactor', () => {
+  test("proxy credentials are secrets: redacted in configuration errors and by the run's redactor", () => {
     const problems = problemsOf({ ...target, HTTPS_PROXY: 'http://me:s3cr3t-pass@proxy.corp:3128/path/not/allowed' });
     expect(problems).toHaveLength(1);
     expect(problems[0]).not.toContain('s3cr3t-pass');
-    const config = loadConfig({ ...target, HTTPS_PROXY: 'http://me:s3cr3t%2Fpass@proxy.corp:3128' }, { repoRoot, embedded: false });
+    const config = loadConfig(
+      { ...target, HTTPS_PROXY: 'http://me:s3cr3t%2Fpass@proxy.corp:3128' },
+      { repoRoot, embedded: false },
+    );
     expect(config.secrets).toEqual(expect.arrayContaining(['s3cr3t%2Fpass', 's3cr3t/pass']));
     const redactor = new Redactor(config.secrets);
-    expect(redactor.text('via http://me:s3cr3t%2Fpass@proxy.corp:3128, password s3cr3t/pass')).toBe('via http://me:[REDACTED]@proxy.corp:3128, password [REDACTED]');
+    expect(redactor.text('via http://me:s3cr3t%2Fpass@proxy.corp:3128, password s3cr3t/pass')).toBe(
+      'via http://me:[REDACTED]@proxy.corp:3128, password [REDACTED]',
+    );
     expect(redactor.text('any URL: https://u:pw@host/x')).toBe('any URL: https://u:[REDACTED]@host/x');
   });
 });

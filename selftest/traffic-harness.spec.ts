@@ -8,10 +8,11 @@ import { HttpClient, type SendOptions } from '../harness/http/client.ts';
 // The parts of docs/traffic.md that stand on their own: the configuration of the concurrency rounds and of the second
 // client, and the sender of calls at once.
 
-
 test('the concurrency rounds default to 3 of 4 calls; 0 rounds is allowed (not configured), fewer than 2 calls is not', () => {
   expect(loadConfig(validEnv, { repoRoot, embedded: false }).concurrency).toEqual({ rounds: 3, calls: 4 });
-  expect(loadConfig({ ...validEnv, CONCURRENCY_ROUNDS: '0' }, { repoRoot, embedded: false }).concurrency.rounds).toBe(0);
+  expect(loadConfig({ ...validEnv, CONCURRENCY_ROUNDS: '0' }, { repoRoot, embedded: false }).concurrency.rounds).toBe(
+    0,
+  );
   expect(problemsOf({ ...validEnv, CONCURRENCY_CALLS: '1' }).join('\n')).toContain('CONCURRENCY_CALLS');
 });
 
@@ -20,8 +21,12 @@ test('a second client is configured with both its variables, and its client id m
   const config = loadConfig({ ...validEnv, ...second }, { repoRoot, embedded: false });
   expect(config.secondClient).toEqual({ apiKey: second.SECOND_CLIENT_API_KEY, clientId: 'client-456' });
   expect(config.secrets).toContain(second.SECOND_CLIENT_API_KEY);
-  expect(problemsOf({ ...validEnv, ...second, SECOND_CLIENT_ID: validEnv.CLIENT_ID }).join('\n')).toMatch(/SECOND_CLIENT_ID.*other than CLIENT_ID/);
-  expect(problemsOf({ ...validEnv, SECOND_CLIENT_API_KEY: second.SECOND_CLIENT_API_KEY }).join('\n')).toContain('SECOND_CLIENT_ID');
+  expect(problemsOf({ ...validEnv, ...second, SECOND_CLIENT_ID: validEnv.CLIENT_ID }).join('\n')).toMatch(
+    /SECOND_CLIENT_ID.*other than CLIENT_ID/,
+  );
+  expect(problemsOf({ ...validEnv, SECOND_CLIENT_API_KEY: second.SECOND_CLIENT_API_KEY }).join('\n')).toContain(
+    'SECOND_CLIENT_ID',
+  );
   expect(loadConfig(validEnv, { repoRoot, embedded: false }).secondClient).toBeUndefined();
 });
 
@@ -35,18 +40,31 @@ test('calls sent at once overlap, each on its own connection, and a 503 among th
     req.on('end', () => {
       ports.add(req.socket.remotePort ?? 0);
       held.push(res);
-      if (held.length === calls) held.forEach((r, i) => r.writeHead(i === 0 ? 503 : 200, { 'content-type': 'application/json' }).end('{}'));
+      if (held.length === calls)
+        held.forEach((r, i) => r.writeHead(i === 0 ? 503 : 200, { 'content-type': 'application/json' }).end('{}'));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/case-update`;
     const client = new HttpClient({ retries: 3, baseMs: 1, maxMs: 5, timeoutMs: 10_000 });
-    const request: SendOptions = { label: 'caseUpdate', method: 'POST', url, headers: [['content-type', 'application/json']], body: '{"tags":["a"]}' };
+    const request: SendOptions = {
+      label: 'caseUpdate',
+      method: 'POST',
+      url,
+      headers: [['content-type', 'application/json']],
+      body: '{"tags":["a"]}',
+    };
     const answers = await client.sendAtOnce(Array.from({ length: calls }, () => request));
     expect(answers.map((a) => ('exchange' in a ? a.exchange.status : a.noAnswer)).sort()).toEqual([200, 200, 200, 503]);
     expect(ports.size, 'a connection of its own per call').toBe(calls);
-    expect(client.stats).toMatchObject({ requests: calls, retries: 0, roundsAtOnce: 1, roundsRateLimited: 0, roundsUnanswered: 0 });
+    expect(client.stats).toMatchObject({
+      requests: calls,
+      retries: 0,
+      roundsAtOnce: 1,
+      roundsRateLimited: 0,
+      roundsUnanswered: 0,
+    });
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }

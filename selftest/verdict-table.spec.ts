@@ -11,7 +11,13 @@ import type { TestRecord } from '../reporters/verdicts.ts';
 import { newKeyPair, privateKeyFromPem } from '../scripts/evidence/dsse.ts';
 import { sealBundle, verifyBundle } from '../scripts/evidence/statement.ts';
 import { statedVerdict, verdictProblems, type StatedVerdict } from '../scripts/evidence/stated-verdict.ts';
-import { scenarioOutcome, scenarioRun, VERDICT_SCENARIOS, verdictTable, type VerdictScenario } from '../scripts/evidence/verdict-scenarios.ts';
+import {
+  scenarioOutcome,
+  scenarioRun,
+  VERDICT_SCENARIOS,
+  verdictTable,
+  type VerdictScenario,
+} from '../scripts/evidence/verdict-scenarios.ts';
 import { childEnv, runCli, TS_NODE } from './evidence-harness.ts';
 
 // The table of docs/verdicts.md is the verdict function's own output, and every row of it reads the same in every
@@ -27,16 +33,30 @@ test('docs/verdicts.md holds the table the verdict function produces (npm run ve
 interface Written {
   status?: FullResult['status'];
   printed: string;
-  json: { result: string; reasons: string[]; verdict: StatedVerdict & { exitCode: number }; requirements: Array<{ id: string; outcome: string; configure?: string[] }> };
+  json: {
+    result: string;
+    reasons: string[];
+    verdict: StatedVerdict & { exitCode: number };
+    requirements: Array<{ id: string; outcome: string; configure?: string[] }>;
+  };
   markdown: string;
   html: string;
   junit: string;
 }
 
 /** The conformance reporter fed the scenario's tests, as Playwright hands them over: what it wrote, printed and returned. */
-async function throughReporter(scenario: VerdictScenario, tests: TestRecord[], ledger: LedgerEntry[]): Promise<Written> {
+async function throughReporter(
+  scenario: VerdictScenario,
+  tests: TestRecord[],
+  ledger: LedgerEntry[],
+): Promise<Written> {
   const dir = mkdtempSync(join(tmpdir(), 'verdict-table-'));
-  const reporter = new ConformanceReporter({ outputDir: dir, profile: scenario.profile, environment: { seed: '1' }, ledger });
+  const reporter = new ConformanceReporter({
+    outputDir: dir,
+    profile: scenario.profile,
+    environment: { seed: '1' },
+    ledger,
+  });
   const printed: string[] = [];
   const { log, error } = console;
   console.log = (...args: unknown[]) => void printed.push(args.join(' '));
@@ -44,13 +64,29 @@ async function throughReporter(scenario: VerdictScenario, tests: TestRecord[], l
   try {
     reporter.onBegin({ rootDir: '/repo', workers: 2 } as never, {} as never);
     tests.forEach((t, index) => {
-      const testCase = { id: String(index), title: t.title, annotations: [], location: { file: '/repo/tests/scenario.spec.ts', line: index + 1 }, parent: { project: () => ({ name: t.project }) } };
+      const testCase = {
+        id: String(index),
+        title: t.title,
+        annotations: [],
+        location: { file: '/repo/tests/scenario.spec.ts', line: index + 1 },
+        parent: { project: () => ({ name: t.project }) },
+      };
       const errors = t.error ? [{ message: t.error }] : [];
-      reporter.onTestEnd(testCase as unknown as TestCase, { status: t.status, annotations: t.annotations, errors } as unknown as TestResult);
+      reporter.onTestEnd(
+        testCase as unknown as TestCase,
+        { status: t.status, annotations: t.annotations, errors } as unknown as TestResult,
+      );
     });
     const outcome = await reporter.onEnd({ status: 'passed' } as FullResult);
     const read = (name: string) => readFileSync(join(dir, name), 'utf8');
-    return { status: outcome?.status, printed: printed.join('\n'), json: JSON.parse(read('conformance.json')) as Written['json'], markdown: read('conformance.md'), html: read('conformance.html'), junit: read('junit.xml') };
+    return {
+      status: outcome?.status,
+      printed: printed.join('\n'),
+      json: JSON.parse(read('conformance.json')) as Written['json'],
+      markdown: read('conformance.md'),
+      html: read('conformance.html'),
+      junit: read('junit.xml'),
+    };
   } finally {
     console.log = log;
     console.error = error;
@@ -58,8 +94,16 @@ async function throughReporter(scenario: VerdictScenario, tests: TestRecord[], l
   }
 }
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string);
+const escapeHtml = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
+const escapeXml = (text: string) =>
+  text.replace(
+    /[<>&"']/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string,
+  );
 const signer = privateKeyFromPem(newKeyPair().privatePem);
 
 for (const scenario of VERDICT_SCENARIOS) {
@@ -70,32 +114,52 @@ for (const scenario of VERDICT_SCENARIOS) {
     const { words, exitCode } = expected.run;
     expect(written.status, 'the exit status').toBe(exitCode === 0 ? 'passed' : 'failed');
     expect(written.printed, 'the console').toContain(`Verdict (${scenario.profile} profile): ${words}. Matrix:`);
-    if (exitCode === 0) for (const output of [written.printed, written.markdown, written.html, JSON.stringify(written.json)]) expect(output, 'no exit 0 says not conformant').not.toContain('not conformant');
-    expect(written.json).toMatchObject({ result: words, reasons: expected.run.reasons, verdict: { words, exitCode, conformant: expected.run.conformant, warnings: expected.run.warnings } });
+    if (exitCode === 0)
+      for (const output of [written.printed, written.markdown, written.html, JSON.stringify(written.json)])
+        expect(output, 'no exit 0 says not conformant').not.toContain('not conformant');
+    expect(written.json).toMatchObject({
+      result: words,
+      reasons: expected.run.reasons,
+      verdict: { words, exitCode, conformant: expected.run.conformant, warnings: expected.run.warnings },
+    });
     expect(written.markdown, 'conformance.md').toContain(`Result: **${words}** (profile ${scenario.profile})`);
     expect(written.html, 'conformance.html').toContain(`Result: <b>${escapeHtml(words)}</b>`);
     const verdictCase = /<testcase name="verdict \(([^)]*) profile\)"[^>]*>([\s\S]*?)<\/testcase>/.exec(written.junit);
     expect(verdictCase?.[1], 'JUnit has a run-level verdict test case').toBe(scenario.profile);
-    expect(verdictCase?.[2]?.includes('<failure'), 'the JUnit verdict fails exactly when the exit code is not 0').toBe(exitCode !== 0);
+    expect(verdictCase?.[2]?.includes('<failure'), 'the JUnit verdict fails exactly when the exit code is not 0').toBe(
+      exitCode !== 0,
+    );
     for (const reason of expected.run.reasons) expect(verdictCase?.[2]).toContain(escapeXml(reason));
 
     // Every not-configured row names its variable in each output.
     for (const id of expected.run.notConfigured.requirements) {
       expect(written.json.requirements.find((r) => r.id === id)?.configure).toEqual(['ORDER_TRIGGER_404']);
       expect(written.markdown).toContain(`| ${id} | MUST |`);
-      expect(written.markdown).toMatch(new RegExp(`\\| ${id} \\| MUST \\| [^|]+ \\| not configured \\(set ORDER_TRIGGER_404\\)`));
+      expect(written.markdown).toMatch(
+        new RegExp(`\\| ${id} \\| MUST \\| [^|]+ \\| not configured \\(set ORDER_TRIGGER_404\\)`),
+      );
       expect(written.html).toContain('not configured (set ORDER_TRIGGER_404)');
       expect(written.printed).toContain('set ORDER_TRIGGER_404');
-      const junitCase = new RegExp(`<testcase name="${id} check"[^>]*>([\\s\\S]*?)</testcase>`).exec(written.junit)?.[1] ?? '';
+      const junitCase =
+        new RegExp(`<testcase name="${id} check"[^>]*>([\\s\\S]*?)</testcase>`).exec(written.junit)?.[1] ?? '';
       // Under certify it fails the run, so its test case fails naming what to set; otherwise it is skipped, naming it too.
-      expect(junitCase).toMatch(exitCode !== 0 ? /<failure type="not-configured" message="[^"]*set ORDER_TRIGGER_404/ : /<skipped message="not configured \(set ORDER_TRIGGER_404\)/);
+      expect(junitCase).toMatch(
+        exitCode !== 0
+          ? /<failure type="not-configured" message="[^"]*set ORDER_TRIGGER_404/
+          : /<skipped message="not configured \(set ORDER_TRIGGER_404\)/,
+      );
     }
 
     // The statement certify signs, and what verify-bundle makes of it.
     const dir = mkdtempSync(join(tmpdir(), 'verdict-bundle-'));
     try {
       writeFileSync(join(dir, 'conformance.json'), JSON.stringify(written.json));
-      const predicate = { profile: scenario.profile, result: written.json.result, verdict: statedVerdict(written.json.verdict, exitCode), run: { partial: false, filters: [] } };
+      const predicate = {
+        profile: scenario.profile,
+        result: written.json.result,
+        verdict: statedVerdict(written.json.verdict, exitCode),
+        run: { partial: false, filters: [] },
+      };
       sealBundle(dir, predicate, signer);
       const verified = verifyBundle(dir, createPublicKey(signer));
       expect(verified.ok, verified.problems.join('\n')).toBe(true);
@@ -121,12 +185,27 @@ test('verify-bundle prints "signature and files verified; verdict: ..." and exit
       const dir = join(work, name);
       mkdirSync(dir);
       writeFileSync(join(dir, 'conformance.json'), JSON.stringify({ result: run.words }));
-      sealBundle(dir, { profile: scenario.profile, result: run.words, verdict: statedVerdict(run, run.exitCode), run: { partial: false, filters: [] } }, privateKeyFromPem(keys.privatePem));
+      sealBundle(
+        dir,
+        {
+          profile: scenario.profile,
+          result: run.words,
+          verdict: statedVerdict(run, run.exitCode),
+          run: { partial: false, filters: [] },
+        },
+        privateKeyFromPem(keys.privatePem),
+      );
       return { dir, words: run.words };
     };
     const warned = bundle('warned', 'certify with warnings');
     const failed = bundle('failed', 'gate with a MUST failed');
-    const verify = (...args: string[]) => runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/verify-bundle.ts', '--public-key', keyFile, ...args], childEnv(work, {}), 60_000);
+    const verify = (...args: string[]) =>
+      runCli(
+        TS_NODE[0],
+        [...TS_NODE.slice(1), 'scripts/verify-bundle.ts', '--public-key', keyFile, ...args],
+        childEnv(work, {}),
+        60_000,
+      );
     const [plain, conformant, noWarnings, notConformant, gate] = await Promise.all([
       verify(failed.dir),
       verify('--require-conformant', warned.dir),
@@ -143,7 +222,9 @@ test('verify-bundle prints "signature and files verified; verdict: ..." and exit
     expect(noWarnings.code).toBe(1);
     expect(noWarnings.stderr).toMatch(/NOT certified: [\s\S]*SHOULD warning[\s\S]*--require-no-warnings allows none/);
     expect(notConformant.code).toBe(1);
-    expect(notConformant.stderr).toMatch(/the run's profile is gate, not certify[\s\S]*the run did not end conformant: not conformant: /);
+    expect(notConformant.stderr).toMatch(
+      /the run's profile is gate, not certify[\s\S]*the run did not end conformant: not conformant: /,
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -6,17 +6,53 @@ import { RequirementFailure, Verdict } from '../harness/verdict.ts';
 import { citeAnnotation, marksOf } from '../harness/verdict-marks.ts';
 import { expectValidEvents, expectWellFormedDeliveries } from '../harness/checks/webhook-events.ts';
 import { eventKind, eventKinds } from '../harness/webhooks/events.ts';
-import { deliveryMediaType, MAX_RETAINED_BODY_BYTES, readJournal, WebhookReceiver, type Delivery, type DeliveryOutcome } from '../harness/webhooks/receiver.ts';
+import {
+  deliveryMediaType,
+  MAX_RETAINED_BODY_BYTES,
+  readJournal,
+  WebhookReceiver,
+  type Delivery,
+  type DeliveryOutcome,
+} from '../harness/webhooks/receiver.ts';
 
 const SECRET = 'sk_live_selftest_4f9a2c';
-const EVT_IDS = ['EVT-DELIVERY', 'EVT-ONBOARDING-SCHEMA', 'EVT-RESULTS-SCHEMA', 'EVT-SESSION-SCHEMA', 'EVT-SESSION-INT64', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM'];
+const EVT_IDS = [
+  'EVT-DELIVERY',
+  'EVT-ONBOARDING-SCHEMA',
+  'EVT-RESULTS-SCHEMA',
+  'EVT-SESSION-SCHEMA',
+  'EVT-SESSION-INT64',
+  'EVT-SESSION-STATUS-ENUM',
+  'EVT-SESSION-RESEND-ENUM',
+  'EVT-SESSION-MFA-ENUM',
+  'EVT-SESSION-CHANNEL-ENUM',
+];
 
 const events = {
   onboarding: { sessionId: 'session-1', status: 'STARTED' },
-  results: { sessionId: 'session-1', inquiryId: 'inq-1', ocr: { firstName: 'JANE' }, score: { authenticity: 0.9 }, image: { front: 'https://example.test/x' }, form: {} },
+  results: {
+    sessionId: 'session-1',
+    inquiryId: 'inq-1',
+    ocr: { firstName: 'JANE' },
+    score: { authenticity: 0.9 },
+    image: { front: 'https://example.test/x' },
+    form: {},
+  },
   session: {
-    sessionId: 'session-2', sessionIdHash: 'abc', mfaType: 'OTP', channelType: 'EMAIL_OTP', verificationStatus: 'VERIFIED', resendStatus: 'SENT', sendAttempts: '1',
-    verificationAttempts: '1', remainingSendAttempts: '2', remainingVerificationAttempts: '2', autoTrustDevice: false, docVerification: false, sentTimeStamp: '2025-01-01T00:00:00Z', error: {},
+    sessionId: 'session-2',
+    sessionIdHash: 'abc',
+    mfaType: 'OTP',
+    channelType: 'EMAIL_OTP',
+    verificationStatus: 'VERIFIED',
+    resendStatus: 'SENT',
+    sendAttempts: '1',
+    verificationAttempts: '1',
+    remainingSendAttempts: '2',
+    remainingVerificationAttempts: '2',
+    autoTrustDevice: false,
+    docVerification: false,
+    sentTimeStamp: '2025-01-01T00:00:00Z',
+    error: {},
   },
   /** As a proto3 JSON writer sends it: every member holding its default value left out. */
   sessionProto3: { sessionId: 'session-3', verificationStatus: 'VERIFIED', sendAttempts: '1' },
@@ -35,15 +71,30 @@ interface Answer {
   error?: string;
 }
 
-function send(port: number, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<Answer> {
+function send(
+  port: number,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<Answer> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: '/webhooks', method: options.method ?? 'POST', headers: options.headers ?? {}, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? '', body }));
-      res.on('error', (error) => resolve({ error: error.message }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/webhooks',
+        method: options.method ?? 'POST',
+        headers: options.headers ?? {},
+        agent: false,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? '', body }),
+        );
+        res.on('error', (error) => resolve({ error: error.message }));
+      },
+    );
     req.on('error', (error) => resolve({ error: error.message }));
     req.end(options.body);
   });
@@ -62,9 +113,14 @@ function sendRaw(port: number, bytes: string, holdMs: number): Promise<void> {
   });
 }
 
-const json = (value: unknown, contentType = 'application/json') => ({ headers: { 'content-type': contentType }, body: JSON.stringify(value) });
+const json = (value: unknown, contentType = 'application/json') => ({
+  headers: { 'content-type': contentType },
+  body: JSON.stringify(value),
+});
 
-async function startReceiver(options: Partial<ConstructorParameters<typeof WebhookReceiver>[0]> = {}): Promise<WebhookReceiver> {
+async function startReceiver(
+  options: Partial<ConstructorParameters<typeof WebhookReceiver>[0]> = {},
+): Promise<WebhookReceiver> {
   const receiver = new WebhookReceiver({ host: '127.0.0.1', port: 0, bodyTimeoutMs: 300, ...options });
   await receiver.start();
   return receiver;
@@ -88,20 +144,67 @@ function failureOf(verdict: Verdict, check: () => unknown): string {
   throw new Error('the check passed');
 }
 
-const malformed: ReadonlyArray<{ name: string; outcome: DeliveryOutcome; deliver: (port: number) => Promise<unknown>; evidence: RegExp }> = [
-  { name: 'a body that is not JSON', outcome: 'complete', deliver: (port) => send(port, { headers: { 'content-type': 'application/json' }, body: `not json, Bearer ${SECRET}` }), evidence: /the body is not JSON/ },
-  { name: 'JSON labelled text/plain', outcome: 'complete', deliver: (port) => send(port, json(events.session, 'text/plain; charset=utf-8')), evidence: /Content-Type text\/plain, not a JSON media type/ },
-  { name: 'a 2 MiB body', outcome: 'oversize', deliver: (port) => send(port, { headers: { 'content-type': 'application/json' }, body: Buffer.alloc(2 * 1024 * 1024, 0x20) }), evidence: /exceeded the receiver's limit of 1048576 bytes/ },
-  { name: 'a GET', outcome: 'complete', deliver: (port) => send(port, { method: 'GET' }), evidence: /method GET, not POST/ },
-  { name: 'a PUT with no body', outcome: 'complete', deliver: (port) => send(port, { method: 'PUT', headers: { 'content-type': 'application/json' } }), evidence: /method PUT, not POST.*empty body/s },
+const malformed: ReadonlyArray<{
+  name: string;
+  outcome: DeliveryOutcome;
+  deliver: (port: number) => Promise<unknown>;
+  evidence: RegExp;
+}> = [
+  {
+    name: 'a body that is not JSON',
+    outcome: 'complete',
+    deliver: (port) =>
+      send(port, { headers: { 'content-type': 'application/json' }, body: `not json, Bearer ${SECRET}` }),
+    evidence: /the body is not JSON/,
+  },
+  {
+    name: 'JSON labelled text/plain',
+    outcome: 'complete',
+    deliver: (port) => send(port, json(events.session, 'text/plain; charset=utf-8')),
+    evidence: /Content-Type text\/plain, not a JSON media type/,
+  },
+  {
+    name: 'a 2 MiB body',
+    outcome: 'oversize',
+    deliver: (port) =>
+      send(port, { headers: { 'content-type': 'application/json' }, body: Buffer.alloc(2 * 1024 * 1024, 0x20) }),
+    evidence: /exceeded the receiver's limit of 1048576 bytes/,
+  },
+  {
+    name: 'a GET',
+    outcome: 'complete',
+    deliver: (port) => send(port, { method: 'GET' }),
+    evidence: /method GET, not POST/,
+  },
+  {
+    name: 'a PUT with no body',
+    outcome: 'complete',
+    deliver: (port) => send(port, { method: 'PUT', headers: { 'content-type': 'application/json' } }),
+    evidence: /method PUT, not POST.*empty body/s,
+  },
   {
     name: 'a body that never ends (slow sender)',
     outcome: 'incomplete',
-    deliver: (port) => sendRaw(port, 'POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sessionId":', 600),
+    deliver: (port) =>
+      sendRaw(
+        port,
+        'POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sessionId":',
+        600,
+      ),
     evidence: /the body was not complete 300 ms after the request head arrived/,
   },
-  { name: 'a request that is not HTTP', outcome: 'not-http', deliver: (port) => sendRaw(port, '\x16\x03\x01\x02\x00 hello\r\n\r\n', 300), evidence: /\(not HTTP\).*not a readable HTTP request/s },
-  { name: 'JSON that is none of the events', outcome: 'complete', deliver: (port) => send(port, json({ hello: 'world' })), evidence: /none of the three events of part 6/ },
+  {
+    name: 'a request that is not HTTP',
+    outcome: 'not-http',
+    deliver: (port) => sendRaw(port, '\x16\x03\x01\x02\x00 hello\r\n\r\n', 300),
+    evidence: /\(not HTTP\).*not a readable HTTP request/s,
+  },
+  {
+    name: 'JSON that is none of the events',
+    outcome: 'complete',
+    deliver: (port) => send(port, json({ hello: 'world' })),
+    evidence: /none of the three events of part 6/,
+  },
 ];
 
 test.describe('webhook receiver', () => {
@@ -115,7 +218,11 @@ test.describe('webhook receiver', () => {
         expect(delivery.outcome).toBe(variant.outcome);
 
         const after = await send(receiver.port, json(events.onboarding));
-        expect(after, 'a valid delivery right after is answered {} as application/json').toEqual({ status: 200, contentType: 'application/json', body: '{}' });
+        expect(after, 'a valid delivery right after is answered {} as application/json').toEqual({
+          status: 200,
+          contentType: 'application/json',
+          body: '{}',
+        });
         expect(receiver.deliveries()).toHaveLength(2);
 
         const { verdict } = verdictFor();
@@ -139,7 +246,9 @@ test.describe('webhook receiver', () => {
       const { verdict, annotations } = verdictFor();
       expect(expectWellFormedDeliveries(verdict, deliveries)).toBe(true);
       expectValidEvents(verdict, deliveries, eventKinds);
-      const passed = marksOf(annotations).filter((m) => m.kind === 'pass').map((m) => m.id);
+      const passed = marksOf(annotations)
+        .filter((m) => m.kind === 'pass')
+        .map((m) => m.id);
       expect(new Set(passed)).toEqual(new Set(EVT_IDS));
     } finally {
       await receiver.close();
@@ -150,12 +259,29 @@ test.describe('webhook receiver', () => {
     const receiver = await startReceiver();
     try {
       await send(receiver.port, json({ sessionId: 'session-4' }));
-      await send(receiver.port, json({ sessionId: 'session-5', mfaType: null, channelType: null, verificationStatus: null, resendStatus: null }));
+      await send(
+        receiver.port,
+        json({
+          sessionId: 'session-5',
+          mfaType: null,
+          channelType: null,
+          verificationStatus: null,
+          resendStatus: null,
+        }),
+      );
       const { verdict, annotations } = verdictFor();
       expectValidEvents(verdict, [...receiver.deliveries()], ['session']);
       const marks = marksOf(annotations);
       const passed = marks.filter((m) => m.kind === 'pass').map((m) => m.id);
-      expect(new Set(passed)).toEqual(new Set(['EVT-SESSION-SCHEMA', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM']));
+      expect(new Set(passed)).toEqual(
+        new Set([
+          'EVT-SESSION-SCHEMA',
+          'EVT-SESSION-STATUS-ENUM',
+          'EVT-SESSION-RESEND-ENUM',
+          'EVT-SESSION-MFA-ENUM',
+          'EVT-SESSION-CHANNEL-ENUM',
+        ]),
+      );
       const notProduced = marks.filter((m) => m.kind === 'not-produced');
       expect(notProduced.map((m) => m.id)).toEqual(['EVT-SESSION-INT64']);
       expect(notProduced[0]?.detail).toMatch(/^the target never produced it: /);
@@ -171,7 +297,11 @@ test.describe('webhook receiver', () => {
     { id: 'EVT-SESSION-SCHEMA', body: { ...events.session, autoTrustDevice: 'false' }, path: '/autoTrustDevice' },
     { id: 'EVT-SESSION-INT64', body: { ...events.session, remainingSendAttempts: 2 }, path: '/remainingSendAttempts' },
     { id: 'EVT-SESSION-INT64', body: { ...events.session, sendAttempts: '1.0' }, path: '/sendAttempts' },
-    { id: 'EVT-SESSION-STATUS-ENUM', body: { ...events.session, verificationStatus: 'SUCCESS' }, path: '/verificationStatus' },
+    {
+      id: 'EVT-SESSION-STATUS-ENUM',
+      body: { ...events.session, verificationStatus: 'SUCCESS' },
+      path: '/verificationStatus',
+    },
     { id: 'EVT-SESSION-RESEND-ENUM', body: { ...events.session, resendStatus: 'DELIVERED' }, path: '/resendStatus' },
     { id: 'EVT-SESSION-MFA-ENUM', body: { ...events.session, mfaType: 'SMS' }, path: '/mfaType' },
     { id: 'EVT-SESSION-CHANNEL-ENUM', body: { ...events.session, channelType: 'PHONE' }, path: '/channelType' },
@@ -186,7 +316,11 @@ test.describe('webhook receiver', () => {
         const message = failureOf(verdict, () => expectValidEvents(verdict, deliveries, eventKinds));
         expect(message).toMatch(new RegExp(`^${variant.id} \\(MUST`));
         expect(message).toContain(`at ${variant.path}`);
-        expect(marksOf(annotations).filter((m) => m.kind === 'fail').map((m) => m.id)).toEqual([variant.id]);
+        expect(
+          marksOf(annotations)
+            .filter((m) => m.kind === 'fail')
+            .map((m) => m.id),
+        ).toEqual([variant.id]);
       } finally {
         await receiver.close();
       }
@@ -197,7 +331,10 @@ test.describe('webhook receiver', () => {
     const path = test.info().outputPath('deliveries.jsonl');
     const journal = { path, redactor: new Redactor([SECRET]) };
     const first = await startReceiver({ journal });
-    await send(first.port, { headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRET}` }, body: JSON.stringify({ ...events.onboarding, status: SECRET }) });
+    await send(first.port, {
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRET}` },
+      body: JSON.stringify({ ...events.onboarding, status: SECRET }),
+    });
     await first.close();
     const second = await startReceiver({ journal });
     await send(second.port, { method: 'GET' });
@@ -236,7 +373,10 @@ test('a flood of 1,000 malformed deliveries, in concurrent bursts, is recorded w
         case 2:
           return { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' };
         case 3:
-          return { headers: { 'content-type': 'application/json' }, body: oversize(i) ? tenMegabytes : `{"sessionId": ${i}` };
+          return {
+            headers: { 'content-type': 'application/json' },
+            body: oversize(i) ? tenMegabytes : `{"sessionId": ${i}`,
+          };
         default:
           return { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hello: i }) };
       }
@@ -250,16 +390,30 @@ test('a flood of 1,000 malformed deliveries, in concurrent bursts, is recorded w
         const answer = answers[j];
         return oversize(i) ? !(answer?.status === 413 || answer?.error !== undefined) : answer?.status !== 200;
       });
-      expect(wrong.map((i) => `#${i}: ${JSON.stringify(answers[sent.indexOf(i)])}`), `burst ${burst}`).toEqual([]);
+      expect(
+        wrong.map((i) => `#${i}: ${JSON.stringify(answers[sent.indexOf(i)])}`),
+        `burst ${burst}`,
+      ).toEqual([]);
     }
     const deliveries = [...receiver.deliveries()];
     expect(deliveries).toHaveLength(1_000);
     // Each one says what is wrong with it: cut off, not JSON, not labelled JSON, not a POST, or none of the events.
     const { verdict } = verdictFor();
-    const unexplained = deliveries.filter((d) => !d.problem && d.jsonError === undefined && deliveryMediaType(d) === 'application/json' && d.method === 'POST' && eventKind(d.json) !== undefined);
+    const unexplained = deliveries.filter(
+      (d) =>
+        !d.problem &&
+        d.jsonError === undefined &&
+        deliveryMediaType(d) === 'application/json' &&
+        d.method === 'POST' &&
+        eventKind(d.json) !== undefined,
+    );
     expect(unexplained.map((d) => d.seq)).toEqual([]);
-    expect(expectWellFormedDeliveries(verdict, deliveries), 'EVT-DELIVERY fails on them, with the evidence').toBe(false);
-    expect(receiver.retainedBodyBytes, 'raw bodies kept in memory are bounded').toBeLessThanOrEqual(MAX_RETAINED_BODY_BYTES);
+    expect(expectWellFormedDeliveries(verdict, deliveries), 'EVT-DELIVERY fails on them, with the evidence').toBe(
+      false,
+    );
+    expect(receiver.retainedBodyBytes, 'raw bodies kept in memory are bounded').toBeLessThanOrEqual(
+      MAX_RETAINED_BODY_BYTES,
+    );
     const after = await send(receiver.port, json(events.onboarding));
     expect(after.status, 'the receiver still answers').toBe(200);
   } finally {

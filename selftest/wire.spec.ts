@@ -14,23 +14,56 @@ import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 const test = base.extend<object, { sandbox: RunningSandbox; api: Api; http: HttpClient }>({
-  sandbox: [async ({}, use) => {
-    const sandbox = await startSandbox({ tokenSecret: 'wire-test-secret' });
-    await use(sandbox);
-    await sandbox.close();
-  }, { scope: 'worker' }],
-  http: [async ({}, use) => use(new HttpClient({ retries: 0, baseMs: 10, maxMs: 10, timeoutMs: 5000 })), { scope: 'worker' }],
-  api: [async ({ sandbox, http }, use) => {
-    const suite = loadConfig(sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret: 'wire-test-secret' }), { repoRoot, embedded: false });
-    const tokens = new TokenProvider(new TokenCache(http, new Redactor()), new Redactor());
-    await use(new Api({ config: suite, http, tokens, record: async () => undefined, step: (_title, body) => body(), blocked: (what) => {
-      throw new Error(what);
-    } }));
-  }, { scope: 'worker' }],
+  sandbox: [
+    async ({}, use) => {
+      const sandbox = await startSandbox({ tokenSecret: 'wire-test-secret' });
+      await use(sandbox);
+      await sandbox.close();
+    },
+    { scope: 'worker' },
+  ],
+  http: [
+    async ({}, use) => use(new HttpClient({ retries: 0, baseMs: 10, maxMs: 10, timeoutMs: 5000 })),
+    { scope: 'worker' },
+  ],
+  api: [
+    async ({ sandbox, http }, use) => {
+      const suite = loadConfig(
+        sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret: 'wire-test-secret' }),
+        { repoRoot, embedded: false },
+      );
+      const tokens = new TokenProvider(new TokenCache(http, new Redactor()), new Redactor());
+      await use(
+        new Api({
+          config: suite,
+          http,
+          tokens,
+          record: async () => undefined,
+          step: (_title, body) => body(),
+          blocked: (what) => {
+            throw new Error(what);
+          },
+        }),
+      );
+    },
+    { scope: 'worker' },
+  ],
 });
 
-async function received(sandbox: RunningSandbox, http: HttpClient, headers: Array<[string, string]>, body?: string, method = 'POST') {
-  const exchange = await http.send({ label: 'echo', method, url: `${sandbox.url}/__sandbox/echo`, headers, ...(body !== undefined ? { body } : {}) });
+async function received(
+  sandbox: RunningSandbox,
+  http: HttpClient,
+  headers: Array<[string, string]>,
+  body?: string,
+  method = 'POST',
+) {
+  const exchange = await http.send({
+    label: 'echo',
+    method,
+    url: `${sandbox.url}/__sandbox/echo`,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  });
   const raw = (exchange.json as { rawHeaders: string[] }).rawHeaders;
   return raw.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
 }
@@ -41,7 +74,11 @@ const SUITE_ADDS = ['user-agent'];
 
 for (const op of operations) {
   for (const omitted of [undefined, ...op.mandatoryHeaders]) {
-    test(`${op.id}: ${omitted ? `without ${omitted}, that header is really absent on the wire` : 'the mandatory headers arrive, and nothing else but HTTP framing'}`, async ({ sandbox, api, http }) => {
+    test(`${op.id}: ${omitted ? `without ${omitted}, that header is really absent on the wire` : 'the mandatory headers arrive, and nothing else but HTTP framing'}`, async ({
+      sandbox,
+      api,
+      http,
+    }) => {
       const headers = await api.headers(op.id, omitted ? { omit: [omitted] } : {});
       const names = await received(sandbox, http, headers, op.hasBody ? '{}' : undefined, api.method(op.id));
       if (omitted) expect(names, `${omitted} must not reach the server`).not.toContain(omitted);
@@ -52,7 +89,10 @@ for (const op of operations) {
   }
 }
 
-test('every request names the suite, and the test that sent it when one did; a User-Agent the request carries is kept', async ({ sandbox, http }) => {
+test('every request names the suite, and the test that sent it when one did; a User-Agent the request carries is kept', async ({
+  sandbox,
+  http,
+}) => {
   const echoed = async (headers: Array<[string, string]>) => {
     const exchange = await http.send({ label: 'echo', method: 'GET', url: `${sandbox.url}/__sandbox/echo`, headers });
     const raw = (exchange.json as { rawHeaders: string[] }).rawHeaders;
@@ -66,7 +106,10 @@ test('every request names the suite, and the test that sent it when one did; a U
   expect(testKeyIn('curl/8')).toBeUndefined();
 });
 
-test('a GET without a body carries no Content-Type and no Content-Length, only what the caller set', async ({ sandbox, http }) => {
+test('a GET without a body carries no Content-Type and no Content-Length, only what the caller set', async ({
+  sandbox,
+  http,
+}) => {
   const names = await received(sandbox, http, [['x-client-id', 'c']], undefined, 'GET');
   expect(names).not.toContain('content-type');
   expect(names).not.toContain('content-length');
@@ -75,7 +118,13 @@ test('a GET without a body carries no Content-Type and no Content-Length, only w
 
 test('an empty header value is sent empty, and a replaced header is sent once', async ({ sandbox, api, http }) => {
   const headers = await api.headers('assessment', { set: { 'content-type': 'text/plain', 'x-client-id': '' } });
-  const exchange = await http.send({ label: 'echo', method: 'POST', url: `${sandbox.url}/__sandbox/echo`, headers, body: '{}' });
+  const exchange = await http.send({
+    label: 'echo',
+    method: 'POST',
+    url: `${sandbox.url}/__sandbox/echo`,
+    headers,
+    body: '{}',
+  });
   const raw = (exchange.json as { rawHeaders: string[] }).rawHeaders;
   const values = (name: string) => raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === name);
   expect(values('content-type')).toEqual(['text/plain']);

@@ -4,7 +4,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { chooseWorkers, DEFAULT_WORKERS, MOST_USEFUL_WORKERS, NEAR_MS, workersFor, workersLine } from '../harness/config/worker-count.ts';
+import {
+  chooseWorkers,
+  DEFAULT_WORKERS,
+  MOST_USEFUL_WORKERS,
+  NEAR_MS,
+  workersFor,
+  workersLine,
+} from '../harness/config/worker-count.ts';
 import { loadConfig } from '../harness/config/load-config.ts';
 import { measureRoundTrips } from '../harness/config/round-trip.ts';
 import { decideWorkers, inheritedWorkers } from '../harness/config/run-workers.ts';
@@ -18,10 +25,16 @@ const far = (ms: number, origin = 'https://api.example.com') => ({ ms, origin, s
 
 test.describe('the choice of workers (pure)', () => {
   test('CONFORMANCE_WORKERS is taken as it is, and the embedded sandbox keeps 2, without a measurement', () => {
-    expect(chooseWorkers({ configured: 7, embedded: false, cap: 16, roundTrips: [far(150)] })).toEqual({ workers: 7, why: 'CONFORMANCE_WORKERS' });
+    expect(chooseWorkers({ configured: 7, embedded: false, cap: 16, roundTrips: [far(150)] })).toEqual({
+      workers: 7,
+      why: 'CONFORMANCE_WORKERS',
+    });
     expect(workersLine({ workers: 7, why: 'CONFORMANCE_WORKERS' })).toBe('Workers: 7 (set by CONFORMANCE_WORKERS)');
     expect(chooseWorkers({ embedded: true, cap: 16 }).workers).toBe(DEFAULT_WORKERS);
-    expect(chooseWorkers({ embedded: true, cap: 1 }), 'never more than the cap').toMatchObject({ workers: 1, why: expect.stringContaining('TARGET_CONCURRENCY=1') });
+    expect(chooseWorkers({ embedded: true, cap: 1 }), 'never more than the cap').toMatchObject({
+      workers: 1,
+      why: expect.stringContaining('TARGET_CONCURRENCY=1'),
+    });
   });
 
   test('a near target keeps 2; a far one gets more, up to the most measured to help, never more than the cap', () => {
@@ -36,19 +49,44 @@ test.describe('the choice of workers (pure)', () => {
   });
 
   test('the slowest origin decides and is named; an origin that could not be measured keeps 2 and says why', () => {
-    const chosen = chooseWorkers({ embedded: false, cap: 16, roundTrips: [far(2, 'https://login.example.com'), far(152.4)] });
-    expect(chosen).toEqual({ workers: MOST_USEFUL_WORKERS, why: 'round trip 152 ms to https://api.example.com; CONFORMANCE_WORKERS sets it' });
-    expect(workersLine(chosen)).toBe(`Workers: ${MOST_USEFUL_WORKERS} (round trip 152 ms to https://api.example.com; CONFORMANCE_WORKERS sets it)`);
+    const chosen = chooseWorkers({
+      embedded: false,
+      cap: 16,
+      roundTrips: [far(2, 'https://login.example.com'), far(152.4)],
+    });
+    expect(chosen).toEqual({
+      workers: MOST_USEFUL_WORKERS,
+      why: 'round trip 152 ms to https://api.example.com; CONFORMANCE_WORKERS sets it',
+    });
+    expect(workersLine(chosen)).toBe(
+      `Workers: ${MOST_USEFUL_WORKERS} (round trip 152 ms to https://api.example.com; CONFORMANCE_WORKERS sets it)`,
+    );
     const capped = chooseWorkers({ embedded: false, cap: 4, roundTrips: [far(150)] });
-    expect(capped).toEqual({ workers: 4, why: 'round trip 150 ms to https://api.example.com, at most TARGET_CONCURRENCY=4; CONFORMANCE_WORKERS sets it' });
-    const dead = chooseWorkers({ embedded: false, cap: 16, roundTrips: [far(150), { origin: 'https://login.example.com', problem: 'ECONNREFUSED (connect ECONNREFUSED)' }] });
-    expect(dead).toEqual({ workers: DEFAULT_WORKERS, why: 'round trip to https://login.example.com not measured: ECONNREFUSED (connect ECONNREFUSED); CONFORMANCE_WORKERS sets it' });
+    expect(capped).toEqual({
+      workers: 4,
+      why: 'round trip 150 ms to https://api.example.com, at most TARGET_CONCURRENCY=4; CONFORMANCE_WORKERS sets it',
+    });
+    const dead = chooseWorkers({
+      embedded: false,
+      cap: 16,
+      roundTrips: [far(150), { origin: 'https://login.example.com', problem: 'ECONNREFUSED (connect ECONNREFUSED)' }],
+    });
+    expect(dead).toEqual({
+      workers: DEFAULT_WORKERS,
+      why: 'round trip to https://login.example.com not measured: ECONNREFUSED (connect ECONNREFUSED); CONFORMANCE_WORKERS sets it',
+    });
   });
 
   test('TARGET_CONCURRENCY is validated, and CONFORMANCE_WORKERS may not exceed it', () => {
-    expect(problemsOf({ ...validEnv, TARGET_CONCURRENCY: '0' })).toEqual([expect.stringMatching(/^TARGET_CONCURRENCY="0" is not valid: expected a whole number from 1 /)]);
-    expect(problemsOf({ ...validEnv, TARGET_CONCURRENCY: 'many' })).toEqual([expect.stringMatching(/^TARGET_CONCURRENCY="many" is not valid/)]);
-    expect(problemsOf({ ...validEnv, TARGET_CONCURRENCY: '4', CONFORMANCE_WORKERS: '6' })).toEqual([expect.stringMatching(/^CONFORMANCE_WORKERS="6" is not valid: expected at most TARGET_CONCURRENCY \(4\)/)]);
+    expect(problemsOf({ ...validEnv, TARGET_CONCURRENCY: '0' })).toEqual([
+      expect.stringMatching(/^TARGET_CONCURRENCY="0" is not valid: expected a whole number from 1 /),
+    ]);
+    expect(problemsOf({ ...validEnv, TARGET_CONCURRENCY: 'many' })).toEqual([
+      expect.stringMatching(/^TARGET_CONCURRENCY="many" is not valid/),
+    ]);
+    expect(problemsOf({ ...validEnv, TARGET_CONCURRENCY: '4', CONFORMANCE_WORKERS: '6' })).toEqual([
+      expect.stringMatching(/^CONFORMANCE_WORKERS="6" is not valid: expected at most TARGET_CONCURRENCY \(4\)/),
+    ]);
     expect(problemsOf({ ...validEnv, TARGET_CONCURRENCY: '4', CONFORMANCE_WORKERS: '4' })).toEqual([]);
   });
 });
@@ -62,7 +100,11 @@ async function slowServer(delayMs: number) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, seen, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
+  return {
+    url,
+    seen,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
 }
 
 test.describe('the round trip, measured against a real server', () => {
@@ -70,13 +112,19 @@ test.describe('the round trip, measured against a real server', () => {
     const slow = await slowServer(NEAR_MS * 3);
     const closed = `http://127.0.0.1:${await closedPort()}`;
     try {
-      const trips = await measureRoundTrips([`${slow.url}/identity`, `${slow.url}/auth/v1/token`, `${closed}/token`], undefined);
+      const trips = await measureRoundTrips(
+        [`${slow.url}/identity`, `${slow.url}/auth/v1/token`, `${closed}/token`],
+        undefined,
+      );
       expect(trips).toHaveLength(2);
       // The server's delay is a floor: a busy machine only adds to it.
       expect(trips[0]).toMatchObject({ origin: slow.url, ms: expect.any(Number) });
       expect((trips[0] as { ms: number }).ms).toBeGreaterThanOrEqual(NEAR_MS * 3 - 2);
       expect(trips[1]).toMatchObject({ origin: closed, problem: expect.stringContaining('ECONNREFUSED') });
-      expect(slow.seen.every((line) => line === 'GET /'), 'only the origin\'s root was asked').toBe(true);
+      expect(
+        slow.seen.every((line) => line === 'GET /'),
+        "only the origin's root was asked",
+      ).toBe(true);
     } finally {
       await slow.close();
     }
@@ -85,10 +133,23 @@ test.describe('the round trip, measured against a real server', () => {
   test('the runner hands its choice to its workers; with CONFORMANCE_WORKERS set or the embedded sandbox, nothing is measured', async () => {
     const slow = await slowServer(NEAR_MS * 3);
     try {
-      const suite = loadConfig({ ...validEnv, IDENTITY_BASE_URL: `${slow.url}/identity`, IDENTITY_TOKEN_URL: `${slow.url}/token`, STEPUP_BASE_URL: `${slow.url}/stepup`, STEPUP_TOKEN_URL: `${slow.url}/token`, ORDERS_BASE_URL: `${slow.url}/commerce`, CONFORMANCE_WORKERS: '5' }, { repoRoot, embedded: false });
+      const suite = loadConfig(
+        {
+          ...validEnv,
+          IDENTITY_BASE_URL: `${slow.url}/identity`,
+          IDENTITY_TOKEN_URL: `${slow.url}/token`,
+          STEPUP_BASE_URL: `${slow.url}/stepup`,
+          STEPUP_TOKEN_URL: `${slow.url}/token`,
+          ORDERS_BASE_URL: `${slow.url}/commerce`,
+          CONFORMANCE_WORKERS: '5',
+        },
+        { repoRoot, embedded: false },
+      );
       const env: Record<string, string | undefined> = {};
       expect(await decideWorkers(suite, env)).toEqual({ workers: 5, why: 'CONFORMANCE_WORKERS' });
-      expect(await decideWorkers({ ...suite, workersSet: false, embedded: true }, env)).toMatchObject({ workers: DEFAULT_WORKERS });
+      expect(await decideWorkers({ ...suite, workersSet: false, embedded: true }, env)).toMatchObject({
+        workers: DEFAULT_WORKERS,
+      });
       expect(slow.seen, 'nothing measured').toEqual([]);
       const measured = await decideWorkers({ ...suite, workersSet: false }, env);
       expect(slow.seen.length, 'the target was measured').toBeGreaterThan(0);
@@ -112,18 +173,32 @@ test.describe('the round trip, measured against a real server', () => {
       CONFORMANCE_QUIET: '',
     };
     try {
-      const listed = await runCli(process.execPath, [playwrightCli, 'test', '--list'], childEnv(work, { ...target, CONFORMANCE_WORKERS: '' }));
+      const listed = await runCli(
+        process.execPath,
+        [playwrightCli, 'test', '--list'],
+        childEnv(work, { ...target, CONFORMANCE_WORKERS: '' }),
+      );
       expect(listed.code, listed.stdout + listed.stderr).toBe(0);
       expect(slow.seen.length, 'a listing runs no test and measures nothing').toBe(0);
       // A run that selects no test evaluates the configuration as every run does (a listing measures nothing).
-      const chosen = await runCli(process.execPath, [playwrightCli, 'test', '--grep', '@NO-SUCH-REQUIREMENT', '--pass-with-no-tests'], childEnv(work, { ...target, CONFORMANCE_WORKERS: '', PREFLIGHT: '0' }));
-      expect(chosen.stdout, 'the run ends honestly: nothing was selected').toMatch(/Verdict \(gate profile\): failed: No test ran/);
+      const chosen = await runCli(
+        process.execPath,
+        [playwrightCli, 'test', '--grep', '@NO-SUCH-REQUIREMENT', '--pass-with-no-tests'],
+        childEnv(work, { ...target, CONFORMANCE_WORKERS: '', PREFLIGHT: '0' }),
+      );
+      expect(chosen.stdout, 'the run ends honestly: nothing was selected').toMatch(
+        /Verdict \(gate profile\): failed: No test ran/,
+      );
       expect(chosen.code, chosen.stdout + chosen.stderr).toBe(1);
       const line = /^Workers: (\d+) \((.*)\)$/m.exec(chosen.stdout);
       expect(line, chosen.stdout).not.toBeNull();
-      expect(Number(line?.[1]), 'a target at least 100 ms away gets more than the default workers').toBeGreaterThan(DEFAULT_WORKERS);
+      expect(Number(line?.[1]), 'a target at least 100 ms away gets more than the default workers').toBeGreaterThan(
+        DEFAULT_WORKERS,
+      );
       expect(Number(line?.[1])).toBeLessThanOrEqual(16);
-      expect(line?.[2]).toMatch(new RegExp(`^round trip \\d+ ms to ${slow.url.replace(/[.]/g, '\\.')}; CONFORMANCE_WORKERS sets it$`));
+      expect(line?.[2]).toMatch(
+        new RegExp(`^round trip \\d+ ms to ${slow.url.replace(/[.]/g, '\\.')}; CONFORMANCE_WORKERS sets it$`),
+      );
       expect(slow.seen.length, 'the target was measured').toBeGreaterThan(0);
     } finally {
       await slow.close();

@@ -57,22 +57,39 @@ class Session {
     if (held && held.renewAt > Date.now()) return held.value;
     const answer = await fetch(tokenUrl, {
       method: 'POST',
-      headers: { Authorization: `Basic ${this.apiKey}`, 'Content-Type': 'application/x-www-form-urlencoded;charset=UTF-8' },
+      headers: {
+        Authorization: `Basic ${this.apiKey}`,
+        'Content-Type': 'application/x-www-form-urlencoded;charset=UTF-8',
+      },
       body: 'grant_type=client_credentials&scope=k1_integration_api',
     });
     if (!answer.ok) throw new Error(`token endpoint ${tokenUrl} answered ${answer.status}`);
-    const { access_token: value, expires_in: lifetime = 300 } = (await answer.json()) as { access_token: string; expires_in?: number };
+    const { access_token: value, expires_in: lifetime = 300 } = (await answer.json()) as {
+      access_token: string;
+      expires_in?: number;
+    };
     this.tokens.set(tokenUrl, { value, renewAt: Date.now() + lifetime * 900 });
     return value;
   }
 
-  async send(request: { url: string; method: string; tokenUrl: string; body?: unknown; headers?: Record<string, string>; correlated?: boolean }): Promise<Response> {
+  async send(request: {
+    url: string;
+    method: string;
+    tokenUrl: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+    correlated?: boolean;
+  }): Promise<Response> {
     const headers = new Headers(request.headers);
     headers.set('Authorization', `Bearer ${await this.bearer(request.tokenUrl)}`);
     headers.set('X-Client-Id', this.clientId);
     if (request.correlated !== false) headers.set('X-Correlation-Id', randomUUID());
     if (request.body !== undefined) headers.set('Content-Type', 'application/json; charset=utf-8');
-    return fetch(request.url, { method: request.method, headers, ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}) });
+    return fetch(request.url, {
+      method: request.method,
+      headers,
+      ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+    });
   }
 }
 
@@ -96,7 +113,12 @@ export async function startJitterClient(env: Env, options: JitterClientOptions):
   const stepupToken = required(env, 'STEPUP_TOKEN_URL');
   const operation = (route: string, base: string, values: Record<string, string> = {}) => {
     const [method = 'POST', template = '/'] = required(env, route).split(' ');
-    return { method, url: required(env, base) + template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? '')) };
+    return {
+      method,
+      url:
+        required(env, base) +
+        template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? '')),
+    };
   };
   const own = new Session(required(env, 'API_KEY'), required(env, 'CLIENT_ID'));
   const reseller = new Session(required(env, 'RESELLER_API_KEY'), env.RESELLER_CLIENT_ID ?? 'sandbox-reseller');
@@ -106,7 +128,12 @@ export async function startJitterClient(env: Env, options: JitterClientOptions):
   /** The same order sent again after each 503, a full-jitter delay before each retry (Retry-After, when longer, wins). */
   async function order(body: object): Promise<Response> {
     for (let attempt = 0; ; attempt += 1) {
-      const answer = await own.send({ method: 'POST', url: `${required(env, 'ORDERS_BASE_URL')}/v2/orders`, tokenUrl: identityToken, body });
+      const answer = await own.send({
+        method: 'POST',
+        url: `${required(env, 'ORDERS_BASE_URL')}/v2/orders`,
+        tokenUrl: identityToken,
+        body,
+      });
       if (answer.status !== 503 || attempt === backoff.retries) return answer;
       const jitter = random() * Math.min(backoff.capMs, backoff.baseMs * 2 ** attempt);
       delays.push(jitter);
@@ -119,12 +146,26 @@ export async function startJitterClient(env: Env, options: JitterClientOptions):
     const inquiryId = `inq-${randomUUID()}`;
     const byChild = { 'x-source-client-id': child };
     const assessment = operation('ROUTE_ASSESSMENT', 'IDENTITY_BASE_URL');
-    await reseller.send({ ...assessment, tokenUrl: identityToken, headers: byChild, body: { strategy: env.STRATEGY_ASSESSMENT ?? 'default', inquiryId, channel: 'reseller-portal', sharedContext } });
+    await reseller.send({
+      ...assessment,
+      tokenUrl: identityToken,
+      headers: byChild,
+      body: { strategy: env.STRATEGY_ASSESSMENT ?? 'default', inquiryId, channel: 'reseller-portal', sharedContext },
+    });
     const verification = operation('ROUTE_DOCUMENT_VERIFICATION', 'IDENTITY_BASE_URL');
-    const started = (await (await reseller.send({ ...verification, tokenUrl: identityToken, headers: byChild, body: { strategy: env.STRATEGY_DOCUMENT_VERIFICATION ?? 'docv-default', inquiryId, sharedContext } })).json()) as { authenticationId?: string };
+    const started = (await (
+      await reseller.send({
+        ...verification,
+        tokenUrl: identityToken,
+        headers: byChild,
+        body: { strategy: env.STRATEGY_DOCUMENT_VERIFICATION ?? 'docv-default', inquiryId, sharedContext },
+      })
+    ).json()) as { authenticationId?: string };
     // The records exist once the session completed: a 404 is asked again, with full jitter, a few times.
     for (let attempt = 0; attempt < 6; attempt += 1) {
-      const records = operation('ROUTE_DOCUMENT_RECORDS', 'IDENTITY_BASE_URL', { authenticationId: started.authenticationId ?? '' });
+      const records = operation('ROUTE_DOCUMENT_RECORDS', 'IDENTITY_BASE_URL', {
+        authenticationId: started.authenticationId ?? '',
+      });
       const answer = await reseller.send({ ...records, tokenUrl: identityToken, headers: byChild });
       if (answer.status !== 404) return;
       await pause(random() * 50 * 2 ** attempt);
@@ -134,12 +175,39 @@ export async function startJitterClient(env: Env, options: JitterClientOptions):
   async function flows(): Promise<void> {
     const inquiryId = `inq-${randomUUID()}`;
     const assessment = operation('ROUTE_ASSESSMENT', 'IDENTITY_BASE_URL');
-    const opened = (await (await own.send({ ...assessment, tokenUrl: identityToken, body: { strategy: env.STRATEGY_ASSESSMENT ?? 'default', inquiryId, userIp: '203.0.113.7' } })).json()) as { authenticationId: string };
+    const opened = (await (
+      await own.send({
+        ...assessment,
+        tokenUrl: identityToken,
+        body: { strategy: env.STRATEGY_ASSESSMENT ?? 'default', inquiryId, userIp: '203.0.113.7' },
+      })
+    ).json()) as { authenticationId: string };
     const update = operation('ROUTE_CASE_UPDATE', 'IDENTITY_BASE_URL');
-    await own.send({ ...update, tokenUrl: identityToken, body: { inquiryId, authenticationId: opened.authenticationId, decision: 'ALLOW', tags: ['jitter-client'], notes: 'verified by phone' } });
+    await own.send({
+      ...update,
+      tokenUrl: identityToken,
+      body: {
+        inquiryId,
+        authenticationId: opened.authenticationId,
+        decision: 'ALLOW',
+        tags: ['jitter-client'],
+        notes: 'verified by phone',
+      },
+    });
     const stepUp = operation('ROUTE_STEP_UP', 'STEPUP_BASE_URL');
-    await own.send({ ...stepUp, tokenUrl: stepupToken, correlated: false, body: { inquiryId, authenticationId: opened.authenticationId, email: 'pat.lee@example.test' } });
-    await order({ merchantOrderId: `order-${randomUUID()}`, fulfillment: [{ type: 'DIGITAL' }], items: [], transactions: [], promotions: [] });
+    await own.send({
+      ...stepUp,
+      tokenUrl: stepupToken,
+      correlated: false,
+      body: { inquiryId, authenticationId: opened.authenticationId, email: 'pat.lee@example.test' },
+    });
+    await order({
+      merchantOrderId: `order-${randomUUID()}`,
+      fulfillment: [{ type: 'DIGITAL' }],
+      items: [],
+      transactions: [],
+      promotions: [],
+    });
     await Promise.all(children.map(forChild));
   }
 

@@ -21,7 +21,10 @@ export const FICTIONAL_PHONE = /^\+1[2-9]\d{2}55501\d{2}$/;
 
 /** A tag as a case-management integration writes one ("expedited-payment"), tagged with the run. */
 export function clientTag(ctx: BodyContext): string {
-  return freshName(`${ctx.faker.word.adjective()}-${ctx.faker.word.noun()}`.toLowerCase().replace(/[^a-z0-9-]/g, ''), ctx);
+  return freshName(
+    `${ctx.faker.word.adjective()}-${ctx.faker.word.noun()}`.toLowerCase().replace(/[^a-z0-9-]/g, ''),
+    ctx,
+  );
 }
 
 /** Several tags, as one update of a real case carries them (two to four). */
@@ -39,7 +42,8 @@ export const clientValues = {
   /** The time the request is made: the one member whose value differs between two runs of one seed. */
   creationDateTime: () => new Date().toISOString(),
   email: ({ faker }: BodyContext) => faker.internet.exampleEmail(),
-  phoneNumber: ({ faker }: BodyContext) => `+1${faker.number.int({ min: 2, max: 9 })}${faker.string.numeric(2)}55501${faker.string.numeric(2)}`,
+  phoneNumber: ({ faker }: BodyContext) =>
+    `+1${faker.number.int({ min: 2, max: 9 })}${faker.string.numeric(2)}55501${faker.string.numeric(2)}`,
 } as const;
 
 /**

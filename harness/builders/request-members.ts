@@ -9,7 +9,12 @@ import { fieldsOf, type FieldShape, type JsonType } from '../../schemas/fields.t
  */
 
 /** The operations with a request body (parts 2.1, 2.3, 2.5, 2.6). */
-export const bodyOperations = ['assessment', 'documentVerification', 'caseUpdate', 'stepUp'] as const satisfies readonly OperationId[];
+export const bodyOperations = [
+  'assessment',
+  'documentVerification',
+  'caseUpdate',
+  'stepUp',
+] as const satisfies readonly OperationId[];
 export type BodyOperation = (typeof bodyOperations)[number];
 
 type WrongType = Exclude<JsonType, 'integer' | 'null'>;
@@ -46,7 +51,9 @@ function statedTypes(field: FieldShape): WrongType[] {
 
 function variantsOf(field: FieldShape): Variant[] {
   const stated = statedTypes(field);
-  const whole = wrongTypeNames.filter((t) => !stated.includes(t)).map((t) => ({ name: samples[t].name, key: t, value: samples[t].value }));
+  const whole = wrongTypeNames
+    .filter((t) => !stated.includes(t))
+    .map((t) => ({ name: samples[t].name, key: t, value: samples[t].value }));
   const items = field.items?.map((t) => (t === 'integer' ? 'number' : t)) ?? [];
   // A right item first, then the wrong one: an implementation that checks no item, only the first, or only that some
   // item is right accepts it (found by mutating sandbox/field-rules.ts: docs/mutation.md).
@@ -54,7 +61,11 @@ function variantsOf(field: FieldShape): Variant[] {
   const wrongItems = field.items
     ? wrongTypeNames
         .filter((t) => !items.includes(t))
-        .map((t) => ({ name: `an array of ${right ? `${right}s and ` : ''}${t}s`, key: `items:${t}`, value: [...(right ? [samples[right].value] : []), samples[t].value] }))
+        .map((t) => ({
+          name: `an array of ${right ? `${right}s and ` : ''}${t}s`,
+          key: `items:${t}`,
+          value: [...(right ? [samples[right].value] : []), samples[t].value],
+        }))
     : [];
   return [...whole, ...wrongItems];
 }
@@ -83,7 +94,12 @@ export function wrongTypeRows(op: BodyOperation): WrongTypeRow[] {
 /** The members of a request no requirement judges for a wrong type, with the types left out: what the coverage lists as left open. */
 export function unjudgedTypes(op: BodyOperation): Array<{ field: string; keys: string[] }> {
   return requestFields(op)
-    .map((field) => ({ field: field.name, keys: variantsOf(field).filter((v) => !requirements.some((req) => claims(req, op, field.name, v.key))).map((v) => v.key) }))
+    .map((field) => ({
+      field: field.name,
+      keys: variantsOf(field)
+        .filter((v) => !requirements.some((req) => claims(req, op, field.name, v.key)))
+        .map((v) => v.key),
+    }))
     .filter((row) => row.keys.length > 0);
 }
 
@@ -97,7 +113,8 @@ export interface RequiredRow {
 export function requiredRows(op: BodyOperation): RequiredRow[] {
   const req = requirements.find((r) => r.requiredOf === op);
   const required = requestFields(op).filter((f) => f.required);
-  if (required.length > 0 && !req) throw new Error(`No requirement of catalog/requirements.json has requiredOf "${op}"`);
+  if (required.length > 0 && !req)
+    throw new Error(`No requirement of catalog/requirements.json has requiredOf "${op}"`);
   return required.map((f) => ({ operation: op, field: f.name, requirement: (req as Requirement).id }));
 }
 
@@ -129,7 +146,8 @@ function requestFields(op: OperationId): readonly FieldShape[] {
   return fieldsOf(schemaId);
 }
 
-const listed = (names: readonly string[]) => (names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`);
+const listed = (names: readonly string[]) =>
+  names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 
 /** The title of a wrong-type check; its start ("… with <field> as ") also names the row in catalog statements. */
 export function wrongTypeTitle(row: WrongTypeRow): string {

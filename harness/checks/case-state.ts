@@ -3,7 +3,8 @@ export function tagNames(tags: unknown): string[] {
   if (!Array.isArray(tags)) return [];
   return tags.flatMap((item: unknown) => {
     if (typeof item === 'string') return [item];
-    if (typeof item === 'object' && item !== null) return Object.values(item).filter((v): v is string => typeof v === 'string');
+    if (typeof item === 'object' && item !== null)
+      return Object.values(item).filter((v): v is string => typeof v === 'string');
     return [];
   });
 }

@@ -79,7 +79,11 @@ type FetchCase = (ref: CaseRef) => Promise<{ exchange: Exchange; body: Record<st
 export interface WatchedCase {
   markers: (leaveOut?: readonly string[]) => RefusalMarkers;
   /** Fetches the case again and judges every refused update of `sent` under the requirement whose refusal it was. */
-  judge: (verdict: Verdict, id: string, sent: ReadonlyArray<{ exchange: Exchange; markers: RefusalMarkers }>) => Promise<void>;
+  judge: (
+    verdict: Verdict,
+    id: string,
+    sent: ReadonlyArray<{ exchange: Exchange; markers: RefusalMarkers }>,
+  ) => Promise<void>;
 }
 
 export async function watchCase(fetchCase: FetchCase, ref: CaseRef, data: BodyContext): Promise<WatchedCase> {

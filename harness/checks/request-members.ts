@@ -2,8 +2,20 @@ import { operation } from '../../catalog/catalog.ts';
 import type { Api } from '../api.ts';
 import { isObject } from '../../schemas/json-value.ts';
 import type { Exchange } from '../http/exchange.ts';
-import { fullAssessment, fullCaseUpdate, fullDocumentVerification, fullStepUp, type BodyContext, type CaseRef } from '../builders/identity-bodies.ts';
-import { optionalMembers, type BodyOperation, type RequiredRow, type WrongTypeRow } from '../builders/request-members.ts';
+import {
+  fullAssessment,
+  fullCaseUpdate,
+  fullDocumentVerification,
+  fullStepUp,
+  type BodyContext,
+  type CaseRef,
+} from '../builders/identity-bodies.ts';
+import {
+  optionalMembers,
+  type BodyOperation,
+  type RequiredRow,
+  type WrongTypeRow,
+} from '../builders/request-members.ts';
 import type { SuiteConfig } from '../config/load-config.ts';
 import type { Verdict } from '../verdict.ts';
 import { expectAccepted, expectRefused, expectSchema } from './responses.ts';
@@ -35,7 +47,13 @@ interface Refusable {
  * other: the document does not say that a target takes concurrent updates of a case. Each answer is judged in the
  * order the variants are listed.
  */
-async function sendAll(ctx: MemberContext, op: BodyOperation, variants: ReadonlyArray<{ body: unknown; note: string }>, judge: (exchange: Exchange) => void, options: { oneAtATime?: boolean } = {}): Promise<void> {
+async function sendAll(
+  ctx: MemberContext,
+  op: BodyOperation,
+  variants: ReadonlyArray<{ body: unknown; note: string }>,
+  judge: (exchange: Exchange) => void,
+  options: { oneAtATime?: boolean } = {},
+): Promise<void> {
   const send = ({ body, note }: { body: unknown; note: string }) => ctx.api.call(op, { body, note });
   const exchanges: Exchange[] = [];
   if (options.oneAtATime) for (const variant of variants) exchanges.push(await send(variant));
@@ -62,7 +80,8 @@ export function wrongTypeConsequences(op: BodyOperation): string[] {
 
 /** The case an answer of the operation is about: the one it created (assessment), or the one the request named. */
 function caseIdOf(op: BodyOperation, sent: Record<string, unknown>, answer: unknown): string | undefined {
-  const id = op === 'assessment' ? (isObject(answer) ? answer['authenticationId'] : undefined) : sent['authenticationId'];
+  const id =
+    op === 'assessment' ? (isObject(answer) ? answer['authenticationId'] : undefined) : sent['authenticationId'];
   return typeof id === 'string' ? id : undefined;
 }
 
@@ -73,24 +92,37 @@ function caseIdOf(op: BodyOperation, sent: Record<string, unknown>, answer: unkn
  */
 export async function checkWrongTypes(ctx: MemberContext, row: WrongTypeRow): Promise<void> {
   const body = await ctx.validBody();
-  const variants = row.variants.map((variant) => ({ body: { ...body, [row.field]: variant.value }, note: `${row.field} as ${variant.name}` }));
+  const variants = row.variants.map((variant) => ({
+    body: { ...body, [row.field]: variant.value },
+    note: `${row.field} as ${variant.name}`,
+  }));
   const accepted: Array<{ sent: Record<string, unknown>; answer: unknown }> = [];
   const { verdict } = ctx;
   const responseSchema = operation(row.operation).responseSchema as string;
   await sendAll(ctx, row.operation, variants, (exchange) => {
     const success = exchange.status >= 200 && exchange.status < 300;
-    verdict.observe(row.requirement, `${exchange.note ?? row.field}: answered ${exchange.status}${success ? ' (accepted)' : ''}`);
+    verdict.observe(
+      row.requirement,
+      `${exchange.note ?? row.field}: answered ${exchange.status}${success ? ' (accepted)' : ''}`,
+    );
     if (!success) return;
     expectSchema(verdict, consequenceOf[row.operation].answer, responseSchema, exchange.json, exchange);
-    accepted.push({ sent: JSON.parse(exchange.request.body ?? '{}') as Record<string, unknown>, answer: exchange.json });
+    accepted.push({
+      sent: JSON.parse(exchange.request.body ?? '{}') as Record<string, unknown>,
+      answer: exchange.json,
+    });
   });
   const fetchedCase = consequenceOf[row.operation].fetchedCase;
   if (!fetchedCase) return;
   for (const { sent, answer } of accepted) {
     const caseId = caseIdOf(row.operation, sent, answer);
     if (caseId === undefined) continue;
-    const fetched = await ctx.api.call('fetchAssessment', { pathParams: { caseId }, note: `the case after ${row.field} of another type was accepted` });
-    if (fetched.status >= 200 && fetched.status < 300) expectSchema(verdict, fetchedCase, operation('fetchAssessment').responseSchema as string, fetched.json, fetched);
+    const fetched = await ctx.api.call('fetchAssessment', {
+      pathParams: { caseId },
+      note: `the case after ${row.field} of another type was accepted`,
+    });
+    if (fetched.status >= 200 && fetched.status < 300)
+      expectSchema(verdict, fetchedCase, operation('fetchAssessment').responseSchema as string, fetched.json, fetched);
   }
 }
 
@@ -99,7 +131,13 @@ export async function checkWrongTypes(ctx: MemberContext, row: WrongTypeRow): Pr
  * fetched before and after, and every refused variant must have left it as it was. Each variant is built from markers
  * of its own (fresh tags, another decision: none for operations that change no case), leaving out `leaveOut`.
  */
-async function sendRefusals(ctx: MemberContext, op: BodyOperation, requirement: string, builds: ReadonlyArray<(markers: RefusalMarkers) => Refusable>, leaveOut: readonly string[] = []): Promise<void> {
+async function sendRefusals(
+  ctx: MemberContext,
+  op: BodyOperation,
+  requirement: string,
+  builds: ReadonlyArray<(markers: RefusalMarkers) => Refusable>,
+  leaveOut: readonly string[] = [],
+): Promise<void> {
   const watched = op === 'caseUpdate' ? await watchCase(ctx.fetchCase, await ctx.existingCase(), ctx.data) : undefined;
   const variants = builds.map((build) => build(watched ? watched.markers(leaveOut) : {}));
   const exchanges: Exchange[] = [];
@@ -107,7 +145,11 @@ async function sendRefusals(ctx: MemberContext, op: BodyOperation, requirement: 
     exchanges.push(exchange);
     expectRefused(ctx.verdict, requirement, exchange);
   });
-  await watched?.judge(ctx.verdict, requirement, variants.map((v, i) => ({ exchange: exchanges[i] as Exchange, markers: v.markers ?? {} })));
+  await watched?.judge(
+    ctx.verdict,
+    requirement,
+    variants.map((v, i) => ({ exchange: exchanges[i] as Exchange, markers: v.markers ?? {} })),
+  );
 }
 
 /** A required member missing, then null (a required member sent as null is a missing one): both refused. */
@@ -157,10 +199,15 @@ export async function checkOptionalMembers(ctx: MemberContext, op: BodyOperation
   const variants: Array<{ body: Record<string, unknown>; note: string }> = [];
   // Built one after the other, so that the seeded data does not depend on timing; sent at once.
   for (const member of optionalMembers(op)) {
-    variants.push({ body: Object.fromEntries(Object.entries(await fullRequest(ctx, op, member)).filter(([name]) => name !== member)), note: `every member but ${member}` });
+    variants.push({
+      body: Object.fromEntries(Object.entries(await fullRequest(ctx, op, member)).filter(([name]) => name !== member)),
+      note: `every member but ${member}`,
+    });
   }
   // A case update and a step-up act on the one existing case.
-  await sendAll(ctx, op, variants, (exchange) => expectAccepted(ctx.verdict, 'GEN-OPTIONAL-MEMBERS', exchange), { oneAtATime: op === 'caseUpdate' || op === 'stepUp' });
+  await sendAll(ctx, op, variants, (exchange) => expectAccepted(ctx.verdict, 'GEN-OPTIONAL-MEMBERS', exchange), {
+    oneAtATime: op === 'caseUpdate' || op === 'stepUp',
+  });
 }
 
 export { fullRequest };

@@ -28,6 +28,7 @@ export function loadLedger(path: string): LedgerEntry[] {
   if (issues.length > 0) throw new Error(`${path} is not a valid ledger:\n${describeIssues(LEDGER_SCHEMA, issues)}`);
   const entries = (value as { entries: LedgerEntry[] }).entries;
   const unknown = entries.filter((e) => !isRequirementId(e.requirement)).map((e) => e.requirement);
-  if (unknown.length > 0) throw new Error(`${path} names requirements the catalog does not have: ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`${path} names requirements the catalog does not have: ${unknown.join(', ')}`);
   return entries;
 }

@@ -7,9 +7,20 @@ import { urlCredentials } from '../redact.ts';
 type Env = Record<string, string | undefined>;
 
 /** The proxy variables, in curl's order of precedence: lower case before upper case, the scheme's own before ALL_PROXY. */
-const PROXY_VARIABLES = { 'https:': ['https_proxy', 'HTTPS_PROXY', 'all_proxy', 'ALL_PROXY'], 'http:': ['http_proxy', 'all_proxy', 'ALL_PROXY'] } as const;
+const PROXY_VARIABLES = {
+  'https:': ['https_proxy', 'HTTPS_PROXY', 'all_proxy', 'ALL_PROXY'],
+  'http:': ['http_proxy', 'all_proxy', 'ALL_PROXY'],
+} as const;
 /** What proxy-from-env may see: curl's variables only (no upper-case HTTP_PROXY, which a CGI server sets from a request's Proxy header). */
-const CURL_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'all_proxy', 'ALL_PROXY', 'no_proxy', 'NO_PROXY'] as const;
+const CURL_VARIABLES = [
+  'https_proxy',
+  'HTTPS_PROXY',
+  'http_proxy',
+  'all_proxy',
+  'ALL_PROXY',
+  'no_proxy',
+  'NO_PROXY',
+] as const;
 
 /**
  * The proxy of one URL as proxy-from-env decides it (NO_PROXY matching included) from these variables alone.
@@ -53,7 +64,10 @@ export interface NetworkReading {
  * conventions and NO_PROXY decide for each; the embedded sandbox and the suite's other servers are the suite's own and
  * are never reached through one.
  */
-export function readNetwork(env: Env, options: { caFile?: string; targets: string[]; embedded: boolean }): NetworkReading {
+export function readNetwork(
+  env: Env,
+  options: { caFile?: string; targets: string[]; embedded: boolean },
+): NetworkReading {
   const problems: string[] = [];
   const secrets = new Set<string>();
   const network: Network = { proxies: {} };
@@ -61,15 +75,19 @@ export function readNetwork(env: Env, options: { caFile?: string; targets: strin
     try {
       network.ca = { file: options.caFile, certificates: readCertificates(options.caFile) };
     } catch (error) {
-      problems.push(`TLS_CA_FILE=${JSON.stringify(options.caFile)} is not valid: expected a readable file of PEM certificates, the CA that issued the target's certificate (${(error as Error).message})`);
+      problems.push(
+        `TLS_CA_FILE=${JSON.stringify(options.caFile)} is not valid: expected a readable file of PEM certificates, the CA that issued the target's certificate (${(error as Error).message})`,
+      );
     }
   }
-  for (const name of CURL_VARIABLES.filter((n) => !/no_proxy/i.test(n))) for (const secret of urlCredentials(env[name] ?? '')) secrets.add(secret);
+  for (const name of CURL_VARIABLES.filter((n) => !/no_proxy/i.test(n)))
+    for (const secret of urlCredentials(env[name] ?? '')) secrets.add(secret);
   if (!options.embedded) {
     for (const origin of new Set(options.targets.map((url) => new URL(url).origin))) {
       const url = proxyUrlFor(origin, env);
       if (!url) continue;
-      const variable = PROXY_VARIABLES[new URL(origin).protocol as 'https:' | 'http:'].find((name) => env[name]) ?? 'HTTPS_PROXY';
+      const variable =
+        PROXY_VARIABLES[new URL(origin).protocol as 'https:' | 'http:'].find((name) => env[name]) ?? 'HTTPS_PROXY';
       network.proxies[origin] = { url, variable, shown: new URL(url).origin } satisfies ProxyRoute;
     }
   }

@@ -18,14 +18,17 @@ export interface OptionalSetting {
 }
 
 const ofArea = (area: Area): string[] => requirements.filter((r) => r.area === area).map((r) => r.id);
-const setWhen = (present: readonly boolean[]): 'set' | 'partly set' | 'unset' => (present.every(Boolean) ? 'set' : present.some(Boolean) ? 'partly set' : 'unset');
+const setWhen = (present: readonly boolean[]): 'set' | 'partly set' | 'unset' =>
+  present.every(Boolean) ? 'set' : present.some(Boolean) ? 'partly set' : 'unset';
 
 export const optionalSettings: readonly OptionalSetting[] = [
   {
     variables: ['WEBHOOK_PUBLIC_URL'],
-    exercises: 'the part-6 events: the flows run and their deliveries are judged (the receiver listens on WEBHOOK_LISTEN)',
+    exercises:
+      'the part-6 events: the flows run and their deliveries are judged (the receiver listens on WEBHOOK_LISTEN)',
     requirements: ofArea('webhooks'),
-    state: (config) => (config.webhook.mode === 'active' ? 'set' : config.webhook.mode === 'passive' ? 'partly set' : 'unset'),
+    state: (config) =>
+      config.webhook.mode === 'active' ? 'set' : config.webhook.mode === 'passive' ? 'partly set' : 'unset',
   },
   {
     variables: ['RESELLER_API_KEY', 'RESELLER_SOURCE_CLIENT_ID', 'RESELLER_SHARED_CONTEXT'],
@@ -60,9 +63,17 @@ export const optionalSettings: readonly OptionalSetting[] = [
   },
   {
     variables: ['IDENTITY_EXPIRED_TOKEN', 'STEPUP_EXPIRED_TOKEN', 'ORDERS_EXPIRED_TOKEN'],
-    exercises: "an expired token refused, each on its service's operations (and on POST /v2/orders, one of the 401 row's four credentials)",
+    exercises:
+      "an expired token refused, each on its service's operations (and on POST /v2/orders, one of the 401 row's four credentials)",
     requirements: ['BEARER-EXPIRED'],
-    state: (config) => setWhen([config.services.identity.expiredToken, config.services.stepup.expiredToken, config.services.orders.expiredToken].map((token) => token !== undefined)),
+    state: (config) =>
+      setWhen(
+        [
+          config.services.identity.expiredToken,
+          config.services.stepup.expiredToken,
+          config.services.orders.expiredToken,
+        ].map((token) => token !== undefined),
+      ),
   },
 ];
 

@@ -39,7 +39,10 @@ const RUN_END_FILE = 'valid-deliveries.spec.ts';
  * runner process, so the webhook flows run side by side like any others.
  */
 export function conformanceProjects(suite: SuiteConfig, testsDir: string): Project[] {
-  return projectLayout(suite.workers, testsDir).map((project) => ({ ...project, use: { config: suite } satisfies { config: SuiteConfig } }));
+  return projectLayout(suite.workers, testsDir).map((project) => ({
+    ...project,
+    use: { config: suite } satisfies { config: SuiteConfig },
+  }));
 }
 
 /** The projects' names, folders and workers for a run on `workers` workers, without their configuration. */
@@ -49,7 +52,12 @@ export function projectLayout(workers: number, testsDir: string) {
     name === RUN_END
       ? { name, testDir: `${testsDir}/webhooks`, testMatch: RUN_END_FILE, workers: 1 }
       : name === 'webhooks'
-        ? { name, testDir: `${testsDir}/${name}`, workers: Math.min(perProject, WEBHOOK_FLOW_WORKERS), testIgnore: RUN_END_FILE }
+        ? {
+            name,
+            testDir: `${testsDir}/${name}`,
+            workers: Math.min(perProject, WEBHOOK_FLOW_WORKERS),
+            testIgnore: RUN_END_FILE,
+          }
         : { name, testDir: `${testsDir}/${name}`, workers: perProject },
   );
 }

@@ -15,7 +15,11 @@ export const SAMPLES = 3;
  * fastest of the next ones counts, since a busy machine only adds to a round trip. An origin that does not answer
  * within the budget gives its problem instead, for the caller to fall back on (the preflight names it).
  */
-export async function measureRoundTrips(urls: readonly string[], network: Network | undefined, budgetMs = MEASURE_BUDGET_MS): Promise<RoundTrip[]> {
+export async function measureRoundTrips(
+  urls: readonly string[],
+  network: Network | undefined,
+  budgetMs = MEASURE_BUDGET_MS,
+): Promise<RoundTrip[]> {
   const deadline = performance.now() + budgetMs;
   const origins = [...new Set(urls.map((url) => new URL(url).origin))];
   return Promise.all(origins.map((origin) => measureOne(origin, network, deadline)));
@@ -24,7 +28,11 @@ export async function measureRoundTrips(urls: readonly string[], network: Networ
 async function measureOne(origin: string, network: Network | undefined, deadline: number): Promise<RoundTrip> {
   const times: number[] = [];
   let setUp: number | undefined;
-  const request = { method: 'GET', url: `${origin}/`, headers: [['user-agent', userAgent()]] as Array<[string, string]> };
+  const request = {
+    method: 'GET',
+    url: `${origin}/`,
+    headers: [['user-agent', userAgent()]] as Array<[string, string]>,
+  };
   for (let attempt = 0; attempt <= SAMPLES; attempt += 1) {
     const left = Math.floor(deadline - performance.now());
     if (left <= 0) break;
@@ -34,7 +42,10 @@ async function measureOne(origin: string, network: Network | undefined, deadline
       else times.push(answer.durationMs);
     } catch (error) {
       if (setUp !== undefined) break;
-      return { origin, problem: error instanceof Error ? error.message.replace(/^GET \S+ got no answer: /, '') : String(error) };
+      return {
+        origin,
+        problem: error instanceof Error ? error.message.replace(/^GET \S+ got no answer: /, '') : String(error),
+      };
     }
   }
   // Only the first request fitted in the budget: its time, set-up included, stands for a round trip that long.

@@ -6,16 +6,25 @@ import { chooseWorkers, type WorkerChoice } from './worker-count.ts';
 export const RUN_WORKERS_ENV = 'CONFORMANCE_RUN_WORKERS';
 
 /** The target URLs whose origins the run talks to: every service's base URL and token endpoint. */
-export const targetUrls = (suite: SuiteConfig) => Object.values(suite.services).flatMap((service) => [service.baseUrl, service.tokenUrl]);
+export const targetUrls = (suite: SuiteConfig) =>
+  Object.values(suite.services).flatMap((service) => [service.baseUrl, service.tokenUrl]);
 
 /**
  * In the runner: the run's workers, measured against the target when CONFORMANCE_WORKERS is unset and the target is not
  * the embedded sandbox, and handed to the workers through RUN_WORKERS_ENV (they inherit the runner's environment).
  */
-export async function decideWorkers(suite: SuiteConfig, env: Record<string, string | undefined> = process.env): Promise<WorkerChoice> {
+export async function decideWorkers(
+  suite: SuiteConfig,
+  env: Record<string, string | undefined> = process.env,
+): Promise<WorkerChoice> {
   const measure = !suite.workersSet && !suite.embedded;
   const roundTrips = measure ? await measureRoundTrips(targetUrls(suite), suite.http.network) : undefined;
-  const choice = chooseWorkers({ ...(suite.workersSet ? { configured: suite.workers } : {}), embedded: suite.embedded, cap: suite.targetConcurrency, ...(roundTrips ? { roundTrips } : {}) });
+  const choice = chooseWorkers({
+    ...(suite.workersSet ? { configured: suite.workers } : {}),
+    embedded: suite.embedded,
+    cap: suite.targetConcurrency,
+    ...(roundTrips ? { roundTrips } : {}),
+  });
   env[RUN_WORKERS_ENV] = String(choice.workers);
   return choice;
 }

@@ -41,7 +41,12 @@ export function workersFor(ms: number, cap: number): number {
  * origin's round trip, or 2 when none could be measured (the preflight then says what is wrong). Never more than
  * TARGET_CONCURRENCY.
  */
-export function chooseWorkers(input: { configured?: number; embedded: boolean; cap: number; roundTrips?: readonly RoundTrip[] }): WorkerChoice {
+export function chooseWorkers(input: {
+  configured?: number;
+  embedded: boolean;
+  cap: number;
+  roundTrips?: readonly RoundTrip[];
+}): WorkerChoice {
   const fallback = Math.min(DEFAULT_WORKERS, input.cap);
   const capped = input.cap < DEFAULT_WORKERS ? `, at most TARGET_CONCURRENCY=${input.cap}` : '';
   if (input.configured !== undefined) return { workers: input.configured, why: 'CONFORMANCE_WORKERS' };
@@ -50,14 +55,22 @@ export function chooseWorkers(input: { configured?: number; embedded: boolean; c
   const failed = trips.find((trip) => 'problem' in trip);
   const measured = trips.filter((trip): trip is Extract<RoundTrip, { ms: number }> => 'ms' in trip);
   if (failed || measured.length === 0) {
-    const reason = failed && 'problem' in failed ? `round trip to ${failed.origin} not measured: ${failed.problem}` : 'no round trip measured';
+    const reason =
+      failed && 'problem' in failed
+        ? `round trip to ${failed.origin} not measured: ${failed.problem}`
+        : 'no round trip measured';
     return { workers: fallback, why: `${reason}${capped}; CONFORMANCE_WORKERS sets it` };
   }
   const slowest = measured.reduce((a, b) => (b.ms > a.ms ? b : a));
   const workers = workersFor(slowest.ms, input.cap);
-  const bound = workers === input.cap && workers < MOST_USEFUL_WORKERS ? `, at most TARGET_CONCURRENCY=${input.cap}` : '';
-  return { workers, why: `round trip ${Math.round(slowest.ms)} ms to ${slowest.origin}${bound}; CONFORMANCE_WORKERS sets it` };
+  const bound =
+    workers === input.cap && workers < MOST_USEFUL_WORKERS ? `, at most TARGET_CONCURRENCY=${input.cap}` : '';
+  return {
+    workers,
+    why: `round trip ${Math.round(slowest.ms)} ms to ${slowest.origin}${bound}; CONFORMANCE_WORKERS sets it`,
+  };
 }
 
 /** The line the run prints before it starts. */
-export const workersLine = (choice: WorkerChoice) => `Workers: ${choice.workers} (${choice.why === 'CONFORMANCE_WORKERS' ? 'set by CONFORMANCE_WORKERS' : choice.why})`;
+export const workersLine = (choice: WorkerChoice) =>
+  `Workers: ${choice.workers} (${choice.why === 'CONFORMANCE_WORKERS' ? 'set by CONFORMANCE_WORKERS' : choice.why})`;

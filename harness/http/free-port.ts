@@ -11,7 +11,8 @@ import { createServer } from 'node:net';
 const SERVED = { low: 20_000, high: 28_000 };
 const CLOSED = { low: 28_000, high: 32_000 };
 
-const randomIn = (range: { low: number; high: number }) => range.low + Math.floor(Math.random() * (range.high - range.low));
+const randomIn = (range: { low: number; high: number }) =>
+  range.low + Math.floor(Math.random() * (range.high - range.low));
 
 function isFree(port: number): Promise<boolean> {
   return new Promise<boolean>((resolve) => {

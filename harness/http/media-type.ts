@@ -6,5 +6,7 @@ export function mediaTypeOf(contentType: string | undefined): string | undefined
 
 /** The one rule for "labelled as JSON": application/json, or a structured-syntax +json type (RFC 6839). */
 export function isJsonMediaType(type: string | undefined): boolean {
-  return type === 'application/json' || (type !== undefined && /^[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.-]+\+json$/.test(type));
+  return (
+    type === 'application/json' || (type !== undefined && /^[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.-]+\+json$/.test(type))
+  );
 }

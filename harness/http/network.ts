@@ -1,7 +1,14 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect, createSecureContext, rootCertificates, type PeerCertificate, type SecureContext, type TLSSocket } from 'node:tls';
+import {
+  connect as tlsConnect,
+  createSecureContext,
+  rootCertificates,
+  type PeerCertificate,
+  type SecureContext,
+  type TLSSocket,
+} from 'node:tls';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 
 /** The proxy a target origin is reached through, and the variable it came from (messages name it). */
@@ -23,7 +30,10 @@ export interface Network {
   proxies: Record<string, ProxyRoute>;
 }
 
-const direct = { http: new HttpAgent({ keepAlive: true, maxSockets: 16 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 16 }) };
+const direct = {
+  http: new HttpAgent({ keepAlive: true, maxSockets: 16 }),
+  https: new HttpsAgent({ keepAlive: true, maxSockets: 16 }),
+};
 const tunnels = new Map<string, HttpsProxyAgent<string>>();
 const contexts = new WeakMap<object, SecureContext>();
 
@@ -34,7 +44,11 @@ const contexts = new WeakMap<object, SecureContext>();
 export function secureContextOf(network: Network | undefined): SecureContext | undefined {
   if (!network?.ca) return undefined;
   let context = contexts.get(network.ca);
-  if (!context) contexts.set(network.ca, (context = createSecureContext({ ca: [...rootCertificates, ...network.ca.certificates] })));
+  if (!context)
+    contexts.set(
+      network.ca,
+      (context = createSecureContext({ ca: [...rootCertificates, ...network.ca.certificates] })),
+    );
   return context;
 }
 
@@ -44,22 +58,48 @@ export const proxyOf = (url: URL, network: Network | undefined): ProxyRoute | un
  * The agent and TLS options of one request. Through a proxy every request, http:// included, is tunnelled with CONNECT,
  * so that the target receives the headers exactly as sent (a forwarding proxy may add or rewrite some).
  */
-export function connectionOptions(url: URL, network: Network | undefined): { agent: HttpAgent; secureContext?: SecureContext } {
+export function connectionOptions(
+  url: URL,
+  network: Network | undefined,
+): { agent: HttpAgent; secureContext?: SecureContext } {
   const secure = url.protocol === 'https:';
   const secureContext = secure ? secureContextOf(network) : undefined;
   const proxy = proxyOf(url, network);
   let agent: HttpAgent = secure ? direct.https : direct.http;
   if (proxy) {
     let tunnel = tunnels.get(proxy.url);
-    if (!tunnel) tunnels.set(proxy.url, (tunnel = new HttpsProxyAgent(proxy.url, { keepAlive: true, maxSockets: 16, ...(secureContextOf(network) ? { secureContext: secureContextOf(network) } : {}) })));
+    if (!tunnel)
+      tunnels.set(
+        proxy.url,
+        (tunnel = new HttpsProxyAgent(proxy.url, {
+          keepAlive: true,
+          maxSockets: 16,
+          ...(secureContextOf(network) ? { secureContext: secureContextOf(network) } : {}),
+        })),
+      );
     agent = tunnel;
   }
   return { agent, ...(secureContext ? { secureContext } : {}) };
 }
 
-const UNTRUSTED = new Set(['SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE']);
+const UNTRUSTED = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+]);
 const NOT_VALID_NOW = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
-const PROXY_SOCKET: Record<string, string> = { ECONNREFUSED: 'connection refused', ENOTFOUND: 'the host is not found', EAI_AGAIN: 'the host is not found (DNS)', ETIMEDOUT: 'no connection (timed out)', ECONNRESET: 'the connection was reset', EHOSTUNREACH: 'the host is unreachable' };
+const PROXY_SOCKET: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'the host is not found',
+  EAI_AGAIN: 'the host is not found (DNS)',
+  ETIMEDOUT: 'no connection (timed out)',
+  ECONNRESET: 'the connection was reset',
+  EHOSTUNREACH: 'the host is unreachable',
+};
 
 /** A certificate problem in one line with what to do about it, or undefined for any other error. */
 export function certificateProblem(error: NodeJS.ErrnoException, network: Network | undefined): string | undefined {
@@ -80,7 +120,11 @@ export function proxySocketProblem(proxy: ProxyRoute, error: NodeJS.ErrnoExcepti
 }
 
 /** A proxy that answered CONNECT with anything but 200 (Node's answer has statusMessage, https-proxy-agent's statusText). */
-export function proxyRefusal(proxy: ProxyRoute, answer: { statusCode?: number | undefined; statusMessage?: string | undefined; statusText?: string | undefined }, target: string): string {
+export function proxyRefusal(
+  proxy: ProxyRoute,
+  answer: { statusCode?: number | undefined; statusMessage?: string | undefined; statusText?: string | undefined },
+  target: string,
+): string {
   const reason = answer.statusMessage ?? answer.statusText;
   const status = `${answer.statusCode ?? '?'}${reason ? ` ${reason}` : ''}`;
   if (answer.statusCode === 407) {
@@ -93,7 +137,12 @@ export function proxyRefusal(proxy: ProxyRoute, answer: { statusCode?: number | 
 }
 
 /** A connection failure that names its cause (the proxy, the certificate), or undefined for the socket's own words. */
-export function namedProblem(error: NodeJS.ErrnoException, url: URL, network: Network | undefined, tunnelled: boolean): string | undefined {
+export function namedProblem(
+  error: NodeJS.ErrnoException,
+  url: URL,
+  network: Network | undefined,
+  tunnelled: boolean,
+): string | undefined {
   const certificate = certificateProblem(error, network);
   if (certificate) return certificate;
   const proxy = proxyOf(url, network);
@@ -116,7 +165,12 @@ export function issuerOf(certificate: PeerCertificate | undefined): string | und
 function tunnelTo(url: URL, proxy: ProxyRoute, network: Network | undefined, timeoutMs: number): Promise<Socket> {
   const via = new URL(proxy.url);
   const target = `${url.hostname}:${defaultPort(url)}`;
-  const credentials = via.username || via.password ? { 'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(via.username)}:${decodeURIComponent(via.password)}`).toString('base64')}` } : {};
+  const credentials =
+    via.username || via.password
+      ? {
+          'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(via.username)}:${decodeURIComponent(via.password)}`).toString('base64')}`,
+        }
+      : {};
   const secureProxy = via.protocol === 'https:';
   return new Promise((resolve, reject) => {
     const connect = (secureProxy ? httpsRequest : httpRequest)({
@@ -134,8 +188,12 @@ function tunnelTo(url: URL, proxy: ProxyRoute, network: Network | undefined, tim
       socket.destroy();
       reject(new Error(proxyRefusal(proxy, answer, target)));
     });
-    connect.once('timeout', () => connect.destroy(Object.assign(new Error(`no connection within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
-    connect.once('error', (error: NodeJS.ErrnoException) => reject(new Error(certificateProblem(error, network) ?? proxySocketProblem(proxy, error), { cause: error })));
+    connect.once('timeout', () =>
+      connect.destroy(Object.assign(new Error(`no connection within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+    );
+    connect.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new Error(certificateProblem(error, network) ?? proxySocketProblem(proxy, error), { cause: error })),
+    );
     connect.end();
   });
 }
@@ -143,7 +201,14 @@ function tunnelTo(url: URL, proxy: ProxyRoute, network: Network | undefined, tim
 /** What kind of failure kept a host from being reached: messages word their cause by it. */
 export type ReachFailure = 'no-answer' | 'refused' | 'not-found' | 'certificate' | 'proxy' | 'other';
 
-const FAILURE_OF_CODE: Record<string, ReachFailure> = { ECONNREFUSED: 'refused', ENOTFOUND: 'not-found', EAI_AGAIN: 'not-found', ETIMEDOUT: 'no-answer', EHOSTUNREACH: 'no-answer', ENETUNREACH: 'no-answer' };
+const FAILURE_OF_CODE: Record<string, ReachFailure> = {
+  ECONNREFUSED: 'refused',
+  ENOTFOUND: 'not-found',
+  EAI_AGAIN: 'not-found',
+  ETIMEDOUT: 'no-answer',
+  EHOSTUNREACH: 'no-answer',
+  ENETUNREACH: 'no-answer',
+};
 
 export interface Reach {
   /** Why the host cannot be used, in one line; undefined when it answered (TCP, and TLS for https). */
@@ -171,7 +236,11 @@ export async function reach(target: string, network: Network | undefined, timeou
       tunnel = await tunnelTo(url, proxy, network, timeoutMs);
     } catch (error) {
       const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
-      return { problem: (error as Error).message, failure: cause && certificateProblem(cause, network) ? 'certificate' : 'proxy', ...through };
+      return {
+        problem: (error as Error).message,
+        failure: cause && certificateProblem(cause, network) ? 'certificate' : 'proxy',
+        ...through,
+      };
     }
     if (!secure) {
       tunnel.destroy();
@@ -180,7 +249,13 @@ export async function reach(target: string, network: Network | undefined, timeou
   }
   const host = bareHost(url);
   const secureContext = secureContextOf(network);
-  const options = { host, port: defaultPort(url), timeout: timeoutMs, ...(secure ? { servername: isIP(host) ? '' : host, ...(secureContext ? { secureContext } : {}) } : {}), ...(tunnel ? { socket: tunnel } : {}) };
+  const options = {
+    host,
+    port: defaultPort(url),
+    timeout: timeoutMs,
+    ...(secure ? { servername: isIP(host) ? '' : host, ...(secureContext ? { secureContext } : {}) } : {}),
+    ...(tunnel ? { socket: tunnel } : {}),
+  };
   return new Promise((resolve) => {
     const socket: Socket | TLSSocket = secure ? tlsConnect(options) : tcpConnect(options);
     const done = (outcome: Reach) => {
@@ -195,7 +270,11 @@ export async function reach(target: string, network: Network | undefined, timeou
     socket.once('timeout', () => done({ problem: `no connection within ${timeoutMs} ms`, failure: 'no-answer' }));
     socket.once('error', (error: NodeJS.ErrnoException) => {
       const named = namedProblem(error, url, network, tunnel !== undefined);
-      const failure: ReachFailure = certificateProblem(error, network) ? 'certificate' : named ? 'proxy' : (FAILURE_OF_CODE[error.code ?? ''] ?? 'other');
+      const failure: ReachFailure = certificateProblem(error, network)
+        ? 'certificate'
+        : named
+          ? 'proxy'
+          : (FAILURE_OF_CODE[error.code ?? ''] ?? 'other');
       done({ problem: named ?? (error.code ? `${error.code} (${error.message})` : error.message), failure });
     });
   });

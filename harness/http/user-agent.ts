@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { HeaderList } from './wire.ts';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  name: string;
+  version: string;
+};
 
 /**
  * What every request of the suite says it is (User-Agent, RFC 9110 §10.1.5): the suite and its version, and the key of
@@ -19,7 +22,10 @@ export function testKeyIn(value: string | undefined): string | undefined {
 
 /** A test's key, the same in every project and run: its file (relative to tests/, with /) and its titles (describes, then its own). */
 export function testKey(file: string, titles: readonly string[]): string {
-  return createHash('sha256').update([file, ...titles].join('\n')).digest('hex').slice(0, 12);
+  return createHash('sha256')
+    .update([file, ...titles].join('\n'))
+    .digest('hex')
+    .slice(0, 12);
 }
 
 /** The headers with a User-Agent added, unless they carry one already. */

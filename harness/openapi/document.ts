@@ -1,4 +1,12 @@
-import { interfaceInfo, operations, orderErrorTable, tokenEndpoint, tokenServiceOf, type Operation, type ServiceName } from '../../catalog/catalog.ts';
+import {
+  interfaceInfo,
+  operations,
+  orderErrorTable,
+  tokenEndpoint,
+  tokenServiceOf,
+  type Operation,
+  type ServiceName,
+} from '../../catalog/catalog.ts';
 import { schemaDocument, schemaIds } from '../../schemas/registry.ts';
 import { parseRoute, type Route } from '../config/route.ts';
 
@@ -58,7 +66,11 @@ export interface OpenApiTarget {
 
 /** The part 6 events go in the document of the service that sends them. */
 const EVENT_SENDER: ServiceName = 'stepup';
-const SERVICE_TITLES: Record<ServiceName, string> = { identity: 'identity proofing service', stepup: 'step-up service', orders: 'order risk evaluation endpoint' };
+const SERVICE_TITLES: Record<ServiceName, string> = {
+  identity: 'identity proofing service',
+  stepup: 'step-up service',
+  orders: 'order risk evaluation endpoint',
+};
 
 export const openApiServices: readonly ServiceName[] = ['identity', 'stepup', 'orders'];
 
@@ -67,14 +79,23 @@ function serverOf(service: ServiceName, target: OpenApiTarget): Json {
   const variable = `${service.toUpperCase()}_BASE_URL`;
   return configured
     ? { url: configured, description: variable }
-    : { url: `{${service}BaseUrl}`, description: `${variable} (not configured)`, variables: { [`${service}BaseUrl`]: { default: `https://${service}.example`, description: variable } } };
+    : {
+        url: `{${service}BaseUrl}`,
+        description: `${variable} (not configured)`,
+        variables: { [`${service}BaseUrl`]: { default: `https://${service}.example`, description: variable } },
+      };
 }
 
 function headerParameters(op: Operation): Json[] {
   const named = (op.mandatoryHeaders ?? []).filter((h) => h.startsWith('x-'));
   return [
     ...named.map((name) => ({ name, in: 'header', required: true, schema: { type: 'string', minLength: 1 } })),
-    ...(op.optionalHeaders ?? []).map((name) => ({ name, in: 'header', required: false, schema: { type: 'string', minLength: 1 } })),
+    ...(op.optionalHeaders ?? []).map((name) => ({
+      name,
+      in: 'header',
+      required: false,
+      schema: { type: 'string', minLength: 1 },
+    })),
   ];
 }
 
@@ -90,7 +111,9 @@ function operationObject(op: Operation): Json {
     description: `Part ${op.part} of the interface document. The method and path are configured (${op.routeEnv}); the document does not show them, nor the success status.`,
     tags: [op.service],
     ...(parameters.length ? { parameters } : {}),
-    ...(op.hasBody && op.requestSchema ? { requestBody: { required: true, content: { 'application/json': { schema: ref(op.requestSchema) } } } } : {}),
+    ...(op.hasBody && op.requestSchema
+      ? { requestBody: { required: true, content: { 'application/json': { schema: ref(op.requestSchema) } } } }
+      : {}),
     responses: {
       '2XX': {
         description: 'Success; the status code is not shown by the document.',
@@ -104,7 +127,9 @@ function operationObject(op: Operation): Json {
 function orderOperation(op: Operation): Json {
   const byStatus = new Map<number, string[]>();
   for (const row of orderErrorTable) {
-    const said = row.messages?.map((m) => `"${m}"`) ?? (row.messagePrefix ? [`"${row.messagePrefix}<reason>"`] : ['a message saying the service is unavailable']);
+    const said =
+      row.messages?.map((m) => `"${m}"`) ??
+      (row.messagePrefix ? [`"${row.messagePrefix}<reason>"`] : ['a message saying the service is unavailable']);
     const line = `errorType ${row.errorTypes?.join(' or ') ?? '(other)'}: ${said.join('; ')}`;
     byStatus.set(row.status, [...(byStatus.get(row.status) ?? []), line]);
   }
@@ -115,7 +140,9 @@ function orderOperation(op: Operation): Json {
     description: `Part ${op.part}: only the error behaviour is given (part 7); request and response bodies are not shown.`,
     tags: [op.service],
     parameters: headerParameters(op),
-    responses: Object.fromEntries([...byStatus].map(([status, lines]) => [String(status), { description: lines.join('\n'), content: envelope }])),
+    responses: Object.fromEntries(
+      [...byStatus].map(([status, lines]) => [String(status), { description: lines.join('\n'), content: envelope }]),
+    ),
     security: [{ [securitySchemeOf(op.service)]: [tokenEndpoint.scope] }],
   };
 }
@@ -137,9 +164,18 @@ function webhooksObject(): Json {
       {
         post: {
           summary: (schemaDocument(`${SCHEMA_BASE}${file}.schema.json`) as { title?: string }).title,
-          description: "Part 6: sent by the step-up service to the customer's webhook_callback_uri; the customer answers with a JSON body, shown as an empty object. Retries, signing and the expected status are not shown.",
-          requestBody: { required: true, content: { 'application/json': { schema: ref(`${SCHEMA_BASE}${file}.schema.json`) } } },
-          responses: { default: { description: 'A JSON body, shown as an empty object.', content: { 'application/json': { schema: { type: 'object' } } } } },
+          description:
+            "Part 6: sent by the step-up service to the customer's webhook_callback_uri; the customer answers with a JSON body, shown as an empty object. Retries, signing and the expected status are not shown.",
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref(`${SCHEMA_BASE}${file}.schema.json`) } },
+          },
+          responses: {
+            default: {
+              description: 'A JSON body, shown as an empty object.',
+              content: { 'application/json': { schema: { type: 'object' } } },
+            },
+          },
         },
       },
     ]),
@@ -148,13 +184,19 @@ function webhooksObject(): Json {
 
 /** The components a document needs: those its paths and webhooks reference, and those they reference in turn. */
 function componentsReferencedBy(value: unknown): Json {
-  const all = new Map(schemaIds.map(componentName).filter((name) => !NOT_INTERFACE.has(name)).map((name) => [name, asComponent(schemaDocument(`${SCHEMA_BASE}${name}.schema.json`))]));
+  const all = new Map(
+    schemaIds
+      .map(componentName)
+      .filter((name) => !NOT_INTERFACE.has(name))
+      .map((name) => [name, asComponent(schemaDocument(`${SCHEMA_BASE}${name}.schema.json`))]),
+  );
   const needed = new Map<string, unknown>();
   const visit = (inner: unknown): void => {
     if (Array.isArray(inner)) inner.forEach(visit);
     else if (inner && typeof inner === 'object') {
       for (const [key, child] of Object.entries(inner)) {
-        const name = key === '$ref' && typeof child === 'string' ? /^#\/components\/schemas\/([^/]+)/.exec(child)?.[1] : undefined;
+        const name =
+          key === '$ref' && typeof child === 'string' ? /^#\/components\/schemas\/([^/]+)/.exec(child)?.[1] : undefined;
         if (name && !needed.has(name) && all.has(name)) {
           needed.set(name, all.get(name));
           visit(all.get(name));
@@ -197,7 +239,15 @@ export function openApiDocument(service: ServiceName, target: OpenApiTarget): Js
         [scheme]: {
           type: 'oauth2',
           description: `Part 5: OAuth 2.0 client credentials, HTTP Basic with the API key at the token endpoint of the ${SERVICE_TITLES[tokenService]}; the only scope is ${tokenEndpoint.scope}.`,
-          flows: { clientCredentials: { tokenUrl: target.tokenUrls[service] ?? target.tokenUrls[tokenService] ?? `https://${tokenService}.example/v1/token`, scopes: { [tokenEndpoint.scope]: 'The only scope.' } } },
+          flows: {
+            clientCredentials: {
+              tokenUrl:
+                target.tokenUrls[service] ??
+                target.tokenUrls[tokenService] ??
+                `https://${tokenService}.example/v1/token`,
+              scopes: { [tokenEndpoint.scope]: 'The only scope.' },
+            },
+          },
         },
       },
     },
@@ -206,7 +256,10 @@ export function openApiDocument(service: ServiceName, target: OpenApiTarget): Js
 
 /** One document per service, in the order of openApiServices. */
 export function openApiDocuments(target: OpenApiTarget): Record<ServiceName, Json> {
-  return Object.fromEntries(openApiServices.map((service) => [service, openApiDocument(service, target)])) as Record<ServiceName, Json>;
+  return Object.fromEntries(openApiServices.map((service) => [service, openApiDocument(service, target)])) as Record<
+    ServiceName,
+    Json
+  >;
 }
 
 /** The file npm run openapi writes a service's document to. */

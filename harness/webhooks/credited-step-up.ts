@@ -15,7 +15,10 @@ export interface CreditedStepUp<Sent> {
  * `send` takes the step-up's place among the run's step-ups with the credit given and sends it; `outcomeOf` waits for
  * its final outcome.
  */
-export async function creditedStepUp<Sent>(send: (credit: Credit) => Promise<Sent>, outcomeOf: (sent: Sent) => Promise<FlowOutcome>): Promise<CreditedStepUp<Sent>> {
+export async function creditedStepUp<Sent>(
+  send: (credit: Credit) => Promise<Sent>,
+  outcomeOf: (sent: Sent) => Promise<FlowOutcome>,
+): Promise<CreditedStepUp<Sent>> {
   const counted = await send('counted');
   const outcome = await outcomeOf(counted);
   if (outcome.state !== 'ambiguous') return { sent: counted, outcome };

@@ -49,11 +49,21 @@ export class EventHub {
   readonly listen: string;
 
   /** @param progress which tests of the run have not ended (harness/run/run-progress.ts), when a reporter keeps it. */
-  constructor(config: SuiteConfig, redactor: Redactor, outputDir: string, private readonly progress: () => RunProgress | undefined = () => undefined) {
+  constructor(
+    config: SuiteConfig,
+    redactor: Redactor,
+    outputDir: string,
+    private readonly progress: () => RunProgress | undefined = () => undefined,
+  ) {
     this.port = config.webhook.port;
     this.listen = `${config.webhook.host}:${config.webhook.port}`;
     const name = `webhook-deliveries-${config.webhook.port}-${config.runTag}.jsonl`.replace(/[^A-Za-z0-9.-]+/g, '-');
-    this.receiver = new WebhookReceiver({ host: config.webhook.host, port: config.webhook.port, journal: { path: join(outputDir, name), redactor }, onDelivery: (d) => this.stepUps.deliver(d) });
+    this.receiver = new WebhookReceiver({
+      host: config.webhook.host,
+      port: config.webhook.port,
+      journal: { path: join(outputDir, name), redactor },
+      onDelivery: (d) => this.stepUps.deliver(d),
+    });
     this.stepUps = new StepUpFlows(config.webhook.waitMs);
   }
 
@@ -81,7 +91,8 @@ export class EventHub {
   /** The broker's routes for the workers (harness/run/broker.ts serves them), under eventsPath of the receiver's port. */
   routes(): Record<string, HubRoute> {
     const prefix = eventsPath(this.port);
-    const poll = (body: Record<string, unknown>) => Math.max(0, Math.min(LONGEST_POLL_MS, Number(body['timeoutMs']) || 0));
+    const poll = (body: Record<string, unknown>) =>
+      Math.max(0, Math.min(LONGEST_POLL_MS, Number(body['timeoutMs']) || 0));
     const since = (body: Record<string, unknown>) => Number(body['since']) || 0;
     return {
       [`${prefix}/since`]: async (body) => this.receiver.since(since(body)).map(recordOf),
@@ -91,13 +102,19 @@ export class EventHub {
       },
       [`${prefix}/results`]: async (body) => {
         const inquiryId = body['inquiryId'];
-        const found = await this.receiver.waitFor((d) => eventKind(d.json) === 'results' && field(d, 'inquiryId') === inquiryId, { since: since(body), timeoutMs: poll(body) });
+        const found = await this.receiver.waitFor(
+          (d) => eventKind(d.json) === 'results' && field(d, 'inquiryId') === inquiryId,
+          { since: since(body), timeoutMs: poll(body) },
+        );
         if (found) this.waited(since(body), found);
         return { event: found ? recordOf(found) : null };
       },
       [`${prefix}/onboarding`]: async (body) => {
         const sessionId = body['sessionId'];
-        const found = await this.receiver.waitFor((d) => eventKind(d.json) === 'onboarding' && field(d, 'sessionId') === sessionId, { since: since(body), timeoutMs: poll(body) });
+        const found = await this.receiver.waitFor(
+          (d) => eventKind(d.json) === 'onboarding' && field(d, 'sessionId') === sessionId,
+          { since: since(body), timeoutMs: poll(body) },
+        );
         return { event: found ? recordOf(found) : null };
       },
       [`${prefix}/step-up/begin`]: async (body) => {
@@ -118,11 +135,17 @@ export class EventHub {
       },
       [`${prefix}/step-up/outcome`]: async (body) => {
         const outcome = await this.stepUps.outcome(String(body['ticket']), poll(body));
-        if (outcome?.event && outcome.state === 'answered') this.waited(outcome.sentAt, outcome.event, outcome.lastEventAt);
-        return { outcome: outcome ? { ...outcome, ...(outcome.event ? { event: recordOf(outcome.event) } : {}) } : null };
+        if (outcome?.event && outcome.state === 'answered')
+          this.waited(outcome.sentAt, outcome.event, outcome.lastEventAt);
+        return {
+          outcome: outcome ? { ...outcome, ...(outcome.event ? { event: recordOf(outcome.event) } : {}) } : null,
+        };
       },
       [`${prefix}/others-ended`]: async (body) => {
-        const ended = this.progress()?.othersEnded(this.port, String(body['testId'])).then(() => true) ?? Promise.resolve(true);
+        const ended =
+          this.progress()
+            ?.othersEnded(this.port, String(body['testId']))
+            .then(() => true) ?? Promise.resolve(true);
         return { done: await within(ended, poll(body), false) };
       },
       [`${prefix}/settle`]: async (body) => {

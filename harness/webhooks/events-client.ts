@@ -55,18 +55,27 @@ export class EventsClient implements StepUpGate {
 
   /** The first document results event carrying `inquiryId` that arrived since `since`, waiting until `deadline`. */
   results(inquiryId: string, since: number, deadline: number): Promise<DeliveryRecord | undefined> {
-    return this.polled(deadline, (timeoutMs) => this.ask<{ event: DeliveryRecord | null }>('/results', { inquiryId, since, timeoutMs }));
+    return this.polled(deadline, (timeoutMs) =>
+      this.ask<{ event: DeliveryRecord | null }>('/results', { inquiryId, since, timeoutMs }),
+    );
   }
 
   /** The first document onboarding event of `sessionId` that arrived since `since`, waiting until `deadline`. */
   onboarding(sessionId: string, since: number, deadline: number): Promise<DeliveryRecord | undefined> {
-    return this.polled(deadline, (timeoutMs) => this.ask<{ event: DeliveryRecord | null }>('/onboarding', { sessionId, since, timeoutMs }));
+    return this.polled(deadline, (timeoutMs) =>
+      this.ask<{ event: DeliveryRecord | null }>('/onboarding', { sessionId, since, timeoutMs }),
+    );
   }
 
   async begin(channel: MessageChannel, credit: Credit): Promise<StepUpTicket> {
     const request = randomUUID();
     for (;;) {
-      const { ticket } = await this.ask<{ ticket: StepUpTicket | null }>('/step-up/begin', { request, channel, credit, timeoutMs: LONGEST_POLL_MS });
+      const { ticket } = await this.ask<{ ticket: StepUpTicket | null }>('/step-up/begin', {
+        request,
+        channel,
+        credit,
+        timeoutMs: LONGEST_POLL_MS,
+      });
       if (ticket) return ticket;
     }
   }
@@ -78,7 +87,10 @@ export class EventsClient implements StepUpGate {
   /** The step-up's outcome: its event, or its window's end (WEBHOOK_WAIT_MS from its request), or for a counted one the count's answer. */
   async stepUpOutcome(ticket: StepUpTicket): Promise<FlowOutcome> {
     for (;;) {
-      const { outcome } = await this.ask<{ outcome: FlowOutcome | null }>('/step-up/outcome', { ticket: ticket.ticket, timeoutMs: LONGEST_POLL_MS });
+      const { outcome } = await this.ask<{ outcome: FlowOutcome | null }>('/step-up/outcome', {
+        ticket: ticket.ticket,
+        timeoutMs: LONGEST_POLL_MS,
+      });
       if (!outcome) throw new Error(`The run's receiver knows no step-up ${ticket.ticket}`);
       if (outcome.state !== 'sending' && outcome.state !== 'waiting') return outcome;
     }
@@ -99,12 +111,17 @@ export class EventsClient implements StepUpGate {
   async settle(deadline: number): Promise<{ flows: number; live: number }> {
     for (;;) {
       const left = deadline - Date.now();
-      const answer = await this.ask<{ flows: number; live: number }>('/settle', { timeoutMs: Math.max(0, Math.min(left, LONGEST_POLL_MS)) });
+      const answer = await this.ask<{ flows: number; live: number }>('/settle', {
+        timeoutMs: Math.max(0, Math.min(left, LONGEST_POLL_MS)),
+      });
       if (answer.live === 0 || Date.now() >= deadline) return answer;
     }
   }
 
-  private async polled(deadline: number, ask: (timeoutMs: number) => Promise<{ event: DeliveryRecord | null }>): Promise<DeliveryRecord | undefined> {
+  private async polled(
+    deadline: number,
+    ask: (timeoutMs: number) => Promise<{ event: DeliveryRecord | null }>,
+  ): Promise<DeliveryRecord | undefined> {
     for (;;) {
       const left = deadline - Date.now();
       const { event } = await ask(Math.max(0, Math.min(left, LONGEST_POLL_MS)));

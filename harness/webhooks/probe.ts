@@ -17,11 +17,21 @@ export interface WebhookProbe {
 
 export function webhookProbe(): WebhookProbe {
   const nonce = `probe-${randomBytes(8).toString('hex')}`;
-  return { nonce, headers: [[PROBE_HEADER, nonce], ['content-type', 'application/json']], body: JSON.stringify({ [PROBE_MEMBER]: nonce }) };
+  return {
+    nonce,
+    headers: [
+      [PROBE_HEADER, nonce],
+      ['content-type', 'application/json'],
+    ],
+    body: JSON.stringify({ [PROBE_MEMBER]: nonce }),
+  };
 }
 
 /** The probe's nonce when a request is one (header and body agree and the body holds nothing else), else undefined. */
-export function probeNonce(delivery: { headers: ReadonlyArray<readonly [string, string]>; json?: unknown }): string | undefined {
+export function probeNonce(delivery: {
+  headers: ReadonlyArray<readonly [string, string]>;
+  json?: unknown;
+}): string | undefined {
   const header = delivery.headers.find(([name]) => name === PROBE_HEADER)?.[1];
   if (!header || !isObject(delivery.json)) return undefined;
   const keys = Object.keys(delivery.json);

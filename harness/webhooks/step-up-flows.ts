@@ -122,10 +122,13 @@ export class StepUpFlows {
   deliver(delivery: DeliveryRecord): string | undefined {
     const body = delivery.json;
     if (eventKind(body) !== 'session' || !isObject(body) || body['docVerification'] === true) return undefined;
-    const session = typeof body['sessionId'] === 'string' && body['sessionId'] !== '' ? body['sessionId'] : `#${delivery.seq}`;
+    const session =
+      typeof body['sessionId'] === 'string' && body['sessionId'] !== '' ? body['sessionId'] : `#${delivery.seq}`;
     if (this.seenSessions.has(session)) return undefined;
     this.seenSessions.add(session);
-    const candidates = [...this.flows.values()].filter((f) => isLive(f) && f.sentAt <= delivery.receivedAt).sort((a, b) => a.sentAt - b.sentAt);
+    const candidates = [...this.flows.values()]
+      .filter((f) => isLive(f) && f.sentAt <= delivery.receivedAt)
+      .sort((a, b) => a.sentAt - b.sentAt);
     const agreeing = candidates.find((f) => !channelTypeContradicts(f.channel, body['channelType']));
     const flow = agreeing ?? candidates[0];
     if (!flow) return undefined;
@@ -171,7 +174,8 @@ export class StepUpFlows {
       if (!flow.counted || !isPending(flow)) continue;
       const overlap = acceptedOverlap(flow);
       if (flow.state === 'dropped') this.conclude(flow, 'dropped');
-      else if (overlap.some((f) => f.state === 'expired')) this.conclude(flow, overlap.length === 1 ? 'expired' : 'ambiguous');
+      else if (overlap.some((f) => f.state === 'expired'))
+        this.conclude(flow, overlap.length === 1 ? 'expired' : 'ambiguous');
       else if (overlap.every((f) => f.state === 'answered')) this.conclude(flow, 'answered');
     }
   }
@@ -185,7 +189,7 @@ export class StepUpFlows {
 
   /** Grants, in order, every waiting request the channel rules allow now. */
   private pump(): void {
-    for (let i = 0; i < this.queue.length; ) {
+    for (let i = 0; i < this.queue.length;) {
       const waiting = this.queue[i] as Waiting;
       if (!this.mayStart(waiting, i)) {
         i += 1;
@@ -197,14 +201,24 @@ export class StepUpFlows {
   }
 
   private start(waiting: Waiting): void {
-    const flow: Flow = { ticket: randomUUID(), channel: waiting.channel, credit: waiting.credit, state: 'sending', sentAt: this.now(), waiters: [] };
+    const flow: Flow = {
+      ticket: randomUUID(),
+      channel: waiting.channel,
+      credit: waiting.credit,
+      state: 'sending',
+      sentAt: this.now(),
+      waiters: [],
+    };
     // A worker that never reports the answer (it ended mid-request) holds its channel for one window at most.
     flow.timer = setTimeout(() => this.finish(flow, 'expired'), this.windowMs);
     for (const other of this.flows.values()) if (other.counted && isPending(other)) other.counted.overlap.add(flow);
     if (waiting.credit === 'counted') {
       const overlap = new Set([...this.flows.values()].filter(isLive).concat(flow));
       // Its window's end: without its event it has expired (count() concludes); with it, its overlap was not answered in time.
-      const deadline = setTimeout(() => (isLive(flow) ? this.finish(flow, 'expired') : this.conclude(flow, 'ambiguous')), this.windowMs);
+      const deadline = setTimeout(
+        () => (isLive(flow) ? this.finish(flow, 'expired') : this.conclude(flow, 'ambiguous')),
+        this.windowMs,
+      );
       flow.counted = { overlap, deadline };
     }
     this.flows.set(flow.ticket, flow);

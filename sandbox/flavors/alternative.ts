@@ -17,12 +17,21 @@ export const alternative: CoreBehaviour = {
   orderCredentialsBeforeHeaders: true,
   ids: 'sequential',
   initialDecision: 'ALLOW',
-  assessmentExtras: ({ fetchUrl, created, correlationId }) => ({ _links: { self: { href: fetchUrl } }, ...(created ? { requestId: correlationId ?? randomUUID() } : {}) }),
+  assessmentExtras: ({ fetchUrl, created, correlationId }) => ({
+    _links: { self: { href: fetchUrl } },
+    ...(created ? { requestId: correlationId ?? randomUUID() } : {}),
+  }),
   omitEventDefaults: true,
   omitResponseDefaults: false,
   sessionResendStatus: 'SENT',
   ...strictInput,
-  tokens: { kind: 'opaque', lifetimeSeconds: 300, type: 'bearer', defaultScope: true, extra: { refresh_expires_in: 0 } },
+  tokens: {
+    kind: 'opaque',
+    lifetimeSeconds: 300,
+    type: 'bearer',
+    defaultScope: true,
+    extra: { refresh_expires_in: 0 },
+  },
   webhookHeaders: () => ({ 'x-webhook-id': randomUUID() }),
   caseVisibility: 'own-client',
 };

@@ -25,7 +25,11 @@ export interface CoreBehaviour {
   /** The decision of a new case (2.2 shows no values). */
   initialDecision: string;
   /** Members of the assessment response beyond 2.2 (a correct server may add some). */
-  assessmentExtras?: (context: { fetchUrl: string; created: boolean; correlationId: string | undefined }) => Record<string, unknown>;
+  assessmentExtras?: (context: {
+    fetchUrl: string;
+    created: boolean;
+    correlationId: string | undefined;
+  }) => Record<string, unknown>;
   /** Whether the verification session event (6.3) leaves out members holding their proto3 default. */
   omitEventDefaults: boolean;
   /** Whether the answers of 4.2 to 4.7 leave out members holding their proto3 default ("", 0, false, [], {}). */
@@ -73,7 +77,10 @@ export interface CoreBehaviour {
 }
 
 /** How a flavor refuses input the document is silent about refusing: strictly (reference, alternative) unless it says otherwise. */
-export type InputHandling = Pick<CoreBehaviour, 'scalarTypes' | 'invalidUtf8' | 'checksContentType' | 'unknownDecision' | 'nullOrderBody' | 'malformedBearerStatus'>;
+export type InputHandling = Pick<
+  CoreBehaviour,
+  'scalarTypes' | 'invalidUtf8' | 'checksContentType' | 'unknownDecision' | 'nullOrderBody' | 'malformedBearerStatus'
+>;
 
 export const strictInput: InputHandling = {
   scalarTypes: 'refuse',

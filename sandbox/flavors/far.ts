@@ -3,7 +3,15 @@ import { operation } from '../../catalog/catalog.ts';
 import { startCore } from '../core.ts';
 import { DeliveryQueue } from '../delivery-queue.ts';
 import { sendJson, sendRefusal } from '../errors.ts';
-import { forward, forwardedHeaders, listenFront, readWhole, relay, sendBadGateway, type InnerAnswer } from '../front-server.ts';
+import {
+  forward,
+  forwardedHeaders,
+  listenFront,
+  readWhole,
+  relay,
+  sendBadGateway,
+  type InnerAnswer,
+} from '../front-server.ts';
 import { unknownCaseRefusal } from '../guards.ts';
 import { compilePath, operationPath, operationRoute } from '../layout.ts';
 import type { FarSettings, RunningSandbox, SandboxOptions } from '../types.ts';
@@ -16,17 +24,30 @@ import { reference } from './reference.ts';
  * verification as not there yet (404, as for a case it does not know) for a while after the verification, and, given a
  * certificate, speaks HTTPS only.
  */
-export const defaultFarSettings: Omit<FarSettings, 'seed'> = { latencyMs: 150, eventDelayMs: { min: 6000, max: 9000 }, redeliverEvery: 3, recordsDelayMs: 2000 };
+export const defaultFarSettings: Omit<FarSettings, 'seed'> = {
+  latencyMs: 150,
+  eventDelayMs: { min: 6000, max: 9000 },
+  redeliverEvery: 3,
+  recordsDelayMs: 2000,
+};
 
-const verificationRoute = { method: operationRoute('reference', 'documentVerification').method, path: operationPath('reference', operation('documentVerification')) };
-const recordsRoute = { method: operationRoute('reference', 'documentRecords').method, pattern: compilePath(operationPath('reference', operation('documentRecords'))) };
+const verificationRoute = {
+  method: operationRoute('reference', 'documentVerification').method,
+  path: operationPath('reference', operation('documentVerification')),
+};
+const recordsRoute = {
+  method: operationRoute('reference', 'documentRecords').method,
+  pattern: compilePath(operationPath('reference', operation('documentRecords'))),
+};
 
 const succeeded = (answer: InnerAnswer): boolean => answer.status >= 200 && answer.status < 300;
 
 function jsonObject(bytes: Buffer): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(bytes.toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
@@ -34,15 +55,26 @@ function jsonObject(bytes: Buffer): Record<string, unknown> {
 
 /** The identifiers by which the records of a verification are fetched: the case's, and the inquiry's (ERRATUM-DOCR-PATH-PARAM). */
 function identifiersOf(request: Buffer, answer: InnerAnswer): string[] {
-  return [jsonObject(answer.body)['authenticationId'], jsonObject(request)['inquiryId']].filter((id): id is string => typeof id === 'string' && id !== '');
+  return [jsonObject(answer.body)['authenticationId'], jsonObject(request)['inquiryId']].filter(
+    (id): id is string => typeof id === 'string' && id !== '',
+  );
 }
 
 export async function startFarSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   const far: FarSettings = options.far ?? { ...defaultFarSettings, seed: 'far' };
   const warn = options.webhookWarnings === false ? () => undefined : (options.warn ?? console.warn);
-  const queue = new DeliveryQueue(options.webhookUrl === undefined ? undefined : new URL(options.webhookUrl), far, warn, options.webhookTimeoutMs);
+  const queue = new DeliveryQueue(
+    options.webhookUrl === undefined ? undefined : new URL(options.webhookUrl),
+    far,
+    warn,
+    options.webhookTimeoutMs,
+  );
   const inbox = await queue.listen();
-  const inner = await startCore({ ...options, host: '127.0.0.1', port: 0, ...(options.webhookUrl === undefined ? {} : { webhookUrl: inbox.url }) }, reference, 'far');
+  const inner = await startCore(
+    { ...options, host: '127.0.0.1', port: 0, ...(options.webhookUrl === undefined ? {} : { webhookUrl: inbox.url }) },
+    reference,
+    'far',
+  );
   /** When the records of each verification are there, by the identifiers they are fetched with. */
   const readyAt = new Map<string, number>();
   /** The shortest time a request was held before it was relayed, and how many were. */
@@ -61,11 +93,23 @@ export async function startFarSandbox(options: SandboxOptions): Promise<RunningS
     const method = (req.method ?? 'GET').toUpperCase();
     const path = new URL(req.url ?? '/', 'http://front').pathname;
     // A timer may fire a fraction of a millisecond early: held until the whole latency has passed.
-    for (let left = far.latencyMs; left > 0; left = far.latencyMs - (performance.now() - arrived)) await new Promise((resolve) => setTimeout(resolve, Math.ceil(left)));
+    for (let left = far.latencyMs; left > 0; left = far.latencyMs - (performance.now() - arrived))
+      await new Promise((resolve) => setTimeout(resolve, Math.ceil(left)));
     held.requests += 1;
     held.minMs = Math.min(held.minMs, performance.now() - arrived);
-    if (path === '/__sandbox/far') return sendJson(res, 200, { ...settingsShown(far), held: { requests: held.requests, minMs: Math.floor(held.minMs) }, queue: queue.queued });
-    const answer = await forward(inner.url, method, req.url ?? '/', forwardedHeaders(req), body.length ? body : undefined);
+    if (path === '/__sandbox/far')
+      return sendJson(res, 200, {
+        ...settingsShown(far),
+        held: { requests: held.requests, minMs: Math.floor(held.minMs) },
+        queue: queue.queued,
+      });
+    const answer = await forward(
+      inner.url,
+      method,
+      req.url ?? '/',
+      forwardedHeaders(req),
+      body.length ? body : undefined,
+    );
     if (method === verificationRoute.method && path === verificationRoute.path && succeeded(answer)) {
       for (const id of identifiersOf(body, answer)) readyAt.set(id, Date.now() + far.recordsDelayMs);
     }

@@ -22,14 +22,54 @@ export interface FlavorModule {
 const core = () => import('../core.ts');
 
 const modules: Readonly<Record<Flavor, FlavorModule>> = {
-  reference: { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: async (options) => (await core()).startCore(options, reference, 'reference') },
-  alternative: { layout: 'alternative', tokenKind: alternative.tokens.kind, deliversToReceiver: true, start: async (options) => (await core()).startCore(options, alternative, 'alternative') },
-  gateway: { layout: 'gateway', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: async (options) => (await import('../gateway/front.ts')).startGatewaySandbox(options) },
-  'rate-limited': { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: async (options) => (await import('./rate-limited.ts')).startRateLimitedSandbox(options) },
-  detached: { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: false, start: async (options) => (await import('./detached.ts')).startDetachedSandbox(options) },
-  lenient: { layout: 'reference', tokenKind: lenient.tokens.kind, deliversToReceiver: true, start: async (options) => (await core()).startCore(options, lenient, 'lenient') },
-  proto3: { layout: 'reference', tokenKind: proto3.tokens.kind, deliversToReceiver: true, start: async (options) => (await core()).startCore(options, proto3, 'proto3') },
-  far: { layout: 'reference', tokenKind: reference.tokens.kind, deliversToReceiver: true, start: async (options) => (await import('./far.ts')).startFarSandbox(options) },
+  reference: {
+    layout: 'reference',
+    tokenKind: reference.tokens.kind,
+    deliversToReceiver: true,
+    start: async (options) => (await core()).startCore(options, reference, 'reference'),
+  },
+  alternative: {
+    layout: 'alternative',
+    tokenKind: alternative.tokens.kind,
+    deliversToReceiver: true,
+    start: async (options) => (await core()).startCore(options, alternative, 'alternative'),
+  },
+  gateway: {
+    layout: 'gateway',
+    tokenKind: reference.tokens.kind,
+    deliversToReceiver: true,
+    start: async (options) => (await import('../gateway/front.ts')).startGatewaySandbox(options),
+  },
+  'rate-limited': {
+    layout: 'reference',
+    tokenKind: reference.tokens.kind,
+    deliversToReceiver: true,
+    start: async (options) => (await import('./rate-limited.ts')).startRateLimitedSandbox(options),
+  },
+  detached: {
+    layout: 'reference',
+    tokenKind: reference.tokens.kind,
+    deliversToReceiver: false,
+    start: async (options) => (await import('./detached.ts')).startDetachedSandbox(options),
+  },
+  lenient: {
+    layout: 'reference',
+    tokenKind: lenient.tokens.kind,
+    deliversToReceiver: true,
+    start: async (options) => (await core()).startCore(options, lenient, 'lenient'),
+  },
+  proto3: {
+    layout: 'reference',
+    tokenKind: proto3.tokens.kind,
+    deliversToReceiver: true,
+    start: async (options) => (await core()).startCore(options, proto3, 'proto3'),
+  },
+  far: {
+    layout: 'reference',
+    tokenKind: reference.tokens.kind,
+    deliversToReceiver: true,
+    start: async (options) => (await import('./far.ts')).startFarSandbox(options),
+  },
 };
 
 export const flavors = Object.keys(modules) as readonly Flavor[];

@@ -27,7 +27,10 @@ function clientKey(req: IncomingMessage): string {
 
 class Window {
   private readonly counts = new Map<string, { start: number; count: number }>();
-  constructor(private readonly limit: number, private readonly windowMs: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+  ) {}
 
   /** undefined when the request may pass, else the milliseconds until the client's window ends. */
   take(key: string, now: number): number | undefined {
@@ -43,7 +46,10 @@ class Window {
 
 class Buckets {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  constructor(private readonly burst: number, private readonly perSecond: number) {}
+  constructor(
+    private readonly burst: number,
+    private readonly perSecond: number,
+  ) {}
 
   /** undefined when the request may pass, else the milliseconds until a token is back. */
   take(key: string, now: number): number | undefined {
@@ -68,7 +74,8 @@ export async function startRateLimitedSandbox(options: SandboxOptions): Promise<
   const buckets = new Buckets(limits.burst, limits.perSecond);
   const limited: RateLimitedCounts = { tokens: 0, operations: 0, orders: 0 };
 
-  const kindOf = (path: string): keyof RateLimitedCounts => (tokenPaths.has(path) ? 'tokens' : path === ordersPath ? 'orders' : 'operations');
+  const kindOf = (path: string): keyof RateLimitedCounts =>
+    tokenPaths.has(path) ? 'tokens' : path === ordersPath ? 'orders' : 'operations';
   const seen = new Map<string, number>();
   const nth = (key: string): boolean => {
     if (!limits.everyNth) return false;
@@ -81,12 +88,22 @@ export async function startRateLimitedSandbox(options: SandboxOptions): Promise<
   const tooMany = (res: ServerResponse, kind: keyof RateLimitedCounts, waitMs: number | undefined): void => {
     limited[kind] += 1;
     if (kind === 'tokens') {
-      const retryAfter: Record<string, string> = waitMs === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) };
-      return sendJson(res, 429, { error: 'slow_down', error_description: 'too many token requests: reuse your token' }, { ...retryAfter, 'cache-control': 'no-store' });
+      const retryAfter: Record<string, string> =
+        waitMs === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) };
+      return sendJson(
+        res,
+        429,
+        { error: 'slow_down', error_description: 'too many token requests: reuse your token' },
+        { ...retryAfter, 'cache-control': 'no-store' },
+      );
     }
     // An HTTP-date has whole seconds: the first one at which a token is back.
-    const retryAfter: Record<string, string> = waitMs === undefined ? {} : { 'retry-after': new Date(Math.ceil((Date.now() + waitMs) / 1000) * 1000).toUTCString() };
-    if (kind === 'orders') return sendJson(res, 429, { message: 'too many requests', errorType: 'rate_limited', code: 429 }, retryAfter);
+    const retryAfter: Record<string, string> =
+      waitMs === undefined
+        ? {}
+        : { 'retry-after': new Date(Math.ceil((Date.now() + waitMs) / 1000) * 1000).toUTCString() };
+    if (kind === 'orders')
+      return sendJson(res, 429, { message: 'too many requests', errorType: 'rate_limited', code: 429 }, retryAfter);
     sendJson(res, 429, { error: { code: 'rate_limited', message: 'too many requests' } }, retryAfter);
   };
 
@@ -100,7 +117,16 @@ export async function startRateLimitedSandbox(options: SandboxOptions): Promise<
       const waitMs = (kind === 'tokens' ? tokenWindow : buckets).take(client, Date.now());
       if (waitMs !== undefined) return tooMany(res, kind, waitMs);
     }
-    relay(res, await forward(inner.url, req.method ?? 'GET', req.url ?? '/', forwardedHeaders(req), body.length ? body : undefined));
+    relay(
+      res,
+      await forward(
+        inner.url,
+        req.method ?? 'GET',
+        req.url ?? '/',
+        forwardedHeaders(req),
+        body.length ? body : undefined,
+      ),
+    );
   };
   const front = await listenFront(options, handle, sendBadGateway);
   let closing: Promise<void> | undefined;

@@ -4,7 +4,15 @@ import { enumValues } from '../../schemas/registry.ts';
 import { startCore } from '../core.ts';
 import { reference } from '../flavors/reference.ts';
 import { forward, forwardedHeaders, listenFront, readWhole, relay } from '../front-server.ts';
-import { compilePath, operationPath, operationRoute, sandboxLayout, serviceBase, tokenPath, type PathPattern } from '../layout.ts';
+import {
+  compilePath,
+  operationPath,
+  operationRoute,
+  sandboxLayout,
+  serviceBase,
+  tokenPath,
+  type PathPattern,
+} from '../layout.ts';
 import type { RunningSandbox, SandboxOptions } from '../types.ts';
 import { emitUnpopulated, messageOf, normalizeRequest, rpcStatus } from './proto-json.ts';
 
@@ -51,7 +59,10 @@ const KEPT_HEADERS = ['www-authenticate', 'retry-after', 'cache-control'];
 
 function sendJsonAnswer(res: ServerResponse, status: number, body: unknown, from?: IncomingMessage['headers']): void {
   const text = JSON.stringify(body);
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+  };
   for (const name of KEPT_HEADERS) {
     const value = from?.[name];
     if (typeof value === 'string') headers[name] = value;
@@ -60,7 +71,12 @@ function sendJsonAnswer(res: ServerResponse, status: number, body: unknown, from
   res.end(text);
 }
 
-function sendRpcError(res: ServerResponse, httpStatus: number, message: string, from?: IncomingMessage['headers']): void {
+function sendRpcError(
+  res: ServerResponse,
+  httpStatus: number,
+  message: string,
+  from?: IncomingMessage['headers'],
+): void {
   const { status, body } = rpcStatus(httpStatus, message);
   sendJsonAnswer(res, status, body, from);
 }
@@ -68,7 +84,9 @@ function sendRpcError(res: ServerResponse, httpStatus: number, message: string, 
 /** Request headers for the inner service: the caller's, with the body re-encoded as JSON whatever it was labelled. */
 function innerHeaders(req: IncomingMessage): Record<string, string | string[] | undefined> {
   const headers: Record<string, string | string[] | undefined> = {};
-  for (const [name, value] of Object.entries(req.headers)) if (!['host', 'content-length', 'connection', 'transfer-encoding', 'content-type'].includes(name)) headers[name] = value;
+  for (const [name, value] of Object.entries(req.headers))
+    if (!['host', 'content-length', 'connection', 'transfer-encoding', 'content-type'].includes(name))
+      headers[name] = value;
   headers['content-type'] = 'application/json';
   return headers;
 }
@@ -81,7 +99,13 @@ export async function startGatewaySandbox(options: SandboxOptions): Promise<Runn
   // The records exist once the session completed, when its events go out: after the webhook delay.
   const recordsReadyMs = options.webhookDelayMs ?? RECORDS_READY_MS;
   const inner = await startCore(
-    { ...options, host: '127.0.0.1', port: 0, webhookDelayMs: recordsReadyMs, tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600 },
+    {
+      ...options,
+      host: '127.0.0.1',
+      port: 0,
+      webhookDelayMs: recordsReadyMs,
+      tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 3600,
+    },
     reference,
     'reference',
   );
@@ -91,34 +115,70 @@ export async function startGatewaySandbox(options: SandboxOptions): Promise<Runn
     const url = new URL(req.url ?? '/', 'http://gateway');
     const body = await readWhole(req);
     const through = passThrough.get(url.pathname);
-    if (through) return relay(res, await forward(inner.url, req.method ?? 'GET', `${through}${url.search}`, forwardedHeaders(req), body.length ? body : undefined));
-    const matched = routes.map((route) => ({ route, match: route.pattern.regex.exec(url.pathname) })).filter((m) => m.match);
+    if (through)
+      return relay(
+        res,
+        await forward(
+          inner.url,
+          req.method ?? 'GET',
+          `${through}${url.search}`,
+          forwardedHeaders(req),
+          body.length ? body : undefined,
+        ),
+      );
+    const matched = routes
+      .map((route) => ({ route, match: route.pattern.regex.exec(url.pathname) }))
+      .filter((m) => m.match);
     const found = matched.find((m) => m.route.method === req.method);
-    if (!found) return sendRpcError(res, matched.length ? 405 : 404, matched.length ? 'Method Not Allowed' : 'Not Found');
+    if (!found)
+      return sendRpcError(res, matched.length ? 405 : 404, matched.length ? 'Method Not Allowed' : 'Not Found');
     const { route, match } = found;
-    const params = Object.fromEntries(route.pattern.params.map((name, i) => [name, decodeURIComponent(match?.[i + 1] ?? '')]));
+    const params = Object.fromEntries(
+      route.pattern.params.map((name, i) => [name, decodeURIComponent(match?.[i + 1] ?? '')]),
+    );
     if (route.id === 'documentRecords' && (readyAt.get(params['authenticationId'] ?? '') ?? 0) > Date.now()) {
-      return sendRpcError(res, 404, 'document records are not available yet: the verification session has not completed');
+      return sendRpcError(
+        res,
+        404,
+        'document records are not available yet: the verification session has not completed',
+      );
     }
     const op = operations.find((o) => o.id === route.id);
     let forwarded: Buffer | undefined;
     if (op?.hasBody) {
       const parsed = body.length === 0 ? {} : parseJson(body);
       if (parsed === undefined) return sendRpcError(res, 400, 'invalid character in request body: not JSON');
-      forwarded = Buffer.from(JSON.stringify(op.requestSchema ? normalizeRequest(parsed, op.requestSchema, decisionEnums) : parsed));
+      forwarded = Buffer.from(
+        JSON.stringify(op.requestSchema ? normalizeRequest(parsed, op.requestSchema, decisionEnums) : parsed),
+      );
     }
-    const innerPath = route.innerTemplate.replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
-    const answer = await forward(inner.url, route.innerMethod, `${innerPath}${url.search}`, innerHeaders(req), forwarded);
+    const innerPath = route.innerTemplate.replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (_, name: string) =>
+      encodeURIComponent(params[name] ?? ''),
+    );
+    const answer = await forward(
+      inner.url,
+      route.innerMethod,
+      `${innerPath}${url.search}`,
+      innerHeaders(req),
+      forwarded,
+    );
     const json = parseJson(answer.body);
     if (answer.status >= 400) return sendRpcError(res, answer.status, messageOf(json), answer.headers);
     if (route.id === 'documentVerification') {
       const id = (json as { authenticationId?: unknown } | undefined)?.authenticationId;
       if (typeof id === 'string') readyAt.set(id, Date.now() + recordsReadyMs);
     }
-    sendJsonAnswer(res, 200, op?.responseSchema ? emitUnpopulated(json, op.responseSchema, new Date().toISOString()) : json, answer.headers);
+    sendJsonAnswer(
+      res,
+      200,
+      op?.responseSchema ? emitUnpopulated(json, op.responseSchema, new Date().toISOString()) : json,
+      answer.headers,
+    );
   };
 
-  const front = await listenFront(options, handle, (res, error) => sendRpcError(res, 500, `the gateway failed: ${error instanceof Error ? error.message : String(error)}`));
+  const front = await listenFront(options, handle, (res, error) =>
+    sendRpcError(res, 500, `the gateway failed: ${error instanceof Error ? error.message : String(error)}`),
+  );
   let closing: Promise<void> | undefined;
   return {
     url: front.url,

@@ -11,7 +11,6 @@ import { isObject } from '../../schemas/json-value.ts';
 type Json = Record<string, unknown>;
 type Property = { type?: string | string[]; anyOf?: Array<{ type?: string; $ref?: string }>; $ref?: string };
 
-
 function propertiesOf(schemaId: string): Record<string, Property> {
   return (schemaDocument(schemaId)['properties'] ?? {}) as Record<string, Property>;
 }
@@ -35,22 +34,26 @@ export function normalizeRequest(body: unknown, schemaId: string, enums: Record<
 }
 
 function unsetValue(property: Property): unknown {
-  const types = [property.type, ...(property.anyOf ?? []).map((branch) => branch.type ?? (branch.$ref ? 'object' : undefined))].flat();
+  const types = [
+    property.type,
+    ...(property.anyOf ?? []).map((branch) => branch.type ?? (branch.$ref ? 'object' : undefined)),
+  ].flat();
   if (types.includes('array')) return [];
   if (types.includes('string')) return '';
   if (types.includes('boolean')) return false;
   return null;
 }
 
-
 /** Response: every field of the message present, enum-like strings in display spelling, tags as objects. */
 export function emitUnpopulated(body: unknown, schemaId: string, addedAt: string): unknown {
   if (!isObject(body)) return body;
   const out: Json = {};
-  for (const [name, property] of Object.entries(propertiesOf(schemaId))) out[name] = name in body ? body[name] : unsetValue(property);
+  for (const [name, property] of Object.entries(propertiesOf(schemaId)))
+    out[name] = name in body ? body[name] : unsetValue(property);
   for (const [name, value] of Object.entries(body)) if (!(name in out)) out[name] = value;
   if (typeof out['decision'] === 'string' && out['decision'] !== '') out['decision'] = displaySpelling(out['decision']);
-  if (Array.isArray(out['tags'])) out['tags'] = out['tags'].map((tag) => (typeof tag === 'string' ? { name: tag, addedAt } : tag));
+  if (Array.isArray(out['tags']))
+    out['tags'] = out['tags'].map((tag) => (typeof tag === 'string' ? { name: tag, addedAt } : tag));
   return out;
 }
 

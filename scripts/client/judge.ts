@@ -63,12 +63,18 @@ function classify(exchanges: readonly RecordedExchange[], target: ClientTarget):
     const text = op.fixedRoute ?? target.routes[op.id];
     if (!text) return [];
     const [method = 'GET', route = '/'] = text.split(' ');
-    const base = op.service === 'stepup' ? target.stepupBaseUrl : op.service === 'orders' ? target.ordersBaseUrl : target.identityBaseUrl;
+    const base =
+      op.service === 'stepup'
+        ? target.stepupBaseUrl
+        : op.service === 'orders'
+          ? target.ordersBaseUrl
+          : target.identityBaseUrl;
     return [{ op, method: method.toUpperCase(), pattern: compilePath(pathOf(base) + route) }];
   });
   return exchanges.map((exchange, index) => {
     const headers = new Map<string, string>();
-    for (let i = 0; i + 1 < exchange.rawHeaders.length; i += 2) headers.set((exchange.rawHeaders[i] as string).toLowerCase(), exchange.rawHeaders[i + 1] as string);
+    for (let i = 0; i + 1 < exchange.rawHeaders.length; i += 2)
+      headers.set((exchange.rawHeaders[i] as string).toLowerCase(), exchange.rawHeaders[i + 1] as string);
     const path = exchange.url.split('?')[0] ?? '/';
     const call: Call = { seq: index + 1, exchange, kind: 'other', headers, params: {} };
     if (path === pathOf(target.identityTokenUrl) || path === pathOf(target.stepupTokenUrl)) {
@@ -77,7 +83,9 @@ function classify(exchanges: readonly RecordedExchange[], target: ClientTarget):
     const found = routes.find((r) => r.method === exchange.method && r.pattern.regex.test(path));
     if (!found) return call;
     const values = found.pattern.regex.exec(path)?.slice(1) ?? [];
-    const params = Object.fromEntries(found.pattern.params.map((name, i) => [name, decodeURIComponent(values[i] ?? '')]));
+    const params = Object.fromEntries(
+      found.pattern.params.map((name, i) => [name, decodeURIComponent(values[i] ?? '')]),
+    );
     const text = exchange.body.toString('utf8');
     let parsed: { json?: unknown; jsonError?: string } = {};
     if (text.length > 0) {
@@ -87,7 +95,14 @@ function classify(exchanges: readonly RecordedExchange[], target: ClientTarget):
         parsed = { jsonError: (error as Error).message };
       }
     }
-    return { ...call, kind: 'operation', op: found.op.id, service: found.op.service === 'stepup' ? 'stepup' : 'identity', params, ...parsed };
+    return {
+      ...call,
+      kind: 'operation',
+      op: found.op.id,
+      service: found.op.service === 'stepup' ? 'stepup' : 'identity',
+      params,
+      ...parsed,
+    };
   });
 }
 
@@ -132,12 +147,15 @@ export function judgeClient(input: {
   const findings = new Map<string, Finding[]>(clientRequirements.map((r) => [r.id, []]));
   const exercised = new Set<string>();
   /** What INFO requirements record, counted by kind of observation. */
-  const observed = new Map<string, Map<string, number>>(clientRequirements.filter((r) => r.level === 'INFO').map((r) => [r.id, new Map()]));
+  const observed = new Map<string, Map<string, number>>(
+    clientRequirements.filter((r) => r.level === 'INFO').map((r) => [r.id, new Map()]),
+  );
   const observe = (id: string, what: string) => {
     const seen = observed.get(id);
     seen?.set(what, (seen.get(what) ?? 0) + 1);
   };
-  const add = (id: string, outcome: Finding['outcome'], detail: string, call?: Call) => findings.get(id)?.push({ outcome, detail, ...(call ? { call } : {}) });
+  const add = (id: string, outcome: Finding['outcome'], detail: string, call?: Call) =>
+    findings.get(id)?.push({ outcome, detail, ...(call ? { call } : {}) });
 
   // Token endpoint.
   for (const call of tokens) {
@@ -146,9 +164,12 @@ export function judgeClient(input: {
     const auth = call.headers.get('authorization') ?? '';
     const problems = [
       call.exchange.method !== 'POST' && `method ${call.exchange.method}`,
-      mediaType(call.headers.get('content-type')) !== 'application/x-www-form-urlencoded' && `Content-Type ${call.headers.get('content-type') ?? '(none)'}`,
+      mediaType(call.headers.get('content-type')) !== 'application/x-www-form-urlencoded' &&
+        `Content-Type ${call.headers.get('content-type') ?? '(none)'}`,
       !/^Basic /i.test(auth) && 'no Basic Authorization',
-      /^Basic /i.test(auth) && !target.apiKeys.includes(auth.slice(6).trim()) && 'Basic credentials that are not an issued API key',
+      /^Basic /i.test(auth) &&
+        !target.apiKeys.includes(auth.slice(6).trim()) &&
+        'Basic credentials that are not an issued API key',
       form.get('grant_type') !== tokenEndpoint.grantType && `grant_type ${JSON.stringify(form.get('grant_type'))}`,
       form.get('scope') !== tokenEndpoint.scope && `scope ${JSON.stringify(form.get('scope'))}`,
     ].filter(Boolean);
@@ -161,7 +182,10 @@ export function judgeClient(input: {
   }
   [...byKey.values()].forEach((group, index) => {
     const span = ((group.at(-1)?.exchange.at ?? 0) - (group[0]?.exchange.at ?? 0)) / 1000;
-    observe('CLI-TOKEN-REUSE', `${group[0]?.service} token endpoint, credentials ${index + 1}: ${group.length} token ${group.length === 1 ? 'request' : 'requests'} over ${span.toFixed(1)} s (tokens live ${target.tokenLifetimeSeconds} s)`);
+    observe(
+      'CLI-TOKEN-REUSE',
+      `${group[0]?.service} token endpoint, credentials ${index + 1}: ${group.length} token ${group.length === 1 ? 'request' : 'requests'} over ${span.toFixed(1)} s (tokens live ${target.tokenLifetimeSeconds} s)`,
+    );
   });
 
   // Every call of 4.2 to 4.8.
@@ -172,12 +196,29 @@ export function judgeClient(input: {
     const auth = call.headers.get('authorization') ?? '';
     const bearer = /^Bearer\s+(\S+)$/i.exec(auth)?.[1];
     exercised.add('CLI-BEARER');
-    if (!bearer) add('CLI-BEARER', 'failed', `Authorization ${auth ? JSON.stringify(auth.split(' ')[0]) : '(none)'}, not Bearer <token>`, call);
+    if (!bearer)
+      add(
+        'CLI-BEARER',
+        'failed',
+        `Authorization ${auth ? JSON.stringify(auth.split(' ')[0]) : '(none)'}, not Bearer <token>`,
+        call,
+      );
     else {
-      const calledService = op.service === 'stepup' ? 'step-up' : op.service === 'orders' ? 'order endpoint' : 'identity';
+      const calledService =
+        op.service === 'stepup' ? 'step-up' : op.service === 'orders' ? 'order endpoint' : 'identity';
       const issuedBy = (['identity', 'stepup'] as const).find((service) => target.checkToken(bearer, service).ok);
-      if (!issuedBy) add('CLI-BEARER', 'failed', `a token no token endpoint issued, or expired (${target.checkToken(bearer, op.service === 'stepup' ? 'stepup' : 'identity').reason ?? 'unknown'})`, call);
-      else observe('CLI-TOKEN-PER-SERVICE', `${calledService} calls with a token of the ${issuedBy === 'stepup' ? 'step-up' : 'identity'} token endpoint`);
+      if (!issuedBy)
+        add(
+          'CLI-BEARER',
+          'failed',
+          `a token no token endpoint issued, or expired (${target.checkToken(bearer, op.service === 'stepup' ? 'stepup' : 'identity').reason ?? 'unknown'})`,
+          call,
+        );
+      else
+        observe(
+          'CLI-TOKEN-PER-SERVICE',
+          `${calledService} calls with a token of the ${issuedBy === 'stepup' ? 'step-up' : 'identity'} token endpoint`,
+        );
     }
     exercised.add('CLI-CLIENT-ID');
     if (!call.headers.get('x-client-id')?.trim()) add('CLI-CLIENT-ID', 'failed', 'no x-client-id', call);
@@ -189,26 +230,52 @@ export function judgeClient(input: {
         exercised.add('CLI-CORRELATION-UNIQUE');
         const earlier = seenCorrelation.get(correlation);
         // A retry of the same request may keep its correlation id: it is the same event.
-        if (earlier && !sameRequest(earlier, call)) add('CLI-CORRELATION-UNIQUE', 'failed', `x-correlation-id ${correlation} also on ${label(earlier)}, a different request`, call);
+        if (earlier && !sameRequest(earlier, call))
+          add(
+            'CLI-CORRELATION-UNIQUE',
+            'failed',
+            `x-correlation-id ${correlation} also on ${label(earlier)}, a different request`,
+            call,
+          );
         seenCorrelation.set(correlation, call);
       }
     }
     if (op.hasBody) {
       exercised.add('CLI-JSON-BODY');
-      if (mediaType(call.headers.get('content-type')) !== 'application/json') add('CLI-JSON-BODY', 'failed', `Content-Type ${call.headers.get('content-type') ?? '(none)'}`, call);
-      else if (call.json === undefined) add('CLI-JSON-BODY', 'failed', `the body is not JSON${call.jsonError ? ` (${call.jsonError})` : ''}`, call);
+      if (mediaType(call.headers.get('content-type')) !== 'application/json')
+        add('CLI-JSON-BODY', 'failed', `Content-Type ${call.headers.get('content-type') ?? '(none)'}`, call);
+      else if (call.json === undefined)
+        add('CLI-JSON-BODY', 'failed', `the body is not JSON${call.jsonError ? ` (${call.jsonError})` : ''}`, call);
     }
     if (op.requestSchema && call.json !== undefined) {
       exercised.add('CLI-BODY-SCHEMA');
       const issues = schemaIssues(op.requestSchema, call.json);
-      if (issues.length) add('CLI-BODY-SCHEMA', 'failed', issues.map((i) => `${i.instancePath || '(root)'} ${i.message}`).join('; '), call);
+      if (issues.length)
+        add(
+          'CLI-BODY-SCHEMA',
+          'failed',
+          issues.map((i) => `${i.instancePath || '(root)'} ${i.message}`).join('; '),
+          call,
+        );
     }
     const body = isObject(call.json) ? call.json : {};
     if ((op.id === 'caseUpdate' || op.id === 'stepUp') && typeof body['authenticationId'] === 'string') {
       exercised.add('CLI-KNOWN-CASE');
       const issued = target.caseOf(body['authenticationId']);
-      if (!issued) add('CLI-KNOWN-CASE', 'failed', `authenticationId ${JSON.stringify(body['authenticationId'])} was never returned by an assessment`, call);
-      else if (body['inquiryId'] !== issued.inquiryId) add('CLI-KNOWN-CASE', 'failed', `inquiryId ${JSON.stringify(body['inquiryId'])} is not the case's (${issued.inquiryId})`, call);
+      if (!issued)
+        add(
+          'CLI-KNOWN-CASE',
+          'failed',
+          `authenticationId ${JSON.stringify(body['authenticationId'])} was never returned by an assessment`,
+          call,
+        );
+      else if (body['inquiryId'] !== issued.inquiryId)
+        add(
+          'CLI-KNOWN-CASE',
+          'failed',
+          `inquiryId ${JSON.stringify(body['inquiryId'])} is not the case's (${issued.inquiryId})`,
+          call,
+        );
     }
   }
 
@@ -218,8 +285,16 @@ export function judgeClient(input: {
   const namesOf = (call: Call): ChildNames => {
     const body = isObject(call.json) ? call.json : {};
     const context = isObject(body['sharedContext']) ? JSON.stringify(body['sharedContext']) : undefined;
-    const caseId = typeof body['authenticationId'] === 'string' ? body['authenticationId'] : call.params['authenticationId'] ?? call.params['caseId'];
-    const inquiry = typeof body['inquiryId'] === 'string' ? body['inquiryId'] : caseId !== undefined ? target.caseOf(caseId)?.inquiryId : undefined;
+    const caseId =
+      typeof body['authenticationId'] === 'string'
+        ? body['authenticationId']
+        : (call.params['authenticationId'] ?? call.params['caseId']);
+    const inquiry =
+      typeof body['inquiryId'] === 'string'
+        ? body['inquiryId']
+        : caseId !== undefined
+          ? target.caseOf(caseId)?.inquiryId
+          : undefined;
     const continued = inquiry !== undefined ? inquiryChild.get(inquiry) : undefined;
     const header = call.headers.get('x-source-client-id')?.trim();
     const names: ChildNames = {
@@ -228,7 +303,8 @@ export function judgeClient(input: {
       ...(continued ? { continued } : {}),
     };
     const own = names.context?.length === 1 ? names.context[0] : undefined;
-    if (own && typeof body['inquiryId'] === 'string' && !inquiryChild.has(body['inquiryId'])) inquiryChild.set(body['inquiryId'], own);
+    if (own && typeof body['inquiryId'] === 'string' && !inquiryChild.has(body['inquiryId']))
+      inquiryChild.set(body['inquiryId'], own);
     return names;
   };
   const childCalls: Array<{ call: Call; child: string; names: ChildNames }> = [];
@@ -236,23 +312,43 @@ export function judgeClient(input: {
     if (call.op === 'createOrder') continue;
     const names = namesOf(call);
     const headerChild = names.header && target.childClientIds.includes(names.header) ? names.header : undefined;
-    const child = names.context?.length === 1 ? names.context[0] : headerChild ?? names.continued;
+    const child = names.context?.length === 1 ? names.context[0] : (headerChild ?? names.continued);
     if (child || names.header) childCalls.push({ call, child: child ?? (names.header as string), names });
   }
   for (const { call, child, names } of childCalls) {
     const op = operations.find((o) => o.id === call.op);
     exercised.add('CLI-RESELLER-CONTEXT');
     exercised.add('CLI-CHILD-ISOLATION');
-    const named = names.header && names.context === undefined ? `named by x-source-client-id` : names.context === undefined ? `continuing its case` : 'named by sharedContext';
+    const named =
+      names.header && names.context === undefined
+        ? `named by x-source-client-id`
+        : names.context === undefined
+          ? `continuing its case`
+          : 'named by sharedContext';
     if (call.op === 'documentRecords') {
-      if (!names.header || !target.childClientIds.includes(names.header)) add('CLI-RESELLER-CONTEXT', 'failed', `a fetch of records for child ${child} (${named}) with x-source-client-id ${JSON.stringify(names.header ?? '(none)')}, not one of the reseller's child organisations (${target.childClientIds.join(', ')})`, call);
-    } else if (op?.hasBody && names.context === undefined) add('CLI-RESELLER-CONTEXT', 'failed', `a call for child ${child} (${named}) without sharedContext`, call);
+      if (!names.header || !target.childClientIds.includes(names.header))
+        add(
+          'CLI-RESELLER-CONTEXT',
+          'failed',
+          `a fetch of records for child ${child} (${named}) with x-source-client-id ${JSON.stringify(names.header ?? '(none)')}, not one of the reseller's child organisations (${target.childClientIds.join(', ')})`,
+          call,
+        );
+    } else if (op?.hasBody && names.context === undefined)
+      add('CLI-RESELLER-CONTEXT', 'failed', `a call for child ${child} (${named}) without sharedContext`, call);
     // Part 1 and 4.4: the call runs on behalf of one child organisation; both of its means of naming it name the same.
-    if (names.header && names.context?.length && (names.context.length > 1 || names.context[0] !== names.header)) add('CLI-CHILD-ISOLATION', 'failed', `x-source-client-id ${names.header} but sharedContext naming ${names.context.join(' and ')}`, call);
+    if (names.header && names.context?.length && (names.context.length > 1 || names.context[0] !== names.header))
+      add(
+        'CLI-CHILD-ISOLATION',
+        'failed',
+        `x-source-client-id ${names.header} but sharedContext naming ${names.context.join(' and ')}`,
+        call,
+      );
     const raw = `${call.exchange.url}\n${[...call.headers].map(([name, value]) => `${name}: ${value}`).join('\n')}\n${call.exchange.body.toString('utf8')}`;
     const others = target.childClientIds.filter((other) => other !== child && raw.includes(other));
-    if (others.length) observe('CLI-SIBLING-ID', `a call for one child carrying another child's identifier (${call.op})`);
-    if (names.continued && names.continued !== child) observe('CLI-SIBLING-ID', `a call naming one child for a case opened for another (${call.op})`);
+    if (others.length)
+      observe('CLI-SIBLING-ID', `a call for one child carrying another child's identifier (${call.op})`);
+    if (names.continued && names.continued !== child)
+      observe('CLI-SIBLING-ID', `a call naming one child for a case opened for another (${call.op})`);
   }
 
   // Retries of the order endpoint's 503s (injected unless the certifier turned it off), judged on the whole sequence of
@@ -279,7 +375,12 @@ export function judgeClient(input: {
 
   for (const answer of input.deliveries) {
     exercised.add('CLI-WEBHOOK-ANSWER');
-    observe('CLI-WEBHOOK-STATUS', answer.status === undefined ? 'no answer' : `${answer.status} labelled ${mediaType(answer.contentType) || '(no Content-Type)'} in ${answer.ms < 1000 ? '<1 s' : `${Math.ceil(answer.ms / 1000)} s`}`);
+    observe(
+      'CLI-WEBHOOK-STATUS',
+      answer.status === undefined
+        ? 'no answer'
+        : `${answer.status} labelled ${mediaType(answer.contentType) || '(no Content-Type)'} in ${answer.ms < 1000 ? '<1 s' : `${Math.ceil(answer.ms / 1000)} s`}`,
+    );
     let problem: string | undefined;
     if (answer.status === undefined) problem = `no answer (${answer.error ?? 'connection failed'})`;
     else {
@@ -295,16 +396,24 @@ export function judgeClient(input: {
   if (input.scenario) {
     exercised.add('CLI-SCENARIO');
     // A call counts for every child it names or whose case it continues.
-    const forChildren = new Map(childCalls.map(({ call, names }) => [call, [...(names.context ?? []), names.header, names.continued]]));
+    const forChildren = new Map(
+      childCalls.map(({ call, names }) => [call, [...(names.context ?? []), names.header, names.continued]]),
+    );
     for (const step of input.scenario) {
-      const matching = ops.filter((c) => c.op === step.operation && (step.with ?? []).every((field) => isObject(c.json) && c.json[field] !== undefined && c.json[field] !== null));
+      const matching = ops.filter(
+        (c) =>
+          c.op === step.operation &&
+          (step.with ?? []).every((field) => isObject(c.json) && c.json[field] !== undefined && c.json[field] !== null),
+      );
       const what = `${step.count ?? 1} ${step.operation}${step.with?.length ? ` with ${step.with.join(', ')}` : ''}`;
       if (step.eachChild) {
         for (const child of target.childClientIds) {
           const done = matching.filter((c) => forChildren.get(c)?.includes(child)).length;
-          if (done < (step.count ?? 1)) add('CLI-SCENARIO', 'failed', `expected ${what} for child ${child}; the client sent ${done}`);
+          if (done < (step.count ?? 1))
+            add('CLI-SCENARIO', 'failed', `expected ${what} for child ${child}; the client sent ${done}`);
         }
-      } else if (matching.length < (step.count ?? 1)) add('CLI-SCENARIO', 'failed', `expected ${what}; the client sent ${matching.length}`);
+      } else if (matching.length < (step.count ?? 1))
+        add('CLI-SCENARIO', 'failed', `expected ${what}; the client sent ${matching.length}`);
     }
   }
 
@@ -322,10 +431,27 @@ export function judgeClient(input: {
     if (unconfigured) return [record(req.id, `${req.id}: not configured`, 'not-configured', unconfigured)];
     if (req.level === 'INFO') {
       const seen = [...(observed.get(req.id) ?? [])];
-      return [record(req.id, `${req.id}: recorded`, 'observed', seen.map(([what, n]) => (n > 1 ? `${what} (×${n})` : what)).join('; ') || 'nothing')];
+      return [
+        record(
+          req.id,
+          `${req.id}: recorded`,
+          'observed',
+          seen.map(([what, n]) => (n > 1 ? `${what} (×${n})` : what)).join('; ') || 'nothing',
+        ),
+      ];
     }
     const found = findings.get(req.id) ?? [];
-    if (found.length) return found.map((f) => record(req.id, f.call ? label(f.call) : req.id, f.outcome === 'failed' && req.level === 'MUST' ? 'fail' : 'warn', f.detail));
-    return exercised.has(req.id) ? [record(req.id, `${req.id}: every call judged`, 'pass', '')] : [record(req.id, `${req.id}: not reached`, 'not-exercised', "the client's traffic never reached it")];
+    if (found.length)
+      return found.map((f) =>
+        record(
+          req.id,
+          f.call ? label(f.call) : req.id,
+          f.outcome === 'failed' && req.level === 'MUST' ? 'fail' : 'warn',
+          f.detail,
+        ),
+      );
+    return exercised.has(req.id)
+      ? [record(req.id, `${req.id}: every call judged`, 'pass', '')]
+      : [record(req.id, `${req.id}: not reached`, 'not-exercised', "the client's traffic never reached it")];
   });
 }

@@ -23,7 +23,8 @@ export const retryStorm = {
  */
 export function stormTotalMs(retries: number): number {
   let log = Math.log(retryStorm.chance);
-  for (let i = 0; i < retries; i += 1) log += Math.log(i + 1) + Math.log(Math.min(retryStorm.quickestCapMs, retryStorm.quickestBaseMs * 2 ** i));
+  for (let i = 0; i < retries; i += 1)
+    log += Math.log(i + 1) + Math.log(Math.min(retryStorm.quickestCapMs, retryStorm.quickestBaseMs * 2 ** i));
   return Math.exp(log / retries);
 }
 
@@ -40,7 +41,11 @@ export function judgeRetrySequence(gapsMs: ArrayLike<number>): RetryVerdict {
   let total = 0;
   for (let i = 0; i < retries; i += 1) total += gapsMs[i] as number;
   const floor = stormTotalMs(retries);
-  if (total < floor) return { held: false, reason: `${retries} retries within ${Math.round(total)} ms altogether, under the ${Math.round(floor)} ms that even full jitter from a ${retryStorm.quickestBaseMs} ms base takes but once in ${Math.round(1 / retryStorm.chance).toLocaleString('en-US')}: no delay between them` };
+  if (total < floor)
+    return {
+      held: false,
+      reason: `${retries} retries within ${Math.round(total)} ms altogether, under the ${Math.round(floor)} ms that even full jitter from a ${retryStorm.quickestBaseMs} ms base takes but once in ${Math.round(1 / retryStorm.chance).toLocaleString('en-US')}: no delay between them`,
+    };
   return { held: true };
 }
 
@@ -49,6 +54,13 @@ export function describeRetrySequence(gapsMs: readonly number[]): string {
   if (gapsMs.length === 0) return 'no retry';
   const shortest = Math.min(...gapsMs);
   const grew = gapsMs.every((gap, i) => i === 0 || gap >= (gapsMs[i - 1] as number));
-  const trend = gapsMs.length < 2 ? '' : grew ? '; each delay at least the one before' : (gapsMs.at(-1) as number) > (gapsMs[0] as number) ? '; delays grew overall, not each time (jitter)' : '; delays did not grow';
+  const trend =
+    gapsMs.length < 2
+      ? ''
+      : grew
+        ? '; each delay at least the one before'
+        : (gapsMs.at(-1) as number) > (gapsMs[0] as number)
+          ? '; delays grew overall, not each time (jitter)'
+          : '; delays did not grow';
   return `${gapsMs.length} ${gapsMs.length === 1 ? 'retry' : 'retries'} after ${gapsMs.map((g) => `${Math.round(g)} ms`).join(', ')}; shortest ${Math.round(shortest)} ms${shortest < 100 ? ' (under 100 ms)' : ''}${trend}`;
 }

@@ -36,13 +36,18 @@ export interface Cell extends Backoff {
   retries: number;
 }
 
-export const cells: readonly Cell[] = strategies.flatMap((strategy) => backoffs.flatMap((backoff) => retryCounts.map((retries) => ({ strategy, ...backoff, retries }))));
+export const cells: readonly Cell[] = strategies.flatMap((strategy) =>
+  backoffs.flatMap((backoff) => retryCounts.map((retries) => ({ strategy, ...backoff, retries }))),
+);
 
 export const cellKey = (cell: Cell): string => `${cell.strategy} ${cell.baseMs}/${cell.capMs} x${cell.retries}`;
 
-
 /** Each cell its own stream, from the run's seed and the cell: a cell's first trials are the same whatever the count. */
-const cellSeed = (seed: number, cell: Cell): number => createHash('sha256').update(`${seed}\n${cellKey(cell)}`).digest().readUInt32BE(0);
+const cellSeed = (seed: number, cell: Cell): number =>
+  createHash('sha256')
+    .update(`${seed}\n${cellKey(cell)}`)
+    .digest()
+    .readUInt32BE(0);
 
 /** Fills `delays` with the sleeps before each retry of one request. */
 export function drawDelays(cell: Cell, random: () => number, delays: Float64Array): void {
@@ -97,10 +102,17 @@ export interface SimulationResult {
 }
 
 const ms = (value: number): string => (value >= 1000 ? `${value / 1000} s` : `${value} ms`);
-const duration = (value: number): string => (value >= 1000 ? `${(value / 1000).toFixed(2)} s` : value >= 1 ? `${value.toFixed(1)} ms` : `${value.toPrecision(1)} ms`);
-const superscript = (text: string): string => [...text].map((c) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[Number(c)] ?? (c === '-' ? '⁻' : c)).join('');
+const duration = (value: number): string =>
+  value >= 1000
+    ? `${(value / 1000).toFixed(2)} s`
+    : value >= 1
+      ? `${value.toFixed(1)} ms`
+      : `${value.toPrecision(1)} ms`;
+const superscript = (text: string): string =>
+  [...text].map((c) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[Number(c)] ?? (c === '-' ? '⁻' : c)).join('');
 /** 2.7 × 10⁻⁵ */
-export const rate = (value: number): string => (value === 0 ? '0' : value.toExponential(1).replace(/e\+?(-?\d+)/, (_, exp: string) => ` × 10${superscript(exp)}`));
+export const rate = (value: number): string =>
+  value === 0 ? '0' : value.toExponential(1).replace(/e\+?(-?\d+)/, (_, exp: string) => ` × 10${superscript(exp)}`);
 
 /** The Markdown table of docs/client-retry.md: one row per strategy and backoff, one column per number of retries. */
 export function retryTable(result: SimulationResult): string {
@@ -108,7 +120,9 @@ export function retryTable(result: SimulationResult): string {
   const rule = `|---|---|${retryCounts.map(() => '---:').join('|')}|---:|`;
   const rows = strategies.flatMap((strategy) =>
     backoffs.map((backoff) => {
-      const row = result.cells.filter((c) => c.strategy === strategy && c.baseMs === backoff.baseMs && c.capMs === backoff.capMs);
+      const row = result.cells.filter(
+        (c) => c.strategy === strategy && c.baseMs === backoff.baseMs && c.capMs === backoff.capMs,
+      );
       const bound = Math.max(...row.map((c) => upperBound(c.failures, result.trials)));
       return `| ${strategy} jitter | ${ms(backoff.baseMs)}, ${ms(backoff.capMs)} | ${row.map((c) => String(c.failures)).join(' | ')} | ${rate(bound)} |`;
     }),

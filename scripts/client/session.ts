@@ -79,7 +79,9 @@ export async function openCertification(options: CertificationOptions): Promise<
   // Two child organisations with fresh identifiers for every run, each with its own sharedContext.
   const runTag = randomBytes(3).toString('hex');
   const children = ['a', 'b'].map((suffix) => `child-${runTag}-${suffix}`);
-  const sharedContexts = Object.fromEntries(children.map((child) => [child, { resellerId: resellerClient.clientId, childOrganizationId: child }]));
+  const sharedContexts = Object.fromEntries(
+    children.map((child) => [child, { resellerId: resellerClient.clientId, childOrganizationId: child }]),
+  );
   const env: Record<string, string> = {
     ...sandboxEnv,
     RESELLER_CHILD_CLIENT_IDS: children.join(','),
@@ -94,19 +96,36 @@ export async function openCertification(options: CertificationOptions): Promise<
     ordersBaseUrl: env['ORDERS_BASE_URL'] ?? '',
     identityTokenUrl: env['IDENTITY_TOKEN_URL'] ?? '',
     stepupTokenUrl: env['STEPUP_TOKEN_URL'] ?? '',
-    routes: Object.fromEntries((['assessment', 'documentVerification', 'documentRecords', 'fetchAssessment', 'caseUpdate', 'stepUp'] as const).map((id) => [id, operationRouteText(flavorModule(flavor).layout, id)])) as Partial<Record<OperationId, string>>,
+    routes: Object.fromEntries(
+      (
+        ['assessment', 'documentVerification', 'documentRecords', 'fetchAssessment', 'caseUpdate', 'stepUp'] as const
+      ).map((id) => [id, operationRouteText(flavorModule(flavor).layout, id)]),
+    ) as Partial<Record<OperationId, string>>,
     apiKeys: [env['API_KEY'] ?? '', env['RESELLER_API_KEY'] ?? ''],
     childClientIds: children,
     tokenLifetimeSeconds: sandbox.tokenLifetimeSeconds,
     caseOf: (id: string) => sandbox.caseOf?.(id),
-    checkToken: (token: string, service: 'identity' | 'stepup') => sandbox.checkToken?.(token, service) ?? { ok: false, reason: 'unknown' },
+    checkToken: (token: string, service: 'identity' | 'stepup') =>
+      sandbox.checkToken?.(token, service) ?? { ok: false, reason: 'unknown' },
   };
   const notConfigured = new Map<string, string>([
-    ...(options.inject503 === 0 ? [['CLI-ORDER-RETRY', 'not configured: --inject-503 0 answered no order call 503'], ['CLI-RETRY-DELAYS', 'not configured: --inject-503 0']] : []),
-    ...(options.webhooks ? [] : [['CLI-WEBHOOK-ANSWER', 'not configured: --no-webhooks'], ['CLI-WEBHOOK-STATUS', 'not configured: --no-webhooks']]),
+    ...(options.inject503 === 0
+      ? [
+          ['CLI-ORDER-RETRY', 'not configured: --inject-503 0 answered no order call 503'],
+          ['CLI-RETRY-DELAYS', 'not configured: --inject-503 0'],
+        ]
+      : []),
+    ...(options.webhooks
+      ? []
+      : [
+          ['CLI-WEBHOOK-ANSWER', 'not configured: --no-webhooks'],
+          ['CLI-WEBHOOK-STATUS', 'not configured: --no-webhooks'],
+        ]),
     ...(options.scenario ? [] : [['CLI-SCENARIO', 'not configured: give --scenario <file>']]),
   ] as Array<[string, string]>);
-  const redactor = new Redactor([env['API_KEY'], env['RESELLER_API_KEY'], tokenSecret].filter((s): s is string => Boolean(s)));
+  const redactor = new Redactor(
+    [env['API_KEY'], env['RESELLER_API_KEY'], tokenSecret].filter((s): s is string => Boolean(s)),
+  );
   return {
     env,
     sandboxUrl: sandbox.url,
@@ -117,12 +136,23 @@ export async function openCertification(options: CertificationOptions): Promise<
       await sandbox.webhooksIdle();
       await sandbox.close();
       // The client's traffic judged as the server side's tests are, under the certify profile.
-      const records = judgeClient({ exchanges, deliveries, target, ...(options.scenario ? { scenario: options.scenario } : {}), notConfigured }).map((record) => ({
+      const records = judgeClient({
+        exchanges,
+        deliveries,
+        target,
+        ...(options.scenario ? { scenario: options.scenario } : {}),
+        notConfigured,
+      }).map((record) => ({
         ...record,
-        annotations: record.annotations.map((a) => ({ ...a, ...(a.description ? { description: redactor.text(a.description) } : {}) })),
+        annotations: record.annotations.map((a) => ({
+          ...a,
+          ...(a.description ? { description: redactor.text(a.description) } : {}),
+        })),
       }));
       const verdicts = verdictsFor(clientRequirements, records);
-      const run = runVerdict(verdicts, 'certify', { problems: exchanges.length === 0 ? ['The client sent nothing'] : [] });
+      const run = runVerdict(verdicts, 'certify', {
+        problems: exchanges.length === 0 ? ['The client sent nothing'] : [],
+      });
       return { records, verdicts, run, requests: exchanges.length, deliveries: deliveries.length };
     },
   };

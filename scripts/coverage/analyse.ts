@@ -1,5 +1,12 @@
 import { operation, placesOf, type Level, type Requirement } from '../../catalog/catalog.ts';
-import { bodyOperations, requiredRows, requiredTitleStart, unjudgedTypes, wrongTypeRows, wrongTypeTitleStart } from '../../harness/builders/request-members.ts';
+import {
+  bodyOperations,
+  requiredRows,
+  requiredTitleStart,
+  unjudgedTypes,
+  wrongTypeRows,
+  wrongTypeTitleStart,
+} from '../../harness/builders/request-members.ts';
 import { fieldsOf, type FieldShape } from '../../schemas/fields.ts';
 import { schemaDocument, schemaIdFor } from '../../schemas/registry.ts';
 
@@ -56,7 +63,8 @@ export interface Coverage {
   problems: string[];
 }
 
-const typeWords = (field: FieldShape) => `${field.types.join(' or ')}${field.items ? ` of ${field.items.join(' or ')}` : ''}${field.enumName ? ` (${field.enumName})` : ''}`;
+const typeWords = (field: FieldShape) =>
+  `${field.types.join(' or ')}${field.items ? ` of ${field.items.join(' or ')}` : ''}${field.enumName ? ` (${field.enumName})` : ''}`;
 
 /**
  * The statements of each member's type and requiredness in the tables of part 2 and 6, generated from schemas/ and the
@@ -68,13 +76,27 @@ export function generatedStatements(requirements: readonly Requirement[]): State
     const title = String(schemaDocument(operation(op).requestSchema as string)['title']);
     for (const row of wrongTypeRows(op)) {
       const field = fieldsOf(operation(op).requestSchema as string).find((f) => f.name === row.field) as FieldShape;
-      statements.push({ part: requirementPart(requirements, row.requirement), statement: `${title}: ${row.field} is ${typeWords(field)} (wrong: ${row.variants.map((v) => v.key).join(', ')})`, requirements: [row.requirement], testTitleIncludes: wrongTypeTitleStart(op, row.field), generated: true });
+      statements.push({
+        part: requirementPart(requirements, row.requirement),
+        statement: `${title}: ${row.field} is ${typeWords(field)} (wrong: ${row.variants.map((v) => v.key).join(', ')})`,
+        requirements: [row.requirement],
+        testTitleIncludes: wrongTypeTitleStart(op, row.field),
+        generated: true,
+      });
     }
     for (const row of requiredRows(op)) {
-      statements.push({ part: requirementPart(requirements, row.requirement), statement: `${title}: ${row.field} is required`, requirements: [row.requirement], testTitleIncludes: requiredTitleStart(op, row.field), generated: true });
+      statements.push({
+        part: requirementPart(requirements, row.requirement),
+        statement: `${title}: ${row.field} is required`,
+        requirements: [row.requirement],
+        testTitleIncludes: requiredTitleStart(op, row.field),
+        generated: true,
+      });
     }
   }
-  const byDefinition = new Map(requirements.filter((r) => r.checksDefinition).map((r) => [r.checksDefinition as string, r]));
+  const byDefinition = new Map(
+    requirements.filter((r) => r.checksDefinition).map((r) => [r.checksDefinition as string, r]),
+  );
   for (const req of requirements.filter((r) => r.checksSchema)) {
     const schemaId = schemaIdFor(req.checksSchema as string);
     const title = String(schemaDocument(schemaId)['title']);
@@ -82,7 +104,12 @@ export function generatedStatements(requirements: readonly Requirement[]): State
       const refs = JSON.stringify((schemaDocument(schemaId)['properties'] as Record<string, unknown>)[field.name]);
       const special = [...byDefinition.entries()].find(([definition]) => refs.includes(`/$defs/${definition}"`))?.[1];
       const judge = special ?? req;
-      statements.push({ part: judge.part, statement: `${title}: ${field.name} is ${typeWords(field)}${field.required ? ', required' : ''}`, requirements: [judge.id], generated: true });
+      statements.push({
+        part: judge.part,
+        statement: `${title}: ${field.name} is ${typeWords(field)}${field.required ? ', required' : ''}`,
+        requirements: [judge.id],
+        generated: true,
+      });
     }
   }
   return statements;
@@ -121,7 +148,8 @@ export function analyseCoverage(input: {
     let problem: string | undefined;
     const unknown = checks.filter((c) => c.level === '?').map((c) => c.id);
     if (unknown.length) problem = `names requirements the catalog does not have: ${unknown.join(', ')}`;
-    else if (statement.requirements.length === 0 && !statement.notCheckable) problem = 'has no requirement and no reason why it cannot be checked';
+    else if (statement.requirements.length === 0 && !statement.notCheckable)
+      problem = 'has no requirement and no reason why it cannot be checked';
     else if (statement.requirements.length > 0 && !checks.some((c) => c.tests > 0)) {
       problem = `has no check: no test cites ${statement.requirements.join(' or ')}${statement.testTitleIncludes ? ` with "${statement.testTitleIncludes}" in its title` : ''}`;
     }
@@ -133,12 +161,16 @@ export function analyseCoverage(input: {
   for (const req of input.requirements) {
     if (!stated.has(req.id)) problems.push(`${req.id} (${req.level}) checks no statement of the document`);
     if (testsOf(req.id).length === 0) problems.push(`${req.id} (${req.level}) has no test`);
-    if (req.level === 'MUST' && faultsOf(req.id).length === 0) problems.push(`${req.id} (MUST) has no sandbox fault: nothing proves its checks can fail`);
+    if (req.level === 'MUST' && faultsOf(req.id).length === 0)
+      problems.push(`${req.id} (MUST) has no sandbox fault: nothing proves its checks can fail`);
   }
   for (const fault of input.faults) {
     const req = byId.get(fault.requirement);
     if (!req) problems.push(`Fault ${fault.id} names ${fault.requirement}, which the catalog does not have`);
-    else if (fault.place && !placesOf(req).includes(fault.place as never)) problems.push(`Fault ${fault.id} breaks ${fault.requirement} on ${fault.place}, a place the requirement does not name`);
+    else if (fault.place && !placesOf(req).includes(fault.place as never))
+      problems.push(
+        `Fault ${fault.id} breaks ${fault.requirement} on ${fault.place}, a place the requirement does not name`,
+      );
   }
 
   const cells: PlaceCell[] = input.requirements.flatMap((req) =>
@@ -151,12 +183,21 @@ export function analyseCoverage(input: {
     })),
   );
   for (const cell of cells) {
-    if (cell.tests === 0) problems.push(`${cell.requirement} (${cell.level}) has no check on ${cell.place}: no test cites it with the tag @on:${cell.place}`);
-    if (cell.level !== 'INFO' && cell.faults.length === 0) problems.push(`${cell.requirement} (${cell.level}) has no sandbox fault on ${cell.place}: nothing proves its check there can fail`);
+    if (cell.tests === 0)
+      problems.push(
+        `${cell.requirement} (${cell.level}) has no check on ${cell.place}: no test cites it with the tag @on:${cell.place}`,
+      );
+    if (cell.level !== 'INFO' && cell.faults.length === 0)
+      problems.push(
+        `${cell.requirement} (${cell.level}) has no sandbox fault on ${cell.place}: nothing proves its check there can fail`,
+      );
   }
   for (const test of input.tests) {
     const placed = test.ids.filter((id) => placesOf(byId.get(id) ?? ({} as Requirement)).length > 0);
-    if (placed.length > 0 && test.places.length === 0) problems.push(`Test "${test.title}" (${test.project}) cites ${placed.join(', ')}, which name places, but tags none (@on:<place>)`);
+    if (placed.length > 0 && test.places.length === 0)
+      problems.push(
+        `Test "${test.title}" (${test.project}) cites ${placed.join(', ')}, which name places, but tags none (@on:<place>)`,
+      );
   }
   const faultsByClass: Record<string, string[]> = {};
   for (const fault of input.faults) (faultsByClass[fault.class ?? 'request'] ??= []).push(fault.id);
@@ -177,21 +218,30 @@ export function coverageMarkdown(coverage: Coverage): string {
     '',
     '| Requirement | Level | Place | Checks | Faults |',
     '|---|---|---|---|---|',
-    ...coverage.cells.map((c) => `| ${c.requirement} | ${c.level} | ${c.place} | ${c.tests} | ${c.faults.join(', ') || '—'} |`),
+    ...coverage.cells.map(
+      (c) => `| ${c.requirement} | ${c.level} | ${c.place} | ${c.tests} | ${c.faults.join(', ') || '—'} |`,
+    ),
     '',
     '## Faults by class',
     '',
     '| Class | Faults | Ids |',
     '|---|---|---|',
-    ...Object.entries(coverage.faultsByClass).map(([name, ids]) => `| ${name} | ${ids.length} | ${name === 'request' ? '(every other fault)' : ids.join(', ')} |`),
+    ...Object.entries(coverage.faultsByClass).map(
+      ([name, ids]) => `| ${name} | ${ids.length} | ${name === 'request' ? '(every other fault)' : ids.join(', ')} |`,
+    ),
     '',
     '## Request member × wrong JSON type',
     '',
     '| Operation | Member | Wrong types sent | Requirement |',
     '|---|---|---|---|',
     ...bodyOperations.flatMap((op) => [
-      ...wrongTypeRows(op).map((row) => `| ${op} | ${row.field} | ${row.variants.map((v) => v.key).join(', ')} | ${row.requirement} |`),
-      ...unjudgedTypes(op).map((row) => `| ${op} | ${row.field} | ${row.keys.join(', ')} | left open (see the claims' exceptions in the catalog) |`),
+      ...wrongTypeRows(op).map(
+        (row) => `| ${op} | ${row.field} | ${row.variants.map((v) => v.key).join(', ')} | ${row.requirement} |`,
+      ),
+      ...unjudgedTypes(op).map(
+        (row) =>
+          `| ${op} | ${row.field} | ${row.keys.join(', ')} | left open (see the claims' exceptions in the catalog) |`,
+      ),
     ]),
     '',
     '## Statements',
@@ -201,8 +251,12 @@ export function coverageMarkdown(coverage: Coverage): string {
   ];
   for (const row of coverage.rows) {
     const { part, statement, notCheckable } = row.statement;
-    if (row.checks.length === 0) lines.push(`| ${part} | ${cell(statement)} | — | — | not checkable: ${cell(notCheckable ?? '')} | — |`);
-    for (const check of row.checks) lines.push(`| ${part} | ${cell(statement)} | ${check.id} | ${check.level} | ${check.tests} | ${check.faults.join(', ') || '—'} |`);
+    if (row.checks.length === 0)
+      lines.push(`| ${part} | ${cell(statement)} | — | — | not checkable: ${cell(notCheckable ?? '')} | — |`);
+    for (const check of row.checks)
+      lines.push(
+        `| ${part} | ${cell(statement)} | ${check.id} | ${check.level} | ${check.tests} | ${check.faults.join(', ') || '—'} |`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }

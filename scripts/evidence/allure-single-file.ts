@@ -49,7 +49,12 @@ export interface SingleFileReport {
  * Builds the Allure 3 report of a results folder as one HTML file that opens from disk, with the `allure` package
  * only (no network). With a history path, the run is appended to that history and the report shows trends.
  */
-export function buildSingleFileReport(options: { resultsDir: string; outputFile: string; name: string; historyPath?: string }): SingleFileReport {
+export function buildSingleFileReport(options: {
+  resultsDir: string;
+  outputFile: string;
+  name: string;
+  historyPath?: string;
+}): SingleFileReport {
   const resultsDir = resolve(options.resultsDir);
   if (!existsSync(resultsDir) || !readdirSync(resultsDir).some((f) => f.endsWith('-result.json'))) {
     throw new Error(`No Allure results in ${resultsDir}: run the suite first (npm run conformance)`);
@@ -60,15 +65,28 @@ export function buildSingleFileReport(options: { resultsDir: string; outputFile:
     const configFile = join(work, 'allurerc.json');
     const historyPath = options.historyPath ? resolve(options.historyPath) : undefined;
     if (historyPath) mkdirSync(dirname(historyPath), { recursive: true });
-    writeFileSync(configFile, JSON.stringify(allureReportConfig({ name: options.name, output, ...(historyPath ? { historyPath } : {}) }), null, 2));
-    const run = spawnSync(process.execPath, [allureCli, 'generate', resultsDir, '--config', configFile, '--output', output], {
-      cwd: work,
-      encoding: 'utf8',
-      env: { ...process.env, NO_COLOR: '1' },
-    });
+    writeFileSync(
+      configFile,
+      JSON.stringify(
+        allureReportConfig({ name: options.name, output, ...(historyPath ? { historyPath } : {}) }),
+        null,
+        2,
+      ),
+    );
+    const run = spawnSync(
+      process.execPath,
+      [allureCli, 'generate', resultsDir, '--config', configFile, '--output', output],
+      {
+        cwd: work,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      },
+    );
     const index = join(output, 'index.html');
     if (run.status !== 0 || !existsSync(index)) {
-      throw new Error(`allure generate failed (exit ${run.status}):\n${`${run.stdout}\n${run.stderr}`.trim().slice(-2000)}`);
+      throw new Error(
+        `allure generate failed (exit ${run.status}):\n${`${run.stdout}\n${run.stderr}`.trim().slice(-2000)}`,
+      );
     }
     const html = offlineHtml(readFileSync(index, 'utf8'));
     const left = remoteReferences(html);

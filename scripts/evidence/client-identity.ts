@@ -7,7 +7,10 @@ const VALUE = `'[^']*'|"[^"]*"|[^\\s'"]+`;
 /** `NAME=value`, `--name=value` and `--name value`, for a name that says it holds a credential. */
 const SECRET_ASSIGNMENT = new RegExp(`(^|[\\s;&|('"])((?:--?)?${SECRET_NAME})(=|\\s+(?=[^-\\s]))(${VALUE})`, 'gi');
 /** A credential header written into the command (`-H 'Authorization: ...'`, `x-api-key: ...`). */
-const SECRET_HEADER = new RegExp(`\\b(authorization|proxy-authorization|cookie|${SECRET_NAME})(\\s*:\\s*)([^'"\\n]+)`, 'gi');
+const SECRET_HEADER = new RegExp(
+  `\\b(authorization|proxy-authorization|cookie|${SECRET_NAME})(\\s*:\\s*)([^'"\\n]+)`,
+  'gi',
+);
 /** The password of a URL's user information. */
 const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:)([^\s@/]+)(@)/gi;
 
@@ -22,8 +25,12 @@ const isReference = (value: string): boolean => /^["']?\$/.test(value);
 export function redactedCommand(command: string, redactor: Redactor = new Redactor()): string {
   return redactor
     .text(command)
-    .replace(SECRET_ASSIGNMENT, (match: string, before: string, name: string, joiner: string, value: string) => (isReference(value) ? match : `${before}${name}${joiner}${MASK}`))
-    .replace(SECRET_HEADER, (match: string, name: string, colon: string, value: string) => (isReference(value.trim()) || value.includes(MASK) ? match : `${name}${colon}${MASK}`))
+    .replace(SECRET_ASSIGNMENT, (match: string, before: string, name: string, joiner: string, value: string) =>
+      isReference(value) ? match : `${before}${name}${joiner}${MASK}`,
+    )
+    .replace(SECRET_HEADER, (match: string, name: string, colon: string, value: string) =>
+      isReference(value.trim()) || value.includes(MASK) ? match : `${name}${colon}${MASK}`,
+    )
     .replace(URL_PASSWORD, (_match: string, before: string, _password: string, at: string) => `${before}${MASK}${at}`);
 }
 
@@ -33,7 +40,11 @@ export interface ClientIdentity {
   version?: string;
 }
 
-export function clientIdentity(command: string | undefined, version: string | undefined, redactor: Redactor): ClientIdentity {
+export function clientIdentity(
+  command: string | undefined,
+  version: string | undefined,
+  redactor: Redactor,
+): ClientIdentity {
   return {
     command: command === undefined ? '(started by hand against --listen)' : redactedCommand(command, redactor),
     ...(version ? { version: redactor.text(version) } : {}),
@@ -44,6 +55,10 @@ export function clientIdentity(command: string | undefined, version: string | un
 export function clientClaimProblems(predicate: Record<string, unknown>): string[] {
   if (predicate['role'] !== 'client') return [];
   const client = predicate['client'] as Partial<ClientIdentity> | undefined;
-  const named = typeof client === 'object' && client !== null && typeof client.command === 'string' && (client.version === undefined || typeof client.version === 'string');
+  const named =
+    typeof client === 'object' &&
+    client !== null &&
+    typeof client.command === 'string' &&
+    (client.version === undefined || typeof client.version === 'string');
   return named ? [] : ['the statement of a client certification does not name the client (client.command expected)'];
 }

@@ -17,9 +17,13 @@ export interface ConfiguredVariable {
  * Every configuration variable with the value the run used, secrets shown as [REDACTED]: the configuration part
  * of a certification bundle. The embedded sandbox's token secret is listed too, masked.
  */
-export function redactedConfiguration(resolved: Pick<ResolvedConfig, 'config' | 'variables' | 'sandbox'>): ConfiguredVariable[] {
+export function redactedConfiguration(
+  resolved: Pick<ResolvedConfig, 'config' | 'variables' | 'sandbox'>,
+): ConfiguredVariable[] {
   const redactor = new Redactor(resolved.config.secrets);
-  const routeDefaults = new Map(operations.filter((o) => o.routeEnv).map((o) => [o.routeEnv as string, o.defaultRoute as string]));
+  const routeDefaults = new Map(
+    operations.filter((o) => o.routeEnv).map((o) => [o.routeEnv as string, o.defaultRoute as string]),
+  );
   const rows: ConfiguredVariable[] = configVariables.map((name) => {
     const secret = configSchema.properties[name]?.secret ?? false;
     const given = resolved.variables[name];

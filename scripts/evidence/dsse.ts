@@ -1,4 +1,12 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 
 /**
  * Dead Simple Signing Envelope (DSSE v1), the envelope in-toto attestations and SLSA provenance use, signed with
@@ -21,7 +29,9 @@ function preAuthEncoding(payloadType: string, payload: Buffer): Buffer {
 /** A key's id: the SHA-256 of its public key (SubjectPublicKeyInfo, DER), hex. */
 export function keyIdOf(key: KeyObject): string {
   const publicKey = key.type === 'private' ? createPublicKey(key) : key;
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex');
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex');
 }
 
 /** An Ed25519 key from PEM text, made by `create`; throws a one-line Error naming what is wrong. */
@@ -50,20 +60,33 @@ export function newKeyPair(): { privatePem: string; publicPem: string } {
 
 export function signEnvelope(payloadType: string, payload: Buffer, key: KeyObject): DsseEnvelope {
   const sig = sign(null, preAuthEncoding(payloadType, payload), key);
-  return { payloadType, payload: payload.toString('base64'), signatures: [{ keyid: keyIdOf(key), sig: sig.toString('base64') }] };
+  return {
+    payloadType,
+    payload: payload.toString('base64'),
+    signatures: [{ keyid: keyIdOf(key), sig: sig.toString('base64') }],
+  };
 }
 
 export type EnvelopeCheck = { ok: true; payload: Buffer } | { ok: false; problem: string };
 
 /** Whether one of the envelope's signatures is the given key's over its payload; the payload when it is. */
 export function verifyEnvelope(envelope: DsseEnvelope, key: KeyObject): EnvelopeCheck {
-  if (typeof envelope.payload !== 'string' || typeof envelope.payloadType !== 'string' || !Array.isArray(envelope.signatures)) {
+  if (
+    typeof envelope.payload !== 'string' ||
+    typeof envelope.payloadType !== 'string' ||
+    !Array.isArray(envelope.signatures)
+  ) {
     return { ok: false, problem: 'not a DSSE envelope (payloadType, payload and signatures expected)' };
   }
   const payload = Buffer.from(envelope.payload, 'base64');
   const encoded = preAuthEncoding(envelope.payloadType, payload);
   const keyid = keyIdOf(key);
-  if (envelope.signatures.some((s) => typeof s.sig === 'string' && verify(null, encoded, key, Buffer.from(s.sig, 'base64')))) return { ok: true, payload };
+  if (
+    envelope.signatures.some(
+      (s) => typeof s.sig === 'string' && verify(null, encoded, key, Buffer.from(s.sig, 'base64')),
+    )
+  )
+    return { ok: true, payload };
   const signers = envelope.signatures.map((s) => s.keyid).join(', ') || 'nobody';
   return {
     ok: false,

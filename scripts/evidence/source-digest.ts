@@ -55,7 +55,8 @@ export function sourceFiles(root: string, paths: readonly string[] = SOURCE_PATH
   return new Map([...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-export const listText = (files: ReadonlyMap<string, string>): string => [...files].map(([path, digest]) => `${digest}  ${path}\n`).join('');
+export const listText = (files: ReadonlyMap<string, string>): string =>
+  [...files].map(([path, digest]) => `${digest}  ${path}\n`).join('');
 
 export function parseList(text: string): Map<string, string> {
   const files = new Map<string, string>();
@@ -83,7 +84,16 @@ export function gitState(root: string): Pick<SourceClaim, 'commit' | 'dirty'> {
 export function pinSource(root: string): { claim: SourceClaim; list: string } {
   const files = sourceFiles(root);
   const list = listText(files);
-  return { claim: { ...gitState(root), digest: { sha256: sha256(list) }, files: files.size, paths: [...SOURCE_PATHS], list: SOURCE_LIST_FILE }, list };
+  return {
+    claim: {
+      ...gitState(root),
+      digest: { sha256: sha256(list) },
+      files: files.size,
+      paths: [...SOURCE_PATHS],
+      list: SOURCE_LIST_FILE,
+    },
+    list,
+  };
 }
 
 /** A one-line account of the claim, for the console. */
@@ -118,30 +128,44 @@ export function sourceClaimOf(predicate: Record<string, unknown>): SourceClaim |
  * digest and count those the statement states. A statement without a claim is let through here (older bundles);
  * `--source` refuses it.
  */
-export function sourceClaimProblems(predicate: Record<string, unknown>, dir: string, subjects: ReadonlyArray<{ name: string }>): string[] {
+export function sourceClaimProblems(
+  predicate: Record<string, unknown>,
+  dir: string,
+  subjects: ReadonlyArray<{ name: string }>,
+): string[] {
   if (predicate['source'] === undefined) return [];
   const claim = sourceClaimOf(predicate);
-  if (!claim) return ['the statement\'s source is not well-formed (commit, dirty, digest.sha256, files, paths and list expected)'];
-  if (!subjects.some((s) => s.name === claim.list)) return [`${claim.list}: the statement's source names it, but it is not among the signed files`];
+  if (!claim)
+    return ["the statement's source is not well-formed (commit, dirty, digest.sha256, files, paths and list expected)"];
+  if (!subjects.some((s) => s.name === claim.list))
+    return [`${claim.list}: the statement's source names it, but it is not among the signed files`];
   const path = join(dir, claim.list);
   if (!existsSync(path)) return [];
   const text = readFileSync(path);
   const problems: string[] = [];
-  if (sha256(text) !== claim.digest.sha256) problems.push(`${claim.list}: its SHA-256 is ${sha256(text)}, the statement's source digest ${claim.digest.sha256}`);
+  if (sha256(text) !== claim.digest.sha256)
+    problems.push(
+      `${claim.list}: its SHA-256 is ${sha256(text)}, the statement's source digest ${claim.digest.sha256}`,
+    );
   const count = parseList(text.toString('utf8')).size;
   if (count !== claim.files) problems.push(`${claim.list}: lists ${count} files, the statement says ${claim.files}`);
   return problems;
 }
 
 /** Each file that differs between the run's list and another (a checkout's, or the same checkout's after the run), named. */
-export function listDifferences(ran: ReadonlyMap<string, string>, other: ReadonlyMap<string, string>, where: string): string[] {
+export function listDifferences(
+  ran: ReadonlyMap<string, string>,
+  other: ReadonlyMap<string, string>,
+  where: string,
+): string[] {
   const problems: string[] = [];
   for (const [path, digest] of ran) {
     const local = other.get(path);
     if (local === undefined) problems.push(`${path}: loaded by the run, missing from ${where}`);
     else if (local !== digest) problems.push(`${path}: differs (SHA-256 ${local} in ${where}, ${digest} in the run)`);
   }
-  for (const path of other.keys()) if (!ran.has(path)) problems.push(`${path}: in ${where}, not among the files of the run`);
+  for (const path of other.keys())
+    if (!ran.has(path)) problems.push(`${path}: in ${where}, not among the files of the run`);
   return problems;
 }
 
@@ -156,16 +180,29 @@ export interface SourceComparison {
  * Compares a checkout with the source a bundle pins: every file under the statement's paths, recomputed in the
  * checkout, against the bundle's list. Names each file that differs, is missing or was added.
  */
-export function compareSource(predicate: Record<string, unknown>, bundleDir: string, checkout: string): SourceComparison {
+export function compareSource(
+  predicate: Record<string, unknown>,
+  bundleDir: string,
+  checkout: string,
+): SourceComparison {
   const claim = sourceClaimOf(predicate);
-  if (!claim) return { problems: ['the statement pins no source (no source digest): it cannot be compared with a checkout'], notes: [] };
+  if (!claim)
+    return {
+      problems: ['the statement pins no source (no source digest): it cannot be compared with a checkout'],
+      notes: [],
+    };
   const listPath = join(bundleDir, claim.list);
   if (!existsSync(listPath)) return { problems: [`${claim.list}: missing from the bundle`], notes: [] };
   const ran = parseList(readFileSync(listPath, 'utf8'));
   const problems = listDifferences(ran, sourceFiles(checkout, claim.paths), checkout);
   const local = gitState(checkout);
-  const notes = [`The run's commit ${claim.commit}${claim.dirty === true ? ' (dirty)' : ''}; the checkout's (${checkout}) ${local.commit}${local.dirty === true ? ' (dirty)' : ''}`];
-  if (problems.length === 0) notes.push(`${claim.files} source files of ${claim.paths.join(', ')} identical to the run's (SHA-256 ${claim.digest.sha256})`);
+  const notes = [
+    `The run's commit ${claim.commit}${claim.dirty === true ? ' (dirty)' : ''}; the checkout's (${checkout}) ${local.commit}${local.dirty === true ? ' (dirty)' : ''}`,
+  ];
+  if (problems.length === 0)
+    notes.push(
+      `${claim.files} source files of ${claim.paths.join(', ')} identical to the run's (SHA-256 ${claim.digest.sha256})`,
+    );
   return { problems, notes };
 }
 
@@ -173,9 +210,15 @@ export function compareSource(predicate: Record<string, unknown>, bundleDir: str
  * What verify-bundle adds about the source: the run's pinned source described, and with a checkout given, each
  * file of the checkout that differs from the run's as a problem.
  */
-export function sourceCheck(predicate: Record<string, unknown>, bundleDir: string, checkout: string | undefined): SourceComparison {
+export function sourceCheck(
+  predicate: Record<string, unknown>,
+  bundleDir: string,
+  checkout: string | undefined,
+): SourceComparison {
   const claim = sourceClaimOf(predicate);
-  const described = claim ? [`The run's ${describeSource(claim)}`] : ['The statement pins no source code (a bundle made before the suite recorded it).'];
+  const described = claim
+    ? [`The run's ${describeSource(claim)}`]
+    : ['The statement pins no source code (a bundle made before the suite recorded it).'];
   if (checkout === undefined) return { problems: [], notes: described };
   const compared = compareSource(predicate, bundleDir, checkout);
   return { problems: compared.problems, notes: [...described, ...compared.notes] };

@@ -58,7 +58,11 @@ export const PUBLIC_KEY_FILE = 'signing-key.pub.pem';
  * Writes the signer's public key and statement.dsse.json: every other file of the bundle as a subject with its
  * SHA-256, the predicate, signed.
  */
-export function sealBundle(dir: string, predicate: CertificationPredicate, key: KeyObject): { subjects: number; keyid: string } {
+export function sealBundle(
+  dir: string,
+  predicate: CertificationPredicate,
+  key: KeyObject,
+): { subjects: number; keyid: string } {
   writeFileSync(join(dir, PUBLIC_KEY_FILE), createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString());
   const subject = filesUnder(dir)
     .filter((path) => path !== STATEMENT_FILE)
@@ -88,11 +92,16 @@ function readStatement(dir: string, key: KeyObject): { statement: Statement } | 
   } catch (error) {
     return { problem: `${STATEMENT_FILE}: not valid JSON (${(error as Error).message})` };
   }
-  if (envelope.payloadType !== PAYLOAD_TYPE) return { problem: `${STATEMENT_FILE}: payloadType ${JSON.stringify(envelope.payloadType)}, not ${PAYLOAD_TYPE}` };
+  if (envelope.payloadType !== PAYLOAD_TYPE)
+    return { problem: `${STATEMENT_FILE}: payloadType ${JSON.stringify(envelope.payloadType)}, not ${PAYLOAD_TYPE}` };
   const checked = verifyEnvelope(envelope, key);
   if (!checked.ok) return { problem: `${STATEMENT_FILE}: ${checked.problem}` };
   const statement = JSON.parse(checked.payload.toString('utf8')) as Statement;
-  if (statement._type !== STATEMENT_TYPE || statement.predicateType !== PREDICATE_TYPE || !Array.isArray(statement.subject)) {
+  if (
+    statement._type !== STATEMENT_TYPE ||
+    statement.predicateType !== PREDICATE_TYPE ||
+    !Array.isArray(statement.subject)
+  ) {
     return { problem: `${STATEMENT_FILE}: not an ${STATEMENT_TYPE} with predicate ${PREDICATE_TYPE}` };
   }
   return { statement };
@@ -103,7 +112,11 @@ function readStatement(dir: string, key: KeyObject): { statement: Statement } | 
  * added, the source it pins consistent with its list of source files, and a run of the whole suite (unless a partial
  * run is allowed). With a checkout given as `source`, every source file of the checkout against those the run loaded.
  */
-export function verifyBundle(dir: string, key: KeyObject, options: { allowPartial?: boolean; source?: string } = {}): Verification {
+export function verifyBundle(
+  dir: string,
+  key: KeyObject,
+  options: { allowPartial?: boolean; source?: string } = {},
+): Verification {
   const read = readStatement(dir, key);
   if ('problem' in read) return { ok: false, verified: 0, problems: [read.problem], notes: [] };
   const { statement } = read;
@@ -118,14 +131,22 @@ export function verifyBundle(dir: string, key: KeyObject, options: { allowPartia
       continue;
     }
     const actual = sha256(readFileSync(path));
-    if (actual !== digest.sha256) problems.push(`${name}: changed (SHA-256 ${actual}, the signed statement says ${digest.sha256})`);
+    if (actual !== digest.sha256)
+      problems.push(`${name}: changed (SHA-256 ${actual}, the signed statement says ${digest.sha256})`);
     else verified += 1;
   }
-  for (const path of filesUnder(dir)) if (path !== STATEMENT_FILE && !listed.has(path)) problems.push(`${path}: not in the signed statement`);
-  problems.push(...sourceClaimProblems(statement.predicate, dir, statement.subject), ...clientClaimProblems(statement.predicate));
+  for (const path of filesUnder(dir))
+    if (path !== STATEMENT_FILE && !listed.has(path)) problems.push(`${path}: not in the signed statement`);
+  problems.push(
+    ...sourceClaimProblems(statement.predicate, dir, statement.subject),
+    ...clientClaimProblems(statement.predicate),
+  );
   const source = sourceCheck(statement.predicate, dir, options.source);
   problems.push(...source.problems);
   const run = statement.predicate.run;
-  if (run?.partial && !options.allowPartial) problems.push(`the run was partial (${run.filters.join(' ')}): a certification covers the whole suite (--allow-partial accepts it)`);
+  if (run?.partial && !options.allowPartial)
+    problems.push(
+      `the run was partial (${run.filters.join(' ')}): a certification covers the whole suite (--allow-partial accepts it)`,
+    );
   return { ok: problems.length === 0, verified, problems, notes: source.notes, statement };
 }

@@ -17,14 +17,27 @@ export interface OriginTransport {
  * before the run as every request of the run is made (TLS_CA_FILE's certificates, the proxy the configuration chose).
  * The run is not stopped here when one cannot be reached: its preflight judges that, in the same words.
  */
-export async function transportOf(config: Pick<SuiteConfig, 'services' | 'http' | 'embedded'>): Promise<OriginTransport[]> {
-  const origins = [...new Set(Object.values(config.services).flatMap((service) => [service.baseUrl, service.tokenUrl]).map((url) => new URL(url).origin))];
+export async function transportOf(
+  config: Pick<SuiteConfig, 'services' | 'http' | 'embedded'>,
+): Promise<OriginTransport[]> {
+  const origins = [
+    ...new Set(
+      Object.values(config.services)
+        .flatMap((service) => [service.baseUrl, service.tokenUrl])
+        .map((url) => new URL(url).origin),
+    ),
+  ];
   // The embedded sandbox listens only once the run starts it: plain http on loopback, never through a proxy.
   if (config.embedded) return origins.map((origin) => ({ origin, proxy: null, certificateIssuer: null }));
   return Promise.all(
     origins.map(async (origin) => {
       const seen = await reach(origin, config.http.network, config.http.timeoutMs);
-      return { origin, proxy: seen.proxy ?? null, certificateIssuer: seen.issuer ?? null, ...(seen.problem ? { problem: seen.problem } : {}) };
+      return {
+        origin,
+        proxy: seen.proxy ?? null,
+        certificateIssuer: seen.issuer ?? null,
+        ...(seen.problem ? { problem: seen.problem } : {}),
+      };
     }),
   );
 }

@@ -7,7 +7,15 @@ import type { JudgedRequirement, RequirementVerdict, TestRecord } from '../../re
 import { statedVerdict, verdictProblems } from './stated-verdict.ts';
 
 /** What a scenario does to one requirement; every other MUST and SHOULD passes and every INFO is observed. */
-type Twist = 'failed' | 'blocked' | 'warning' | 'not-exercised' | 'not-configured' | 'not-produced' | 'known' | 'ledger-level-changed';
+type Twist =
+  | 'failed'
+  | 'blocked'
+  | 'warning'
+  | 'not-exercised'
+  | 'not-configured'
+  | 'not-produced'
+  | 'known'
+  | 'ledger-level-changed';
 
 /** One row of docs/verdicts.md: a profile and what became of the requirements. */
 export interface VerdictScenario {
@@ -24,24 +32,67 @@ export interface VerdictScenario {
 export const VERDICT_SCENARIOS: readonly VerdictScenario[] = [
   { row: 'gate, every MUST held', profile: 'gate' },
   { row: 'gate with warnings', profile: 'gate', twists: [{ level: 'SHOULD', twist: 'warning' }] },
-  { row: 'gate with a MUST not exercised (a test ended without checking)', profile: 'gate', twists: [{ level: 'MUST', twist: 'not-exercised' }] },
-  { row: 'gate with a MUST the target never produced', profile: 'gate', twists: [{ level: 'MUST', twist: 'not-produced' }] },
+  {
+    row: 'gate with a MUST not exercised (a test ended without checking)',
+    profile: 'gate',
+    twists: [{ level: 'MUST', twist: 'not-exercised' }],
+  },
+  {
+    row: 'gate with a MUST the target never produced',
+    profile: 'gate',
+    twists: [{ level: 'MUST', twist: 'not-produced' }],
+  },
   { row: 'gate with a MUST not configured', profile: 'gate', twists: [{ level: 'MUST', twist: 'not-configured' }] },
-  { row: 'gate with warnings, a MUST not configured and one never produced', profile: 'gate', twists: [{ level: 'SHOULD', twist: 'warning' }, { level: 'MUST', twist: 'not-configured' }, { level: 'MUST', twist: 'not-produced' }] },
+  {
+    row: 'gate with warnings, a MUST not configured and one never produced',
+    profile: 'gate',
+    twists: [
+      { level: 'SHOULD', twist: 'warning' },
+      { level: 'MUST', twist: 'not-configured' },
+      { level: 'MUST', twist: 'not-produced' },
+    ],
+  },
   { row: 'gate with a MUST failed', profile: 'gate', twists: [{ level: 'MUST', twist: 'failed' }] },
   { row: 'gate with a MUST blocked by the target', profile: 'gate', twists: [{ level: 'MUST', twist: 'blocked' }] },
   { row: 'gate with a failure the ledger lists (known)', profile: 'gate', twists: [{ level: 'MUST', twist: 'known' }] },
-  { row: 'gate with a ledger entry whose row is now INFO', profile: 'gate', twists: [{ level: 'INFO', twist: 'ledger-level-changed' }] },
+  {
+    row: 'gate with a ledger entry whose row is now INFO',
+    profile: 'gate',
+    twists: [{ level: 'INFO', twist: 'ledger-level-changed' }],
+  },
   { row: 'gate, partial run (--grep, --project)', profile: 'gate', uncovered: 2 },
   { row: 'gate, no test ran', profile: 'gate', noTests: true },
   { row: 'nightly with warnings', profile: 'nightly', twists: [{ level: 'SHOULD', twist: 'warning' }] },
   { row: 'nightly with a MUST failed', profile: 'nightly', twists: [{ level: 'MUST', twist: 'failed' }] },
   { row: 'certify, every MUST held', profile: 'certify' },
-  { row: 'certify with warnings', profile: 'certify', twists: [{ level: 'SHOULD', twist: 'warning' }, { level: 'SHOULD', twist: 'warning' }] },
-  { row: 'certify with a MUST the target never produced', profile: 'certify', twists: [{ level: 'MUST', twist: 'not-produced' }] },
-  { row: 'certify with a MUST not configured', profile: 'certify', twists: [{ level: 'MUST', twist: 'not-configured' }] },
-  { row: 'certify with a MUST not exercised (a test ended without checking)', profile: 'certify', twists: [{ level: 'MUST', twist: 'not-exercised' }] },
-  { row: 'certify with a failure the ledger lists (ignored)', profile: 'certify', twists: [{ level: 'MUST', twist: 'known' }] },
+  {
+    row: 'certify with warnings',
+    profile: 'certify',
+    twists: [
+      { level: 'SHOULD', twist: 'warning' },
+      { level: 'SHOULD', twist: 'warning' },
+    ],
+  },
+  {
+    row: 'certify with a MUST the target never produced',
+    profile: 'certify',
+    twists: [{ level: 'MUST', twist: 'not-produced' }],
+  },
+  {
+    row: 'certify with a MUST not configured',
+    profile: 'certify',
+    twists: [{ level: 'MUST', twist: 'not-configured' }],
+  },
+  {
+    row: 'certify with a MUST not exercised (a test ended without checking)',
+    profile: 'certify',
+    twists: [{ level: 'MUST', twist: 'not-exercised' }],
+  },
+  {
+    row: 'certify with a failure the ledger lists (ignored)',
+    profile: 'certify',
+    twists: [{ level: 'MUST', twist: 'known' }],
+  },
   { row: 'certify, partial run (--grep, --project)', profile: 'certify', uncovered: 2 },
   { row: 'certify-strict, every MUST and SHOULD held', profile: 'certify-strict' },
   { row: 'certify-strict with warnings', profile: 'certify-strict', twists: [{ level: 'SHOULD', twist: 'warning' }] },
@@ -50,8 +101,18 @@ export const VERDICT_SCENARIOS: readonly VerdictScenario[] = [
 const NOT_CONFIGURED_REASON = 'no trigger is configured for the 404 row (ORDER_TRIGGER_404)';
 
 function testOf(req: JudgedRequirement, twist: Twist | undefined): TestRecord {
-  const base = { title: `${req.id} check`, project: 'scenario', location: 'tests/scenario.spec.ts:1', annotations: [citeAnnotation(req.id)] };
-  const marked = (kind: MarkKind, detail: string, status: TestRecord['status'] = 'passed', extra: Partial<TestRecord> = {}): TestRecord => ({
+  const base = {
+    title: `${req.id} check`,
+    project: 'scenario',
+    location: 'tests/scenario.spec.ts:1',
+    annotations: [citeAnnotation(req.id)],
+  };
+  const marked = (
+    kind: MarkKind,
+    detail: string,
+    status: TestRecord['status'] = 'passed',
+    extra: Partial<TestRecord> = {},
+  ): TestRecord => ({
     ...base,
     status,
     annotations: [...base.annotations, markAnnotation({ kind, id: req.id, detail })],
@@ -60,7 +121,10 @@ function testOf(req: JudgedRequirement, twist: Twist | undefined): TestRecord {
   switch (twist ?? (req.level === 'INFO' ? 'observed' : 'passed')) {
     case 'failed':
     case 'known':
-      return marked('fail', 'Expected: 409 client\nActual: 400 validation', 'failed', { error: `RequirementFailure: ${req.id}`, errorName: 'RequirementFailure' });
+      return marked('fail', 'Expected: 409 client\nActual: 400 validation', 'failed', {
+        error: `RequirementFailure: ${req.id}`,
+        errorName: 'RequirementFailure',
+      });
     case 'blocked':
       return marked('blocked', 'no access token for the identity service; got 201', 'skipped');
     case 'warning':
@@ -80,21 +144,34 @@ function testOf(req: JudgedRequirement, twist: Twist | undefined): TestRecord {
 }
 
 /** The tests and ledger of a scenario over a catalog: the same inputs the conformance reporter gets. */
-export function scenarioRun(scenario: VerdictScenario, catalog: readonly JudgedRequirement[]): { tests: TestRecord[]; ledger: LedgerEntry[] } {
+export function scenarioRun(
+  scenario: VerdictScenario,
+  catalog: readonly JudgedRequirement[],
+): { tests: TestRecord[]; ledger: LedgerEntry[] } {
   const twists = new Map<string, Twist>();
   for (const level of ['MUST', 'SHOULD', 'INFO'] as const) {
     const ofLevel = catalog.filter((r) => r.level === level);
-    (scenario.twists ?? []).filter((t) => t.level === level).forEach((t, index) => {
-      const req = ofLevel[index];
-      if (req) twists.set(req.id, t.twist);
-    });
+    (scenario.twists ?? [])
+      .filter((t) => t.level === level)
+      .forEach((t, index) => {
+        const req = ofLevel[index];
+        if (req) twists.set(req.id, t.twist);
+      });
   }
   const must = catalog.filter((r) => r.level === 'MUST');
   const uncovered = new Set(must.slice(must.length - (scenario.uncovered ?? 0)).map((r) => r.id));
-  const tests = scenario.noTests ? [] : catalog.filter((r) => !uncovered.has(r.id)).map((r) => testOf(r, twists.get(r.id)));
+  const tests = scenario.noTests
+    ? []
+    : catalog.filter((r) => !uncovered.has(r.id)).map((r) => testOf(r, twists.get(r.id)));
   const ledger = [...twists]
     .filter(([, twist]) => twist === 'known' || twist === 'ledger-level-changed')
-    .map(([id, twist]): LedgerEntry => ({ requirement: id, reason: 'answers 400; fix planned', owner: 'risk team', expires: '2999-12-31', ...(twist === 'ledger-level-changed' ? { level: 'MUST' as const } : {}) }));
+    .map(([id, twist]): LedgerEntry => ({
+      requirement: id,
+      reason: 'answers 400; fix planned',
+      owner: 'risk team',
+      expires: '2999-12-31',
+      ...(twist === 'ledger-level-changed' ? { level: 'MUST' as const } : {}),
+    }));
   return { tests, ledger };
 }
 
@@ -111,12 +188,23 @@ export function scenarioOutcome(scenario: VerdictScenario, catalog: readonly Jud
   const { tests, ledger } = scenarioRun(scenario, catalog);
   const { verdicts, run } = judgeRun(catalog, tests, scenario.profile, { ledger, today: '2026-01-01' });
   const predicate = { profile: scenario.profile, result: run.words, verdict: statedVerdict(run, run.exitCode) };
-  return { scenario, verdicts, run, requireConformant: verdictProblems(predicate, { conformant: true }), requireNoWarnings: verdictProblems(predicate, { noWarnings: true }) };
+  return {
+    scenario,
+    verdicts,
+    run,
+    requireConformant: verdictProblems(predicate, { conformant: true }),
+    requireNoWarnings: verdictProblems(predicate, { noWarnings: true }),
+  };
 }
 
 /** The catalog the table of docs/verdicts.md is written for: four MUST, two SHOULD, one INFO, named by level. */
 export const TABLE_CATALOG: readonly JudgedRequirement[] = [
-  ...['MUST-A', 'MUST-B', 'MUST-C', 'MUST-D'].map((id) => ({ id, level: 'MUST' as const, part: '7', statement: `${id} holds.` })),
+  ...['MUST-A', 'MUST-B', 'MUST-C', 'MUST-D'].map((id) => ({
+    id,
+    level: 'MUST' as const,
+    part: '7',
+    statement: `${id} holds.`,
+  })),
   ...['SHOULD-A', 'SHOULD-B'].map((id) => ({ id, level: 'SHOULD' as const, part: '5', statement: `${id} holds.` })),
   { id: 'INFO-A', level: 'INFO' as const, part: '8', statement: 'INFO-A is observed.' },
 ];

@@ -14,20 +14,24 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'mutant-run-'));
 const envFile = join(work, 'empty.env');
 writeFileSync(envFile, '');
-const run = spawnSync(process.execPath, [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '--max-failures=1'], {
-  cwd: repoRoot,
-  env: {
-    ...process.env,
-    ENV_FILE: envFile,
-    PROFILE: 'certify-strict',
-    SANDBOX_PORT: String(await freePort()),
-    WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-    WEBHOOK_WAIT_MS: '1500',
-    REPORTS_DIR: join(work, 'reports'),
-    TEST_RESULTS_DIR: join(work, 'test-results'),
-    CONFORMANCE_QUIET: '1',
+const run = spawnSync(
+  process.execPath,
+  [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '--max-failures=1'],
+  {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      ENV_FILE: envFile,
+      PROFILE: 'certify-strict',
+      SANDBOX_PORT: String(await freePort()),
+      WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+      WEBHOOK_WAIT_MS: '1500',
+      REPORTS_DIR: join(work, 'reports'),
+      TEST_RESULTS_DIR: join(work, 'test-results'),
+      CONFORMANCE_QUIET: '1',
+    },
+    stdio: 'ignore',
   },
-  stdio: 'ignore',
-});
+);
 rmSync(work, { recursive: true, force: true });
 process.exit(run.status ?? 1);

@@ -30,11 +30,16 @@ interface StrykerMutant {
  * module and the lines mutated when the run named a range (sandbox/x.ts:198-271): mutant ids are a run's own, so each
  * range keeps its results and its section of docs/mutation.md.
  */
-export function resultsOfReport(report: { files: Record<string, { mutants: StrykerMutant[] }>; config?: { mutate?: string[] } }, ranAt: string): MutationResults {
+export function resultsOfReport(
+  report: { files: Record<string, { mutants: StrykerMutant[] }>; config?: { mutate?: string[] } },
+  ranAt: string,
+): MutationResults {
   const results: MutationResults = {};
   for (const [file, { mutants }] of Object.entries(report.files)) {
     const count = (status: string) => mutants.filter((m) => m.status === status).length;
-    const lines = (report.config?.mutate ?? []).map((glob) => new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(\\d+-\\d+)$`).exec(glob)?.[1]).find(Boolean);
+    const lines = (report.config?.mutate ?? [])
+      .map((glob) => new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(\\d+-\\d+)$`).exec(glob)?.[1])
+      .find(Boolean);
     results[lines ? `${file}:${lines}` : file] = {
       ranAt,
       ...(lines ? { lines } : {}),
@@ -45,7 +50,12 @@ export function resultsOfReport(report: { files: Record<string, { mutants: Stryk
       ignored: count('Ignored'),
       survivors: mutants
         .filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')
-        .map((m) => ({ id: Number(m.id), line: m.location.start.line, mutator: m.mutatorName, replacement: (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 120) })),
+        .map((m) => ({
+          id: Number(m.id),
+          line: m.location.start.line,
+          mutator: m.mutatorName,
+          replacement: (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 120),
+        })),
     };
   }
   return results;
@@ -65,8 +75,20 @@ export function score(r: ModuleResult): number {
 export function resultsTable(results: MutationResults): string {
   const rows = Object.entries(results)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([file, r]) => `| \`${file}\` | ${r.ranAt.slice(0, 10)} | ${r.mutants - r.ignored} | ${r.killed + r.timedOut} | ${r.survived} | ${(score(r) * 100).toFixed(0)} % | ${r.survivors.map((s) => s.id).sort((a, b) => a - b).join(', ') || 'none'} |`);
-  return ['| Module | Run | Mutants run | Killed | Survived | Score | Survivors (ids, each classified below) |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+    .map(
+      ([file, r]) =>
+        `| \`${file}\` | ${r.ranAt.slice(0, 10)} | ${r.mutants - r.ignored} | ${r.killed + r.timedOut} | ${r.survived} | ${(score(r) * 100).toFixed(0)} % | ${
+          r.survivors
+            .map((s) => s.id)
+            .sort((a, b) => a - b)
+            .join(', ') || 'none'
+        } |`,
+    );
+  return [
+    '| Module | Run | Mutants run | Killed | Survived | Score | Survivors (ids, each classified below) |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 /** The mutant ids a classification table names: single ids and ranges (12–15 or 12-15), in its first column. */

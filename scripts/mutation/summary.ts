@@ -18,6 +18,8 @@ const results = { ...readResults(resultsPath), ...fresh };
 writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
 replaceMarkedBlock(join(repoRoot, 'docs/mutation.md'), 'mutation-results', resultsTable(results));
 for (const [file, r] of Object.entries(fresh)) {
-  console.log(`mutate: ${file}: ${r.mutants - r.ignored} mutants, ${r.killed + r.timedOut} killed, ${r.survived} survived (score ${(score(r) * 100).toFixed(0)} %)`);
+  console.log(
+    `mutate: ${file}: ${r.mutants - r.ignored} mutants, ${r.killed + r.timedOut} killed, ${r.survived} survived (score ${(score(r) * 100).toFixed(0)} %)`,
+  );
 }
 console.log('mutate: classify each survivor in docs/mutation.md (npm test checks that every one is)');

@@ -16,7 +16,11 @@ interface JsonSuite {
 interface JsonTest {
   projectName: string;
   annotations: Array<{ type: string; description?: string }>;
-  results: Array<{ status: TestRecord['status']; annotations?: Array<{ type: string; description?: string }>; errors?: Array<{ message?: string }> }>;
+  results: Array<{
+    status: TestRecord['status'];
+    annotations?: Array<{ type: string; description?: string }>;
+    errors?: Array<{ message?: string }>;
+  }>;
 }
 
 /** A test's final result, with its key (the one its requests' User-Agent carries). */
@@ -25,7 +29,10 @@ export interface KeyedRecord extends TestRecord {
 }
 
 /** The final result of every test of a Playwright JSON report, keyed by project. */
-export function recordsByProject(report: { config: { rootDir: string }; suites: JsonSuite[] }): Map<string, KeyedRecord[]> {
+export function recordsByProject(report: {
+  config: { rootDir: string };
+  suites: JsonSuite[];
+}): Map<string, KeyedRecord[]> {
   const byProject = new Map<string, KeyedRecord[]>();
   const visit = (suite: JsonSuite, describes: string[]) => {
     for (const spec of suite.specs ?? []) {
@@ -40,7 +47,9 @@ export function recordsByProject(report: { config: { rootDir: string }; suites: 
           location: `${spec.file}:${spec.line}`,
           status: last?.status ?? 'skipped',
           annotations: [...test.annotations, ...(last?.annotations ?? [])],
-          ...(message ? { error: message.split('\n').slice(0, 8).join('\n'), errorName: errorNameOf(message) ?? 'Error' } : {}),
+          ...(message
+            ? { error: message.split('\n').slice(0, 8).join('\n'), errorName: errorNameOf(message) ?? 'Error' }
+            : {}),
         };
         byProject.set(test.projectName, [...(byProject.get(test.projectName) ?? []), record]);
       }
@@ -70,9 +79,21 @@ export function problemsIn(records: readonly TestRecord[]): Problem[] {
       const req = requirements.find((r) => r.id === id);
       if (!req) continue;
       const { outcome, detail } = outcomeInTest(req, record);
-      if (outcome === 'failed' || outcome === 'warning' || outcome === 'blocked') problems.push({ requirement: id, outcome, test: `${record.project} › ${record.title}`, ...(detail ? { detail } : {}) });
+      if (outcome === 'failed' || outcome === 'warning' || outcome === 'blocked')
+        problems.push({
+          requirement: id,
+          outcome,
+          test: `${record.project} › ${record.title}`,
+          ...(detail ? { detail } : {}),
+        });
     }
-    if (record.status === 'failed' && cited.length === 0) problems.push({ requirement: '(none cited)', outcome: 'failed', test: record.title, ...(record.error ? { detail: record.error } : {}) });
+    if (record.status === 'failed' && cited.length === 0)
+      problems.push({
+        requirement: '(none cited)',
+        outcome: 'failed',
+        test: record.title,
+        ...(record.error ? { detail: record.error } : {}),
+      });
   }
   return problems;
 }
@@ -109,32 +130,62 @@ export type JudgedProfile = (typeof judgedProfiles)[number];
 
 export function analyse(plan: ProofPlan, report: { config: { rootDir: string }; suites: JsonSuite[] }): ProofAnalysis {
   const byProject = recordsByProject(report);
-  const recordsOf = (prefix: string) => [...byProject.entries()].filter(([name]) => name === prefix || name.startsWith(`${prefix}/`)).flatMap(([, records]) => records);
-  const skippedIn = (records: TestRecord[]) => records.filter((r) => r.status === 'skipped').map((r) => `${r.project} › ${r.title}`);
+  const recordsOf = (prefix: string) =>
+    [...byProject.entries()]
+      .filter(([name]) => name === prefix || name.startsWith(`${prefix}/`))
+      .flatMap(([, records]) => records);
+  const skippedIn = (records: TestRecord[]) =>
+    records.filter((r) => r.status === 'skipped').map((r) => `${r.project} › ${r.title}`);
 
   const clean = recordsOf('clean');
   const cleanPassed = new Set(
-    clean.flatMap((r) => marksOf(r.annotations).filter((m) => m.kind === 'pass').map((m) => m.id)),
+    clean.flatMap((r) =>
+      marksOf(r.annotations)
+        .filter((m) => m.kind === 'pass')
+        .map((m) => m.id),
+    ),
   );
   const portability = recordsOf('portability');
 
-  const kills = plan.targets.flatMap((target) => target.faults.map((run) => {
-    const { id, requirement, level } = run;
-    const ranInTarget = byProject.get(target.name) ?? [];
-    // In a round, a fault's tests are those it was given; the round ran exactly the tests its faults were given.
-    const records = run.tests ? ranInTarget.filter((r) => run.tests?.includes(r.key)) : ranInTarget;
-    const problems = problemsIn(records);
-    const wanted = level === 'MUST' ? 'failed' : 'warning';
-    // A fault that breaks a precondition is caught when the gate fails on its requirement, as failed or as blocked.
-    const caughtBy = problems.filter((p) => p.requirement === requirement && (p.outcome === wanted || (level === 'MUST' && p.outcome === 'blocked'))).map((p) => p.test);
-    const collateral = [...new Set(problems.filter((p) => p.requirement !== requirement).map((p) => `${p.requirement} (${p.outcome})`))];
-    return { fault: id, class: run.class ?? 'request', requirement, level, caughtBy, collateral, testsRun: records.filter(ran).length, killed: caughtBy.length > 0 };
-  }));
+  const kills = plan.targets.flatMap((target) =>
+    target.faults.map((run) => {
+      const { id, requirement, level } = run;
+      const ranInTarget = byProject.get(target.name) ?? [];
+      // In a round, a fault's tests are those it was given; the round ran exactly the tests its faults were given.
+      const records = run.tests ? ranInTarget.filter((r) => run.tests?.includes(r.key)) : ranInTarget;
+      const problems = problemsIn(records);
+      const wanted = level === 'MUST' ? 'failed' : 'warning';
+      // A fault that breaks a precondition is caught when the gate fails on its requirement, as failed or as blocked.
+      const caughtBy = problems
+        .filter(
+          (p) =>
+            p.requirement === requirement && (p.outcome === wanted || (level === 'MUST' && p.outcome === 'blocked')),
+        )
+        .map((p) => p.test);
+      const collateral = [
+        ...new Set(problems.filter((p) => p.requirement !== requirement).map((p) => `${p.requirement} (${p.outcome})`)),
+      ];
+      return {
+        fault: id,
+        class: run.class ?? 'request',
+        requirement,
+        level,
+        caughtBy,
+        collateral,
+        testsRun: records.filter(ran).length,
+        killed: caughtBy.length > 0,
+      };
+    }),
+  );
   for (const target of plan.targets.filter((t) => t.kind === 'round')) {
     const given = new Set(target.faults.flatMap((run) => run.tests ?? []));
     const ranKeys = new Set((byProject.get(target.name) ?? []).map((r) => r.key));
-    const differ = [...given].filter((key) => !ranKeys.has(key)).length + [...ranKeys].filter((key) => !given.has(key)).length;
-    if (differ > 0) throw new Error(`${target.name} ran other tests than its faults were given (${differ} differ): the grep of proof.config.ts and checks() of plan.ts disagree`);
+    const differ =
+      [...given].filter((key) => !ranKeys.has(key)).length + [...ranKeys].filter((key) => !given.has(key)).length;
+    if (differ > 0)
+      throw new Error(
+        `${target.name} ran other tests than its faults were given (${differ} differ): the grep of proof.config.ts and checks() of plan.ts disagree`,
+      );
   }
   const faulted = new Set(kills.map((k) => k.requirement));
   return {
@@ -146,7 +197,9 @@ export function analyse(plan: ProofPlan, report: { config: { rootDir: string }; 
     },
     portability: {
       tests: portability.length,
-      testsByTarget: Object.fromEntries(plan.targets.filter((t) => t.kind === 'portability').map((t) => [t.name, recordsOf(t.name).length])),
+      testsByTarget: Object.fromEntries(
+        plan.targets.filter((t) => t.kind === 'portability').map((t) => [t.name, recordsOf(t.name).length]),
+      ),
       skipped: skippedIn(portability),
       problems: problemsIn(portability),
     },
@@ -158,14 +211,22 @@ export function analyse(plan: ProofPlan, report: { config: { rootDir: string }; 
         .filter((t) => t.kind === 'clean' || t.kind === 'portability')
         .map((t) => {
           const byId: Record<string, string[]> = {};
-          for (const mark of recordsOf(t.name).flatMap((r) => marksOf(r.annotations)).filter((m) => m.kind === 'observed')) (byId[mark.id] ??= []).push(mark.detail);
+          for (const mark of recordsOf(t.name)
+            .flatMap((r) => marksOf(r.annotations))
+            .filter((m) => m.kind === 'observed'))
+            (byId[mark.id] ??= []).push(mark.detail);
           return [t.name, byId];
         }),
     ),
     verdicts: Object.fromEntries(
       plan.targets
         .filter((t) => t.kind === 'clean' || t.kind === 'portability')
-        .map((t) => [t.name, Object.fromEntries(judgedProfiles.map((profile) => [profile, profileVerdict(recordsOf(t.name), profile)])) as Record<JudgedProfile, ProfileVerdict>]),
+        .map((t) => [
+          t.name,
+          Object.fromEntries(
+            judgedProfiles.map((profile) => [profile, profileVerdict(recordsOf(t.name), profile)]),
+          ) as Record<JudgedProfile, ProfileVerdict>,
+        ]),
     ),
   };
 }
@@ -178,15 +239,29 @@ export function killMatrixMarkdown(analysis: ProofAnalysis, durationMs: number):
     '',
     `Mutation score: **${(analysis.mutationScore * 100).toFixed(1)}%** (${killed} of ${analysis.kills.length} faults caught), proof run ${(durationMs / 1000).toFixed(1)} s.`,
     `Clean reference sandbox: ${analysis.clean.tests} tests, ${analysis.clean.problems.length} problems, ${analysis.clean.skipped.length} skipped; MUST requirements not passed: ${analysis.clean.mustNotPassed.join(', ') || 'none'}.`,
-    `Portability (${Object.keys(analysis.portability.testsByTarget).map((name) => name.replace('portability/', '')).join(', ')}): ${analysis.portability.tests} tests, ${analysis.portability.problems.filter((p) => p.outcome === 'failed').length} failures, ${analysis.portability.skipped.length} skipped; SHOULD warnings: ${analysis.portability.problems.filter((p) => p.outcome === 'warning').map((p) => p.requirement).join(', ') || 'none'}.`,
+    `Portability (${Object.keys(analysis.portability.testsByTarget)
+      .map((name) => name.replace('portability/', ''))
+      .join(
+        ', ',
+      )}): ${analysis.portability.tests} tests, ${analysis.portability.problems.filter((p) => p.outcome === 'failed').length} failures, ${analysis.portability.skipped.length} skipped; SHOULD warnings: ${
+      analysis.portability.problems
+        .filter((p) => p.outcome === 'warning')
+        .map((p) => p.requirement)
+        .join(', ') || 'none'
+    }.`,
     `MUST requirements without a fault: ${analysis.mustWithoutFault.join(', ') || 'none'}.`,
-    `Verdicts of the correct targets (gate; certify): ${Object.entries(analysis.verdicts).map(([name, v]) => `${name}: ${v.gate.result}; ${v.certify.result}`).join(' | ')}.`,
+    `Verdicts of the correct targets (gate; certify): ${Object.entries(analysis.verdicts)
+      .map(([name, v]) => `${name}: ${v.gate.result}; ${v.certify.result}`)
+      .join(' | ')}.`,
     '',
     `Faults by class: ${[...new Set(analysis.kills.map((k) => k.class))].map((c) => `${c} ${analysis.kills.filter((k) => k.class === c && k.killed).length} of ${analysis.kills.filter((k) => k.class === c).length} caught`).join(', ')}.`,
     '',
     '| Fault | Class | Requirement | Level | Caught | Checks that caught it | Collateral |',
     '|---|---|---|---|---|---|---|',
-    ...analysis.kills.map((k) => `| ${k.fault} | ${k.class} | ${k.requirement} | ${k.level} | ${k.killed ? 'yes' : '**SURVIVED**'} | ${cell(k.caughtBy.join('<br>') || `(none of ${k.testsRun} tests)`)} | ${cell(k.collateral.join(', ') || '—')} |`),
+    ...analysis.kills.map(
+      (k) =>
+        `| ${k.fault} | ${k.class} | ${k.requirement} | ${k.level} | ${k.killed ? 'yes' : '**SURVIVED**'} | ${cell(k.caughtBy.join('<br>') || `(none of ${k.testsRun} tests)`)} | ${cell(k.collateral.join(', ') || '—')} |`,
+    ),
     '',
   ].join('\n');
 }

@@ -20,13 +20,25 @@ import { freePorts } from '../../harness/http/free-port.ts';
  * suite meets them on every kind of request (the proof counts the 429s) and waits seconds in all, not minutes: a
  * Retry-After costs up to a second (its granularity), a backoff a few hundred milliseconds.
  */
-export const PROOF_RATE_LIMITS: RateLimits = { tokenRequests: 8, tokenWindowMs: 1000, burst: 30, perSecond: 100, everyNth: 25 };
+export const PROOF_RATE_LIMITS: RateLimits = {
+  tokenRequests: 8,
+  tokenWindowMs: 1000,
+  burst: 30,
+  perSecond: 100,
+  everyNth: 25,
+};
 
 /**
  * How far away the far flavor is in the proof run: a little, so that the proof stays quick, yet every event is late
  * (after its flow's answer), events cross, every other one comes twice, records wait, and every answer is held.
  */
-export const PROOF_FAR: Omit<FarSettings, 'tls'> = { latencyMs: 2, eventDelayMs: { min: 50, max: 400 }, redeliverEvery: 2, recordsDelayMs: 200, seed: 'proof-far' };
+export const PROOF_FAR: Omit<FarSettings, 'tls'> = {
+  latencyMs: 2,
+  eventDelayMs: { min: 50, max: 400 },
+  redeliverEvery: 2,
+  recordsDelayMs: 200,
+  seed: 'proof-far',
+};
 
 export type TargetKind = 'clean' | 'portability' | 'fault' | 'round';
 
@@ -64,7 +76,11 @@ export interface ProofPlan {
 /** Whether a test checks the fault's requirement, on its place when it has one: the checks a fault must not survive. */
 export function checks(test: ListedTest, run: Pick<FaultRun, 'requirement' | 'place' | 'area'>): boolean {
   const webhookTest = test.file.startsWith('webhooks/');
-  return webhookTest === (run.area === 'webhooks') && test.tags.includes(run.requirement) && (run.place === undefined || test.tags.includes(`on:${run.place}`));
+  return (
+    webhookTest === (run.area === 'webhooks') &&
+    test.tags.includes(run.requirement) &&
+    (run.place === undefined || test.tags.includes(`on:${run.place}`))
+  );
 }
 
 /**
@@ -79,7 +95,14 @@ function standsAlone(area: Area): boolean {
 
 function faultRun(fault: Fault): FaultRun {
   const req = requirement(fault.requirement);
-  return { id: fault.id, requirement: fault.requirement, level: req.level, area: req.area, class: fault.class ?? 'request', ...(fault.place ? { place: fault.place } : {}) };
+  return {
+    id: fault.id,
+    requirement: fault.requirement,
+    level: req.level,
+    area: req.area,
+    class: fault.class ?? 'request',
+    ...(fault.place ? { place: fault.place } : {}),
+  };
 }
 
 /**
@@ -87,7 +110,9 @@ function faultRun(fault: Fault): FaultRun {
  * that every test of a round runs with exactly one fault, and a round costs one worker instead of one per fault.
  */
 export function roundsOf(faults: readonly FaultRun[], tests: readonly ListedTest[]): FaultRun[][] {
-  const selected = faults.map((run) => ({ ...run, tests: tests.filter((t) => checks(t, run)).map((t) => t.key) })).sort((a, b) => b.tests.length - a.tests.length);
+  const selected = faults
+    .map((run) => ({ ...run, tests: tests.filter((t) => checks(t, run)).map((t) => t.key) }))
+    .sort((a, b) => b.tests.length - a.tests.length);
   const rounds: Array<{ runs: FaultRun[]; taken: Set<string> }> = [];
   for (const run of selected) {
     let round = rounds.find((r) => run.tests.every((key) => !r.taken.has(key)));
@@ -98,13 +123,16 @@ export function roundsOf(faults: readonly FaultRun[], tests: readonly ListedTest
   return rounds.map((r) => r.runs);
 }
 
-
 /**
  * Starts the sandboxes of a proof run: the clean reference, the correct implementations that differ from it
  * (portability), a reference sandbox per webhook fault (each stands alone), and one per round of the others. Each
  * gets its own webhook receiver port, so the runs never see each other's events.
  */
-export async function startProofTargets(faults: readonly Fault[], tests: readonly ListedTest[], seed: number): Promise<{ plan: ProofPlan; close: () => Promise<void>; sandboxes: RunningSandbox[] }> {
+export async function startProofTargets(
+  faults: readonly Fault[],
+  tests: readonly ListedTest[],
+  seed: number,
+): Promise<{ plan: ProofPlan; close: () => Promise<void>; sandboxes: RunningSandbox[] }> {
   const alone = faults.filter((f) => standsAlone(requirement(f.requirement).area)).map(faultRun);
   const rounds = roundsOf(faults.filter((f) => !standsAlone(requirement(f.requirement).area)).map(faultRun), tests);
   const specs: Array<Omit<ProofTarget, 'env'>> = [
@@ -121,8 +149,18 @@ export async function startProofTargets(faults: readonly Fault[], tests: readonl
     { name: 'portability/proto3', kind: 'portability', flavor: 'proto3', faults: [] },
     // A deployment far away: answers held, events late, crossed and some twice, records after a while, HTTPS through a private CA.
     { name: 'portability/far', kind: 'portability', flavor: 'far', faults: [] },
-    ...alone.map((run) => ({ name: `fault/${run.id}`, kind: 'fault' as const, flavor: 'reference' as const, faults: [run] })),
-    ...rounds.map((runs, index) => ({ name: `round/${index + 1}`, kind: 'round' as const, flavor: 'reference' as const, faults: runs })),
+    ...alone.map((run) => ({
+      name: `fault/${run.id}`,
+      kind: 'fault' as const,
+      flavor: 'reference' as const,
+      faults: [run],
+    })),
+    ...rounds.map((runs, index) => ({
+      name: `round/${index + 1}`,
+      kind: 'round' as const,
+      flavor: 'reference' as const,
+      faults: runs,
+    })),
   ];
   const ports = await freePorts(specs.length);
   const runTag = randomBytes(4).toString('hex');
@@ -142,7 +180,11 @@ export async function startProofTargets(faults: readonly Fault[], tests: readonl
     for (const [index, spec] of specs.entries()) {
       const tokenSecret = randomBytes(16).toString('hex');
       const webhookPort = ports[index] as number;
-      const faultOfTest = new Map(spec.kind === 'round' ? spec.faults.flatMap((run) => (run.tests ?? []).map((key) => [key, run.id] as const)) : []);
+      const faultOfTest = new Map(
+        spec.kind === 'round'
+          ? spec.faults.flatMap((run) => (run.tests ?? []).map((key) => [key, run.id] as const))
+          : [],
+      );
       const sandbox = await startSandbox({
         flavor: spec.flavor,
         rateLimits: PROOF_RATE_LIMITS,
@@ -150,7 +192,12 @@ export async function startProofTargets(faults: readonly Fault[], tests: readonl
         tokenSecret,
         faults: spec.kind === 'fault' ? spec.faults.map((run) => run.id) : [],
         // A round: each request has the fault of the test that sent it, none when it names no test of the round.
-        ...(spec.kind === 'round' ? { faultsOf: (headers: IncomingHttpHeaders) => [faultOfTest.get(testKeyIn(headers['user-agent']) ?? '')].filter((id) => id !== undefined) } : {}),
+        ...(spec.kind === 'round'
+          ? {
+              faultsOf: (headers: IncomingHttpHeaders) =>
+                [faultOfTest.get(testKeyIn(headers['user-agent']) ?? '')].filter((id) => id !== undefined),
+            }
+          : {}),
         webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`,
         // A fault run without webhook checks has no receiver: its sandbox's delivery failures are expected.
         warn: () => undefined,
@@ -161,7 +208,9 @@ export async function startProofTargets(faults: readonly Fault[], tests: readonl
         WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
         TLS_CA_FILE: caFile,
         // The sandbox posts to the receiver on loopback: a receiver URL the target reaches, so the flows run.
-        ...(flavorModule(spec.flavor).deliversToReceiver ? { WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${webhookPort}/webhooks` } : {}),
+        ...(flavorModule(spec.flavor).deliversToReceiver
+          ? { WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${webhookPort}/webhooks` }
+          : {}),
         // Loopback deliveries take milliseconds; a short wait keeps the faults that withhold an event quick.
         WEBHOOK_WAIT_MS: '1500',
         // The reference sandbox has records at once; a fault that refuses their polls waits this long, not 5 s.

@@ -23,7 +23,8 @@ const suiteFor = (target: ProofTarget) => {
 };
 
 /** Selects the checks of a fault's requirement, on the place the fault breaks it when it names one. */
-const grepOf = (run: FaultRun) => `(?=.*(^|\\s)@${escape(run.requirement)}(\\s|$))${run.place ? `(?=.*(^|\\s)@on:${escape(run.place)}(\\s|$))` : ''}`;
+const grepOf = (run: FaultRun) =>
+  `(?=.*(^|\\s)@${escape(run.requirement)}(\\s|$))${run.place ? `(?=.*(^|\\s)@on:${escape(run.place)}(\\s|$))` : ''}`;
 
 /**
  * One project, and so one worker, per target: a worker start is the largest cost of a target. The correct targets run

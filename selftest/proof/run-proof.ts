@@ -27,7 +27,11 @@ export interface ProofResult {
  * not run it again): starts the sandboxes in this process, runs the suite against them in a child Playwright
  * process, and writes the kill matrix as JSON and Markdown.
  */
-export async function runProofOnce(options: { runId: string; faults?: readonly Fault[]; reportsDir?: string }): Promise<ProofResult> {
+export async function runProofOnce(options: {
+  runId: string;
+  faults?: readonly Fault[];
+  reportsDir?: string;
+}): Promise<ProofResult> {
   const work = `${repoRoot}test-results/proof`;
   mkdirSync(work, { recursive: true });
   const cache = `${work}/result-${options.runId}.json`;
@@ -47,11 +51,15 @@ export async function runProofOnce(options: { runId: string; faults?: readonly F
   let farQueue: readonly QueuedEvent[] | undefined;
   try {
     exitCode = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'selftest/proof/proof.config.ts'], {
-        cwd: repoRoot,
-        env: { ...process.env, PROOF_PLAN: planFile, PROOF_RESULTS: resultsFile, CI: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'selftest/proof/proof.config.ts'],
+        {
+          cwd: repoRoot,
+          env: { ...process.env, PROOF_PLAN: planFile, PROOF_RESULTS: resultsFile, CI: '' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.on('error', reject);
@@ -63,14 +71,25 @@ export async function runProofOnce(options: { runId: string; faults?: readonly F
     await close();
     rmSync(privateDir, { recursive: true, force: true });
   }
-  if (!existsSync(resultsFile)) throw new Error(`The proof run wrote no results (exit ${exitCode}):\n${output.slice(-3000)}`);
+  if (!existsSync(resultsFile))
+    throw new Error(`The proof run wrote no results (exit ${exitCode}):\n${output.slice(-3000)}`);
   const analysis = analyse(plan, JSON.parse(readFileSync(resultsFile, 'utf8')));
   const durationMs = performance.now() - started;
   const reportsDir = options.reportsDir ?? `${repoRoot}reports`;
   mkdirSync(reportsDir, { recursive: true });
-  writeFileSync(`${reportsDir}/kill-matrix.json`, `${JSON.stringify({ seed, durationMs: Math.round(durationMs), ...analysis }, null, 2)}\n`);
+  writeFileSync(
+    `${reportsDir}/kill-matrix.json`,
+    `${JSON.stringify({ seed, durationMs: Math.round(durationMs), ...analysis }, null, 2)}\n`,
+  );
   writeFileSync(`${reportsDir}/kill-matrix.md`, killMatrixMarkdown(analysis, durationMs));
-  const result: ProofResult = { analysis, durationMs, exitCode, output: output.slice(-5000), ...(rateLimited ? { rateLimited } : {}), ...(farQueue ? { farQueue } : {}) };
+  const result: ProofResult = {
+    analysis,
+    durationMs,
+    exitCode,
+    output: output.slice(-5000),
+    ...(rateLimited ? { rateLimited } : {}),
+    ...(farQueue ? { farQueue } : {}),
+  };
   writeFileSync(cache, JSON.stringify(result));
   return result;
 }

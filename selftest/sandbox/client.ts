@@ -124,7 +124,14 @@ export class SandboxClient {
 
   requestToken(
     service: Service,
-    options: { apiKey?: string | null; authorization?: string; form?: Record<string, string>; raw?: string; contentType?: string; method?: string } = {},
+    options: {
+      apiKey?: string | null;
+      authorization?: string;
+      form?: Record<string, string>;
+      raw?: string;
+      contentType?: string;
+      method?: string;
+    } = {},
   ): Promise<Reply> {
     const url = service === 'identity' ? this.env['IDENTITY_TOKEN_URL'] : this.env['STEPUP_TOKEN_URL'];
     const headers: Record<string, string> = { 'content-type': options.contentType ?? tokenEndpoint.contentType };
@@ -173,7 +180,9 @@ export class SandboxClient {
   /** A new case through 4.2; returns its ids. */
   async newCase(extra: Body = {}): Promise<{ inquiryId: string; authenticationId: string; reply: Reply }> {
     const inquiryId = `inq-${randomUUID()}`;
-    const reply = await this.op('assessment', { body: { strategy: this.env['STRATEGY_ASSESSMENT'], inquiryId, ...extra } });
+    const reply = await this.op('assessment', {
+      body: { strategy: this.env['STRATEGY_ASSESSMENT'], inquiryId, ...extra },
+    });
     expect(reply.status, reply.text).toBeLessThan(300);
     return { inquiryId, authenticationId: String(reply.body['authenticationId']), reply };
   }
@@ -182,7 +191,15 @@ export class SandboxClient {
     return this.op('fetchAssessment', { params: { caseId } });
   }
 
-  async order(options: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string | undefined>; method?: string; apiKey?: string } = {}): Promise<Reply> {
+  async order(
+    options: {
+      body?: unknown;
+      raw?: string | Buffer;
+      headers?: Record<string, string | undefined>;
+      method?: string;
+      apiKey?: string;
+    } = {},
+  ): Promise<Reply> {
     const token = await this.token('identity', options.apiKey);
     const defaults: Record<string, string> = {
       authorization: `Bearer ${token}`,
@@ -191,12 +208,20 @@ export class SandboxClient {
       'content-type': 'application/json',
     };
     const method = options.method ?? 'POST';
-    const body = method === 'GET' ? undefined : Buffer.from(options.raw ?? JSON.stringify(options.body ?? validOrder()));
-    return fetch(`${this.env['ORDERS_BASE_URL']}/v2/orders`, { method, headers: withOverrides(defaults, options.headers), ...(body ? { body } : {}) }).then(toReply);
+    const body =
+      method === 'GET' ? undefined : Buffer.from(options.raw ?? JSON.stringify(options.body ?? validOrder()));
+    return fetch(`${this.env['ORDERS_BASE_URL']}/v2/orders`, {
+      method,
+      headers: withOverrides(defaults, options.headers),
+      ...(body ? { body } : {}),
+    }).then(toReply);
   }
 }
 
-function withOverrides(defaults: Record<string, string>, overrides: Record<string, string | undefined> = {}): Record<string, string> {
+function withOverrides(
+  defaults: Record<string, string>,
+  overrides: Record<string, string | undefined> = {},
+): Record<string, string> {
   const merged: Record<string, string | undefined> = { ...defaults, ...overrides };
   return Object.fromEntries(Object.entries(merged).filter((e): e is [string, string] => e[1] !== undefined));
 }
@@ -213,7 +238,10 @@ export function validOrder(extra: Body = {}): Body {
   };
 }
 
-export async function withSandbox<T>(options: Partial<SandboxOptions>, fn: (api: SandboxClient) => Promise<T>): Promise<T> {
+export async function withSandbox<T>(
+  options: Partial<SandboxOptions>,
+  fn: (api: SandboxClient) => Promise<T>,
+): Promise<T> {
   const receiver = await startReceiver();
   const sandbox = await startSandbox({ tokenSecret: secret, webhookUrl: receiver.url, webhookDelayMs: 2, ...options });
   try {
@@ -240,7 +268,8 @@ export function expectEnvelope(reply: Reply, row: string): void {
   if (tableRow.errorTypes) expect(tableRow.errorTypes).toContain(reply.body['errorType']);
   else expect(typeof reply.body['errorType']).toBe('string');
   if (tableRow.messages) expect(tableRow.messages).toContain(message);
-  if (tableRow.messagePrefix) expect(message.startsWith(tableRow.messagePrefix) && message.length > tableRow.messagePrefix.length).toBe(true);
+  if (tableRow.messagePrefix)
+    expect(message.startsWith(tableRow.messagePrefix) && message.length > tableRow.messagePrefix.length).toBe(true);
   if (tableRow.messagePattern) expect(message).toMatch(new RegExp(tableRow.messagePattern));
 }
 
@@ -254,7 +283,7 @@ export async function validCall(api: SandboxClient, id: OperationId): Promise<Op
   const c = await api.newCase();
   if (id === 'documentRecords') return { params: { authenticationId: c.authenticationId } };
   if (id === 'fetchAssessment') return { params: { caseId: c.authenticationId } };
-  if (id === 'caseUpdate') return { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, tags: ['x'] } };
+  if (id === 'caseUpdate')
+    return { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, tags: ['x'] } };
   return { body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, phoneNumber: '+15555550100' } };
 }
-

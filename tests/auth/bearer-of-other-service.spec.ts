@@ -12,12 +12,28 @@ const crossings: ReadonlyArray<{ id: RoutedOperationId; tokenOf: RoutedOperation
 for (const { id, tokenOf } of crossings) {
   const service = operation(id).service;
   const other = operation(tokenOf).service;
-  test(...cites(['TOK-PER-SERVICE'], `whether ${id} (${service}) accepts a token of the ${other} token endpoint is observed`), async ({ api, config, verdict, validRequest }) => {
-    const request = await validRequest(id);
-    const token = await api.tokenFor(tokenOf);
-    const exchange = await api.call(id, { ...request, set: { authorization: `Bearer ${token}` }, note: `a token of the ${other} token endpoint` });
-    const accepted = exchange.status >= 200 && exchange.status < 300;
-    const shared = config.services[service].tokenUrl === config.services[other].tokenUrl ? ' (both services use the same token URL)' : '';
-    verdict.observe('TOK-PER-SERVICE', `${id} with a token of the ${other} token endpoint: ${exchange.status}, ${accepted ? 'accepted' : 'refused'}${shared}`);
-  });
+  test(
+    ...cites(
+      ['TOK-PER-SERVICE'],
+      `whether ${id} (${service}) accepts a token of the ${other} token endpoint is observed`,
+    ),
+    async ({ api, config, verdict, validRequest }) => {
+      const request = await validRequest(id);
+      const token = await api.tokenFor(tokenOf);
+      const exchange = await api.call(id, {
+        ...request,
+        set: { authorization: `Bearer ${token}` },
+        note: `a token of the ${other} token endpoint`,
+      });
+      const accepted = exchange.status >= 200 && exchange.status < 300;
+      const shared =
+        config.services[service].tokenUrl === config.services[other].tokenUrl
+          ? ' (both services use the same token URL)'
+          : '';
+      verdict.observe(
+        'TOK-PER-SERVICE',
+        `${id} with a token of the ${other} token endpoint: ${exchange.status}, ${accepted ? 'accepted' : 'refused'}${shared}`,
+      );
+    },
+  );
 }

@@ -20,7 +20,9 @@ export type TokenService = (typeof tokenServices)[number];
  */
 export function distinctTokenTarget(config: SuiteConfig, verdict: Verdict, service: TokenService): ServiceTarget {
   const target = config.services[service];
-  const sameAs = tokenServices.slice(0, tokenServices.indexOf(service)).find((other) => config.services[other].tokenUrl === target.tokenUrl);
+  const sameAs = tokenServices
+    .slice(0, tokenServices.indexOf(service))
+    .find((other) => config.services[other].tokenUrl === target.tokenUrl);
   if (sameAs) verdict.notConfigured(`${target.variables.tokenUrl} is the ${sameAs} token URL, checked there`);
   return target;
 }
@@ -32,7 +34,11 @@ export interface TokenContext {
 }
 
 /** Sends a token request; any token in the answer is registered as a secret before anything can show it. */
-export async function sendTokenRequest({ http, redactor, record }: TokenContext, target: ServiceTarget, options: TokenRequestOptions = {}): Promise<Exchange> {
+export async function sendTokenRequest(
+  { http, redactor, record }: TokenContext,
+  target: ServiceTarget,
+  options: TokenRequestOptions = {},
+): Promise<Exchange> {
   const exchange = await http.send(tokenRequest(target, options));
   redactor.add(issuedToken(exchange));
   await record(exchange);
@@ -40,7 +46,14 @@ export async function sendTokenRequest({ http, redactor, record }: TokenContext,
 }
 
 export function expectNoAccessToken(verdict: Verdict, id: string, exchange: Exchange): boolean {
-  return expectThat(verdict, id, issuedToken(exchange) === undefined, 'no access_token in the answer', () => verdict.answer(exchange), exchange);
+  return expectThat(
+    verdict,
+    id,
+    issuedToken(exchange) === undefined,
+    'no access_token in the answer',
+    () => verdict.answer(exchange),
+    exchange,
+  );
 }
 
 export function oauthErrorOf(exchange: Exchange): unknown {
@@ -48,9 +61,21 @@ export function oauthErrorOf(exchange: Exchange): unknown {
 }
 
 /** An error answer of RFC 6749 section 5.2: the status (any of `statuses`) and the error code. */
-export function expectOAuthError(verdict: Verdict, id: string, exchange: Exchange, expected: { statuses: readonly number[]; error: string }): boolean {
+export function expectOAuthError(
+  verdict: Verdict,
+  id: string,
+  exchange: Exchange,
+  expected: { statuses: readonly number[]; error: string },
+): boolean {
   const ok = expected.statuses.includes(exchange.status) && oauthErrorOf(exchange) === expected.error;
-  return expectThat(verdict, id, ok, `status ${expected.statuses.join(' or ')} with error "${expected.error}"`, () => verdict.answer(exchange), exchange);
+  return expectThat(
+    verdict,
+    id,
+    ok,
+    `status ${expected.statuses.join(' or ')} with error "${expected.error}"`,
+    () => verdict.answer(exchange),
+    exchange,
+  );
 }
 
 /** A WWW-Authenticate challenge of any scheme, which RFC 6749 section 5.2 asks for with a 401. */

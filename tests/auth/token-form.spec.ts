@@ -3,16 +3,28 @@ import { validTokenForm, type TokenRequestOptions } from '../../harness/tokens.t
 import { distinctTokenTarget, sendTokenRequest, tokenServices } from './token-endpoint.ts';
 
 const notAFormPost: ReadonlyArray<{ name: string; options: TokenRequestOptions }> = [
-  { name: 'the parameters as a JSON body', options: { contentType: 'application/json', rawBody: JSON.stringify(validTokenForm()) } },
+  {
+    name: 'the parameters as a JSON body',
+    options: { contentType: 'application/json', rawBody: JSON.stringify(validTokenForm()) },
+  },
   { name: 'a GET with the parameters in the query', options: { method: 'GET' } },
 ];
 
 for (const service of tokenServices) {
   for (const variant of notAFormPost) {
-    test(...cites(['TOK-FORM-POST'], `the ${service} token endpoint's answer to ${variant.name} is recorded`), async ({ config, http, record, redactor, verdict }) => {
-      const target = distinctTokenTarget(config, verdict, service);
-      const exchange = await sendTokenRequest({ http, record, redactor }, target, { ...variant.options, note: variant.name });
-      verdict.observe('TOK-FORM-POST', `${service}, ${variant.name}: answered ${exchange.status}${exchange.status >= 200 && exchange.status < 300 ? ' (accepted)' : ''}`);
-    });
+    test(
+      ...cites(['TOK-FORM-POST'], `the ${service} token endpoint's answer to ${variant.name} is recorded`),
+      async ({ config, http, record, redactor, verdict }) => {
+        const target = distinctTokenTarget(config, verdict, service);
+        const exchange = await sendTokenRequest({ http, record, redactor }, target, {
+          ...variant.options,
+          note: variant.name,
+        });
+        verdict.observe(
+          'TOK-FORM-POST',
+          `${service}, ${variant.name}: answered ${exchange.status}${exchange.status >= 200 && exchange.status < 300 ? ' (accepted)' : ''}`,
+        );
+      },
+    );
   }
 }

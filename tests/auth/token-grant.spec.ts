@@ -1,9 +1,19 @@
 import { tokenEndpoint } from '../../catalog/catalog.ts';
 import { expectRefused } from '../../harness/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
-import { distinctTokenTarget, expectNoAccessToken, expectOAuthError, sendTokenRequest, tokenServices } from './token-endpoint.ts';
+import {
+  distinctTokenTarget,
+  expectNoAccessToken,
+  expectOAuthError,
+  sendTokenRequest,
+  tokenServices,
+} from './token-endpoint.ts';
 
-const capitalized = (words: string) => words.split('_').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('_');
+const capitalized = (words: string) =>
+  words
+    .split('_')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('_');
 
 // RFC 6749 section 3.2: a parameter sent without a value is treated as omitted, so an empty grant_type is a missing one.
 const otherGrants = [
@@ -17,15 +27,21 @@ const otherGrants = [
 for (const service of tokenServices) {
   for (const variant of otherGrants) {
     const shown = variant.grantType === undefined ? 'absent' : JSON.stringify(variant.grantType);
-    test(...cites(['TOK-GRANT-TYPE', 'TOK-GRANT-ERROR'], `the ${service} token endpoint refuses ${variant.name} (grant_type ${shown})`), async ({ config, http, record, redactor, verdict }) => {
-      const target = distinctTokenTarget(config, verdict, service);
-      const exchange = await sendTokenRequest({ http, record, redactor }, target, {
-        form: { grant_type: variant.grantType, scope: tokenEndpoint.scope },
-        note: `grant_type ${shown}`,
-      });
-      expectRefused(verdict, 'TOK-GRANT-TYPE', exchange);
-      expectNoAccessToken(verdict, 'TOK-GRANT-TYPE', exchange);
-      expectOAuthError(verdict, 'TOK-GRANT-ERROR', exchange, { statuses: [400], error: variant.error });
-    });
+    test(
+      ...cites(
+        ['TOK-GRANT-TYPE', 'TOK-GRANT-ERROR'],
+        `the ${service} token endpoint refuses ${variant.name} (grant_type ${shown})`,
+      ),
+      async ({ config, http, record, redactor, verdict }) => {
+        const target = distinctTokenTarget(config, verdict, service);
+        const exchange = await sendTokenRequest({ http, record, redactor }, target, {
+          form: { grant_type: variant.grantType, scope: tokenEndpoint.scope },
+          note: `grant_type ${shown}`,
+        });
+        expectRefused(verdict, 'TOK-GRANT-TYPE', exchange);
+        expectNoAccessToken(verdict, 'TOK-GRANT-TYPE', exchange);
+        expectOAuthError(verdict, 'TOK-GRANT-ERROR', exchange, { statuses: [400], error: variant.error });
+      },
+    );
   }
 }

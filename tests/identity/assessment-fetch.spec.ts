@@ -8,22 +8,46 @@ test(
   async ({ api, verdict, newCase }) => {
     const first = await newCase();
     await newCase();
-    const fetched = await api.call('fetchAssessment', { pathParams: { caseId: first.authenticationId }, note: 'the earlier of two cases' });
+    const fetched = await api.call('fetchAssessment', {
+      pathParams: { caseId: first.authenticationId },
+      note: 'the earlier of two cases',
+    });
     expectAccepted(verdict, 'ASM-FETCH-SAME-CASE', fetched);
-    expectEqual(verdict, 'ASM-FETCH-SAME-CASE', 'authenticationId', bodyOf(fetched).authenticationId, first.authenticationId, fetched);
+    expectEqual(
+      verdict,
+      'ASM-FETCH-SAME-CASE',
+      'authenticationId',
+      bodyOf(fetched).authenticationId,
+      first.authenticationId,
+      fetched,
+    );
     expectEqual(verdict, 'ASM-FETCH-SAME-CASE', 'inquiryId', bodyOf(fetched).inquiryId, first.inquiryId, fetched);
   },
 );
 
-test(...cites(['ASM-FETCH-UNKNOWN'], 'fetching a case identifier that was never issued is refused'), async ({ api, verdict, data }) => {
-  const exchange = await api.call('fetchAssessment', { pathParams: { caseId: unknownCaseId(data) }, note: 'a case identifier never issued' });
-  expectRefused(verdict, 'ASM-FETCH-UNKNOWN', exchange);
-});
+test(
+  ...cites(['ASM-FETCH-UNKNOWN'], 'fetching a case identifier that was never issued is refused'),
+  async ({ api, verdict, data }) => {
+    const exchange = await api.call('fetchAssessment', {
+      pathParams: { caseId: unknownCaseId(data) },
+      note: 'a case identifier never issued',
+    });
+    expectRefused(verdict, 'ASM-FETCH-UNKNOWN', exchange);
+  },
+);
 
 for (const header of ['x-client-id', 'x-correlation-id']) {
-  test(...cites(['HDR-FETCH-ASSESSMENT'], `fetch by case identifier without ${header} is recorded`, { on: 'fetchAssessment' }), async ({ api, verdict, newCase }) => {
-    const ref = await newCase();
-    const exchange = await api.call('fetchAssessment', { pathParams: { caseId: ref.authenticationId }, omit: [header] });
-    verdict.observe('HDR-FETCH-ASSESSMENT', `without ${header}: answered ${exchange.status}`);
-  });
+  test(
+    ...cites(['HDR-FETCH-ASSESSMENT'], `fetch by case identifier without ${header} is recorded`, {
+      on: 'fetchAssessment',
+    }),
+    async ({ api, verdict, newCase }) => {
+      const ref = await newCase();
+      const exchange = await api.call('fetchAssessment', {
+        pathParams: { caseId: ref.authenticationId },
+        omit: [header],
+      });
+      verdict.observe('HDR-FETCH-ASSESSMENT', `without ${header}: answered ${exchange.status}`);
+    },
+  );
 }

@@ -2,10 +2,23 @@ import { expectAccepted } from '../../harness/checks/responses.ts';
 import { minimalAssessment } from '../../harness/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
-test(...cites(['ASM-DEVICE-SESSION-REUSE'], 'a deviceSessionId already used by another assessment is accepted again'), async ({ api, verdict, config, data }) => {
-  const deviceSessionId = data.faker.string.uuid();
-  const first = await api.call('assessment', { body: { ...minimalAssessment(data, config.strategies.assessment), deviceSessionId }, note: 'first use of the deviceSessionId' });
-  verdict.precondition(first.status >= 200 && first.status < 300, 'an assessment with a deviceSessionId is accepted', () => ({ sent: verdict.sent(first), expected: 'success (2xx)', actual: verdict.answer(first) }));
-  const second = await api.call('assessment', { body: { ...minimalAssessment(data, config.strategies.assessment), deviceSessionId }, note: 'the same deviceSessionId again' });
-  expectAccepted(verdict, 'ASM-DEVICE-SESSION-REUSE', second);
-});
+test(
+  ...cites(['ASM-DEVICE-SESSION-REUSE'], 'a deviceSessionId already used by another assessment is accepted again'),
+  async ({ api, verdict, config, data }) => {
+    const deviceSessionId = data.faker.string.uuid();
+    const first = await api.call('assessment', {
+      body: { ...minimalAssessment(data, config.strategies.assessment), deviceSessionId },
+      note: 'first use of the deviceSessionId',
+    });
+    verdict.precondition(
+      first.status >= 200 && first.status < 300,
+      'an assessment with a deviceSessionId is accepted',
+      () => ({ sent: verdict.sent(first), expected: 'success (2xx)', actual: verdict.answer(first) }),
+    );
+    const second = await api.call('assessment', {
+      body: { ...minimalAssessment(data, config.strategies.assessment), deviceSessionId },
+      note: 'the same deviceSessionId again',
+    });
+    expectAccepted(verdict, 'ASM-DEVICE-SESSION-REUSE', second);
+  },
+);

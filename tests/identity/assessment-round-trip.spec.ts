@@ -1,5 +1,11 @@
 import { operation } from '../../catalog/catalog.ts';
-import { expectAccepted, expectEqual, expectJsonBody, expectSchema, expectThat } from '../../harness/checks/responses.ts';
+import {
+  expectAccepted,
+  expectEqual,
+  expectJsonBody,
+  expectSchema,
+  expectThat,
+} from '../../harness/checks/responses.ts';
 import { fullAssessment, minimalAssessment } from '../../harness/builders/identity-bodies.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
@@ -14,8 +20,19 @@ const variants = [
 
 for (const variant of variants) {
   test(
-    ...cites(['ASM-ACCEPTED', 'GEN-JSON-RESPONSE', 'ASM-RES-SCHEMA', 'ASM-RES-IDS', 'ASM-FETCH-SAME-CASE', 'OBS-SUCCESS-STATUS', 'ASM-DECISION-VALUES'],
-    `an assessment round-trips through fetch by case id: ${variant.name}`, { on: ['assessment', 'fetchAssessment'] }),
+    ...cites(
+      [
+        'ASM-ACCEPTED',
+        'GEN-JSON-RESPONSE',
+        'ASM-RES-SCHEMA',
+        'ASM-RES-IDS',
+        'ASM-FETCH-SAME-CASE',
+        'OBS-SUCCESS-STATUS',
+        'ASM-DECISION-VALUES',
+      ],
+      `an assessment round-trips through fetch by case id: ${variant.name}`,
+      { on: ['assessment', 'fetchAssessment'] },
+    ),
     async ({ api, verdict, config, data }) => {
       const body = variant.build(data, config.strategies.assessment);
       const created = await api.call('assessment', { body });
@@ -24,20 +41,39 @@ for (const variant of variants) {
       expectJsonBody(verdict, 'GEN-JSON-RESPONSE', created);
       expectSchema(verdict, 'ASM-RES-SCHEMA', assessment.responseSchema as string, created.json, created);
       const answer = bodyOf(created);
-      expectThat(verdict, 'ASM-RES-IDS', typeof answer.authenticationId === 'string' && answer.authenticationId !== '', 'a non-empty string authenticationId', () => JSON.stringify(answer.authenticationId), created);
+      expectThat(
+        verdict,
+        'ASM-RES-IDS',
+        typeof answer.authenticationId === 'string' && answer.authenticationId !== '',
+        'a non-empty string authenticationId',
+        () => JSON.stringify(answer.authenticationId),
+        created,
+      );
       expectEqual(verdict, 'ASM-RES-IDS', 'inquiryId', answer.inquiryId, body.inquiryId, created);
-      if (answer.decision !== undefined) verdict.observe('ASM-DECISION-VALUES', `decision ${JSON.stringify(answer.decision)}`);
+      if (answer.decision !== undefined)
+        verdict.observe('ASM-DECISION-VALUES', `decision ${JSON.stringify(answer.decision)}`);
 
       if (typeof answer.authenticationId !== 'string' || answer.authenticationId === '') {
         // The fetch stands on the identifier the assessment returns: without one it cannot run.
-        return verdict.blocked('the assessment returned no authenticationId to fetch the case by', { sent: verdict.sent(created), expected: 'a non-empty authenticationId', actual: verdict.answer(created) }, ['ASM-FETCH-SAME-CASE']);
+        return verdict.blocked(
+          'the assessment returned no authenticationId to fetch the case by',
+          { sent: verdict.sent(created), expected: 'a non-empty authenticationId', actual: verdict.answer(created) },
+          ['ASM-FETCH-SAME-CASE'],
+        );
       }
       const fetched = await api.call('fetchAssessment', { pathParams: { caseId: answer.authenticationId } });
       expectAccepted(verdict, 'ASM-FETCH-SAME-CASE', fetched);
       verdict.observe('OBS-SUCCESS-STATUS', `${fetchAssessment.id} answered ${fetched.status}`);
       expectJsonBody(verdict, 'GEN-JSON-RESPONSE', fetched);
       expectSchema(verdict, 'ASM-RES-SCHEMA', fetchAssessment.responseSchema as string, fetched.json, fetched);
-      expectEqual(verdict, 'ASM-FETCH-SAME-CASE', 'authenticationId', bodyOf(fetched).authenticationId, answer.authenticationId, fetched);
+      expectEqual(
+        verdict,
+        'ASM-FETCH-SAME-CASE',
+        'authenticationId',
+        bodyOf(fetched).authenticationId,
+        answer.authenticationId,
+        fetched,
+      );
       expectEqual(verdict, 'ASM-FETCH-SAME-CASE', 'inquiryId', bodyOf(fetched).inquiryId, body.inquiryId, fetched);
     },
   );

@@ -5,34 +5,60 @@ import { clientTags } from '../../harness/builders/client-values.ts';
 import { concurrentRounds, roundsText } from '../../harness/concurrency.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
-test(...cites(['CU-TAGS-APPEND'], 'tags of updates of one case sent at once, each on its own connection, are all appended'), async ({ api, verdict, config, data, newCase, fetchCase }) => {
-  const { rounds, calls } = config.concurrency;
-  if (rounds === 0) verdict.notConfigured('CONCURRENCY_ROUNDS is 0: no calls are sent at once');
-  const ref = await newCase();
-  const report = await concurrentRounds({
-    rounds,
-    play: async () => {
-      const tagsOf = Array.from({ length: calls }, () => clientTags(data));
-      const answers = await api.callAtOnce(tagsOf.map((tags) => ({ id: 'caseUpdate' as const, options: { body: caseUpdate(ref, { tags }), note: `one of ${calls} updates of the case sent at once` } })));
-      return { answers, context: tagsOf };
-    },
-    judge: async (exchanges, tagsOf) => {
-      const after = await fetchCase(ref);
-      const names = tagNames(after.body.tags);
-      for (const [index, exchange] of exchanges.entries()) {
-        const tags = tagsOf[index] ?? [];
-        // 2.5 does not say a target takes overlapping updates of a case: one it refuses must leave nothing; one it
-        // accepts appends every tag; one answered 5xx may or may not have been applied, and is not judged.
-        if (exchange.status >= 200 && exchange.status < 300) {
-          const missing = tags.filter((tag) => !names.includes(tag));
-          expectThat(verdict, 'CU-TAGS-APPEND', missing.length === 0, `the tags of every accepted update sent at once among the case's: ${JSON.stringify(tags)}`, () => `tags ${verdict.redacted(after.body.tags)}, missing ${JSON.stringify(missing)}`, exchange);
-        } else if (exchange.status >= 400 && exchange.status < 500) {
-          const appended = tags.filter((tag) => names.includes(tag));
-          expectThat(verdict, 'CU-TAGS-APPEND', appended.length === 0, `the tags of an update refused (${exchange.status}) not among the case's`, () => `tags ${verdict.redacted(after.body.tags)}, appended ${JSON.stringify(appended)}`, exchange);
+test(
+  ...cites(
+    ['CU-TAGS-APPEND'],
+    'tags of updates of one case sent at once, each on its own connection, are all appended',
+  ),
+  async ({ api, verdict, config, data, newCase, fetchCase }) => {
+    const { rounds, calls } = config.concurrency;
+    if (rounds === 0) verdict.notConfigured('CONCURRENCY_ROUNDS is 0: no calls are sent at once');
+    const ref = await newCase();
+    const report = await concurrentRounds({
+      rounds,
+      play: async () => {
+        const tagsOf = Array.from({ length: calls }, () => clientTags(data));
+        const answers = await api.callAtOnce(
+          tagsOf.map((tags) => ({
+            id: 'caseUpdate' as const,
+            options: { body: caseUpdate(ref, { tags }), note: `one of ${calls} updates of the case sent at once` },
+          })),
+        );
+        return { answers, context: tagsOf };
+      },
+      judge: async (exchanges, tagsOf) => {
+        const after = await fetchCase(ref);
+        const names = tagNames(after.body.tags);
+        for (const [index, exchange] of exchanges.entries()) {
+          const tags = tagsOf[index] ?? [];
+          // 2.5 does not say a target takes overlapping updates of a case: one it refuses must leave nothing; one it
+          // accepts appends every tag; one answered 5xx may or may not have been applied, and is not judged.
+          if (exchange.status >= 200 && exchange.status < 300) {
+            const missing = tags.filter((tag) => !names.includes(tag));
+            expectThat(
+              verdict,
+              'CU-TAGS-APPEND',
+              missing.length === 0,
+              `the tags of every accepted update sent at once among the case's: ${JSON.stringify(tags)}`,
+              () => `tags ${verdict.redacted(after.body.tags)}, missing ${JSON.stringify(missing)}`,
+              exchange,
+            );
+          } else if (exchange.status >= 400 && exchange.status < 500) {
+            const appended = tags.filter((tag) => names.includes(tag));
+            expectThat(
+              verdict,
+              'CU-TAGS-APPEND',
+              appended.length === 0,
+              `the tags of an update refused (${exchange.status}) not among the case's`,
+              () => `tags ${verdict.redacted(after.body.tags)}, appended ${JSON.stringify(appended)}`,
+              exchange,
+            );
+          }
         }
-      }
-    },
-  });
-  test.info().annotations.push({ type: 'concurrency', description: roundsText(report, calls) });
-  if (report.judged === 0) verdict.nothingToJudge(['CU-TAGS-APPEND'], `no round could be judged: ${roundsText(report, calls)}`);
-});
+      },
+    });
+    test.info().annotations.push({ type: 'concurrency', description: roundsText(report, calls) });
+    if (report.judged === 0)
+      verdict.nothingToJudge(['CU-TAGS-APPEND'], `no round could be judged: ${roundsText(report, calls)}`);
+  },
+);

@@ -1,4 +1,10 @@
-import { expectAccepted, expectEnumValue, expectRefused, expectThat, sameEnumValue } from '../../harness/checks/responses.ts';
+import {
+  expectAccepted,
+  expectEnumValue,
+  expectRefused,
+  expectThat,
+  sameEnumValue,
+} from '../../harness/checks/responses.ts';
 import { tagNames } from '../../harness/checks/case-state.ts';
 import { caseUpdate } from '../../harness/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
@@ -12,19 +18,32 @@ function decisionOtherThan(current: unknown): string {
 }
 
 for (const decision of decisions) {
-  test(...cites(['CU-DECISION-APPLIED'], `the decision ${decision} is accepted and fetched back as the case's decision`), async ({ api, verdict, newCase, fetchCase }) => {
-    const ref = await newCase();
-    const before = await fetchCase(ref);
-    if (sameEnumValue(before.body.decision, decision)) {
-      // Move the case away first, so that the fetch shows a change this update made.
-      const away = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: decisionOtherThan(decision) }), note: 'moves the decision away first' });
-      expectAccepted(verdict, 'CU-DECISION-APPLIED', away);
-    }
-    const updated = await api.call('caseUpdate', { body: caseUpdate(ref, { decision }) });
-    expectAccepted(verdict, 'CU-DECISION-APPLIED', updated);
-    const after = await fetchCase(ref);
-    expectEnumValue(verdict, 'CU-DECISION-APPLIED', 'decision of the fetched case', after.body.decision, decision, after.exchange);
-  });
+  test(
+    ...cites(['CU-DECISION-APPLIED'], `the decision ${decision} is accepted and fetched back as the case's decision`),
+    async ({ api, verdict, newCase, fetchCase }) => {
+      const ref = await newCase();
+      const before = await fetchCase(ref);
+      if (sameEnumValue(before.body.decision, decision)) {
+        // Move the case away first, so that the fetch shows a change this update made.
+        const away = await api.call('caseUpdate', {
+          body: caseUpdate(ref, { decision: decisionOtherThan(decision) }),
+          note: 'moves the decision away first',
+        });
+        expectAccepted(verdict, 'CU-DECISION-APPLIED', away);
+      }
+      const updated = await api.call('caseUpdate', { body: caseUpdate(ref, { decision }) });
+      expectAccepted(verdict, 'CU-DECISION-APPLIED', updated);
+      const after = await fetchCase(ref);
+      expectEnumValue(
+        verdict,
+        'CU-DECISION-APPLIED',
+        'decision of the fetched case',
+        after.body.decision,
+        decision,
+        after.exchange,
+      );
+    },
+  );
 }
 
 const [firstDecision = ''] = decisions;
@@ -41,58 +60,119 @@ const outsideTheList: ReadonlyArray<{ name: string; value: string; meant?: strin
 for (const variant of outsideTheList) {
   const ids = variant.meant ? ['CU-DECISION-ENUM', 'CU-DECISION-VARIANTS'] : ['CU-DECISION-ENUM'];
   test(
-    ...cites(ids, `a decision outside the list is refused, or leaves the decision as it was while the rest of the update applies: ${variant.name}`),
+    ...cites(
+      ids,
+      `a decision outside the list is refused, or leaves the decision as it was while the rest of the update applies: ${variant.name}`,
+    ),
     async ({ api, verdict, data, newCase, fetchCase }) => {
       const ref = await newCase();
       // A listed decision other than the one the variant means, so that applying the variant would be a visible change.
       const held = decisions.find((d) => d !== variant.meant && d !== firstDecision) ?? firstDecision;
-      const set = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: held }), note: `sets the decision ${held} first` });
+      const set = await api.call('caseUpdate', {
+        body: caseUpdate(ref, { decision: held }),
+        note: `sets the decision ${held} first`,
+      });
       const before = await fetchCase(ref);
-      verdict.precondition(set.status >= 200 && set.status < 300 && sameEnumValue(before.body.decision, held), `an update sets the decision ${held}`, () => ({
-        sent: verdict.sent(set),
-        expected: `success (2xx), then the fetched decision ${held}`,
-        actual: `${verdict.answer(set)}; fetched decision ${JSON.stringify(before.body.decision)}`,
-      }));
+      verdict.precondition(
+        set.status >= 200 && set.status < 300 && sameEnumValue(before.body.decision, held),
+        `an update sets the decision ${held}`,
+        () => ({
+          sent: verdict.sent(set),
+          expected: `success (2xx), then the fetched decision ${held}`,
+          actual: `${verdict.answer(set)}; fetched decision ${JSON.stringify(before.body.decision)}`,
+        }),
+      );
 
       const tag = `tag-${data.faker.string.alphanumeric(8)}`;
-      const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: variant.value, tags: [tag] }), note: `decision ${JSON.stringify(variant.value)} with a new tag` });
+      const exchange = await api.call('caseUpdate', {
+        body: caseUpdate(ref, { decision: variant.value, tags: [tag] }),
+        note: `decision ${JSON.stringify(variant.value)} with a new tag`,
+      });
       const accepted = exchange.status >= 200 && exchange.status < 300;
-      if (variant.meant) verdict.observe('CU-DECISION-VARIANTS', `decision ${JSON.stringify(variant.value)}: answered ${exchange.status}${accepted ? ' (accepted)' : ''}`);
+      if (variant.meant)
+        verdict.observe(
+          'CU-DECISION-VARIANTS',
+          `decision ${JSON.stringify(variant.value)}: answered ${exchange.status}${accepted ? ' (accepted)' : ''}`,
+        );
       const after = await fetchCase(ref);
       if (!accepted) {
         expectRefused(verdict, 'CU-DECISION-ENUM', exchange);
         // Refused, the update leaves the case as it was: its decision and no new tag.
-        expectThat(verdict, 'CU-DECISION-ENUM', sameEnumValue(after.body.decision, held) && !tagNames(after.body.tags).includes(tag), `the refused update left the case as it was: decision ${held}, no tag ${tag}`, () => `decision ${JSON.stringify(after.body.decision)}, tags ${verdict.redacted(after.body.tags)}`, after.exchange);
+        expectThat(
+          verdict,
+          'CU-DECISION-ENUM',
+          sameEnumValue(after.body.decision, held) && !tagNames(after.body.tags).includes(tag),
+          `the refused update left the case as it was: decision ${held}, no tag ${tag}`,
+          () => `decision ${JSON.stringify(after.body.decision)}, tags ${verdict.redacted(after.body.tags)}`,
+          after.exchange,
+        );
         return;
       }
       const allowed = variant.meant ? [held, variant.meant] : [held];
-      expectThat(verdict, 'CU-DECISION-ENUM', allowed.some((d) => sameEnumValue(after.body.decision, d)), `the accepted update leaves the decision ${allowed.join(' or ')} (one of 3.3, as it was${variant.meant ? ' or the value meant' : ''})`, () => `decision ${JSON.stringify(after.body.decision)}`, after.exchange);
-      expectThat(verdict, 'CU-DECISION-ENUM', tagNames(after.body.tags).includes(tag), `the rest of the accepted update applied: the tag ${tag} appended`, () => `tags ${verdict.redacted(after.body.tags)}`, after.exchange);
+      expectThat(
+        verdict,
+        'CU-DECISION-ENUM',
+        allowed.some((d) => sameEnumValue(after.body.decision, d)),
+        `the accepted update leaves the decision ${allowed.join(' or ')} (one of 3.3, as it was${variant.meant ? ' or the value meant' : ''})`,
+        () => `decision ${JSON.stringify(after.body.decision)}`,
+        after.exchange,
+      );
+      expectThat(
+        verdict,
+        'CU-DECISION-ENUM',
+        tagNames(after.body.tags).includes(tag),
+        `the rest of the accepted update applied: the tag ${tag} appended`,
+        () => `tags ${verdict.redacted(after.body.tags)}`,
+        after.exchange,
+      );
     },
   );
 }
 
-test(...cites(['CU-DECISION-NUMBER'], 'a decision sent as its enum number: the answer is observed'), async ({ api, verdict, newCase }) => {
-  const ref = await newCase();
-  const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: 1 }), note: 'decision as the number 1' });
-  verdict.observe('CU-DECISION-NUMBER', `decision 1 answered ${exchange.status}`);
-});
+test(
+  ...cites(['CU-DECISION-NUMBER'], 'a decision sent as its enum number: the answer is observed'),
+  async ({ api, verdict, newCase }) => {
+    const ref = await newCase();
+    const exchange = await api.call('caseUpdate', {
+      body: caseUpdate(ref, { decision: 1 }),
+      note: 'decision as the number 1',
+    });
+    verdict.observe('CU-DECISION-NUMBER', `decision 1 answered ${exchange.status}`);
+  },
+);
 
-test(...cites(['CU-DECISION-KEPT'], 'an update without decision leaves the decision set earlier'), async ({ api, verdict, data, newCase, fetchCase }) => {
-  const ref = await newCase();
-  const initial = await fetchCase(ref);
-  // Differs from the initial decision, so that a server resetting to it is caught.
-  const chosen = decisionOtherThan(initial.body.decision);
-  const set = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: chosen }) });
-  const afterSet = await fetchCase(ref);
-  verdict.precondition(set.status >= 200 && set.status < 300 && sameEnumValue(afterSet.body.decision, chosen), `an update sets the decision ${chosen}`, () => ({
-    sent: verdict.sent(set),
-    expected: `success (2xx), then the fetched decision ${chosen}`,
-    actual: `${verdict.answer(set)}; fetched decision ${JSON.stringify(afterSet.body.decision)}`,
-  }));
+test(
+  ...cites(['CU-DECISION-KEPT'], 'an update without decision leaves the decision set earlier'),
+  async ({ api, verdict, data, newCase, fetchCase }) => {
+    const ref = await newCase();
+    const initial = await fetchCase(ref);
+    // Differs from the initial decision, so that a server resetting to it is caught.
+    const chosen = decisionOtherThan(initial.body.decision);
+    const set = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: chosen }) });
+    const afterSet = await fetchCase(ref);
+    verdict.precondition(
+      set.status >= 200 && set.status < 300 && sameEnumValue(afterSet.body.decision, chosen),
+      `an update sets the decision ${chosen}`,
+      () => ({
+        sent: verdict.sent(set),
+        expected: `success (2xx), then the fetched decision ${chosen}`,
+        actual: `${verdict.answer(set)}; fetched decision ${JSON.stringify(afterSet.body.decision)}`,
+      }),
+    );
 
-  const withoutDecision = await api.call('caseUpdate', { body: caseUpdate(ref, { notes: data.faker.lorem.sentence() }), note: 'notes only, no decision' });
-  expectAccepted(verdict, 'CU-DECISION-KEPT', withoutDecision);
-  const after = await fetchCase(ref);
-  expectEnumValue(verdict, 'CU-DECISION-KEPT', 'decision of the fetched case', after.body.decision, chosen, after.exchange);
-});
+    const withoutDecision = await api.call('caseUpdate', {
+      body: caseUpdate(ref, { notes: data.faker.lorem.sentence() }),
+      note: 'notes only, no decision',
+    });
+    expectAccepted(verdict, 'CU-DECISION-KEPT', withoutDecision);
+    const after = await fetchCase(ref);
+    expectEnumValue(
+      verdict,
+      'CU-DECISION-KEPT',
+      'decision of the fetched case',
+      after.body.decision,
+      chosen,
+      after.exchange,
+    );
+  },
+);

@@ -5,20 +5,33 @@ import { clientTags } from '../../harness/builders/client-values.ts';
 import { tagNames } from '../../harness/checks/case-state.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
-test(...cites(['CU-TAGS-APPEND'], 'new tags of two updates, several each, are all appended to the case, the earlier tags kept'), async ({ api, verdict, data, newCase, fetchCase }) => {
-  const ref = await newCase();
-  const before = await fetchCase(ref);
-  const updates = [clientTags(data), clientTags(data)];
-  for (const tags of updates) {
-    const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { tags }) });
-    expectAccepted(verdict, 'CU-TAGS-APPEND', exchange);
-  }
-  const after = await fetchCase(ref);
-  // Tag names come back as they were sent: compared as JSON strings, nothing else about the tags.
-  const expected = [...tagNames(before.body.tags), ...updates.flat()];
-  const missing = expected.filter((tag) => !tagNames(after.body.tags).includes(tag));
-  expectThat(verdict, 'CU-TAGS-APPEND', missing.length === 0, `fetched tags containing ${JSON.stringify(expected)}`, () => `tags ${verdict.redacted(after.body.tags)}, missing ${JSON.stringify(missing)}`, after.exchange);
-});
+test(
+  ...cites(
+    ['CU-TAGS-APPEND'],
+    'new tags of two updates, several each, are all appended to the case, the earlier tags kept',
+  ),
+  async ({ api, verdict, data, newCase, fetchCase }) => {
+    const ref = await newCase();
+    const before = await fetchCase(ref);
+    const updates = [clientTags(data), clientTags(data)];
+    for (const tags of updates) {
+      const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { tags }) });
+      expectAccepted(verdict, 'CU-TAGS-APPEND', exchange);
+    }
+    const after = await fetchCase(ref);
+    // Tag names come back as they were sent: compared as JSON strings, nothing else about the tags.
+    const expected = [...tagNames(before.body.tags), ...updates.flat()];
+    const missing = expected.filter((tag) => !tagNames(after.body.tags).includes(tag));
+    expectThat(
+      verdict,
+      'CU-TAGS-APPEND',
+      missing.length === 0,
+      `fetched tags containing ${JSON.stringify(expected)}`,
+      () => `tags ${verdict.redacted(after.body.tags)}, missing ${JSON.stringify(missing)}`,
+      after.exchange,
+    );
+  },
+);
 
 const agents = [
   { name: 'a reference no portal user has', build: (ctx: BodyContext) => freshName('agent', ctx) },
@@ -26,29 +39,49 @@ const agents = [
 ] as const;
 
 for (const agent of agents) {
-  test(...cites(['CU-AGENT-ANY'], `an arbitrary externalAgent is accepted: ${agent.name}`), async ({ api, verdict, data, newCase }) => {
-    const ref = await newCase();
-    const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { externalAgent: agent.build(data) }) });
-    expectAccepted(verdict, 'CU-AGENT-ANY', exchange);
-  });
+  test(
+    ...cites(['CU-AGENT-ANY'], `an arbitrary externalAgent is accepted: ${agent.name}`),
+    async ({ api, verdict, data, newCase }) => {
+      const ref = await newCase();
+      const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { externalAgent: agent.build(data) }) });
+      expectAccepted(verdict, 'CU-AGENT-ANY', exchange);
+    },
+  );
 }
 
 const unvalidated = [
   { field: 'queue', name: 'a queue that does not exist', id: 'CU-QUEUE-UNKNOWN', kept: 'CU-QUEUE-KEPT' },
-  { field: 'rejectionCode', name: 'a rejection code that cannot be validated', id: 'CU-REJECTION-UNKNOWN', kept: 'CU-REJECTION-KEPT' },
+  {
+    field: 'rejectionCode',
+    name: 'a rejection code that cannot be validated',
+    id: 'CU-REJECTION-UNKNOWN',
+    kept: 'CU-REJECTION-KEPT',
+  },
 ] as const;
 
 for (const variant of unvalidated) {
-  test(...cites([variant.id, variant.kept], `${variant.name} does not fail the update, and its new tags are applied`), async ({ api, verdict, data, newCase, fetchCase }) => {
-    const ref = await newCase();
-    const before = await fetchCase(ref);
-    const tags = clientTags(data);
-    const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { [variant.field]: freshName(variant.field, data), tags }) });
-    expectAccepted(verdict, variant.id, exchange);
-    const after = await fetchCase(ref);
-    expectThat(verdict, variant.id, tags.every((tag) => tagNames(after.body.tags).includes(tag)), `fetched tags containing ${JSON.stringify(tags)}`, () => `tags ${verdict.redacted(after.body.tags)}`, after.exchange);
-    const shown = (body: Record<string, unknown>) => (variant.field in body ? JSON.stringify(body[variant.field]) : '(not in the fetched case)');
-    verdict.observe(variant.kept, `${variant.field} before ${shown(before.body)}, after ${shown(after.body)}`);
-  });
+  test(
+    ...cites([variant.id, variant.kept], `${variant.name} does not fail the update, and its new tags are applied`),
+    async ({ api, verdict, data, newCase, fetchCase }) => {
+      const ref = await newCase();
+      const before = await fetchCase(ref);
+      const tags = clientTags(data);
+      const exchange = await api.call('caseUpdate', {
+        body: caseUpdate(ref, { [variant.field]: freshName(variant.field, data), tags }),
+      });
+      expectAccepted(verdict, variant.id, exchange);
+      const after = await fetchCase(ref);
+      expectThat(
+        verdict,
+        variant.id,
+        tags.every((tag) => tagNames(after.body.tags).includes(tag)),
+        `fetched tags containing ${JSON.stringify(tags)}`,
+        () => `tags ${verdict.redacted(after.body.tags)}`,
+        after.exchange,
+      );
+      const shown = (body: Record<string, unknown>) =>
+        variant.field in body ? JSON.stringify(body[variant.field]) : '(not in the fetched case)';
+      verdict.observe(variant.kept, `${variant.field} before ${shown(before.body)}, after ${shown(after.body)}`);
+    },
+  );
 }
-

@@ -7,7 +7,10 @@ import { cites, test } from '../../fixtures/test.ts';
 const caseUpdateOperation = operation('caseUpdate');
 
 test(
-  ...cites(['CU-FIELDS-ACCEPTED', 'CU-RES-SCHEMA', 'CU-RES-IDS', 'CU-CORRELATION-ECHO'], 'a full update (every field of 2.5) is accepted and answered with the case ids'),
+  ...cites(
+    ['CU-FIELDS-ACCEPTED', 'CU-RES-SCHEMA', 'CU-RES-IDS', 'CU-CORRELATION-ECHO'],
+    'a full update (every field of 2.5) is accepted and answered with the case ids',
+  ),
   async ({ api, verdict, config, data, newCase }) => {
     const ref = await newCase();
     const exchange = await api.call('caseUpdate', { body: fullCaseUpdate(data, ref, config.strategies.assessment) });
@@ -17,15 +20,28 @@ test(
     expectEqual(verdict, 'CU-RES-IDS', 'inquiryId', answer.inquiryId, ref.inquiryId, exchange);
     expectEqual(verdict, 'CU-RES-IDS', 'authenticationId', answer.authenticationId, ref.authenticationId, exchange);
     const sentCorrelationId = exchange.request.headers.find(([name]) => name.toLowerCase() === 'x-correlation-id')?.[1];
-    verdict.observe('CU-CORRELATION-ECHO', `correlationId ${answer.correlationId === sentCorrelationId ? 'echoes' : 'differs from'} the x-correlation-id sent`);
+    verdict.observe(
+      'CU-CORRELATION-ECHO',
+      `correlationId ${answer.correlationId === sentCorrelationId ? 'echoes' : 'differs from'} the x-correlation-id sent`,
+    );
   },
 );
 
-test(...cites(['CU-RES-IDS'], 'an update of the earlier of two cases is answered with that case\'s identifiers, not the later one\'s', { on: 'caseUpdate' }), async ({ api, verdict, data, newCase }) => {
-  const first = await newCase();
-  await newCase();
-  const exchange = await api.call('caseUpdate', { body: caseUpdate(first, { notes: data.faker.lorem.sentence() }), note: 'the earlier of two cases' });
-  const answer = bodyOf(exchange);
-  expectEqual(verdict, 'CU-RES-IDS', 'inquiryId', answer.inquiryId, first.inquiryId, exchange);
-  expectEqual(verdict, 'CU-RES-IDS', 'authenticationId', answer.authenticationId, first.authenticationId, exchange);
-});
+test(
+  ...cites(
+    ['CU-RES-IDS'],
+    "an update of the earlier of two cases is answered with that case's identifiers, not the later one's",
+    { on: 'caseUpdate' },
+  ),
+  async ({ api, verdict, data, newCase }) => {
+    const first = await newCase();
+    await newCase();
+    const exchange = await api.call('caseUpdate', {
+      body: caseUpdate(first, { notes: data.faker.lorem.sentence() }),
+      note: 'the earlier of two cases',
+    });
+    const answer = bodyOf(exchange);
+    expectEqual(verdict, 'CU-RES-IDS', 'inquiryId', answer.inquiryId, first.inquiryId, exchange);
+    expectEqual(verdict, 'CU-RES-IDS', 'authenticationId', answer.authenticationId, first.authenticationId, exchange);
+  },
+);

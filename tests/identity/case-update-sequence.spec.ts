@@ -13,20 +13,49 @@ interface Step {
   members: (ctx: BodyContext, decisionNow: unknown) => Record<string, unknown>;
 }
 
-const otherDecision = (now: unknown, offset = 0) => decisions.filter((d) => !sameEnumValue(now, d))[offset % (decisions.length - 1)] as string;
+const otherDecision = (now: unknown, offset = 0) =>
+  decisions.filter((d) => !sameEnumValue(now, d))[offset % (decisions.length - 1)] as string;
 
 /** Every kind of update 2.5 allows, alone and combined; the tags are fresh, so that each one's arrival can be seen. */
 const steps: readonly Step[] = [
   { name: 'tags only', members: (ctx) => ({ tags: [freshName('tag', ctx)] }) },
   { name: 'a decision only', members: (_ctx, now) => ({ decision: otherDecision(now) }) },
   { name: 'notes only', members: (ctx) => ({ notes: ctx.faker.lorem.sentence() }) },
-  { name: 'a decision, tags and notes', members: (ctx, now) => ({ decision: otherDecision(now, 1), tags: [freshName('tag', ctx), freshName('tag', ctx)], notes: ctx.faker.lorem.sentence() }) },
-  { name: 'an unknown queue and a tag', members: (ctx) => ({ queue: freshName('queue', ctx), tags: [freshName('tag', ctx)] }) },
-  { name: 'an unknown rejection code and a decision', members: (ctx, now) => ({ rejectionCode: freshName('rc', ctx), decision: otherDecision(now) }) },
-  { name: 'an agent, verifiedFraud and customFields', members: (ctx) => ({ externalAgent: freshName('agent', ctx), verifiedFraud: true, customFields: undetailedMember(ctx, 'caseUpdate', 'customFields') }) },
+  {
+    name: 'a decision, tags and notes',
+    members: (ctx, now) => ({
+      decision: otherDecision(now, 1),
+      tags: [freshName('tag', ctx), freshName('tag', ctx)],
+      notes: ctx.faker.lorem.sentence(),
+    }),
+  },
+  {
+    name: 'an unknown queue and a tag',
+    members: (ctx) => ({ queue: freshName('queue', ctx), tags: [freshName('tag', ctx)] }),
+  },
+  {
+    name: 'an unknown rejection code and a decision',
+    members: (ctx, now) => ({ rejectionCode: freshName('rc', ctx), decision: otherDecision(now) }),
+  },
+  {
+    name: 'an agent, verifiedFraud and customFields',
+    members: (ctx) => ({
+      externalAgent: freshName('agent', ctx),
+      verifiedFraud: true,
+      customFields: undetailedMember(ctx, 'caseUpdate', 'customFields'),
+    }),
+  },
   { name: 'documents only', members: (ctx) => ({ documents: undetailedMember(ctx, 'caseUpdate', 'documents', [{}]) }) },
   { name: 'the identifiers only', members: () => ({}) },
-  { name: 'tags, a decision, an unknown queue and an unknown rejection code', members: (ctx, now) => ({ tags: [freshName('tag', ctx)], decision: otherDecision(now, 2), queue: freshName('queue', ctx), rejectionCode: freshName('rc', ctx) }) },
+  {
+    name: 'tags, a decision, an unknown queue and an unknown rejection code',
+    members: (ctx, now) => ({
+      tags: [freshName('tag', ctx)],
+      decision: otherDecision(now, 2),
+      queue: freshName('queue', ctx),
+      rejectionCode: freshName('rc', ctx),
+    }),
+  },
 ];
 
 /** The requirement under which the update itself must be accepted: the rule the update exercises. */
@@ -39,7 +68,11 @@ function acceptanceRequirement(members: Record<string, unknown>): string {
 }
 
 test(
-  ...cites(['CU-DECISION-KEPT', 'CU-DECISION-APPLIED', 'CU-TAGS-APPEND', 'CU-QUEUE-UNKNOWN', 'CU-REJECTION-UNKNOWN'], 'across a sequence of every kind of update, alone and combined, each applies what it carries and leaves the rest as it was', { on: 'caseUpdate' }),
+  ...cites(
+    ['CU-DECISION-KEPT', 'CU-DECISION-APPLIED', 'CU-TAGS-APPEND', 'CU-QUEUE-UNKNOWN', 'CU-REJECTION-UNKNOWN'],
+    'across a sequence of every kind of update, alone and combined, each applies what it carries and leaves the rest as it was',
+    { on: 'caseUpdate' },
+  ),
   async ({ api, verdict, data, newCase, fetchCase }) => {
     const ref = await newCase();
     const initial = await fetchCase(ref);
@@ -53,9 +86,24 @@ test(
       tags.push(...((members.tags as string[] | undefined) ?? []));
       const after = await fetchCase(ref);
       const decisionRequirement = 'decision' in members ? 'CU-DECISION-APPLIED' : 'CU-DECISION-KEPT';
-      if (typeof decision === 'string') expectEnumValue(verdict, decisionRequirement, `decision after an update carrying ${step.name}`, after.body.decision, decision, after.exchange);
+      if (typeof decision === 'string')
+        expectEnumValue(
+          verdict,
+          decisionRequirement,
+          `decision after an update carrying ${step.name}`,
+          after.body.decision,
+          decision,
+          after.exchange,
+        );
       const missing = tags.filter((tag) => !tagNames(after.body.tags).includes(tag));
-      expectThat(verdict, 'CU-TAGS-APPEND', missing.length === 0, `after an update carrying ${step.name}, every tag added so far (${tags.length})`, () => `missing ${JSON.stringify(missing)} from ${verdict.redacted(after.body.tags)}`, after.exchange);
+      expectThat(
+        verdict,
+        'CU-TAGS-APPEND',
+        missing.length === 0,
+        `after an update carrying ${step.name}, every tag added so far (${tags.length})`,
+        () => `missing ${JSON.stringify(missing)} from ${verdict.redacted(after.body.tags)}`,
+        after.exchange,
+      );
     }
   },
 );

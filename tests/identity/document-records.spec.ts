@@ -1,5 +1,11 @@
 import { operation } from '../../catalog/catalog.ts';
-import { expectAccepted, expectJsonBody, expectRefused, expectSchema, expectThat } from '../../harness/checks/responses.ts';
+import {
+  expectAccepted,
+  expectJsonBody,
+  expectRefused,
+  expectSchema,
+  expectThat,
+} from '../../harness/checks/responses.ts';
 import { bodyOf, type DocumentSessionRef } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues, schemaDocument } from '../../schemas/registry.ts';
@@ -9,32 +15,54 @@ const records = operation('documentRecords');
 const recordsSchema = records.responseSchema as string;
 
 /** The record parts of 2.4: every member of the records but the identifier. */
-const recordParts = Object.keys(schemaDocument(recordsSchema)['properties'] as object).filter((name) => name !== 'authenticationId');
+const recordParts = Object.keys(schemaDocument(recordsSchema)['properties'] as object).filter(
+  (name) => name !== 'authenticationId',
+);
 const everyPart = 'all';
 
 /** The parts a data value selects; 4.4 spells formdata in lower case for the formData part (ERRATUM-FORMDATA). */
 function partsSelectedBy(value: string): string[] {
   if (value === everyPart) return recordParts;
   const selected = recordParts.filter((part) => part.toLowerCase() === value.toLowerCase());
-  if (selected.length !== 1) throw new Error(`The data value "${value}" of 4.4 names no single part of 2.4 (${recordParts.join(', ')})`);
+  if (selected.length !== 1)
+    throw new Error(`The data value "${value}" of 4.4 names no single part of 2.4 (${recordParts.join(', ')})`);
   return selected;
 }
 
 const dataValues = enumValues('DocumentRecordsData');
-if (!dataValues.includes(everyPart)) throw new Error(`enums.schema.json no longer lists "${everyPart}" for DocumentRecordsData`);
+if (!dataValues.includes(everyPart))
+  throw new Error(`enums.schema.json no longer lists "${everyPart}" for DocumentRecordsData`);
 
 /** A listed value spelled as a part of 2.4 (or all) is judged; one spelled otherwise (formdata) is the erratum's, and observed with the part's own name. */
 const judged = (value: string) => value === everyPart || recordParts.includes(value);
-const erratumSpellings = dataValues.filter((value) => !judged(value)).flatMap((value) => [value, ...partsSelectedBy(value)]);
+const erratumSpellings = dataValues
+  .filter((value) => !judged(value))
+  .flatMap((value) => [value, ...partsSelectedBy(value)]);
 
 /** The records answer the case fetched: its case identifier, or the inquiry identifier it was fetched by (ERRATUM-DOCR-PATH-PARAM). */
-const namesTheCase = (answered: unknown, session: DocumentSessionRef) => answered === session.authenticationId || (session.recordsPathId === session.inquiryId && answered === session.inquiryId);
+const namesTheCase = (answered: unknown, session: DocumentSessionRef) =>
+  answered === session.authenticationId ||
+  (session.recordsPathId === session.inquiryId && answered === session.inquiryId);
 
-const variants = [{ name: 'without data', data: undefined }, ...dataValues.filter(judged).map((value) => ({ name: `data=${value}`, data: value }))];
+const variants = [
+  { name: 'without data', data: undefined },
+  ...dataValues.filter(judged).map((value) => ({ name: `data=${value}`, data: value })),
+];
 
 for (const variant of variants) {
   test(
-    ...cites(['DOCR-DATA-VALUES', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA', 'DOCR-RES-ID', 'DOCR-DATA-PART', 'OBS-SUCCESS-STATUS'], `document records are fetched ${variant.name}`, { on: 'documentRecords' }),
+    ...cites(
+      [
+        'DOCR-DATA-VALUES',
+        'GEN-JSON-RESPONSE',
+        'DOCR-RES-SCHEMA',
+        'DOCR-RES-ID',
+        'DOCR-DATA-PART',
+        'OBS-SUCCESS-STATUS',
+      ],
+      `document records are fetched ${variant.name}`,
+      { on: 'documentRecords' },
+    ),
     async ({ api, verdict, recordsToRead }) => {
       const session = await recordsToRead();
       const exchange = await api.call('documentRecords', {
@@ -46,25 +74,55 @@ for (const variant of variants) {
       expectJsonBody(verdict, 'GEN-JSON-RESPONSE', exchange);
       expectSchema(verdict, 'DOCR-RES-SCHEMA', recordsSchema, exchange.json, exchange);
       const answer = bodyOf(exchange);
-      expectThat(verdict, 'DOCR-RES-ID', namesTheCase(answer.authenticationId, session), `authenticationId ${JSON.stringify(session.authenticationId)}, the case fetched`, () => `authenticationId ${JSON.stringify(answer.authenticationId)}`, exchange);
-      const absent = partsSelectedBy(variant.data ?? everyPart).filter((part) => answer[part] === undefined || answer[part] === null);
-      verdict.observe('DOCR-DATA-PART', `${variant.name}: ${absent.length === 0 ? 'the selected parts present' : `missing ${absent.join(', ')}`}`);
+      expectThat(
+        verdict,
+        'DOCR-RES-ID',
+        namesTheCase(answer.authenticationId, session),
+        `authenticationId ${JSON.stringify(session.authenticationId)}, the case fetched`,
+        () => `authenticationId ${JSON.stringify(answer.authenticationId)}`,
+        exchange,
+      );
+      const absent = partsSelectedBy(variant.data ?? everyPart).filter(
+        (part) => answer[part] === undefined || answer[part] === null,
+      );
+      verdict.observe(
+        'DOCR-DATA-PART',
+        `${variant.name}: ${absent.length === 0 ? 'the selected parts present' : `missing ${absent.join(', ')}`}`,
+      );
     },
   );
 }
 
 for (const spelling of erratumSpellings) {
-  test(...cites(['DOCR-DATA-PART'], `document records fetched with data=${spelling} (ERRATUM-FORMDATA): the answer is observed`, { on: 'documentRecords' }), async ({ api, verdict, recordsToRead }) => {
-    const session = await recordsToRead();
-    const exchange = await api.call('documentRecords', { pathParams: { authenticationId: session.recordsPathId }, query: { data: spelling }, note: `data=${spelling}` });
-    const answer = bodyOf(exchange);
-    const present = recordParts.filter((part) => answer[part] !== undefined && answer[part] !== null);
-    verdict.observe('DOCR-DATA-PART', `data=${spelling}: answered ${exchange.status}${exchange.status >= 200 && exchange.status < 300 ? `, parts ${present.join(', ') || '(none)'}` : ''}`);
-  });
+  test(
+    ...cites(
+      ['DOCR-DATA-PART'],
+      `document records fetched with data=${spelling} (ERRATUM-FORMDATA): the answer is observed`,
+      { on: 'documentRecords' },
+    ),
+    async ({ api, verdict, recordsToRead }) => {
+      const session = await recordsToRead();
+      const exchange = await api.call('documentRecords', {
+        pathParams: { authenticationId: session.recordsPathId },
+        query: { data: spelling },
+        note: `data=${spelling}`,
+      });
+      const answer = bodyOf(exchange);
+      const present = recordParts.filter((part) => answer[part] !== undefined && answer[part] !== null);
+      verdict.observe(
+        'DOCR-DATA-PART',
+        `data=${spelling}: answered ${exchange.status}${exchange.status >= 200 && exchange.status < 300 ? `, parts ${present.join(', ') || '(none)'}` : ''}`,
+      );
+    },
+  );
 }
 
 test(
-  ...cites(['DOCR-SOURCE-CLIENT-ID', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA'], 'document records are fetched with the optional x-source-client-id header', { on: 'documentRecords' }),
+  ...cites(
+    ['DOCR-SOURCE-CLIENT-ID', 'GEN-JSON-RESPONSE', 'DOCR-RES-SCHEMA'],
+    'document records are fetched with the optional x-source-client-id header',
+    { on: 'documentRecords' },
+  ),
   // A child organization's id only makes sense from its reseller; the caller naming itself would prove nothing.
   async ({ api, verdict, reseller, recordsToRead }) => {
     const session = await recordsToRead({ asReseller: true });
@@ -80,14 +138,35 @@ test(
   },
 );
 
-test(...cites(['DOCR-UNKNOWN'], 'fetching the records of a case identifier that was never issued is refused'), async ({ api, verdict, data }) => {
-  const exchange = await api.call('documentRecords', { pathParams: { authenticationId: unknownCaseId(data) }, note: 'a case identifier never issued' });
-  expectRefused(verdict, 'DOCR-UNKNOWN', exchange);
-});
+test(
+  ...cites(['DOCR-UNKNOWN'], 'fetching the records of a case identifier that was never issued is refused'),
+  async ({ api, verdict, data }) => {
+    const exchange = await api.call('documentRecords', {
+      pathParams: { authenticationId: unknownCaseId(data) },
+      note: 'a case identifier never issued',
+    });
+    expectRefused(verdict, 'DOCR-UNKNOWN', exchange);
+  },
+);
 
-test(...cites(['DOCR-RES-ID'], 'the records of the earlier of two document sessions name that case, not the later one', { on: 'documentRecords' }), async ({ api, verdict, documentSessions }) => {
-  const [first] = (await documentSessions(2)) as [DocumentSessionRef, DocumentSessionRef];
-  const exchange = await api.call('documentRecords', { pathParams: { authenticationId: first.recordsPathId }, note: 'the earlier of two sessions' });
-  const answered = bodyOf(exchange).authenticationId;
-  expectThat(verdict, 'DOCR-RES-ID', namesTheCase(answered, first), `authenticationId ${JSON.stringify(first.authenticationId)}, the earlier case`, () => `authenticationId ${JSON.stringify(answered)}`, exchange);
-});
+test(
+  ...cites(['DOCR-RES-ID'], 'the records of the earlier of two document sessions name that case, not the later one', {
+    on: 'documentRecords',
+  }),
+  async ({ api, verdict, documentSessions }) => {
+    const [first] = (await documentSessions(2)) as [DocumentSessionRef, DocumentSessionRef];
+    const exchange = await api.call('documentRecords', {
+      pathParams: { authenticationId: first.recordsPathId },
+      note: 'the earlier of two sessions',
+    });
+    const answered = bodyOf(exchange).authenticationId;
+    expectThat(
+      verdict,
+      'DOCR-RES-ID',
+      namesTheCase(answered, first),
+      `authenticationId ${JSON.stringify(first.authenticationId)}, the earlier case`,
+      () => `authenticationId ${JSON.stringify(answered)}`,
+      exchange,
+    );
+  },
+);

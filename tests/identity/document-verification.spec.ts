@@ -13,7 +13,11 @@ const requests = [
 
 for (const variant of requests) {
   test(
-    ...cites(['DOCV-ACCEPTED', 'GEN-JSON-RESPONSE', 'DOCV-RES-SCHEMA', 'DOCV-RES-INQUIRY', 'OBS-SUCCESS-STATUS'], `a document verification is started: ${variant.name}`, { on: 'documentVerification' }),
+    ...cites(
+      ['DOCV-ACCEPTED', 'GEN-JSON-RESPONSE', 'DOCV-RES-SCHEMA', 'DOCV-RES-INQUIRY', 'OBS-SUCCESS-STATUS'],
+      `a document verification is started: ${variant.name}`,
+      { on: 'documentVerification' },
+    ),
     async ({ api, verdict, config, data }) => {
       const body = variant.build(data, config.strategies.documentVerification);
       const exchange = await api.call('documentVerification', { body });
@@ -25,4 +29,3 @@ for (const variant of requests) {
     },
   );
 }
-

@@ -11,14 +11,28 @@ function matching(headers: Record<string, string>, pattern: RegExp): string {
 }
 
 test(
-  ...cites(['VER-NO-VERSION-HEADER', 'LIM-NOT-SHOWN'], 'version and limit headers of an assessment and its fetch are recorded'),
+  ...cites(
+    ['VER-NO-VERSION-HEADER', 'LIM-NOT-SHOWN'],
+    'version and limit headers of an assessment and its fetch are recorded',
+  ),
   async ({ api, verdict, config, data }) => {
     const created = await api.call('assessment', { body: minimalAssessment(data, config.strategies.assessment) });
     const caseId = bodyOf(created).authenticationId;
-    const exchanges = [created, ...(typeof caseId === 'string' && caseId !== '' ? [await api.call('fetchAssessment', { pathParams: { caseId } })] : [])];
+    const exchanges = [
+      created,
+      ...(typeof caseId === 'string' && caseId !== ''
+        ? [await api.call('fetchAssessment', { pathParams: { caseId } })]
+        : []),
+    ];
     for (const exchange of exchanges) {
-      verdict.observe('VER-NO-VERSION-HEADER', `${exchange.label} (${exchange.status}): version-like headers: ${matching(exchange.headers, versionHeader)}`);
-      verdict.observe('LIM-NOT-SHOWN', `${exchange.label} (${exchange.status}): limit-like headers: ${matching(exchange.headers, limitHeader)}`);
+      verdict.observe(
+        'VER-NO-VERSION-HEADER',
+        `${exchange.label} (${exchange.status}): version-like headers: ${matching(exchange.headers, versionHeader)}`,
+      );
+      verdict.observe(
+        'LIM-NOT-SHOWN',
+        `${exchange.label} (${exchange.status}): limit-like headers: ${matching(exchange.headers, limitHeader)}`,
+      );
     }
   },
 );

@@ -1,5 +1,18 @@
-import { notAnObjectRequirement, notAnObjectTitle, requiredRows, requiredTitle, wrongTypeRows, wrongTypeTitle } from '../../harness/builders/request-members.ts';
-import { checkBodyNotAnObject, checkOptionalMembers, checkRequired, checkWrongTypes, wrongTypeConsequences } from '../../harness/checks/request-members.ts';
+import {
+  notAnObjectRequirement,
+  notAnObjectTitle,
+  requiredRows,
+  requiredTitle,
+  wrongTypeRows,
+  wrongTypeTitle,
+} from '../../harness/builders/request-members.ts';
+import {
+  checkBodyNotAnObject,
+  checkOptionalMembers,
+  checkRequired,
+  checkWrongTypes,
+  wrongTypeConsequences,
+} from '../../harness/checks/request-members.ts';
 import { operation } from '../../catalog/catalog.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
@@ -7,9 +20,21 @@ import { cites, test } from '../../fixtures/test.ts';
 // stated one on every member, every required member missing or null, a body that is no object, every optional member
 // left out.
 for (const op of ['assessment', 'documentVerification', 'caseUpdate'] as const) {
-  for (const row of wrongTypeRows(op)) test(...cites([row.requirement, ...wrongTypeConsequences(op)], wrongTypeTitle(row), { on: op }), ({ members }) => checkWrongTypes(members(op), row));
-  for (const row of requiredRows(op)) test(...cites([row.requirement], requiredTitle(row), { on: op }), ({ members }) => checkRequired(members(op), row));
+  for (const row of wrongTypeRows(op))
+    test(...cites([row.requirement, ...wrongTypeConsequences(op)], wrongTypeTitle(row), { on: op }), ({ members }) =>
+      checkWrongTypes(members(op), row),
+    );
+  for (const row of requiredRows(op))
+    test(...cites([row.requirement], requiredTitle(row), { on: op }), ({ members }) => checkRequired(members(op), row));
   const shapeRequirement = notAnObjectRequirement(op);
-  if (shapeRequirement) test(...cites([shapeRequirement], notAnObjectTitle(op), { on: op }), ({ members }) => checkBodyNotAnObject(members(op), op, shapeRequirement));
-  test(...cites(['GEN-OPTIONAL-MEMBERS'], `${operation(op).noun} is accepted without any one of its optional members`, { on: op }), ({ members }) => checkOptionalMembers(members(op), op));
+  if (shapeRequirement)
+    test(...cites([shapeRequirement], notAnObjectTitle(op), { on: op }), ({ members }) =>
+      checkBodyNotAnObject(members(op), op, shapeRequirement),
+    );
+  test(
+    ...cites(['GEN-OPTIONAL-MEMBERS'], `${operation(op).noun} is accepted without any one of its optional members`, {
+      on: op,
+    }),
+    ({ members }) => checkOptionalMembers(members(op), op),
+  );
 }

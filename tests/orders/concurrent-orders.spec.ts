@@ -6,7 +6,10 @@ import { concurrentRounds, roundsText } from '../../harness/concurrency.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
 test(
-  ...citesWithEnvelope(['ORD-409'], 'of orders with one identifier sent at once, each on its own connection, at most one is created and the others are answered 409 client'),
+  ...citesWithEnvelope(
+    ['ORD-409'],
+    'of orders with one identifier sent at once, each on its own connection, at most one is created and the others are answered 409 client',
+  ),
   async ({ api, verdict, config, data }) => {
     const { rounds, calls } = config.concurrency;
     if (rounds === 0) verdict.notConfigured('CONCURRENCY_ROUNDS is 0: no calls are sent at once');
@@ -14,19 +17,40 @@ test(
       rounds,
       play: async () => {
         const id = orderId(data.faker, data.runTag);
-        const answers = await api.callAtOnce(Array.from({ length: calls }, () => ({ id: 'createOrder' as const, options: { body: order(config.orders, id), note: `one of ${calls} orders with the identifier ${id} sent at once` } })));
+        const answers = await api.callAtOnce(
+          Array.from({ length: calls }, () => ({
+            id: 'createOrder' as const,
+            options: {
+              body: order(config.orders, id),
+              note: `one of ${calls} orders with the identifier ${id} sent at once`,
+            },
+          })),
+        );
         return { answers, context: id };
       },
       judge: async (exchanges, id) => {
         const created = exchanges.filter((e) => e.status >= 200 && e.status < 300);
-        expectThat(verdict, 'ORD-409', created.length <= 1, `at most one of ${calls} orders with the identifier ${id} created`, () => `${created.length} created: ${exchanges.map((e) => e.status).join(', ')}`, created[1]);
+        expectThat(
+          verdict,
+          'ORD-409',
+          created.length <= 1,
+          `at most one of ${calls} orders with the identifier ${id} created`,
+          () => `${created.length} created: ${exchanges.map((e) => e.status).join(', ')}`,
+          created[1],
+        );
         // Once one was created, every other order with its identifier names a resource that already exists. 5xx
         // answers are judged by the envelope rules alone (fixtures/orders.ts).
         if (created.length !== 1) return;
-        for (const exchange of exchanges.filter((e) => e.status >= 400 && e.status < 500)) expectErrorEnvelope(verdict, exchange, { id: 'ORD-409', row: '409', messages: orderErrorRow('409').messages ?? [] });
+        for (const exchange of exchanges.filter((e) => e.status >= 400 && e.status < 500))
+          expectErrorEnvelope(verdict, exchange, {
+            id: 'ORD-409',
+            row: '409',
+            messages: orderErrorRow('409').messages ?? [],
+          });
       },
     });
     test.info().annotations.push({ type: 'concurrency', description: roundsText(report, calls) });
-    if (report.judged === 0) verdict.nothingToJudge(['ORD-409'], `no round could be judged: ${roundsText(report, calls)}`);
+    if (report.judged === 0)
+      verdict.nothingToJudge(['ORD-409'], `no round could be judged: ${roundsText(report, calls)}`);
   },
 );

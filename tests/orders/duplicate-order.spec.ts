@@ -3,10 +3,17 @@ import { expectErrorEnvelope } from '../../harness/checks/order-envelope.ts';
 import { newOrder } from '../../harness/orders/order-requests.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
-test(...citesWithEnvelope(['ORD-409'], 'creating an order whose identifier already exists is answered 409 client'), async ({ api, verdict, config, data }) => {
-  const body = newOrder(config, data);
-  const first = await api.call('createOrder', { body, note: 'a new order' });
-  verdict.precondition(first.status >= 200 && first.status < 300, 'a new order is created', () => ({ sent: verdict.sent(first), expected: 'success (2xx)', actual: verdict.answer(first) }));
-  const again = await api.call('createOrder', { body, note: 'the same order identifier again' });
-  expectErrorEnvelope(verdict, again, { id: 'ORD-409', row: '409', messages: orderErrorRow('409').messages ?? [] });
-});
+test(
+  ...citesWithEnvelope(['ORD-409'], 'creating an order whose identifier already exists is answered 409 client'),
+  async ({ api, verdict, config, data }) => {
+    const body = newOrder(config, data);
+    const first = await api.call('createOrder', { body, note: 'a new order' });
+    verdict.precondition(first.status >= 200 && first.status < 300, 'a new order is created', () => ({
+      sent: verdict.sent(first),
+      expected: 'success (2xx)',
+      actual: verdict.answer(first),
+    }));
+    const again = await api.call('createOrder', { body, note: 'the same order identifier again' });
+    expectErrorEnvelope(verdict, again, { id: 'ORD-409', row: '409', messages: orderErrorRow('409').messages ?? [] });
+  },
+);

@@ -5,15 +5,36 @@ import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
 for (const group of Object.keys(negativeGroups) as NegativeGroup[]) {
   test(
-    ...citesWithEnvelope(['ORD-NEGATIVE'], `seeded malformed order bodies are refused with a part-7 envelope, never a 5xx: ${group}`),
+    ...citesWithEnvelope(
+      ['ORD-NEGATIVE'],
+      `seeded malformed order bodies are refused with a part-7 envelope, never a 5xx: ${group}`,
+    ),
     async ({ api, verdict, config, data }, testInfo) => {
       const replay = `SEED=${config.seed} npx playwright test --project ${testInfo.project.name} -g "${group}"`;
       testInfo.annotations.push({ type: 'replay', description: replay });
       for (const body of negativeGroups[group](data, config.orders)) {
         const payload = 'json' in body.payload ? { body: body.payload.json } : { rawBody: body.payload.raw };
-        const exchange = await api.call('createOrder', { ...payload, note: `${body.name}; replay with SEED=${config.seed}` });
-        expectThat(verdict, 'ORD-NEGATIVE', exchange.status < 500, 'no 5xx for a malformed body (a client error, RFC 9110 section 15.5.1)', () => verdict.answer(exchange), exchange);
-        if (body.refusalExpected) expectThat(verdict, 'ORD-NEGATIVE', exchange.status >= 400 && exchange.status < 500, 'a refusal (4xx): the body cannot be an order', () => verdict.answer(exchange), exchange);
+        const exchange = await api.call('createOrder', {
+          ...payload,
+          note: `${body.name}; replay with SEED=${config.seed}`,
+        });
+        expectThat(
+          verdict,
+          'ORD-NEGATIVE',
+          exchange.status < 500,
+          'no 5xx for a malformed body (a client error, RFC 9110 section 15.5.1)',
+          () => verdict.answer(exchange),
+          exchange,
+        );
+        if (body.refusalExpected)
+          expectThat(
+            verdict,
+            'ORD-NEGATIVE',
+            exchange.status >= 400 && exchange.status < 500,
+            'a refusal (4xx): the body cannot be an order',
+            () => verdict.answer(exchange),
+            exchange,
+          );
         if (observedAsLimit(verdict, exchange, body.name)) continue;
         if (exchange.status >= 400) expectErrorEnvelope(verdict, exchange);
       }

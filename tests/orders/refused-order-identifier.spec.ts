@@ -6,23 +6,40 @@ import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 import { enumValues } from '../../schemas/registry.ts';
 
 const outsideTheList = 'SHIPPING';
-if (enumValues('FulfillmentType').includes(outsideTheList)) throw new Error(`${outsideTheList} is an allowed fulfillment type; it cannot be refused for validation`);
+if (enumValues('FulfillmentType').includes(outsideTheList))
+  throw new Error(`${outsideTheList} is an allowed fulfillment type; it cannot be refused for validation`);
 
 test(
-  ...citesWithEnvelope(['ORD-400-VALIDATION', 'ORD-REFUSED-ID-FREE'], 'an order refused for validation leaves its identifier free: a valid order with that identifier afterwards is created, not answered 409'),
+  ...citesWithEnvelope(
+    ['ORD-400-VALIDATION', 'ORD-REFUSED-ID-FREE'],
+    'an order refused for validation leaves its identifier free: a valid order with that identifier afterwards is created, not answered 409',
+  ),
   async ({ api, verdict, config, data }) => {
     const id = orderId(data.faker, data.runTag);
     const [control, refused] = await Promise.all([
       api.call('createOrder', { body: newOrder(config, data), note: 'control: a valid order with a fresh identifier' }),
-      api.call('createOrder', { body: order(config.orders, id, outsideTheList), note: `fulfillment type ${outsideTheList}, outside the list` }),
+      api.call('createOrder', {
+        body: order(config.orders, id, outsideTheList),
+        note: `fulfillment type ${outsideTheList}, outside the list`,
+      }),
     ]);
-    verdict.precondition(control.status >= 200 && control.status < 300, 'a valid order is created', () => ({ sent: verdict.sent(control), expected: 'success (2xx)', actual: verdict.answer(control) }));
+    verdict.precondition(control.status >= 200 && control.status < 300, 'a valid order is created', () => ({
+      sent: verdict.sent(control),
+      expected: 'success (2xx)',
+      actual: verdict.answer(control),
+    }));
     expectErrorEnvelope(verdict, refused, { id: 'ORD-400-VALIDATION', row: '400-validation' });
     if (refused.status < 400 || refused.status >= 500) {
       // Accepted, the order exists and its identifier is taken: ORD-400-VALIDATION has judged the acceptance.
-      return verdict.nothingToJudge(['ORD-REFUSED-ID-FREE'], `the order with a fulfillment type outside the list was answered ${refused.status}, not refused`);
+      return verdict.nothingToJudge(
+        ['ORD-REFUSED-ID-FREE'],
+        `the order with a fulfillment type outside the list was answered ${refused.status}, not refused`,
+      );
     }
-    const valid = await api.call('createOrder', { body: order(config.orders, id), note: 'the refused identifier, now in a valid order' });
+    const valid = await api.call('createOrder', {
+      body: order(config.orders, id),
+      note: 'the refused identifier, now in a valid order',
+    });
     expectAccepted(verdict, 'ORD-REFUSED-ID-FREE', valid);
   },
 );

@@ -9,10 +9,17 @@ const missingHeaders = [
 ] as const;
 
 for (const { header, id } of missingHeaders) {
-  test(...citesWithEnvelope([id], `an order request without ${header} is answered 400 with the table's message for it`), async ({ api, verdict, config, data }) => {
-    const exchange = await api.call('createOrder', { body: newOrder(config, data), omit: [header] });
-    expectErrorEnvelope(verdict, exchange, { id, row: '400-other', messages: [messageNamingHeader('400-other', header)] });
-  });
+  test(
+    ...citesWithEnvelope([id], `an order request without ${header} is answered 400 with the table's message for it`),
+    async ({ api, verdict, config, data }) => {
+      const exchange = await api.call('createOrder', { body: newOrder(config, data), omit: [header] });
+      expectErrorEnvelope(verdict, exchange, {
+        id,
+        row: '400-other',
+        messages: [messageNamingHeader('400-other', header)],
+      });
+    },
+  );
 }
 
 const badRequestRows = orderErrorTable.filter((row) => row.status === 400).map((row) => row.row);
@@ -24,13 +31,26 @@ const malformedBodies = [
 ] as const;
 
 for (const variant of malformedBodies) {
-  test(...citesWithEnvelope(['ORD-400-MALFORMED'], `an order body that is not well-formed JSON is answered with a 400 of the table: ${variant.name}`), async ({ api, verdict, config, data }) => {
-    const exchange = await api.call('createOrder', { rawBody: variant.text(JSON.stringify(newOrder(config, data))), note: `body with ${variant.name}` });
-    expectErrorEnvelope(verdict, exchange, { id: 'ORD-400-MALFORMED', row: badRequestRows });
-  });
+  test(
+    ...citesWithEnvelope(
+      ['ORD-400-MALFORMED'],
+      `an order body that is not well-formed JSON is answered with a 400 of the table: ${variant.name}`,
+    ),
+    async ({ api, verdict, config, data }) => {
+      const exchange = await api.call('createOrder', {
+        rawBody: variant.text(JSON.stringify(newOrder(config, data))),
+        note: `body with ${variant.name}`,
+      });
+      expectErrorEnvelope(verdict, exchange, { id: 'ORD-400-MALFORMED', row: badRequestRows });
+    },
+  );
 }
 
-test(...cites(['ORD-400-UPDATE-ORDER-ID'], 'the message for an order update without its identifier'), async ({ verdict }) => {
-  const reason = 'part 4.8 shows only POST /v2/orders; the order update operation (method and path) is not shown, so it cannot be sent';
-  verdict.observe('ORD-400-UPDATE-ORDER-ID', reason);
-});
+test(
+  ...cites(['ORD-400-UPDATE-ORDER-ID'], 'the message for an order update without its identifier'),
+  async ({ verdict }) => {
+    const reason =
+      'part 4.8 shows only POST /v2/orders; the order update operation (method and path) is not shown, so it cannot be sent';
+    verdict.observe('ORD-400-UPDATE-ORDER-ID', reason);
+  },
+);

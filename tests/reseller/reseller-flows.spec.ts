@@ -1,5 +1,11 @@
 import { expectAccepted } from '../../harness/checks/responses.ts';
-import { caseUpdate, fullDocumentVerification, minimalAssessment, stepUp, type BodyContext } from '../../harness/builders/identity-bodies.ts';
+import {
+  caseUpdate,
+  fullDocumentVerification,
+  minimalAssessment,
+  stepUp,
+  type BodyContext,
+} from '../../harness/builders/identity-bodies.ts';
 import type { Api } from '../../harness/api.ts';
 import type { SuiteConfig } from '../../harness/config/load-config.ts';
 import type { Reseller } from '../../fixtures/test.ts';
@@ -28,7 +34,10 @@ const flows: ReadonlyArray<{ name: string; id: string; on: Place; run: (ctx: Flo
     id: 'RES-SHARED-CONTEXT',
     on: 'assessment',
     run: ({ api, config, data, reseller }) =>
-      api.call('assessment', { asReseller: true, body: { ...minimalAssessment(data, config.strategies.assessment), sharedContext: reseller.sharedContext } }),
+      api.call('assessment', {
+        asReseller: true,
+        body: { ...minimalAssessment(data, config.strategies.assessment), sharedContext: reseller.sharedContext },
+      }),
   },
   {
     name: 'document verification with sharedContext',
@@ -36,7 +45,10 @@ const flows: ReadonlyArray<{ name: string; id: string; on: Place; run: (ctx: Flo
     on: 'documentVerification',
     run: async (ctx) => {
       const ref = await resellerCase(ctx);
-      const body = { ...fullDocumentVerification(ctx.data, ctx.config.strategies.documentVerification, ref.inquiryId), sharedContext: ctx.reseller.sharedContext };
+      const body = {
+        ...fullDocumentVerification(ctx.data, ctx.config.strategies.documentVerification, ref.inquiryId),
+        sharedContext: ctx.reseller.sharedContext,
+      };
       return ctx.api.call('documentVerification', { asReseller: true, body });
     },
   },
@@ -46,7 +58,10 @@ const flows: ReadonlyArray<{ name: string; id: string; on: Place; run: (ctx: Flo
     on: 'caseUpdate',
     run: async (ctx) => {
       const ref = await resellerCase(ctx);
-      return ctx.api.call('caseUpdate', { asReseller: true, body: caseUpdate(ref, { notes: ctx.data.faker.lorem.sentence(), sharedContext: ctx.reseller.sharedContext }) });
+      return ctx.api.call('caseUpdate', {
+        asReseller: true,
+        body: caseUpdate(ref, { notes: ctx.data.faker.lorem.sentence(), sharedContext: ctx.reseller.sharedContext }),
+      });
     },
   },
   {
@@ -55,7 +70,10 @@ const flows: ReadonlyArray<{ name: string; id: string; on: Place; run: (ctx: Flo
     on: 'stepUp',
     run: async (ctx) => {
       const ref = await resellerCase(ctx);
-      return ctx.api.call('stepUp', { asReseller: true, body: { ...stepUp(ctx.data, ref, 'phone'), sharedContext: ctx.reseller.sharedContext } });
+      return ctx.api.call('stepUp', {
+        asReseller: true,
+        body: { ...stepUp(ctx.data, ref, 'phone'), sharedContext: ctx.reseller.sharedContext },
+      });
     },
   },
   {
@@ -64,14 +82,21 @@ const flows: ReadonlyArray<{ name: string; id: string; on: Place; run: (ctx: Flo
     on: 'documentRecords',
     run: async (ctx) => {
       const { recordsPathId } = await ctx.documentSession({ asReseller: true });
-      return ctx.api.call('documentRecords', { asReseller: true, pathParams: { authenticationId: recordsPathId }, set: { 'x-source-client-id': ctx.reseller.sourceClientId } });
+      return ctx.api.call('documentRecords', {
+        asReseller: true,
+        pathParams: { authenticationId: recordsPathId },
+        set: { 'x-source-client-id': ctx.reseller.sourceClientId },
+      });
     },
   },
 ];
 
 for (const flow of flows) {
-  test(...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`, { on: flow.on }), async ({ api, newCase, documentSession, verdict, config, data, reseller }) => {
-    const exchange = await flow.run({ api, newCase, documentSession, verdict, config, data, reseller });
-    expectAccepted(verdict, flow.id, exchange);
-  });
+  test(
+    ...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`, { on: flow.on }),
+    async ({ api, newCase, documentSession, verdict, config, data, reseller }) => {
+      const exchange = await flow.run({ api, newCase, documentSession, verdict, config, data, reseller });
+      expectAccepted(verdict, flow.id, exchange);
+    },
+  );
 }

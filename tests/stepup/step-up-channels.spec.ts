@@ -17,7 +17,11 @@ const channels: ReadonlyArray<{ channel: MessageChannel; name: string; strategyO
 
 for (const { channel, name, strategyObject, images } of channels) {
   test(
-    ...cites(['SU-CHANNELS', 'GEN-JSON-RESPONSE', 'SU-RES-SCHEMA', 'SU-RES-IDS', 'SU-DECISION-VALUES', 'OBS-SUCCESS-STATUS'], `a step-up ${name} for an existing case is accepted and answered with the case ids`, { on: 'stepUp' }),
+    ...cites(
+      ['SU-CHANNELS', 'GEN-JSON-RESPONSE', 'SU-RES-SCHEMA', 'SU-RES-IDS', 'SU-DECISION-VALUES', 'OBS-SUCCESS-STATUS'],
+      `a step-up ${name} for an existing case is accepted and answered with the case ids`,
+      { on: 'stepUp' },
+    ),
     async ({ api, verdict, data, newCase }) => {
       const ref = await newCase();
       const body = { ...stepUp(data, ref, channel, strategyObject), ...(images ? stepUp(data, ref, 'images') : {}) };
@@ -29,22 +33,37 @@ for (const { channel, name, strategyObject, images } of channels) {
       const answer = bodyOf(exchange);
       expectEqual(verdict, 'SU-RES-IDS', 'inquiryId', answer.inquiryId, ref.inquiryId, exchange);
       expectEqual(verdict, 'SU-RES-IDS', 'authenticationId', answer.authenticationId, ref.authenticationId, exchange);
-      verdict.observe('SU-DECISION-VALUES', `${name}: decision ${answer.decision === undefined ? '(absent)' : JSON.stringify(answer.decision)}`);
+      verdict.observe(
+        'SU-DECISION-VALUES',
+        `${name}: decision ${answer.decision === undefined ? '(absent)' : JSON.stringify(answer.decision)}`,
+      );
     },
   );
 }
 
-test(...cites(['SU-IMAGES-ONLY'], 'a step-up with images but neither phone number nor email: the answer is observed', { on: 'stepUp' }), async ({ api, verdict, data, newCase }) => {
-  const ref = await newCase();
-  const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'images'), note: 'images only' });
-  verdict.observe('SU-IMAGES-ONLY', `images only: answered ${exchange.status}`);
-});
+test(
+  ...cites(['SU-IMAGES-ONLY'], 'a step-up with images but neither phone number nor email: the answer is observed', {
+    on: 'stepUp',
+  }),
+  async ({ api, verdict, data, newCase }) => {
+    const ref = await newCase();
+    const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'images'), note: 'images only' });
+    verdict.observe('SU-IMAGES-ONLY', `images only: answered ${exchange.status}`);
+  },
+);
 
-test(...cites(['SU-RES-IDS'], 'a step-up for the earlier of two cases is answered with that case\'s identifiers, not the later one\'s', { on: 'stepUp' }), async ({ api, verdict, data, newCase }) => {
-  const first = await newCase();
-  await newCase();
-  const exchange = await api.call('stepUp', { body: stepUp(data, first, 'phone'), note: 'the earlier of two cases' });
-  const answer = bodyOf(exchange);
-  expectEqual(verdict, 'SU-RES-IDS', 'inquiryId', answer.inquiryId, first.inquiryId, exchange);
-  expectEqual(verdict, 'SU-RES-IDS', 'authenticationId', answer.authenticationId, first.authenticationId, exchange);
-});
+test(
+  ...cites(
+    ['SU-RES-IDS'],
+    "a step-up for the earlier of two cases is answered with that case's identifiers, not the later one's",
+    { on: 'stepUp' },
+  ),
+  async ({ api, verdict, data, newCase }) => {
+    const first = await newCase();
+    await newCase();
+    const exchange = await api.call('stepUp', { body: stepUp(data, first, 'phone'), note: 'the earlier of two cases' });
+    const answer = bodyOf(exchange);
+    expectEqual(verdict, 'SU-RES-IDS', 'inquiryId', answer.inquiryId, first.inquiryId, exchange);
+    expectEqual(verdict, 'SU-RES-IDS', 'authenticationId', answer.authenticationId, first.authenticationId, exchange);
+  },
+);

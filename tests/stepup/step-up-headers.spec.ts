@@ -4,12 +4,18 @@ import { stepUp } from '../../harness/builders/identity-bodies.ts';
 import type { CallOptions } from '../../harness/api.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
-const sentHeader = (headers: ReadonlyArray<readonly [string, string]>, name: string) => headers.some(([sent]) => sent.toLowerCase() === name);
+const sentHeader = (headers: ReadonlyArray<readonly [string, string]>, name: string) =>
+  headers.some(([sent]) => sent.toLowerCase() === name);
 
-test(...cites(['HDR-CLIENT-ID'], 'a step-up without x-client-id is refused, the same request with it accepted', { on: 'stepUp' }), async ({ api, verdict, validRequest }) => {
-  const exchange = await api.call('stepUp', { ...(await validRequest('stepUp')), omit: ['x-client-id'] });
-  expectRefused(verdict, 'HDR-CLIENT-ID', exchange);
-});
+test(
+  ...cites(['HDR-CLIENT-ID'], 'a step-up without x-client-id is refused, the same request with it accepted', {
+    on: 'stepUp',
+  }),
+  async ({ api, verdict, validRequest }) => {
+    const exchange = await api.call('stepUp', { ...(await validRequest('stepUp')), omit: ['x-client-id'] });
+    expectRefused(verdict, 'HDR-CLIENT-ID', exchange);
+  },
+);
 
 const contentTypeDefects: ReadonlyArray<{ name: string; options: Pick<CallOptions, 'omit' | 'set'> }> = [
   { name: 'no Content-Type', options: { omit: ['content-type'] } },
@@ -17,25 +23,49 @@ const contentTypeDefects: ReadonlyArray<{ name: string; options: Pick<CallOption
 ];
 
 for (const defect of contentTypeDefects) {
-  test(...cites(['HDR-CONTENT-TYPE'], `a step-up with a JSON body and ${defect.name}: the answer is observed`, { on: 'stepUp' }), async ({ api, verdict, validRequest }) => {
-    const exchange = await api.call('stepUp', { ...(await validRequest('stepUp', { control: false })), ...defect.options, note: defect.name });
-    verdict.observe('HDR-CONTENT-TYPE', `stepUp ${defect.name}: answered ${exchange.status}`);
-  });
+  test(
+    ...cites(['HDR-CONTENT-TYPE'], `a step-up with a JSON body and ${defect.name}: the answer is observed`, {
+      on: 'stepUp',
+    }),
+    async ({ api, verdict, validRequest }) => {
+      const exchange = await api.call('stepUp', {
+        ...(await validRequest('stepUp', { control: false })),
+        ...defect.options,
+        note: defect.name,
+      });
+      verdict.observe('HDR-CONTENT-TYPE', `stepUp ${defect.name}: answered ${exchange.status}`);
+    },
+  );
 }
 
-test(...cites(['HDR-STEPUP-NO-CORRELATION'], 'a step-up without x-correlation-id is accepted', { on: 'stepUp' }), async ({ api, verdict, data, newCase }) => {
-  const ref = await newCase();
-  const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone'), note: 'no x-correlation-id' });
-  verdict.precondition(!sentHeader(exchange.request.headers, 'x-correlation-id'), 'the step-up request carries no x-correlation-id', () => ({
-    sent: verdict.sent(exchange),
-    expected: 'no x-correlation-id header sent',
-    actual: 'an x-correlation-id header was sent',
-  }));
-  expectAccepted(verdict, 'HDR-STEPUP-NO-CORRELATION', exchange);
-});
+test(
+  ...cites(['HDR-STEPUP-NO-CORRELATION'], 'a step-up without x-correlation-id is accepted', { on: 'stepUp' }),
+  async ({ api, verdict, data, newCase }) => {
+    const ref = await newCase();
+    const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone'), note: 'no x-correlation-id' });
+    verdict.precondition(
+      !sentHeader(exchange.request.headers, 'x-correlation-id'),
+      'the step-up request carries no x-correlation-id',
+      () => ({
+        sent: verdict.sent(exchange),
+        expected: 'no x-correlation-id header sent',
+        actual: 'an x-correlation-id header was sent',
+      }),
+    );
+    expectAccepted(verdict, 'HDR-STEPUP-NO-CORRELATION', exchange);
+  },
+);
 
-test(...cites(['HDR-STEPUP-CORRELATION-SENT'], 'a step-up carrying an x-correlation-id anyway: the answer is recorded', { on: 'stepUp' }), async ({ api, verdict, data, newCase }) => {
-  const ref = await newCase();
-  const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone'), set: { 'x-correlation-id': randomUUID() } });
-  verdict.observe('HDR-STEPUP-CORRELATION-SENT', `answered ${exchange.status}`);
-});
+test(
+  ...cites(['HDR-STEPUP-CORRELATION-SENT'], 'a step-up carrying an x-correlation-id anyway: the answer is recorded', {
+    on: 'stepUp',
+  }),
+  async ({ api, verdict, data, newCase }) => {
+    const ref = await newCase();
+    const exchange = await api.call('stepUp', {
+      body: stepUp(data, ref, 'phone'),
+      set: { 'x-correlation-id': randomUUID() },
+    });
+    verdict.observe('HDR-STEPUP-CORRELATION-SENT', `answered ${exchange.status}`);
+  },
+);

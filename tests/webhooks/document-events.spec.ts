@@ -2,7 +2,13 @@ import { fullDocumentVerification } from '../../harness/builders/identity-bodies
 import type { Preconditions } from '../../fixtures/preconditions.ts';
 import { expectValidEvents, expectWellFormedDeliveries } from '../../harness/checks/webhook-events.ts';
 import { eventKind } from '../../harness/webhooks/events.ts';
-import { awaitOnboardingOfSession, awaitResultsOfInquiry, expectOnboardingOfSession, expectResultsForInquiry, type Window } from '../../harness/webhooks/ties.ts';
+import {
+  awaitOnboardingOfSession,
+  awaitResultsOfInquiry,
+  expectOnboardingOfSession,
+  expectResultsForInquiry,
+  type Window,
+} from '../../harness/webhooks/ties.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 
 type Setup = (newCase: Preconditions['newCase']) => Promise<string | undefined>;
@@ -20,41 +26,73 @@ const isDocumentEvent = (d: { json?: unknown }) => ['onboarding', 'results'].inc
 for (const variant of variants) {
   test(
     ...cites(
-      ['EVT-DELIVERY', 'EVT-ONBOARDING-SCHEMA', 'EVT-RESULTS-SCHEMA', 'EVT-RESULTS-INQUIRY', 'EVT-DOC-SESSION-ID', 'EVT-FLOW-DELIVERY'],
+      [
+        'EVT-DELIVERY',
+        'EVT-ONBOARDING-SCHEMA',
+        'EVT-RESULTS-SCHEMA',
+        'EVT-RESULTS-INQUIRY',
+        'EVT-DOC-SESSION-ID',
+        'EVT-FLOW-DELIVERY',
+      ],
       `a document verification ${variant.name} is reported by events tied to its inquiry and session`,
       { on: ['onboarding', 'results'] },
     ),
     async ({ api, verdict, config, data, events, attachDeliveries, newCase }) => {
       skipUnlessFlowsRun(verdict, config, events);
-      const body = fullDocumentVerification(data, config.strategies.documentVerification, await variant.inquiry(newCase));
+      const body = fullDocumentVerification(
+        data,
+        config.strategies.documentVerification,
+        await variant.inquiry(newCase),
+      );
       await events.documentFlow();
       const window: Window = { events, since: Date.now(), timeoutMs: config.webhook.waitMs };
       const exchange = await api.call('documentVerification', { body });
-      verdict.precondition(exchange.status >= 200 && exchange.status < 300, `the document verification ${variant.name} is accepted`, () => ({
-        sent: verdict.sent(exchange),
-        expected: 'success (2xx)',
-        actual: verdict.answer(exchange),
-      }));
+      verdict.precondition(
+        exchange.status >= 200 && exchange.status < 300,
+        `the document verification ${variant.name} is accepted`,
+        () => ({
+          sent: verdict.sent(exchange),
+          expected: 'success (2xx)',
+          actual: verdict.answer(exchange),
+        }),
+      );
 
       const results = await awaitResultsOfInquiry(window, body.inquiryId);
       // 6.1 is sent when the onboarding status changes, which the target may never report: it is looked for only briefly
       // once the results event is in, so that a prompt target pays nothing for an event it need not send.
-      const onboarding = results ? await awaitOnboardingOfSession({ ...window, timeoutMs: Math.min(window.timeoutMs, Date.now() + ONBOARDING_GRACE_MS - window.since) }, results) : undefined;
+      const onboarding = results
+        ? await awaitOnboardingOfSession(
+            { ...window, timeoutMs: Math.min(window.timeoutMs, Date.now() + ONBOARDING_GRACE_MS - window.since) },
+            results,
+          )
+        : undefined;
       const arrived = await events.since(window.since);
       const documentEvents = arrived.filter(isDocumentEvent);
       await attachDeliveries(`document events after the document verification ${variant.name}`, documentEvents);
       const expected = `a document results event with inquiryId ${JSON.stringify(body.inquiryId)} within WEBHOOK_WAIT_MS (${config.webhook.waitMs} ms)`;
       const seen = `${documentEvents.length} document events in the window; onboarding of its session ${onboarding ? `${onboarding.receivedAt - window.since} ms` : 'not seen'}`;
-      verdict.check('EVT-FLOW-DELIVERY', results !== undefined, () => ({ sent: verdict.sent(exchange), expected, actual: `none of this inquiry; ${seen}` }));
+      verdict.check('EVT-FLOW-DELIVERY', results !== undefined, () => ({
+        sent: verdict.sent(exchange),
+        expected,
+        actual: `none of this inquiry; ${seen}`,
+      }));
       if (documentEvents.length === 0) {
         const others = verdict.cited.filter((id) => id !== 'EVT-FLOW-DELIVERY');
-        verdict.blocked(`no document event arrived within ${config.webhook.waitMs} ms of the document verification`, { sent: verdict.sent(exchange), expected, actual: seen }, others);
+        verdict.blocked(
+          `no document event arrived within ${config.webhook.waitMs} ms of the document verification`,
+          { sent: verdict.sent(exchange), expected, actual: seen },
+          others,
+        );
       }
       expectWellFormedDeliveries(verdict, documentEvents);
       expectValidEvents(verdict, documentEvents, ['onboarding', 'results']);
       expectResultsForInquiry(verdict, window, arrived, body.inquiryId, config.runTag, results);
       if (results) expectOnboardingOfSession(verdict, window, arrived, results, onboarding);
-      else verdict.observe('EVT-DOC-SESSION-ID', 'no document results event of this inquiry arrived, so its session is not known');
+      else
+        verdict.observe(
+          'EVT-DOC-SESSION-ID',
+          'no document results event of this inquiry arrived, so its session is not known',
+        );
     },
   );
 }

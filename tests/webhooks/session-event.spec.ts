@@ -1,6 +1,10 @@
 import { stepUp } from '../../harness/builders/identity-bodies.ts';
 import type { MessageChannel } from '../../harness/checks/session-channel.ts';
-import { describeDelivery, expectValidEvents, expectWellFormedDeliveries } from '../../harness/checks/webhook-events.ts';
+import {
+  describeDelivery,
+  expectValidEvents,
+  expectWellFormedDeliveries,
+} from '../../harness/checks/webhook-events.ts';
 import { ofKind } from '../../harness/webhooks/ties.ts';
 import type { DeliveryRecord } from '../../harness/webhooks/receiver.ts';
 import type { Credit, FlowOutcome } from '../../harness/webhooks/step-up-flows.ts';
@@ -24,7 +28,17 @@ const isSession = ofKind('session');
 for (const { channel, name } of channels) {
   test(
     ...cites(
-      ['EVT-DELIVERY', 'EVT-SESSION-SCHEMA', 'EVT-SESSION-INT64', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM', 'EVT-SESSION-CHANNEL-MATCH', 'EVT-FLOW-DELIVERY'],
+      [
+        'EVT-DELIVERY',
+        'EVT-SESSION-SCHEMA',
+        'EVT-SESSION-INT64',
+        'EVT-SESSION-STATUS-ENUM',
+        'EVT-SESSION-RESEND-ENUM',
+        'EVT-SESSION-MFA-ENUM',
+        'EVT-SESSION-CHANNEL-ENUM',
+        'EVT-SESSION-CHANNEL-MATCH',
+        'EVT-FLOW-DELIVERY',
+      ],
       `a step-up ${name} is followed by a valid verification session event of its own`,
       { on: 'session' },
     ),
@@ -34,33 +48,58 @@ for (const { channel, name } of channels) {
         const ref = await newCase();
         const ticket = await events.begin(channel, credit);
         const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel), stepUp: ticket });
-        verdict.precondition(exchange.status >= 200 && exchange.status < 300, `the step-up ${name} is accepted`, () => ({
-          sent: verdict.sent(exchange),
-          expected: 'success (2xx)',
-          actual: verdict.answer(exchange),
-        }));
+        verdict.precondition(
+          exchange.status >= 200 && exchange.status < 300,
+          `the step-up ${name} is accepted`,
+          () => ({
+            sent: verdict.sent(exchange),
+            expected: 'success (2xx)',
+            actual: verdict.answer(exchange),
+          }),
+        );
         return { ticket, exchange };
       };
-      const { sent, outcome, sentAgainBecause } = await creditedStepUp(sendStepUp, ({ ticket }) => events.stepUpOutcome(ticket));
+      const { sent, outcome, sentAgainBecause } = await creditedStepUp(sendStepUp, ({ ticket }) =>
+        events.stepUpOutcome(ticket),
+      );
       const { ticket, exchange } = sent;
-      if (sentAgainBecause) testInfo.annotations.push({ type: 'sent again alone', description: `the step-up ${name} sent beside the others is not proven to have its event: ${sentAgainBecause}` });
+      if (sentAgainBecause)
+        testInfo.annotations.push({
+          type: 'sent again alone',
+          description: `the step-up ${name} sent beside the others is not proven to have its event: ${sentAgainBecause}`,
+        });
       const first = outcome.event;
       const arrived = (await events.since(ticket.sentAt)).filter(isSession);
       await attachDeliveries(`verification session events after the step-up ${name}`, arrived);
       const expected = `a verification session event of a new session within WEBHOOK_WAIT_MS (${config.webhook.waitMs} ms) of the step-up ${name} (6.3 is sent when the session completes)`;
-      const actual = arrived.length ? `only redeliveries or events of sessions seen before the step-up arrived (${arrived.length})` : 'none arrived';
-      verdict.check('EVT-FLOW-DELIVERY', first !== undefined, () => ({ sent: verdict.sent(exchange), expected, actual }));
+      const actual = arrived.length
+        ? `only redeliveries or events of sessions seen before the step-up arrived (${arrived.length})`
+        : 'none arrived';
+      verdict.check('EVT-FLOW-DELIVERY', first !== undefined, () => ({
+        sent: verdict.sent(exchange),
+        expected,
+        actual,
+      }));
       if (!first) {
         const others = verdict.cited.filter((id) => id !== 'EVT-FLOW-DELIVERY');
-        verdict.blocked(`no verification session event of its own arrived within WEBHOOK_WAIT_MS (${config.webhook.waitMs} ms) of the step-up ${name}`, { sent: verdict.sent(exchange), expected, actual }, others);
+        verdict.blocked(
+          `no verification session event of its own arrived within WEBHOOK_WAIT_MS (${config.webhook.waitMs} ms) of the step-up ${name}`,
+          { sent: verdict.sent(exchange), expected, actual },
+          others,
+        );
       }
       if (first) verdict.observe('EVT-SESSION-CHANNEL-MATCH', channelObservation(outcome, first, ticket.sentAt));
       expectWellFormedDeliveries(verdict, arrived);
       expectValidEvents(verdict, arrived, ['session']);
 
       function channelObservation(outcome: FlowOutcome, event: DeliveryRecord, sentAt: number): string {
-        const named = outcome.otherChannel ? `names the other channel: ${describeDelivery(verdict, event)}` : `names ${channel === 'phone' ? 'SMS' : 'EMAIL'} or no channel`;
-        const taken = outcome.overlap !== undefined && outcome.overlap > 1 ? `proven by count among ${outcome.overlap} step-ups; the event given to it by time and channel` : 'the event taken for the step-up';
+        const named = outcome.otherChannel
+          ? `names the other channel: ${describeDelivery(verdict, event)}`
+          : `names ${channel === 'phone' ? 'SMS' : 'EMAIL'} or no channel`;
+        const taken =
+          outcome.overlap !== undefined && outcome.overlap > 1
+            ? `proven by count among ${outcome.overlap} step-ups; the event given to it by time and channel`
+            : 'the event taken for the step-up';
         return `${taken} ${name} ${named}, ${event.receivedAt - sentAt} ms after its request`;
       }
     },

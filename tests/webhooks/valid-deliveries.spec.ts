@@ -17,7 +17,18 @@ function policyObservation(deliveries: readonly DeliveryRecord[]): string {
 
 test(
   ...cites(
-    ['EVT-DELIVERY', 'EVT-ONBOARDING-SCHEMA', 'EVT-RESULTS-SCHEMA', 'EVT-SESSION-SCHEMA', 'EVT-SESSION-INT64', 'EVT-SESSION-STATUS-ENUM', 'EVT-SESSION-RESEND-ENUM', 'EVT-SESSION-MFA-ENUM', 'EVT-SESSION-CHANNEL-ENUM', 'EVT-POLICY-OBSERVED'],
+    [
+      'EVT-DELIVERY',
+      'EVT-ONBOARDING-SCHEMA',
+      'EVT-RESULTS-SCHEMA',
+      'EVT-SESSION-SCHEMA',
+      'EVT-SESSION-INT64',
+      'EVT-SESSION-STATUS-ENUM',
+      'EVT-SESSION-RESEND-ENUM',
+      'EVT-SESSION-MFA-ENUM',
+      'EVT-SESSION-CHANNEL-ENUM',
+      'EVT-POLICY-OBSERVED',
+    ],
     'every delivery the receiver got during the run is a valid part-6 event',
     { on: eventKinds },
   ),
@@ -39,7 +50,10 @@ test(
     }
     if (deliveries.length === 0) {
       if (config.webhook.mode === 'active') {
-        return verdict.blocked('the target delivered no webhook during the run, although its flows ran', { expected: 'the part-6 events of the flows of tests/webhooks', actual: 'no delivery' });
+        return verdict.blocked('the target delivered no webhook during the run, although its flows ran', {
+          expected: 'the part-6 events of the flows of tests/webhooks',
+          actual: 'no delivery',
+        });
       }
       const reason = `no delivery received in the passive window of ${config.webhook.passiveWindowMs} ms`;
       verdict.nothingToJudge(verdict.cited, reason);
@@ -55,7 +69,8 @@ test(
       if (deliveries.some((d) => eventKind(d.json) === kind)) continue;
       const reason = `the target never produced it: no ${kindTitle(kind).toLowerCase()} of this run arrived`;
       // Onboarding status changes are the target's to report or not; a results event ends every document flow.
-      if (config.webhook.mode === 'active' && kind === 'results') verdict.blockedWithoutStopping(requirementsOf(kind), reason);
+      if (config.webhook.mode === 'active' && kind === 'results')
+        verdict.blockedWithoutStopping(requirementsOf(kind), reason);
       else for (const id of requirementsOf(kind)) verdict.notProduced(id, reason);
     }
   },
