@@ -24,7 +24,7 @@ export default tseslint.config(
       'no-empty-pattern': ['error', { allowObjectPatternsAsParameters: true }],
       'no-restricted-properties': [
         'error',
-        { object: 'process', property: 'env', message: 'Read configuration through harness/config only.' },
+        { object: 'process', property: 'env', message: 'Read configuration through runner/config only.' },
       ],
     },
   },
@@ -36,8 +36,7 @@ export default tseslint.config(
   },
   {
     files: [
-      'harness/config/**',
-      'harness/run/**',
+      'runner/**',
       'playwright.config.ts',
       'sandbox/**',
       'selftest/**',

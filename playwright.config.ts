@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
-import { ConfigError } from './harness/config/load-config.ts';
-import { conformanceProjects } from './harness/config/projects.ts';
-import { resolveConfig, type ResolvedConfig } from './harness/config/resolve.ts';
-import { decideWorkers, inheritedWorkers } from './harness/config/run-workers.ts';
-import { workersLine } from './harness/config/worker-count.ts';
+import { ConfigError } from './runner/config/load-config.ts';
+import { conformanceProjects } from './runner/config/projects.ts';
+import { resolveConfig, type ResolvedConfig } from './runner/config/resolve.ts';
+import { decideWorkers, inheritedWorkers } from './runner/config/run-workers.ts';
+import { workersLine } from './runner/config/worker-count.ts';
 import type { WorkerFixtures } from './fixtures/test.ts';
 import { serializeRedacted } from './reporters/serialize-redacted.ts';
 
@@ -41,13 +41,13 @@ if (isMainProcess && !process.env.CONFORMANCE_QUIET) {
 // which load this file too, skip them.
 if (sandbox && isMainProcess && !listing) {
   const [{ startEmbeddedSandbox }, { runState }] = await Promise.all([
-    import('./harness/config/embedded-sandbox.ts'),
-    import('./harness/run/run-state.ts'),
+    import('./runner/config/embedded-sandbox.ts'),
+    import('./runner/run-state.ts'),
   ]);
   runState().sandbox = startEmbeddedSandbox(sandbox.env);
 }
-if (workerChoice) (await import('./harness/run/run-state.ts')).runState().workers = workerChoice;
-const reporter = isMainProcess ? (await import('./reporters/reporters.ts')).reportersFor(suite) : [];
+if (workerChoice) (await import('./reporters/run-facts.ts')).runFacts().workers = workerChoice;
+const reporter = isMainProcess ? (await import('./runner/run-reporters.ts')).reportersFor(suite) : [];
 
 export default defineConfig<object, WorkerFixtures>({
   fullyParallel: true,
@@ -56,7 +56,7 @@ export default defineConfig<object, WorkerFixtures>({
   retries: 0,
   // A test may wait out 429s for as long as the run's budget lasts (RATE_LIMIT_BUDGET_MS), and a webhook check's
   // step-up for its count (one event window), then, sent again alone, for its channel (another) and its event (a third):
-  // harness/webhooks/step-up-flows.ts.
+  // runner/webhooks/step-up-flows.ts.
   timeout:
     30_000 +
     suite.http.timeoutMs * (suite.http.retries503 + 1) +
@@ -66,6 +66,6 @@ export default defineConfig<object, WorkerFixtures>({
   reporter,
   use: { trace: 'off', screenshot: 'off', video: 'off' },
   projects: conformanceProjects(suite, './tests'),
-  // The embedded sandbox listening, the run's token broker, then the preflight (harness/run/global-setup.ts).
-  ...(isMainProcess && !listing ? { globalSetup: './harness/run/global-setup.ts' } : {}),
+  // The embedded sandbox listening, the run's token broker, then the preflight (runner/global-setup.ts).
+  ...(isMainProcess && !listing ? { globalSetup: './runner/global-setup.ts' } : {}),
 });

@@ -1,5 +1,5 @@
 import { requirement, type Level, type Requirement } from '../catalog/catalog.ts';
-import { citedIds as citedIn } from '../harness/verdict-marks.ts';
+import { citedIds as citedIn } from '../kit/verdict-marks.ts';
 import type { SpecParts } from './spec-parts.ts';
 import { outcomeInTest, type RequirementOutcome, type TestRecord } from './verdicts.ts';
 

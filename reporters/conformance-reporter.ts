@@ -15,13 +15,13 @@ import { matrixHtml } from './matrix-html.ts';
 import { matrixMarkdown, summaryTable, uncoveredMust } from './matrix-markdown.ts';
 import { isListingOnly } from './listing.ts';
 import { firstLines, testRecordOf } from './test-record.ts';
-import { marksOf, warningsFail } from '../harness/verdict-marks.ts';
-import type { LedgerEntry } from '../harness/config/ledger.ts';
-import { BROKEN_SHOWN, brokenPreconditions, runCost, summaryLines } from './run-summary.ts';
+import { marksOf, warningsFail } from '../kit/verdict-marks.ts';
+import type { LedgerEntry } from '../schemas/ledger.ts';
+import { BROKEN_SHOWN, brokenPreconditions, summaryLines } from './run-summary.ts';
 import { failureBlock, ProjectProgress } from './console-progress.ts';
-import { runState } from '../harness/run/run-state.ts';
+import { runFacts } from './run-facts.ts';
 import { judgeRun } from './run-verdict.ts';
-import { eventWaitsLine, runEventWaits } from './event-waits.ts';
+import { eventWaitsLine } from './event-waits.ts';
 import type { Profile, TestRecord } from './verdicts.ts';
 
 export interface ConformanceReporterOptions {
@@ -71,7 +71,7 @@ export default class ConformanceReporter implements Reporter {
     this.progress = new ProjectProgress(totals);
     const tests = [...totals.values()].reduce((a, b) => a + b, 0);
     const many = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-    const chosen = runState().workers;
+    const chosen = runFacts().workers;
     this.concurrency = `${many(tests, 'test')} in ${many(totals.size, 'project')} on ${many(config.workers, 'worker')} (${!chosen ? 'CONFORMANCE_WORKERS' : chosen.workers === config.workers ? chosen.why : '--workers'})`;
   }
 
@@ -107,9 +107,8 @@ export default class ConformanceReporter implements Reporter {
       globalErrors: this.globalErrors,
     });
     const uncovered = uncoveredMust(verdicts);
-    const stats = runState().broker?.stats();
-    const cost = stats ? runCost(stats) : undefined;
-    const events = runEventWaits(runState().hubs);
+    const cost = runFacts().cost?.();
+    const events = runFacts().eventWaits?.();
     const { reasons, ...verdict } = run;
     const report = {
       interface: interfaceInfo,

@@ -1,4 +1,4 @@
-import { marksOf } from '../harness/verdict-marks.ts';
+import { marksOf } from '../kit/verdict-marks.ts';
 import { splitReplays } from './replay.ts';
 import type { JudgedRequirement, TestRecord } from './verdicts.ts';
 

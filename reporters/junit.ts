@@ -1,5 +1,5 @@
-import { settingsNamedIn } from '../harness/config/variables.ts';
-import { citedIds, isCertifying } from '../harness/verdict-marks.ts';
+import { settingsNamedIn } from '../schemas/variables.ts';
+import { citedIds, isCertifying } from '../kit/verdict-marks.ts';
 import { failsRun, NOT_PRODUCED_WORDS, type RunVerdict } from './run-verdict.ts';
 import {
   outcomeInTest,

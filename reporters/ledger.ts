@@ -1,4 +1,4 @@
-import type { LedgerEntry } from '../harness/config/ledger.ts';
+import type { LedgerEntry } from '../schemas/ledger.ts';
 import type { RequirementVerdict } from './verdicts.ts';
 
 const KNOWABLE = new Set(['failed', 'blocked', 'warning']);

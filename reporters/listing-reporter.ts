@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import type { FullConfig, Reporter, Suite } from '@playwright/test/reporter';
 import { requirements } from '../catalog/catalog.ts';
-import { citedIds } from '../harness/verdict-marks.ts';
+import { citedIds } from '../kit/verdict-marks.ts';
 
 /**
  * What `--list` prints: each test with its project, location, title and tags (the requirements it cites and the places

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { catalogSha256, interfaceInfo } from '../catalog/catalog.ts';
-import type { SuiteConfig } from '../harness/config/load-config.ts';
-import { Redactor } from '../harness/redact.ts';
+import type { SuiteConfig } from '../kit/config/suite-config.ts';
+import { Redactor } from '../kit/redact.ts';
 
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   name: string;

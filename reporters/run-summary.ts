@@ -1,47 +1,7 @@
-import type { RunStats } from '../harness/run/broker.ts';
-import type { CapStats } from '../harness/run/target-cap.ts';
-import { isCertifying, warningsFail } from '../harness/verdict-marks.ts';
+import type { RunCost } from './run-facts.ts';
+import { isCertifying, warningsFail } from '../kit/verdict-marks.ts';
 import { idList, NOT_PRODUCED_WORDS, type RunVerdict } from './run-verdict.ts';
 import type { RequirementVerdict } from './verdicts.ts';
-
-/** What a run cost the target: requests, token requests and time spent waiting out 429s (from the run's broker). */
-export interface RunCost {
-  requests: number;
-  tokenRequests: number;
-  /** Of those, the ones the broker sent for the run's tokens (one per token endpoint and credential, unless renewed). */
-  tokenFetches: number;
-  rateLimitWaitMs: number;
-  rateLimitWaits: number;
-  rateLimitBudgetMs: number;
-  /** Answers 429 the run received (waited out or not, calls sent at once included). */
-  rateLimitedAnswers: number;
-  /** The cap on requests in flight to the target (TARGET_CONCURRENCY) at the start and at the end of the run. */
-  cap: CapStats;
-  /** Rounds of calls sent at once by the concurrency checks, and those discarded (a 429, a call without an answer). */
-  rounds?: { tried: number; rateLimited: number; unanswered: number };
-}
-
-export function runCost(stats: RunStats): RunCost {
-  return {
-    requests: stats.workers.requests + stats.tokenFetches,
-    tokenRequests: stats.workers.tokenRequests + stats.tokenFetches,
-    tokenFetches: stats.tokenFetches,
-    rateLimitWaitMs: stats.budget.waitedMs,
-    rateLimitWaits: stats.budget.waits,
-    rateLimitBudgetMs: stats.budget.budgetMs,
-    rateLimitedAnswers: stats.rateLimitedAnswers,
-    cap: stats.cap,
-    ...(stats.workers.roundsAtOnce
-      ? {
-          rounds: {
-            tried: stats.workers.roundsAtOnce,
-            rateLimited: stats.workers.roundsRateLimited,
-            unanswered: stats.workers.roundsUnanswered,
-          },
-        }
-      : {}),
-  };
-}
 
 export function costLine(cost: RunCost): string {
   const seconds = (ms: number) => (ms / 1000).toFixed(1);

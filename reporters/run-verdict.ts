@@ -1,6 +1,6 @@
 import type { Level } from '../catalog/catalog.ts';
-import type { LedgerEntry } from '../harness/config/ledger.ts';
-import { isCertifying, warningsFail, type Profile } from '../harness/verdict-marks.ts';
+import type { LedgerEntry } from '../schemas/ledger.ts';
+import { isCertifying, warningsFail, type Profile } from '../kit/verdict-marks.ts';
 import { applyLedger } from './ledger.ts';
 import {
   verdictsFor,
@@ -10,7 +10,7 @@ import {
   type TestRecord,
 } from './verdicts.ts';
 
-export type { Profile } from '../harness/verdict-marks.ts';
+export type { Profile } from '../kit/verdict-marks.ts';
 
 /**
  * The first words of a run's verdict. "not conformant" (a requirement fails the profile) and "failed" (the run itself

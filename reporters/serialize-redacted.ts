@@ -1,4 +1,4 @@
-import { Redactor } from '../harness/redact.ts';
+import { Redactor } from '../kit/redact.ts';
 
 /**
  * Makes JSON.stringify of `value` produce a copy with the secrets masked, leaving the value itself untouched. The

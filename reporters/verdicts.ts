@@ -1,8 +1,8 @@
 import type { Level, Requirement } from '../catalog/catalog.ts';
-import { settingsNamedIn } from '../harness/config/variables.ts';
-import { citedIds, marksOf, type MarkKind } from '../harness/verdict-marks.ts';
+import { settingsNamedIn } from '../schemas/variables.ts';
+import { citedIds, marksOf, type MarkKind } from '../kit/verdict-marks.ts';
 
-export type { Profile } from '../harness/verdict-marks.ts';
+export type { Profile } from '../kit/verdict-marks.ts';
 
 /**
  * What became of a requirement, worst first. blocked: the target prevented the check (a precondition failed, a control

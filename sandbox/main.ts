@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { operation } from '../catalog/catalog.ts';
 import type { OperationId } from '../catalog/catalog.ts';
 import {
@@ -19,28 +20,43 @@ import {
   sandboxVariables,
   type SandboxSettings,
 } from './settings.ts';
-import { configSchema } from '../harness/config/variables.ts';
-import { parseCli } from '../scripts/cli.ts';
+import { configSchema } from '../schemas/variables.ts';
 import { expiredTokenFor } from './tokens.ts';
+
+const usage = () =>
+  [
+    'Starts the sandbox, the reference implementation of the interface document, and prints its URLs and demo credentials.',
+    '',
+    'Usage: npm run sandbox [-- --help]',
+    '',
+    'Options:',
+    `  ${'--help'.padEnd(28)} print this and exit`,
+    '',
+    'Variables (schemas/config.schema.json; a wrong value stops it with one line naming the variable, exit 2):',
+    ...sandboxVariables.map(
+      (name) =>
+        `  ${name.padEnd(28)} ${configSchema.properties[name]?.description ?? ''}${configSchema.properties[name]?.default ? ` Default: ${configSchema.properties[name]?.default}.` : ''}`,
+    ),
+    '',
+    'It runs until stopped (Ctrl-C). Exit codes: 0 stopped, 2 bad variables or options.',
+  ].join('\n');
+
+/** The sandbox takes no option but --help: anything else is named, with the usage, and exits 2. */
+function readCommandLine(): void {
+  try {
+    if (parseArgs({ options: { help: { type: 'boolean' } }, strict: true }).values.help) {
+      console.log(usage());
+      process.exit(0);
+    }
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${usage()}`);
+    process.exit(2);
+  }
+}
 
 /** `npm run sandbox`: starts the sandbox from SANDBOX_* variables and prints what a client needs. */
 async function main(): Promise<void> {
-  parseCli({
-    summary:
-      'Starts the sandbox, the reference implementation of the interface document, and prints its URLs and demo credentials.',
-    usage: 'npm run sandbox [-- --help]',
-    options: {},
-    describe: {},
-    epilogue: [
-      'Variables (schemas/config.schema.json; a wrong value stops it with one line naming the variable, exit 2):',
-      ...sandboxVariables.map(
-        (name) =>
-          `  ${name.padEnd(28)} ${configSchema.properties[name]?.description ?? ''}${configSchema.properties[name]?.default ? ` Default: ${configSchema.properties[name]?.default}.` : ''}`,
-      ),
-      '',
-      'It runs until stopped (Ctrl-C). Exit codes: 0 stopped, 2 bad variables or options.',
-    ].join('\n'),
-  });
+  readCommandLine();
   let settings: SandboxSettings;
   try {
     settings = readSandboxSettings(process.env);

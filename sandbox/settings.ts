@@ -4,8 +4,8 @@ import { addExtraClient } from './credentials.ts';
 import { faultIdsOf } from './faults.ts';
 import type { Flavor } from './server.ts';
 import type { FarSettings, SandboxOptions } from './types.ts';
-import { variableProblems } from '../harness/config/load-config.ts';
-import { configSchema, configVariables } from '../harness/config/variables.ts';
+import { variableProblems } from '../runner/config/load-config.ts';
+import { configSchema, configVariables } from '../schemas/variables.ts';
 
 /** A SANDBOX_* variable with a wrong value: the message names it and says what is expected. */
 export class SandboxSettingsError extends Error {}

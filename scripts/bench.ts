@@ -4,14 +4,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { projectLayout, projectNames } from '../harness/config/projects.ts';
-import { DEFAULT_WORKERS } from '../harness/config/worker-count.ts';
+import { projectLayout, projectNames } from '../runner/config/projects.ts';
+import { DEFAULT_WORKERS } from '../runner/config/worker-count.ts';
 import { defaultFarSettings } from '../sandbox/flavors/far.ts';
 import { makeThrowawayPki } from '../sandbox/pki.ts';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { listSuite } from '../selftest/proof/listing.ts';
-import { freePorts } from '../harness/http/free-port.ts';
+import { listSuite } from './suite-listing.ts';
+import { freePorts } from '../runner/http/free-port.ts';
 import { countOption, parseCli } from './cli.ts';
 import { replaceReadmeBlock } from './readme-block.ts';
 

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { interfaceInfo } from '../catalog/catalog.ts';
 import { clientCatalogSha256, clientRequirements } from '../catalog/client-catalog.ts';
-import { shellWord } from '../harness/shell-quote.ts';
+import { shellWord } from '../kit/http/shell-quote.ts';
 import { matrixHtml } from '../reporters/matrix-html.ts';
 import { matrixMarkdown } from '../reporters/matrix-markdown.ts';
 import { junitXml } from '../reporters/junit.ts';

@@ -3,8 +3,8 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFile
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalogSha256, interfaceInfo } from '../catalog/catalog.ts';
-import { ConfigError } from '../harness/config/load-config.ts';
-import { resolveConfig, type ResolvedConfig } from '../harness/config/resolve.ts';
+import { ConfigError } from '../runner/config/load-config.ts';
+import { resolveConfig, type ResolvedConfig } from '../runner/config/resolve.ts';
 import { runEnvironment, suiteVersion } from '../reporters/run-environment.ts';
 import { buildSingleFileReport } from './evidence/allure-single-file.ts';
 import { redactedConfiguration } from './evidence/configuration.ts';

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { configSchema } from '../harness/config/variables.ts';
+import { configSchema } from '../schemas/variables.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 /** The parsed values: a string option's text, a boolean option's presence. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { requirements } from '../catalog/catalog.ts';
 import { faults } from '../sandbox/faults.ts';
-import { placesIn } from '../harness/verdict-marks.ts';
+import { placesIn } from '../kit/verdict-marks.ts';
 import { parseCli } from './cli.ts';
 import {
   analyseCoverage,

@@ -1,6 +1,6 @@
 import { requirement } from '../catalog/catalog.ts';
-import { optionalSettings } from '../harness/config/optional-settings.ts';
-import { configSchema } from '../harness/config/variables.ts';
+import { optionalSettings } from '../runner/config/optional-settings.ts';
+import { configSchema } from '../schemas/variables.ts';
 import { failsRun, type Profile } from '../reporters/run-verdict.ts';
 
 const profiles: readonly Profile[] = (configSchema.properties.PROFILE?.enum ?? []) as Profile[];
@@ -14,7 +14,7 @@ export const rowsOf = (ids: readonly string[]) => ids.map((id) => `${id} (${requ
 const neededBy = (ids: readonly string[]) =>
   profilesNeeding(ids).join(', ') || 'none (the rows are recorded as not configured)';
 
-/** The optional settings, as docs/doctor.md shows them: generated from harness/config/optional-settings.ts and the catalog. */
+/** The optional settings, as docs/doctor.md shows them: generated from runner/config/optional-settings.ts and the catalog. */
 export function settingsTable(): string {
   return [
     '| Setting | Exercises | Rows not configured without it | Profiles that fail without it |',

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { operations } from '../catalog/catalog.ts';
-import { configSchema, configVariables } from '../harness/config/variables.ts';
+import { configSchema, configVariables } from '../schemas/variables.ts';
 import { parseCli } from './cli.ts';
 import { replaceMarkedBlock } from './readme-block.ts';
 

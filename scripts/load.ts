@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { freePorts } from '../harness/http/free-port.ts';
+import { freePorts } from '../runner/http/free-port.ts';
 import { countOption, parseCli } from './cli.ts';
 import { replaceReadmeBlock } from './readme-block.ts';
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseCli } from './cli.ts';
 
 // npm run merge-reports -- <folder of the shards' blob reports>: Playwright's merge-reports with the suite's own
-// reporters (reporters/merge.config.ts), then the gate's exit code, which merge-reports itself does not give: 1 when
+// reporters (scripts/merge.config.ts), then the gate's exit code, which merge-reports itself does not give: 1 when
 // the merged matrix has a reason to fail the run, 2 on a configuration error, 0 otherwise.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const [folder = ''] = parseCli({
@@ -24,7 +24,7 @@ const merged = spawnSync(
     join(repoRoot, 'node_modules/@playwright/test/cli.js'),
     'merge-reports',
     '--config',
-    join(repoRoot, 'reporters/merge.config.ts'),
+    join(repoRoot, 'scripts/merge.config.ts'),
     folder,
   ],
   { stdio: 'inherit' },

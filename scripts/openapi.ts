@@ -2,9 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { operations } from '../catalog/catalog.ts';
 import { fileURLToPath } from 'node:url';
-import { variableProblems } from '../harness/config/load-config.ts';
-import { readEnvironment } from '../harness/config/resolve.ts';
-import { openApiDocuments, openApiFileName } from '../harness/openapi/document.ts';
+import { variableProblems } from '../runner/config/load-config.ts';
+import { readEnvironment } from '../runner/config/resolve.ts';
+import { openApiDocuments, openApiFileName } from './openapi/document.ts';
 import { parseCli } from './cli.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));

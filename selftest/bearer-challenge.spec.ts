@@ -1,9 +1,9 @@
 import { expect, test, type TestInfo } from '@playwright/test';
-import { expectBearerChallenge } from '../harness/checks/bearer-challenge.ts';
-import type { Exchange } from '../harness/http/exchange.ts';
-import { Redactor } from '../harness/redact.ts';
-import { Verdict } from '../harness/verdict.ts';
-import { citeAnnotation, marksOf } from '../harness/verdict-marks.ts';
+import { expectBearerChallenge } from '../kit/checks/bearer-challenge.ts';
+import type { Exchange } from '../kit/http/exchange.ts';
+import { Redactor } from '../kit/redact.ts';
+import { Verdict } from '../kit/verdict.ts';
+import { citeAnnotation, marksOf } from '../kit/verdict-marks.ts';
 
 /** A refused bearer request as the check sees it: its status and WWW-Authenticate header. */
 function refusal(status: number, challenge?: string): Exchange {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { EXAMPLE_EMAIL_DOMAINS, FICTIONAL_PHONE, RUN_VARYING_MEMBERS } from '../harness/builders/client-values.ts';
+import { EXAMPLE_EMAIL_DOMAINS, FICTIONAL_PHONE, RUN_VARYING_MEMBERS } from '../kit/builders/client-values.ts';
 import {
   fullAssessment,
   fullCaseUpdate,
@@ -10,8 +10,8 @@ import {
   fullStepUp,
   stepUp,
   type BodyContext,
-} from '../harness/builders/identity-bodies.ts';
-import { seededFaker } from '../harness/builders/seeded-faker.ts';
+} from '../kit/builders/identity-bodies.ts';
+import { seededFaker } from '../kit/builders/seeded-faker.ts';
 import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
 
 // Data a real client sends (docs/traffic.md): faker-drawn values, recipients that are never real, and runs of one SEED

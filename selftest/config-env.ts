@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig } from '../harness/config/load-config.ts';
+import { ConfigError, loadConfig } from '../runner/config/load-config.ts';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 

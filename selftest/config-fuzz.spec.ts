@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { ConfigError, loadConfig } from '../harness/config/load-config.ts';
-import { configSchema } from '../harness/config/variables.ts';
+import { ConfigError, loadConfig } from '../runner/config/load-config.ts';
+import { configSchema } from '../schemas/variables.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { childEnv, playwrightCli, runCli } from './evidence-harness.ts';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { loadConfig } from '../harness/config/load-config.ts';
+import { loadConfig } from '../runner/config/load-config.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
-import { conformanceProjects, projectNames } from '../harness/config/projects.ts';
-import { configSchema, configVariables } from '../harness/config/variables.ts';
+import { conformanceProjects, projectNames } from '../runner/config/projects.ts';
+import { configSchema, configVariables } from '../schemas/variables.ts';
 import { flavors } from '../sandbox/server.ts';
 import { configurationPage, envExample, routeTable, variableTable } from '../scripts/env-example.ts';
 
@@ -237,7 +237,7 @@ test.describe('configuration', () => {
         else if (entry.name.endsWith('.ts')) scan(join(dir, entry.name));
       }
     };
-    for (const dir of ['harness', 'fixtures', 'reporters', 'sandbox', 'scripts', 'tests', 'catalog', 'schemas'])
+    for (const dir of ['kit', 'runner', 'fixtures', 'reporters', 'sandbox', 'scripts', 'tests', 'catalog', 'schemas'])
       walk(join(repoRoot, dir));
     scan(join(repoRoot, 'playwright.config.ts'));
     const undeclared = [...read].filter((name) => !configVariables.includes(name) && !setByOthers.has(name)).sort();

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { placesOf, requirements } from '../catalog/catalog.ts';
 import { faults } from '../sandbox/faults.ts';
-import { wrongTypeTitleStart } from '../harness/builders/request-members.ts';
+import { wrongTypeTitleStart } from '../kit/builders/request-members.ts';
 import { analyseCoverage, generatedStatements, type ListedTest, type Statement } from '../scripts/coverage/analyse.ts';
 
 const listed = (

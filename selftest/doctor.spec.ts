@@ -5,14 +5,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { WebhookReceiver } from '../harness/webhooks/receiver.ts';
-import { PROBE_HEADER, webhookProbe } from '../harness/webhooks/probe.ts';
-import { loadConfig } from '../harness/config/load-config.ts';
-import { optionalSettings } from '../harness/config/optional-settings.ts';
-import { probeRoutes } from '../harness/doctor/route-probe.ts';
-import { HttpClient } from '../harness/http/client.ts';
-import { Redactor } from '../harness/redact.ts';
-import { embeddedProbes } from '../harness/run/preflight.ts';
+import { WebhookReceiver } from '../runner/webhooks/receiver.ts';
+import { PROBE_HEADER, webhookProbe } from '../runner/webhooks/probe.ts';
+import { loadConfig } from '../runner/config/load-config.ts';
+import { optionalSettings } from '../runner/config/optional-settings.ts';
+import { probeRoutes } from '../runner/doctor/route-probe.ts';
+import { HttpClient } from '../runner/http/client.ts';
+import { Redactor } from '../kit/redact.ts';
+import { embeddedProbes } from '../runner/preflight.ts';
 import { settingsTable } from '../scripts/doctor-settings.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
@@ -234,7 +234,7 @@ test("the run's preflight with a public URL on another port than the listener, a
   expect(written).toEqual([]);
 });
 
-test('a whole run against a real target with no optional setting: the rows not configured are exactly those harness/config/optional-settings.ts names, each naming a variable of its setting', async () => {
+test('a whole run against a real target with no optional setting: the rows not configured are exactly those runner/config/optional-settings.ts names, each naming a variable of its setting', async () => {
   const { sandbox, env } = await realTarget();
   const optional = new Set(optionalSettings.flatMap((s) => s.variables));
   const bare = Object.fromEntries(

@@ -1,17 +1,17 @@
 import { expect, test } from '@playwright/test';
-import type { SuiteConfig } from '../harness/config/load-config.ts';
-import { Redactor } from '../harness/redact.ts';
-import { EventHub, eventsPath } from '../harness/webhooks/event-hub.ts';
-import type { MessageChannel } from '../harness/checks/session-channel.ts';
-import { freePort } from '../harness/http/free-port.ts';
-import { RunProgress } from '../harness/run/run-progress.ts';
-import type { Credit } from '../harness/webhooks/step-up-flows.ts';
-import { creditedStepUp } from '../harness/webhooks/credited-step-up.ts';
+import type { SuiteConfig } from '../kit/config/suite-config.ts';
+import { Redactor } from '../kit/redact.ts';
+import { EventHub, eventsPath } from '../runner/webhooks/event-hub.ts';
+import type { MessageChannel } from '../kit/checks/session-channel.ts';
+import { freePort } from '../runner/http/free-port.ts';
+import { RunProgress } from '../runner/run-progress.ts';
+import type { Credit } from '../kit/webhooks/run-events.ts';
+import { creditedStepUp } from '../kit/webhooks/credited-step-up.ts';
 
 // The run's receiver ties each verification session event (6.3, which carries no id of the case) to a step-up by
-// channel and time (harness/webhooks/step-up-flows.ts). Events here are posted over HTTP to the real receiver, late,
+// channel and time (runner/webhooks/step-up-flows.ts). Events here are posted over HTTP to the real receiver, late,
 // out of order, twice and interleaved with the step-ups, as a target with a delivery queue posts them; the step-ups
-// are registered as the workers register them (harness/webhooks/events-client.ts, through the run's broker).
+// are registered as the workers register them (runner/webhooks/events-client.ts, through the run's broker).
 
 /** The event window of these tests: long enough that an event posted on purpose always lands inside it. */
 const WINDOW_MS = 20_000;

@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configVariables } from '../harness/config/variables.ts';
+import { configVariables } from '../schemas/variables.ts';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 export const playwrightCli = join(repoRoot, 'node_modules', '@playwright', 'test', 'cli.js');
 
-export { closedPort, freePort } from '../harness/http/free-port.ts';
+export { closedPort, freePort } from '../runner/http/free-port.ts';
 
 /** How the self-tests start a TypeScript file: node with tsx's loader, one process (the tsx binary starts two). */
 export const TS_NODE: readonly [string, ...string[]] = [process.execPath, '--import', 'tsx'];

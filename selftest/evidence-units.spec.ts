@@ -6,14 +6,14 @@ import { join } from 'node:path';
 import type { FullResult, TestCase, TestResult } from '@playwright/test/reporter';
 import { expect, test } from '@playwright/test';
 import { requirement, requirements } from '../catalog/catalog.ts';
-import { loadConfig } from '../harness/config/load-config.ts';
-import { citeAnnotation, markAnnotation } from '../harness/verdict-marks.ts';
+import { loadConfig } from '../runner/config/load-config.ts';
+import { citeAnnotation, markAnnotation } from '../kit/verdict-marks.ts';
 import { allureEnrichment, TEST_VERDICT } from '../reporters/allure-enrichment.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
 import { MARKDOWN_MAX_CHARS } from '../reporters/matrix-markdown.ts';
-import { mergedReporters } from '../reporters/reporters.ts';
+import { mergedReporters } from '../runner/run-reporters.ts';
 import { ProjectProgress } from '../reporters/console-progress.ts';
-import { loadLedger, type LedgerEntry } from '../harness/config/ledger.ts';
+import { loadLedger, type LedgerEntry } from '../schemas/ledger.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { serializeRedacted } from '../reporters/serialize-redacted.ts';
 import { SpecParts } from '../reporters/spec-parts.ts';
@@ -39,8 +39,8 @@ import {
   SOURCE_PATHS,
 } from '../scripts/evidence/source-digest.ts';
 import { redactedCommand } from '../scripts/evidence/client-identity.ts';
-import { Redactor } from '../harness/redact.ts';
-import { curlOf, redactExchange, type Exchange } from '../harness/http/exchange.ts';
+import { Redactor } from '../kit/redact.ts';
+import { curlOf, redactExchange, type Exchange } from '../kit/http/exchange.ts';
 
 const cite = (...ids: string[]) => ids.map(citeAnnotation);
 const pass = (id: string) => markAnnotation({ kind: 'pass', id, detail: '' });
@@ -498,14 +498,14 @@ test.describe("the source a bundle pins (git commit, every source file's SHA-256
     const bundle = bundleOf(checkout);
     const statement = verifyBundle(bundle, createPublicKey(signer)).statement as Statement;
     expect(compareSource(statement.predicate, bundle, checkout).problems).toEqual([]);
-    writeFileSync(join(checkout, 'harness', 'nested', 'module.ts'), '// harness, edited\n');
+    writeFileSync(join(checkout, 'kit', 'nested', 'module.ts'), '// kit, edited\n');
     rmSync(join(checkout, 'catalog', 'nested', 'module.ts'));
     writeFileSync(join(checkout, 'tests', 'nested', 'extra.spec.ts'), '// added\n');
     writeFileSync(join(checkout, 'README.md'), 'edited, not a source file\n');
     expect(compareSource(statement.predicate, bundle, checkout).problems).toEqual([
       `catalog/nested/module.ts: loaded by the run, missing from ${checkout}`,
       expect.stringMatching(
-        /^harness\/nested\/module\.ts: differs \(SHA-256 [0-9a-f]{64} in .*, [0-9a-f]{64} in the run\)$/,
+        /^kit\/nested\/module\.ts: differs \(SHA-256 [0-9a-f]{64} in .*, [0-9a-f]{64} in the run\)$/,
       ),
       `tests/nested/extra.spec.ts: in ${checkout}, not among the files of the run`,
     ]);

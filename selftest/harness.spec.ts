@@ -1,17 +1,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { HttpClient } from '../harness/http/client.ts';
-import { backoffMs, retryAfterMs, sendWithRetry } from '../harness/http/retry.ts';
-import { NoAnswerError } from '../harness/http/wire.ts';
-import { Redactor } from '../harness/redact.ts';
+import { HttpClient } from '../runner/http/client.ts';
+import { backoffMs, sendWithRetry } from '../runner/http/retry.ts';
+import { NoAnswerError } from '../runner/http/wire.ts';
+import { Redactor } from '../kit/redact.ts';
 import { requirements } from '../catalog/catalog.ts';
-import { citeAnnotation, markAnnotation, type MarkKind } from '../harness/verdict-marks.ts';
+import { citeAnnotation, markAnnotation, type MarkKind } from '../kit/verdict-marks.ts';
 import type { TestInfo } from '@playwright/test';
-import { settingsNamedIn } from '../harness/config/variables.ts';
-import { Verdict } from '../harness/verdict.ts';
+import { settingsNamedIn } from '../schemas/variables.ts';
+import { Verdict } from '../kit/verdict.ts';
 import { runVerdict } from '../reporters/run-verdict.ts';
 import { verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
+import { retryAfterMs } from '../kit/http/retry-after.ts';
 
 async function serve(
   handler: (req: IncomingMessage, res: ServerResponse) => void,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, expect, test } from '@playwright/test';
 import { interfaceInfo, requirements } from '../catalog/catalog.ts';
-import { citeAnnotation, markAnnotation } from '../harness/verdict-marks.ts';
+import { citeAnnotation, markAnnotation } from '../kit/verdict-marks.ts';
 import { matrixHtml } from '../reporters/matrix-html.ts';
 import { runVerdict } from '../reporters/run-verdict.ts';
 import { verdictsFor, type TestRecord } from '../reporters/verdicts.ts';

@@ -6,14 +6,14 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import jsonpointer from 'jsonpointer';
 import { convertV2 } from 'openapi-to-postmanv2';
 import { operations, type ServiceName } from '../catalog/catalog.ts';
-import { parseRoute } from '../harness/config/route.ts';
+import { parseRoute } from '../kit/config/route.ts';
 import {
   openApiDocument,
   openApiDocuments,
   openApiFileName,
   openApiServices,
   type OpenApiTarget,
-} from '../harness/openapi/document.ts';
+} from '../scripts/openapi/document.ts';
 import { childEnv, runCli } from './evidence-harness.ts';
 
 type Json = Record<string, unknown>;

@@ -3,7 +3,7 @@ import { defineConfig } from '@playwright/test';
 // One id per self-test run, shared by its workers: the proof run is done once and cached under it.
 process.env.SELFTEST_RUN_ID ??= `${Date.now()}`;
 
-// The suite's own tests: schema, configuration, sandbox and harness units, then the kill matrix and the
+// The suite's own tests: schema, configuration, sandbox, kit and runner units, then the kill matrix and the
 // portability run, which start sandboxes of their own and run the conformance suite against them.
 export default defineConfig({
   testDir: '.',

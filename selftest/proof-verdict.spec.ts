@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { requirements } from '../catalog/catalog.ts';
-import { citeAnnotation, markAnnotation, type MarkKind } from '../harness/verdict-marks.ts';
+import { citeAnnotation, markAnnotation, type MarkKind } from '../kit/verdict-marks.ts';
 import type { TestRecord } from '../reporters/verdicts.ts';
 import { profileVerdict } from './proof/profile-verdict.ts';
 

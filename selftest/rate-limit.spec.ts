@@ -1,13 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { HttpClient } from '../harness/http/client.ts';
-import { LocalBudget, RateLimitedError } from '../harness/http/rate-limit.ts';
-import { sendWithRetry } from '../harness/http/retry.ts';
-import { Redactor } from '../harness/redact.ts';
-import { BrokerClient } from '../harness/run/broker-client.ts';
-import { startBroker } from '../harness/run/broker.ts';
-import { TokenCache, TokenProvider } from '../harness/tokens.ts';
+import { HttpClient } from '../runner/http/client.ts';
+import { LocalBudget, RateLimitedError } from '../runner/http/rate-limit.ts';
+import { sendWithRetry } from '../runner/http/retry.ts';
+import { Redactor } from '../kit/redact.ts';
+import { BrokerClient } from '../runner/broker-client.ts';
+import { startBroker } from '../runner/broker.ts';
+import { TokenProvider } from '../kit/tokens.ts';
+import { TokenCache } from '../runner/tokens.ts';
 
 // Part 8 leaves rate limits "not shown": a 429 is waited out and sent again within the run's budget, never judged.
 

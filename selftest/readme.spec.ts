@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { operations, requirements } from '../catalog/catalog.ts';
-import { configSchema } from '../harness/config/variables.ts';
+import { configSchema } from '../schemas/variables.ts';
 import { faults } from '../sandbox/faults.ts';
 
 // The README repeats a few facts for its readers; these tests keep it in step with their single sources.

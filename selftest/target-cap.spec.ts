@@ -1,12 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { HttpClient } from '../harness/http/client.ts';
-import { RunBudget } from '../harness/http/rate-limit.ts';
-import { BrokerClient } from '../harness/run/broker-client.ts';
-import { startBroker } from '../harness/run/broker.ts';
-import { TargetCap } from '../harness/run/target-cap.ts';
-import { costLine, runCost } from '../reporters/run-summary.ts';
+import { HttpClient } from '../runner/http/client.ts';
+import { RunBudget } from '../runner/http/rate-limit.ts';
+import { BrokerClient } from '../runner/broker-client.ts';
+import { startBroker, runCost } from '../runner/broker.ts';
+import { TargetCap } from '../runner/target-cap.ts';
+import { costLine } from '../reporters/run-summary.ts';
 
 // TARGET_CONCURRENCY: the run's cap on requests in flight to the target, halved run-wide when 429s come, free before.
 

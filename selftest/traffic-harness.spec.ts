@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { loadConfig } from '../harness/config/load-config.ts';
+import { loadConfig } from '../runner/config/load-config.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
-import { HttpClient, type SendOptions } from '../harness/http/client.ts';
+import { HttpClient } from '../runner/http/client.ts';
+import type { SendOptions } from '../kit/http/sender.ts';
 
 // The parts of docs/traffic.md that stand on their own: the configuration of the concurrency rounds and of the second
 // client, and the sender of calls at once.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { FullResult, TestCase, TestResult } from '@playwright/test/reporter';
 import { expect, test } from '@playwright/test';
 import { requirements } from '../catalog/catalog.ts';
-import type { LedgerEntry } from '../harness/config/ledger.ts';
+import type { LedgerEntry } from '../schemas/ledger.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
 import type { TestRecord } from '../reporters/verdicts.ts';
 import { newKeyPair, privateKeyFromPem } from '../scripts/evidence/dsse.ts';

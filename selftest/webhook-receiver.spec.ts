@@ -1,19 +1,13 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { expect, test, type TestInfo } from '@playwright/test';
-import { Redactor } from '../harness/redact.ts';
-import { RequirementFailure, Verdict } from '../harness/verdict.ts';
-import { citeAnnotation, marksOf } from '../harness/verdict-marks.ts';
-import { expectValidEvents, expectWellFormedDeliveries } from '../harness/checks/webhook-events.ts';
-import { eventKind, eventKinds } from '../harness/webhooks/events.ts';
-import {
-  deliveryMediaType,
-  MAX_RETAINED_BODY_BYTES,
-  readJournal,
-  WebhookReceiver,
-  type Delivery,
-  type DeliveryOutcome,
-} from '../harness/webhooks/receiver.ts';
+import { Redactor } from '../kit/redact.ts';
+import { RequirementFailure, Verdict } from '../kit/verdict.ts';
+import { citeAnnotation, marksOf } from '../kit/verdict-marks.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../kit/checks/webhook-events.ts';
+import { eventKind, eventKinds } from '../kit/webhooks/events.ts';
+import { MAX_RETAINED_BODY_BYTES, readJournal, WebhookReceiver, type Delivery } from '../runner/webhooks/receiver.ts';
+import { deliveryMediaType, type DeliveryOutcome } from '../kit/webhooks/run-events.ts';
 
 const SECRET = 'sk_live_selftest_4f9a2c';
 const EVT_IDS = [

@@ -1,14 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { test as base, expect } from '@playwright/test';
 import { operations } from '../catalog/catalog.ts';
-import { Api } from '../harness/api.ts';
-import { loadConfig } from '../harness/config/load-config.ts';
-import { HttpClient } from '../harness/http/client.ts';
-import { testKey, testKeyIn, userAgent, withUserAgent } from '../harness/http/user-agent.ts';
-import { Redactor } from '../harness/redact.ts';
-import { TokenCache, TokenProvider } from '../harness/tokens.ts';
+import { Api } from '../kit/api.ts';
+import { loadConfig } from '../runner/config/load-config.ts';
+import { HttpClient } from '../runner/http/client.ts';
+import { testKey, testKeyIn, userAgent, withUserAgent } from '../runner/http/user-agent.ts';
+import { Redactor } from '../kit/redact.ts';
+import { TokenProvider } from '../kit/tokens.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
+import { TokenCache } from '../runner/tokens.ts';
 
 // What the suite claims it sent is what arrived: the sandbox's echo endpoint reports the raw headers it received.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -69,7 +70,7 @@ async function received(
 }
 
 const HTTP_FRAMING = ['host', 'connection', 'content-length'];
-// The suite names itself in every request (harness/http/user-agent.ts), unless the request carries a User-Agent.
+// The suite names itself in every request (runner/http/user-agent.ts), unless the request carries a User-Agent.
 const SUITE_ADDS = ['user-agent'];
 
 for (const op of operations) {

@@ -11,10 +11,10 @@ import {
   NEAR_MS,
   workersFor,
   workersLine,
-} from '../harness/config/worker-count.ts';
-import { loadConfig } from '../harness/config/load-config.ts';
-import { measureRoundTrips } from '../harness/config/round-trip.ts';
-import { decideWorkers, inheritedWorkers } from '../harness/config/run-workers.ts';
+} from '../runner/config/worker-count.ts';
+import { loadConfig } from '../runner/config/load-config.ts';
+import { measureRoundTrips } from '../runner/config/round-trip.ts';
+import { decideWorkers, inheritedWorkers } from '../runner/config/run-workers.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
 import { childEnv, closedPort, playwrightCli, runCli } from './evidence-harness.ts';
 

@@ -3,7 +3,7 @@ import { operations, tokenEndpoint, type OperationId } from '../../catalog/catal
 import { compilePath } from '../../sandbox/layout.ts';
 import type { DeliveryAnswer, RecordedExchange } from '../../sandbox/server.ts';
 import { schemaIssues } from '../../schemas/registry.ts';
-import { citeAnnotation, markAnnotation, type MarkKind } from '../../harness/verdict-marks.ts';
+import { citeAnnotation, markAnnotation, type MarkKind } from '../../kit/verdict-marks.ts';
 import type { TestRecord } from '../../reporters/verdicts.ts';
 import { isObject } from '../../schemas/json-value.ts';
 import { isDeepStrictEqual } from 'node:util';

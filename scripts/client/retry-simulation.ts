@@ -20,7 +20,7 @@ export interface Backoff {
   capMs: number;
 }
 
-/** Bases from 50 ms to 1 s, with caps from 1 s to 20 s; 200 ms and 5 s are the suite's own (harness/http/retry.ts). */
+/** Bases from 50 ms to 1 s, with caps from 1 s to 20 s; 200 ms and 5 s are the suite's own (runner/http/retry.ts). */
 export const backoffs: readonly Backoff[] = [
   { baseMs: 50, capMs: 5_000 },
   { baseMs: 100, capMs: 1_000 },

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type OperationId } from '../../catalog/catalog.ts';
 import { clientRequirements } from '../../catalog/client-catalog.ts';
-import { freePort } from '../../harness/http/free-port.ts';
-import { Redactor } from '../../harness/redact.ts';
+import { freePort } from '../../runner/http/free-port.ts';
+import { Redactor } from '../../kit/redact.ts';
 import { runVerdict, type RunVerdict } from '../../reporters/run-verdict.ts';
 import { verdictsFor, type RequirementVerdict, type TestRecord } from '../../reporters/verdicts.ts';
 import { resellerClient } from '../../sandbox/credentials.ts';

@@ -6,7 +6,7 @@ import {
   unjudgedTypes,
   wrongTypeRows,
   wrongTypeTitleStart,
-} from '../../harness/builders/request-members.ts';
+} from '../../kit/builders/request-members.ts';
 import { fieldsOf, type FieldShape } from '../../schemas/fields.ts';
 import { schemaDocument, schemaIdFor } from '../../schemas/registry.ts';
 

@@ -1,4 +1,4 @@
-import { Redactor } from '../../harness/redact.ts';
+import { Redactor } from '../../kit/redact.ts';
 
 const MASK = '[REDACTED]';
 /** Names of variables, options and headers whose value is a credential. */

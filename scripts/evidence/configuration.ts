@@ -1,7 +1,7 @@
 import { operations } from '../../catalog/catalog.ts';
-import { configSchema, configVariables } from '../../harness/config/variables.ts';
-import type { ResolvedConfig } from '../../harness/config/resolve.ts';
-import { Redactor } from '../../harness/redact.ts';
+import { configSchema, configVariables } from '../../schemas/variables.ts';
+import type { ResolvedConfig } from '../../runner/config/resolve.ts';
+import { Redactor } from '../../kit/redact.ts';
 
 export const MASK = '[REDACTED]';
 

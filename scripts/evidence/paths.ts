@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { allureResultsDir } from '../../reporters/reporters.ts';
+import { allureResultsDir } from '../../runner/run-reporters.ts';
 
 type Env = Record<string, string | undefined>;
 

@@ -11,7 +11,8 @@ import { isAbsolute, join, relative, sep } from 'node:path';
  */
 export const SOURCE_PATHS: readonly string[] = [
   'tests',
-  'harness',
+  'kit',
+  'runner',
   'fixtures',
   'reporters',
   'schemas',

@@ -1,4 +1,4 @@
-import { isCertifying, type Profile } from '../../harness/verdict-marks.ts';
+import { isCertifying, type Profile } from '../../kit/verdict-marks.ts';
 import type { RunVerdict } from '../../reporters/run-verdict.ts';
 
 /** The verdict fields of a signed statement (docs/verdicts.md), as reporters/run-verdict.ts decided them. */

@@ -1,5 +1,5 @@
-import type { SuiteConfig } from '../../harness/config/load-config.ts';
-import { reach } from '../../harness/http/network.ts';
+import type { SuiteConfig } from '../../kit/config/suite-config.ts';
+import { reach } from '../../runner/http/network.ts';
 
 /** How the run reached one origin of the target: through which proxy (host only), and who issued its certificate. */
 export interface OriginTransport {

@@ -1,6 +1,6 @@
 import type { Level } from '../../catalog/catalog.ts';
-import type { LedgerEntry } from '../../harness/config/ledger.ts';
-import { citeAnnotation, markAnnotation, type MarkKind, type Profile } from '../../harness/verdict-marks.ts';
+import type { LedgerEntry } from '../../schemas/ledger.ts';
+import { citeAnnotation, markAnnotation, type MarkKind, type Profile } from '../../kit/verdict-marks.ts';
 import { judgeRun, type RunVerdict } from '../../reporters/run-verdict.ts';
 import { verdictNotes } from '../../reporters/run-summary.ts';
 import type { JudgedRequirement, RequirementVerdict, TestRecord } from '../../reporters/verdicts.ts';

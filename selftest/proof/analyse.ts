@@ -1,9 +1,9 @@
 import { requirements, type Level } from '../../catalog/catalog.ts';
-import { citedIds, marksOf } from '../../harness/verdict-marks.ts';
+import { citedIds, marksOf } from '../../kit/verdict-marks.ts';
 import { errorNameOf } from '../../reporters/test-record.ts';
 import { outcomeInTest, type TestRecord } from '../../reporters/verdicts.ts';
-import { testKey } from '../../harness/http/user-agent.ts';
-import { suiteFile } from './listing.ts';
+import { testKey } from '../../runner/http/user-agent.ts';
+import { suiteFile } from '../../scripts/suite-listing.ts';
 import type { ProofPlan } from './plan.ts';
 import { profileVerdict, type ProfileVerdict } from './profile-verdict.ts';
 

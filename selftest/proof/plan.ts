@@ -4,15 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 import { requirement, type Area, type Level, type Place } from '../../catalog/catalog.ts';
-import { testKeyIn } from '../../harness/http/user-agent.ts';
+import { testKeyIn } from '../../runner/http/user-agent.ts';
 import type { Fault } from '../../sandbox/faults.ts';
 import { flavorModule } from '../../sandbox/flavors/index.ts';
 import { makeThrowawayPki } from '../../sandbox/pki.ts';
 import { startSandbox, type Flavor, type RateLimits, type RunningSandbox } from '../../sandbox/server.ts';
 import type { FarSettings } from '../../sandbox/types.ts';
 import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
-import type { ListedTest } from './listing.ts';
-import { freePorts } from '../../harness/http/free-port.ts';
+import type { ListedTest } from '../../scripts/suite-listing.ts';
+import { freePorts } from '../../runner/http/free-port.ts';
 
 /**
  * The rate-limited flavor's limits in the proof run: 8 token requests per client per second, operations 30 at once,

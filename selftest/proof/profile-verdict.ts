@@ -1,5 +1,5 @@
 import { requirements } from '../../catalog/catalog.ts';
-import type { Profile } from '../../harness/verdict-marks.ts';
+import type { Profile } from '../../kit/verdict-marks.ts';
 import { runVerdict } from '../../reporters/run-verdict.ts';
 import { verdictsFor, type TestRecord } from '../../reporters/verdicts.ts';
 

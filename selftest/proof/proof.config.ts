@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
-import { loadConfig } from '../../harness/config/load-config.ts';
+import { loadConfig } from '../../runner/config/load-config.ts';
 import type { WorkerFixtures } from '../../fixtures/test.ts';
 import { serializeRedacted } from '../../reporters/serialize-redacted.ts';
 import type { FaultRun, ProofPlan, ProofTarget } from './plan.ts';
@@ -50,6 +50,6 @@ export default defineConfig<object, WorkerFixtures>({
   outputDir: `${repoRoot}test-results/proof-run`,
   reporter: [['json', { outputFile: process.env.PROOF_RESULTS ?? `${repoRoot}test-results/proof-results.json` }]],
   use: { trace: 'off' },
-  globalSetup: `${repoRoot}harness/run/global-setup.ts`,
+  globalSetup: `${repoRoot}runner/global-setup.ts`,
   projects: plan.targets.map(projectFor),
 });

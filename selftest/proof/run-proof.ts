@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { faults as allFaults, type Fault } from '../../sandbox/faults.ts';
 import type { QueuedEvent, RateLimitedCounts } from '../../sandbox/types.ts';
 import { analyse, killMatrixMarkdown, type ProofAnalysis } from './analyse.ts';
-import { listSuite } from './listing.ts';
+import { listSuite } from '../../scripts/suite-listing.ts';
 import { startProofTargets } from './plan.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,6 +1,6 @@
 // Its file sorts first in tests/auth: its step-up, when accepted, causes an event the end of the run waits for (tests/auth/protected-calls.ts).
 import { operation } from '../../catalog/catalog.ts';
-import type { RoutedOperationId } from '../../harness/config/load-config.ts';
+import type { RoutedOperationId } from '../../kit/config/suite-config.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 /** Each service's operation, called with a token of the other service's token endpoint. */

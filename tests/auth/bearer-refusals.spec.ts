@@ -1,10 +1,10 @@
 import type { Faker } from '@faker-js/faker';
 import { operation } from '../../catalog/catalog.ts';
-import { expectAccepted, expectRefused } from '../../harness/checks/responses.ts';
-import type { ServiceTarget } from '../../harness/config/load-config.ts';
+import { expectAccepted, expectRefused } from '../../kit/checks/responses.ts';
+import type { ServiceTarget } from '../../kit/config/suite-config.ts';
 import { cites, test } from '../../fixtures/test.ts';
-import { tamperedInTheMiddle, tamperedNearTheEnd, unknownLike } from '../../harness/builders/token-variants.ts';
-import { expectBearerChallenge } from '../../harness/checks/bearer-challenge.ts';
+import { tamperedInTheMiddle, tamperedNearTheEnd, unknownLike } from '../../kit/builders/token-variants.ts';
+import { expectBearerChallenge } from '../../kit/checks/bearer-challenge.ts';
 import { protectedOperations } from './protected-calls.ts';
 
 /**

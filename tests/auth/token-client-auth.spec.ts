@@ -1,5 +1,5 @@
-import type { ServiceTarget } from '../../harness/config/load-config.ts';
-import { expectRefused } from '../../harness/checks/responses.ts';
+import type { ServiceTarget } from '../../kit/config/suite-config.ts';
+import { expectRefused } from '../../kit/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import {
   distinctTokenTarget,

@@ -1,11 +1,11 @@
 import type { ServiceName } from '../../catalog/catalog.ts';
-import type { ServiceTarget, SuiteConfig } from '../../harness/config/load-config.ts';
-import { expectThat } from '../../harness/checks/responses.ts';
-import type { Sender } from '../../harness/http/client.ts';
-import type { Exchange } from '../../harness/http/exchange.ts';
-import type { Redactor } from '../../harness/redact.ts';
-import { issuedToken, tokenRequest, type TokenRequestOptions } from '../../harness/tokens.ts';
-import type { Verdict } from '../../harness/verdict.ts';
+import type { ServiceTarget, SuiteConfig } from '../../kit/config/suite-config.ts';
+import { expectThat } from '../../kit/checks/responses.ts';
+import type { Sender } from '../../kit/http/sender.ts';
+import type { Exchange } from '../../kit/http/exchange.ts';
+import type { Redactor } from '../../kit/redact.ts';
+import { issuedToken, tokenRequest, type TokenRequestOptions } from '../../kit/tokens.ts';
+import type { Verdict } from '../../kit/verdict.ts';
 
 /**
  * The services whose token endpoints part 4.1 describes (5.5: the two services each have one). The orders endpoint's

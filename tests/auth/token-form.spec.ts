@@ -1,5 +1,5 @@
 import { cites, test } from '../../fixtures/test.ts';
-import { validTokenForm, type TokenRequestOptions } from '../../harness/tokens.ts';
+import { validTokenForm, type TokenRequestOptions } from '../../kit/tokens.ts';
 import { distinctTokenTarget, sendTokenRequest, tokenServices } from './token-endpoint.ts';
 
 const notAFormPost: ReadonlyArray<{ name: string; options: TokenRequestOptions }> = [

@@ -1,5 +1,5 @@
 import { tokenEndpoint } from '../../catalog/catalog.ts';
-import { expectRefused } from '../../harness/checks/responses.ts';
+import { expectRefused } from '../../kit/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import {
   distinctTokenTarget,

@@ -1,11 +1,5 @@
 import { tokenEndpoint } from '../../catalog/catalog.ts';
-import {
-  expectAccepted,
-  expectJsonBody,
-  expectSchema,
-  expectStatus,
-  expectThat,
-} from '../../harness/checks/responses.ts';
+import { expectAccepted, expectJsonBody, expectSchema, expectStatus, expectThat } from '../../kit/checks/responses.ts';
 import { schemaIdFor } from '../../schemas/registry.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { distinctTokenTarget, sendTokenRequest, tokenServices } from './token-endpoint.ts';

@@ -1,7 +1,7 @@
 import { tokenEndpoint } from '../../catalog/catalog.ts';
-import { expectRefused } from '../../harness/checks/responses.ts';
+import { expectRefused } from '../../kit/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
-import { issuedToken } from '../../harness/tokens.ts';
+import { issuedToken } from '../../kit/tokens.ts';
 import {
   distinctTokenTarget,
   expectNoAccessToken,

@@ -1,7 +1,7 @@
-import { expectAccepted, expectEqual, expectRefused } from '../../harness/checks/responses.ts';
+import { expectAccepted, expectEqual, expectRefused } from '../../kit/checks/responses.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
-import { unknownCaseId } from '../../harness/builders/identity-bodies.ts';
+import { unknownCaseId } from '../../kit/builders/identity-bodies.ts';
 
 test(
   ...cites(['ASM-FETCH-SAME-CASE'], 'fetching the earlier of two cases yields that case, not the later one'),

@@ -1,5 +1,5 @@
-import { expectAccepted } from '../../harness/checks/responses.ts';
-import { minimalAssessment } from '../../harness/builders/identity-bodies.ts';
+import { expectAccepted } from '../../kit/checks/responses.ts';
+import { minimalAssessment } from '../../kit/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 test(

@@ -1,12 +1,6 @@
 import { operation } from '../../catalog/catalog.ts';
-import {
-  expectAccepted,
-  expectEqual,
-  expectJsonBody,
-  expectSchema,
-  expectThat,
-} from '../../harness/checks/responses.ts';
-import { fullAssessment, minimalAssessment } from '../../harness/builders/identity-bodies.ts';
+import { expectAccepted, expectEqual, expectJsonBody, expectSchema, expectThat } from '../../kit/checks/responses.ts';
+import { fullAssessment, minimalAssessment } from '../../kit/builders/identity-bodies.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 

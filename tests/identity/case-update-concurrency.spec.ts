@@ -1,8 +1,8 @@
-import { expectThat } from '../../harness/checks/responses.ts';
-import { tagNames } from '../../harness/checks/case-state.ts';
-import { caseUpdate } from '../../harness/builders/identity-bodies.ts';
-import { clientTags } from '../../harness/builders/client-values.ts';
-import { concurrentRounds, roundsText } from '../../harness/concurrency.ts';
+import { expectThat } from '../../kit/checks/responses.ts';
+import { tagNames } from '../../kit/checks/case-state.ts';
+import { caseUpdate } from '../../kit/builders/identity-bodies.ts';
+import { clientTags } from '../../kit/builders/client-values.ts';
+import { concurrentRounds, roundsText } from '../../kit/concurrency.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 test(

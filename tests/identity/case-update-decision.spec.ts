@@ -4,9 +4,9 @@ import {
   expectRefused,
   expectThat,
   sameEnumValue,
-} from '../../harness/checks/responses.ts';
-import { tagNames } from '../../harness/checks/case-state.ts';
-import { caseUpdate } from '../../harness/builders/identity-bodies.ts';
+} from '../../kit/checks/responses.ts';
+import { tagNames } from '../../kit/checks/case-state.ts';
+import { caseUpdate } from '../../kit/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues } from '../../schemas/registry.ts';
 

@@ -1,8 +1,8 @@
-import { expectAccepted, expectThat } from '../../harness/checks/responses.ts';
-import { caseUpdate, type BodyContext } from '../../harness/builders/identity-bodies.ts';
-import { freshName } from '../../harness/builders/fresh-names.ts';
-import { clientTags } from '../../harness/builders/client-values.ts';
-import { tagNames } from '../../harness/checks/case-state.ts';
+import { expectAccepted, expectThat } from '../../kit/checks/responses.ts';
+import { caseUpdate, type BodyContext } from '../../kit/builders/identity-bodies.ts';
+import { freshName } from '../../kit/builders/fresh-names.ts';
+import { clientTags } from '../../kit/builders/client-values.ts';
+import { tagNames } from '../../kit/checks/case-state.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 test(

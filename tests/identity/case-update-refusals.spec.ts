@@ -1,7 +1,7 @@
-import { expectRefused } from '../../harness/checks/responses.ts';
-import { watchCase } from '../../harness/checks/nothing-changed.ts';
-import { caseUpdate, unknownCaseId, type BodyContext } from '../../harness/builders/identity-bodies.ts';
-import { foreignInquiries, foreignInquiryId } from '../../harness/builders/foreign-inquiries.ts';
+import { expectRefused } from '../../kit/checks/responses.ts';
+import { watchCase } from '../../kit/checks/nothing-changed.ts';
+import { caseUpdate, unknownCaseId, type BodyContext } from '../../kit/builders/identity-bodies.ts';
+import { foreignInquiries, foreignInquiryId } from '../../kit/builders/foreign-inquiries.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const notes = ({ faker }: BodyContext) => ({ notes: faker.lorem.sentence() });

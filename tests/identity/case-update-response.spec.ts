@@ -1,6 +1,6 @@
 import { operation } from '../../catalog/catalog.ts';
-import { expectAccepted, expectEqual, expectSchema } from '../../harness/checks/responses.ts';
-import { caseUpdate, fullCaseUpdate } from '../../harness/builders/identity-bodies.ts';
+import { expectAccepted, expectEqual, expectSchema } from '../../kit/checks/responses.ts';
+import { caseUpdate, fullCaseUpdate } from '../../kit/builders/identity-bodies.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 

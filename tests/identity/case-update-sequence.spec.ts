@@ -1,7 +1,7 @@
-import { caseUpdate, undetailedMember, type BodyContext } from '../../harness/builders/identity-bodies.ts';
-import { freshName } from '../../harness/builders/fresh-names.ts';
-import { tagNames } from '../../harness/checks/case-state.ts';
-import { expectAccepted, expectEnumValue, expectThat, sameEnumValue } from '../../harness/checks/responses.ts';
+import { caseUpdate, undetailedMember, type BodyContext } from '../../kit/builders/identity-bodies.ts';
+import { freshName } from '../../kit/builders/fresh-names.ts';
+import { tagNames } from '../../kit/checks/case-state.ts';
+import { expectAccepted, expectEnumValue, expectThat, sameEnumValue } from '../../kit/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues } from '../../schemas/registry.ts';
 

@@ -1,15 +1,9 @@
 import { operation } from '../../catalog/catalog.ts';
-import {
-  expectAccepted,
-  expectJsonBody,
-  expectRefused,
-  expectSchema,
-  expectThat,
-} from '../../harness/checks/responses.ts';
+import { expectAccepted, expectJsonBody, expectRefused, expectSchema, expectThat } from '../../kit/checks/responses.ts';
 import { bodyOf, type DocumentSessionRef } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues, schemaDocument } from '../../schemas/registry.ts';
-import { unknownCaseId } from '../../harness/builders/identity-bodies.ts';
+import { unknownCaseId } from '../../kit/builders/identity-bodies.ts';
 
 const records = operation('documentRecords');
 const recordsSchema = records.responseSchema as string;

@@ -1,6 +1,6 @@
 import { operation } from '../../catalog/catalog.ts';
-import { fullDocumentVerification, minimalDocumentVerification } from '../../harness/builders/identity-bodies.ts';
-import { expectAccepted, expectEqual, expectJsonBody, expectSchema } from '../../harness/checks/responses.ts';
+import { fullDocumentVerification, minimalDocumentVerification } from '../../kit/builders/identity-bodies.ts';
+import { expectAccepted, expectEqual, expectJsonBody, expectSchema } from '../../kit/checks/responses.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 

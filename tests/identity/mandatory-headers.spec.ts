@@ -1,6 +1,6 @@
 import { operation, requirement } from '../../catalog/catalog.ts';
-import type { CallOptions } from '../../harness/api.ts';
-import { expectAccepted, expectJsonBody, expectRefused, expectSchema } from '../../harness/checks/responses.ts';
+import type { CallOptions } from '../../kit/api.ts';
+import { expectAccepted, expectJsonBody, expectRefused, expectSchema } from '../../kit/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import type { OperationId } from '../../catalog/catalog.ts';
 

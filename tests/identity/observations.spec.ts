@@ -1,4 +1,4 @@
-import { minimalAssessment } from '../../harness/builders/identity-bodies.ts';
+import { minimalAssessment } from '../../kit/builders/identity-bodies.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 

@@ -1,13 +1,13 @@
-import type { CallOptions } from '../../harness/api.ts';
+import type { CallOptions } from '../../kit/api.ts';
 import {
   caseUpdate,
   minimalAssessment,
   minimalDocumentVerification,
   type CaseRef,
-} from '../../harness/builders/identity-bodies.ts';
-import { clientTags } from '../../harness/builders/client-values.ts';
-import { tagNames } from '../../harness/checks/case-state.ts';
-import type { Exchange } from '../../harness/http/exchange.ts';
+} from '../../kit/builders/identity-bodies.ts';
+import { clientTags } from '../../kit/builders/client-values.ts';
+import { tagNames } from '../../kit/checks/case-state.ts';
+import type { Exchange } from '../../kit/http/exchange.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 

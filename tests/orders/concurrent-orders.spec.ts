@@ -1,8 +1,8 @@
 import { orderErrorRow } from '../../catalog/catalog.ts';
-import { expectThat } from '../../harness/checks/responses.ts';
-import { expectErrorEnvelope } from '../../harness/checks/order-envelope.ts';
-import { order, orderId } from '../../harness/builders/order-bodies.ts';
-import { concurrentRounds, roundsText } from '../../harness/concurrency.ts';
+import { expectThat } from '../../kit/checks/responses.ts';
+import { expectErrorEnvelope } from '../../kit/checks/order-envelope.ts';
+import { order, orderId } from '../../kit/builders/order-bodies.ts';
+import { concurrentRounds, roundsText } from '../../kit/concurrency.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
 test(

@@ -1,9 +1,9 @@
-import type { Api } from '../../harness/api.ts';
-import type { SuiteConfig } from '../../harness/config/load-config.ts';
-import type { Redactor } from '../../harness/redact.ts';
-import { expectErrorEnvelope } from '../../harness/checks/order-envelope.ts';
-import { newOrder } from '../../harness/orders/order-requests.ts';
-import { tamperedNearTheEnd } from '../../harness/builders/token-variants.ts';
+import type { Api } from '../../kit/api.ts';
+import type { SuiteConfig } from '../../kit/config/suite-config.ts';
+import type { Redactor } from '../../kit/redact.ts';
+import { expectErrorEnvelope } from '../../kit/checks/order-envelope.ts';
+import { newOrder } from '../../kit/builders/order-requests.ts';
+import { tamperedNearTheEnd } from '../../kit/builders/token-variants.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
 interface CredentialDefect {

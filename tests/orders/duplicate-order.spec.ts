@@ -1,6 +1,6 @@
 import { orderErrorRow } from '../../catalog/catalog.ts';
-import { expectErrorEnvelope } from '../../harness/checks/order-envelope.ts';
-import { newOrder } from '../../harness/orders/order-requests.ts';
+import { expectErrorEnvelope } from '../../kit/checks/order-envelope.ts';
+import { newOrder } from '../../kit/builders/order-requests.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
 test(

@@ -1,6 +1,6 @@
-import { expectThat } from '../../harness/checks/responses.ts';
-import { expectErrorEnvelope, isValidationError } from '../../harness/checks/order-envelope.ts';
-import { newOrder } from '../../harness/orders/order-requests.ts';
+import { expectThat } from '../../kit/checks/responses.ts';
+import { expectErrorEnvelope, isValidationError } from '../../kit/checks/order-envelope.ts';
+import { newOrder } from '../../kit/builders/order-requests.ts';
 import { cites, citesWithEnvelope, test } from '../../fixtures/orders.ts';
 import { enumValues } from '../../schemas/registry.ts';
 

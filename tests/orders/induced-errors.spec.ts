@@ -1,5 +1,5 @@
-import { expectErrorEnvelope } from '../../harness/checks/order-envelope.ts';
-import { newOrder, triggeredOrder } from '../../harness/orders/order-requests.ts';
+import { expectErrorEnvelope } from '../../kit/checks/order-envelope.ts';
+import { newOrder, triggeredOrder } from '../../kit/builders/order-requests.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
 /** Rows a correct target answers only when something behind it fails; the configured triggers make it happen. */

@@ -1,6 +1,6 @@
-import { expectThat } from '../../harness/checks/responses.ts';
-import { negativeGroups, type NegativeGroup } from '../../harness/builders/negative-order-bodies.ts';
-import { expectErrorEnvelope, observedAsLimit } from '../../harness/checks/order-envelope.ts';
+import { expectThat } from '../../kit/checks/responses.ts';
+import { negativeGroups, type NegativeGroup } from '../../kit/builders/negative-order-bodies.ts';
+import { expectErrorEnvelope, observedAsLimit } from '../../kit/checks/order-envelope.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
 for (const group of Object.keys(negativeGroups) as NegativeGroup[]) {

@@ -1,7 +1,7 @@
-import { expectAccepted } from '../../harness/checks/responses.ts';
-import { expectErrorEnvelope } from '../../harness/checks/order-envelope.ts';
-import { order, orderId } from '../../harness/builders/order-bodies.ts';
-import { newOrder } from '../../harness/orders/order-requests.ts';
+import { expectAccepted } from '../../kit/checks/responses.ts';
+import { expectErrorEnvelope } from '../../kit/checks/order-envelope.ts';
+import { order, orderId } from '../../kit/builders/order-bodies.ts';
+import { newOrder } from '../../kit/builders/order-requests.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 import { enumValues } from '../../schemas/registry.ts';
 

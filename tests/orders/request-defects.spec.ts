@@ -1,6 +1,6 @@
 import { orderErrorTable } from '../../catalog/catalog.ts';
-import { expectErrorEnvelope, messageNamingHeader } from '../../harness/checks/order-envelope.ts';
-import { newOrder } from '../../harness/orders/order-requests.ts';
+import { expectErrorEnvelope, messageNamingHeader } from '../../kit/checks/order-envelope.ts';
+import { newOrder } from '../../kit/builders/order-requests.ts';
 import { cites, citesWithEnvelope, test } from '../../fixtures/orders.ts';
 
 const missingHeaders = [

@@ -1,18 +1,18 @@
-import { expectAccepted } from '../../harness/checks/responses.ts';
+import { expectAccepted } from '../../kit/checks/responses.ts';
 import {
   caseUpdate,
   fullDocumentVerification,
   minimalAssessment,
   stepUp,
   type BodyContext,
-} from '../../harness/builders/identity-bodies.ts';
-import type { Api } from '../../harness/api.ts';
-import type { SuiteConfig } from '../../harness/config/load-config.ts';
+} from '../../kit/builders/identity-bodies.ts';
+import type { Api } from '../../kit/api.ts';
+import type { SuiteConfig } from '../../kit/config/suite-config.ts';
 import type { Reseller } from '../../fixtures/test.ts';
-import type { Exchange } from '../../harness/http/exchange.ts';
+import type { Exchange } from '../../kit/http/exchange.ts';
 import type { Place } from '../../catalog/catalog.ts';
 import type { Preconditions } from '../../fixtures/preconditions.ts';
-import type { Verdict } from '../../harness/verdict.ts';
+import type { Verdict } from '../../kit/verdict.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 interface FlowContext {

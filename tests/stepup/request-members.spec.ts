@@ -5,18 +5,18 @@ import {
   requiredTitle,
   wrongTypeRows,
   wrongTypeTitle,
-} from '../../harness/builders/request-members.ts';
+} from '../../kit/builders/request-members.ts';
 import {
   checkBodyNotAnObject,
   checkOptionalMembers,
   checkRequired,
   checkWrongTypes,
   wrongTypeConsequences,
-} from '../../harness/checks/request-members.ts';
+} from '../../kit/checks/request-members.ts';
 import { operation } from '../../catalog/catalog.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
-// Generated from the request schemas of 2.6 (harness/builders/request-members.ts): every JSON type but the
+// Generated from the request schemas of 2.6 (kit/builders/request-members.ts): every JSON type but the
 // stated one on every member, every required member missing or null, a body that is no object, every optional member
 // left out.
 for (const op of ['stepUp'] as const) {

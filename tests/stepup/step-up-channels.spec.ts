@@ -1,7 +1,7 @@
 import { operation } from '../../catalog/catalog.ts';
-import { expectAccepted, expectEqual, expectJsonBody, expectSchema } from '../../harness/checks/responses.ts';
-import { stepUp } from '../../harness/builders/identity-bodies.ts';
-import type { MessageChannel } from '../../harness/checks/session-channel.ts';
+import { expectAccepted, expectEqual, expectJsonBody, expectSchema } from '../../kit/checks/responses.ts';
+import { stepUp } from '../../kit/builders/identity-bodies.ts';
+import type { MessageChannel } from '../../kit/checks/session-channel.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 

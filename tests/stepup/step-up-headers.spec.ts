@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { expectAccepted, expectRefused } from '../../harness/checks/responses.ts';
-import { stepUp } from '../../harness/builders/identity-bodies.ts';
-import type { CallOptions } from '../../harness/api.ts';
+import { expectAccepted, expectRefused } from '../../kit/checks/responses.ts';
+import { stepUp } from '../../kit/builders/identity-bodies.ts';
+import type { CallOptions } from '../../kit/api.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const sentHeader = (headers: ReadonlyArray<readonly [string, string]>, name: string) =>

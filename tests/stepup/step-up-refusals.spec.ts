@@ -1,6 +1,6 @@
-import { expectRefused } from '../../harness/checks/responses.ts';
-import { stepUp, unknownCaseId } from '../../harness/builders/identity-bodies.ts';
-import { foreignInquiries, foreignInquiryId } from '../../harness/builders/foreign-inquiries.ts';
+import { expectRefused } from '../../kit/checks/responses.ts';
+import { stepUp, unknownCaseId } from '../../kit/builders/identity-bodies.ts';
+import { foreignInquiries, foreignInquiryId } from '../../kit/builders/foreign-inquiries.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 test(

@@ -1,14 +1,14 @@
-import { fullDocumentVerification } from '../../harness/builders/identity-bodies.ts';
+import { fullDocumentVerification } from '../../kit/builders/identity-bodies.ts';
 import type { Preconditions } from '../../fixtures/preconditions.ts';
-import { expectValidEvents, expectWellFormedDeliveries } from '../../harness/checks/webhook-events.ts';
-import { eventKind } from '../../harness/webhooks/events.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../../kit/checks/webhook-events.ts';
+import { eventKind } from '../../kit/webhooks/events.ts';
 import {
   awaitOnboardingOfSession,
   awaitResultsOfInquiry,
   expectOnboardingOfSession,
   expectResultsForInquiry,
   type Window,
-} from '../../harness/webhooks/ties.ts';
+} from '../../kit/webhooks/ties.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 
 type Setup = (newCase: Preconditions['newCase']) => Promise<string | undefined>;

@@ -1,14 +1,10 @@
-import { stepUp } from '../../harness/builders/identity-bodies.ts';
-import type { MessageChannel } from '../../harness/checks/session-channel.ts';
-import {
-  describeDelivery,
-  expectValidEvents,
-  expectWellFormedDeliveries,
-} from '../../harness/checks/webhook-events.ts';
-import { ofKind } from '../../harness/webhooks/ties.ts';
-import type { DeliveryRecord } from '../../harness/webhooks/receiver.ts';
-import type { Credit, FlowOutcome } from '../../harness/webhooks/step-up-flows.ts';
-import { creditedStepUp } from '../../harness/webhooks/credited-step-up.ts';
+import { stepUp } from '../../kit/builders/identity-bodies.ts';
+import type { MessageChannel } from '../../kit/checks/session-channel.ts';
+import { describeDelivery, expectValidEvents, expectWellFormedDeliveries } from '../../kit/checks/webhook-events.ts';
+import { ofKind } from '../../kit/webhooks/ties.ts';
+import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
+import type { Credit, FlowOutcome } from '../../kit/webhooks/run-events.ts';
+import { creditedStepUp } from '../../kit/webhooks/credited-step-up.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 
 const channels: ReadonlyArray<{ channel: MessageChannel; name: string }> = [
@@ -18,7 +14,7 @@ const channels: ReadonlyArray<{ channel: MessageChannel; name: string }> = [
 
 const isSession = ofKind('session');
 
-// 6.3 carries no id of the case or inquiry: the run's receiver (harness/webhooks/step-up-flows.ts) ties events to
+// 6.3 carries no id of the case or inquiry: the run's receiver (runner/webhooks/step-up-flows.ts) ties events to
 // step-ups by channel and time. This step-up runs beside every other of the run ("counted"): it is answered once every
 // step-up live at some moment since its request has been given an event within its window, as many events, all arrived
 // after its request, as step-ups, one of them its own. When one of them ends without an event, the count proves

@@ -1,10 +1,10 @@
-import { expectValidEvents, expectWellFormedDeliveries } from '../../harness/checks/webhook-events.ts';
-import { eventKind, eventKinds, kindTitle, requirementsOf } from '../../harness/webhooks/events.ts';
-import type { DeliveryRecord } from '../../harness/webhooks/receiver.ts';
+import { expectValidEvents, expectWellFormedDeliveries } from '../../kit/checks/webhook-events.ts';
+import { eventKind, eventKinds, kindTitle, requirementsOf } from '../../kit/webhooks/events.ts';
+import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
 import { cites, noReceiver, test } from '../../fixtures/webhooks.ts';
 
-// The run-end project's one test (harness/config/projects.ts): it waits until every other test of the run that sends to
-// this target has ended (harness/run/run-progress.ts; on a single worker it cannot, and judges what came until it runs),
+// The run-end project's one test (runner/config/projects.ts): it waits until every other test of the run that sends to
+// this target has ended (runner/run-progress.ts; on a single worker it cannot, and judges what came until it runs),
 // then until every step-up of the run has its event or its window has ended, then judges every delivery the run's
 // receiver (in the runner process) got, from the preflight on, whichever test caused it.
 

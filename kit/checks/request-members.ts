@@ -1,0 +1,213 @@
+import { operation } from '../../catalog/catalog.ts';
+import type { Api } from '../api.ts';
+import { isObject } from '../../schemas/json-value.ts';
+import type { Exchange } from '../http/exchange.ts';
+import {
+  fullAssessment,
+  fullCaseUpdate,
+  fullDocumentVerification,
+  fullStepUp,
+  type BodyContext,
+  type CaseRef,
+} from '../builders/identity-bodies.ts';
+import {
+  optionalMembers,
+  type BodyOperation,
+  type RequiredRow,
+  type WrongTypeRow,
+} from '../builders/request-members.ts';
+import type { SuiteConfig } from '../config/suite-config.ts';
+import type { Verdict } from '../verdict.ts';
+import { expectAccepted, expectRefused, expectSchema } from './responses.ts';
+import { watchCase, type RefusalMarkers } from './nothing-changed.ts';
+
+/** What the member checks stand on: the test's fixtures. */
+export interface MemberContext {
+  api: Api;
+  verdict: Verdict;
+  config: SuiteConfig;
+  data: BodyContext;
+  /** A valid request of the operation, whose control was accepted in this test (fixture validRequest). */
+  validBody: () => Promise<Record<string, unknown>>;
+  existingCase: () => Promise<CaseRef>;
+  /** The case as 4.5 returns it (fixture fetchCase): a refused case update must leave it as it was. */
+  fetchCase: (ref: CaseRef) => Promise<{ exchange: Exchange; body: Record<string, unknown> }>;
+}
+
+interface Refusable {
+  body: unknown;
+  note: string;
+  /** Members a refused case update carries so that a change it made anyway shows (nothing-changed.ts). */
+  markers?: RefusalMarkers;
+}
+
+/**
+ * Sends the variants of one request. Refused ones go at once: they stand on nothing but the valid request, so against
+ * a slow target the check costs one round trip, not one per variant. Accepted updates of one case go one after the
+ * other: the document does not say that a target takes concurrent updates of a case. Each answer is judged in the
+ * order the variants are listed.
+ */
+async function sendAll(
+  ctx: MemberContext,
+  op: BodyOperation,
+  variants: ReadonlyArray<{ body: unknown; note: string }>,
+  judge: (exchange: Exchange) => void,
+  options: { oneAtATime?: boolean } = {},
+): Promise<void> {
+  const send = ({ body, note }: { body: unknown; note: string }) => ctx.api.call(op, { body, note });
+  const exchanges: Exchange[] = [];
+  if (options.oneAtATime) for (const variant of variants) exchanges.push(await send(variant));
+  else exchanges.push(...(await Promise.all(variants.map(send))));
+  for (const exchange of exchanges) judge(exchange);
+}
+
+/**
+ * What an accepted request of another member type is judged by: the requirement on the operation's answer, and for the
+ * operations that act on a case, the case as fetched afterwards (its types are those of 2.2 whatever was sent).
+ */
+const consequenceOf: Readonly<Record<BodyOperation, { answer: string; fetchedCase?: string }>> = {
+  assessment: { answer: 'ASM-RES-SCHEMA', fetchedCase: 'ASM-RES-SCHEMA' },
+  documentVerification: { answer: 'DOCV-RES-SCHEMA' },
+  caseUpdate: { answer: 'CU-RES-SCHEMA', fetchedCase: 'ASM-RES-SCHEMA' },
+  stepUp: { answer: 'SU-RES-SCHEMA', fetchedCase: 'ASM-RES-SCHEMA' },
+};
+
+/** The requirements a wrong-type check of the operation judges, besides the observed row itself. */
+export function wrongTypeConsequences(op: BodyOperation): string[] {
+  const { answer, fetchedCase } = consequenceOf[op];
+  return [...new Set([answer, ...(fetchedCase ? [fetchedCase] : [])])];
+}
+
+/** The case an answer of the operation is about: the one it created (assessment), or the one the request named. */
+function caseIdOf(op: BodyOperation, sent: Record<string, unknown>, answer: unknown): string | undefined {
+  const id =
+    op === 'assessment' ? (isObject(answer) ? answer['authenticationId'] : undefined) : sent['authenticationId'];
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * Sends the valid request once per wrong type of the row's member. The document states the types but no refusal, so
+ * how each is answered is recorded; what is judged is the consequence: an accepted one is answered in the types of its
+ * part, and the case it acts on is fetched in the types of 2.2 (a coerced 42 is a "42" there, never a number).
+ */
+export async function checkWrongTypes(ctx: MemberContext, row: WrongTypeRow): Promise<void> {
+  const body = await ctx.validBody();
+  const variants = row.variants.map((variant) => ({
+    body: { ...body, [row.field]: variant.value },
+    note: `${row.field} as ${variant.name}`,
+  }));
+  const accepted: Array<{ sent: Record<string, unknown>; answer: unknown }> = [];
+  const { verdict } = ctx;
+  const responseSchema = operation(row.operation).responseSchema as string;
+  await sendAll(ctx, row.operation, variants, (exchange) => {
+    const success = exchange.status >= 200 && exchange.status < 300;
+    verdict.observe(
+      row.requirement,
+      `${exchange.note ?? row.field}: answered ${exchange.status}${success ? ' (accepted)' : ''}`,
+    );
+    if (!success) return;
+    expectSchema(verdict, consequenceOf[row.operation].answer, responseSchema, exchange.json, exchange);
+    accepted.push({
+      sent: JSON.parse(exchange.request.body ?? '{}') as Record<string, unknown>,
+      answer: exchange.json,
+    });
+  });
+  const fetchedCase = consequenceOf[row.operation].fetchedCase;
+  if (!fetchedCase) return;
+  for (const { sent, answer } of accepted) {
+    const caseId = caseIdOf(row.operation, sent, answer);
+    if (caseId === undefined) continue;
+    const fetched = await ctx.api.call('fetchAssessment', {
+      pathParams: { caseId },
+      note: `the case after ${row.field} of another type was accepted`,
+    });
+    if (fetched.status >= 200 && fetched.status < 300)
+      expectSchema(verdict, fetchedCase, operation('fetchAssessment').responseSchema as string, fetched.json, fetched);
+  }
+}
+
+/**
+ * Sends variants that must be refused, each judged by the row's requirement; on a case update, the existing case is
+ * fetched before and after, and every refused variant must have left it as it was. Each variant is built from markers
+ * of its own (fresh tags, another decision: none for operations that change no case), leaving out `leaveOut`.
+ */
+async function sendRefusals(
+  ctx: MemberContext,
+  op: BodyOperation,
+  requirement: string,
+  builds: ReadonlyArray<(markers: RefusalMarkers) => Refusable>,
+  leaveOut: readonly string[] = [],
+): Promise<void> {
+  const watched = op === 'caseUpdate' ? await watchCase(ctx.fetchCase, await ctx.existingCase(), ctx.data) : undefined;
+  const variants = builds.map((build) => build(watched ? watched.markers(leaveOut) : {}));
+  const exchanges: Exchange[] = [];
+  await sendAll(ctx, op, variants, (exchange) => {
+    exchanges.push(exchange);
+    expectRefused(ctx.verdict, requirement, exchange);
+  });
+  await watched?.judge(
+    ctx.verdict,
+    requirement,
+    variants.map((v, i) => ({ exchange: exchanges[i] as Exchange, markers: v.markers ?? {} })),
+  );
+}
+
+/** A required member missing, then null (a required member sent as null is a missing one): both refused. */
+export async function checkRequired(ctx: MemberContext, row: RequiredRow): Promise<void> {
+  const body = await ctx.validBody();
+  const without = Object.fromEntries(Object.entries(body).filter(([name]) => name !== row.field));
+  await sendRefusals(ctx, row.operation, row.requirement, [
+    (markers) => ({ body: { ...without, ...markers }, note: `without ${row.field}`, markers }),
+    (markers) => ({ body: { ...body, ...markers, [row.field]: null }, note: `${row.field} null`, markers }),
+  ]);
+}
+
+/**
+ * A body that is JSON but no object (null, an array holding the valid request, the valid request encoded once more as
+ * a JSON string) carries none of the required members: each refused.
+ */
+export async function checkBodyNotAnObject(ctx: MemberContext, op: BodyOperation, requirement: string): Promise<void> {
+  const body = await ctx.validBody();
+  // Only the array can carry markers: a server taking its item as the request applies them.
+  await sendRefusals(ctx, op, requirement, [
+    () => ({ body: null, note: 'the body null' }),
+    (markers) => ({ body: [{ ...body, ...markers }], note: 'the body an array holding the valid request', markers }),
+    () => ({ body: JSON.stringify(body), note: 'the body the valid request as a JSON string' }),
+  ]);
+}
+
+/**
+ * The request with every member of its part, each one in its stated type (the reseller's sharedContext apart). A
+ * step-up carries one channel: the email one when the phone number is the member left out.
+ */
+async function fullRequest(ctx: MemberContext, op: BodyOperation, leftOut?: string): Promise<Record<string, unknown>> {
+  const { config, data } = ctx;
+  switch (op) {
+    case 'assessment':
+      return fullAssessment(data, config.strategies.assessment);
+    case 'documentVerification':
+      return fullDocumentVerification(data, config.strategies.documentVerification);
+    case 'caseUpdate':
+      return fullCaseUpdate(data, await ctx.existingCase(), config.strategies.assessment);
+    case 'stepUp':
+      return fullStepUp(data, await ctx.existingCase(), leftOut === 'phoneNumber' ? 'email' : 'phone');
+  }
+}
+
+/** The full request without one optional member at a time: each accepted (GEN-OPTIONAL-MEMBERS). */
+export async function checkOptionalMembers(ctx: MemberContext, op: BodyOperation): Promise<void> {
+  const variants: Array<{ body: Record<string, unknown>; note: string }> = [];
+  // Built one after the other, so that the seeded data does not depend on timing; sent at once.
+  for (const member of optionalMembers(op)) {
+    variants.push({
+      body: Object.fromEntries(Object.entries(await fullRequest(ctx, op, member)).filter(([name]) => name !== member)),
+      note: `every member but ${member}`,
+    });
+  }
+  // A case update and a step-up act on the one existing case.
+  await sendAll(ctx, op, variants, (exchange) => expectAccepted(ctx.verdict, 'GEN-OPTIONAL-MEMBERS', exchange), {
+    oneAtATime: op === 'caseUpdate' || op === 'stepUp',
+  });
+}
+
+export { fullRequest };

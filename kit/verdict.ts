@@ -1,0 +1,224 @@
+import type { TestInfo } from '@playwright/test';
+import { requirement, type Requirement } from '../catalog/catalog.ts';
+import type { Redactor } from './redact.ts';
+import { describeAnswer, describeSent, type Exchange } from './http/exchange.ts';
+import { settingsNamedIn } from '../schemas/variables.ts';
+import {
+  citeAnnotation,
+  citedIds,
+  markAnnotation,
+  warningsFail,
+  type MarkKind,
+  type Profile,
+} from './verdict-marks.ts';
+
+export interface Evidence {
+  sent?: string;
+  expected: string;
+  actual: string;
+  details?: string[];
+}
+
+/**
+ * One or more MUST requirements (or, under the certify-strict profile, SHOULD ones) were violated. Its evidence is the
+ * requirement, Sent, Expected and Actual: the stack of the suite's own code would only bury it, so it carries none.
+ */
+export class RequirementFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RequirementFailure';
+    this.stack = `${this.name}: ${message}`;
+  }
+}
+
+/** The target prevented a check: a precondition failed, a control request was refused, an event never came. */
+export class PreconditionFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PreconditionFailure';
+    this.stack = `${this.name}: ${message}`;
+  }
+}
+
+/** How a test ends when a check fails: at its end with every failure (the default), or never (self-tests' proof run). */
+export type FailurePolicy = 'fail-at-end' | 'record-only';
+
+export function formatFailure(req: Requirement, evidence: Evidence): string {
+  const basis = req.rfc ? `part ${req.part}; ${req.rfc}` : `part ${req.part}`;
+  return [`${req.id} (${req.level}, ${basis}): ${req.statement}`, ...evidenceLines(evidence)].join('\n');
+}
+
+function evidenceLines(evidence: Evidence): string[] {
+  const lines = evidence.sent ? [`  Sent:     ${evidence.sent}`] : [];
+  lines.push(`  Expected: ${evidence.expected}`, `  Actual:   ${evidence.actual}`);
+  for (const detail of evidence.details ?? []) lines.push(`  ${detail}`);
+  return lines;
+}
+
+/** The longest detail a mark carries; the full text is in the test's error. */
+const MARK_DETAIL_MAX = 4_000;
+const shorten = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/**
+ * Records, for one test, the outcome of each requirement it cites. A check may only name a requirement the test
+ * cites. Every check runs: MUST failures are collected and the test fails at its end with all of them (SHOULD ones
+ * too under the certify-strict profile); INFO requirements are only observed. When the target prevents a check, the test
+ * stops as blocked; when the configuration leaves a check out, it is skipped as not configured.
+ */
+export class Verdict {
+  private readonly failures: string[] = [];
+  private readonly warnings: string[] = [];
+  private ended = false;
+
+  constructor(
+    private readonly testInfo: TestInfo,
+    private readonly profile: Profile,
+    private readonly redactor: Redactor,
+    private readonly policy: FailurePolicy = 'fail-at-end',
+  ) {}
+
+  /** "METHOD url (note)" of an exchange, redacted, for evidence. */
+  sent(exchange: Exchange): string {
+    return describeSent(exchange, this.redactor);
+  }
+
+  /** Status, media type and body of an answer, redacted, for evidence. */
+  answer(exchange: Exchange): string {
+    return describeAnswer(exchange, this.redactor);
+  }
+
+  /** A JSON value with secrets (token fields, registered values) removed, for evidence. */
+  redacted(value: unknown): string {
+    return JSON.stringify(this.redactor.json(value)) ?? String(value);
+  }
+
+  get cited(): string[] {
+    return citedIds(this.testInfo.annotations);
+  }
+
+  /** Cites a requirement while the test runs: for monitors that judge whatever passes by (the orders envelope rules). */
+  cite(id: string): void {
+    requirement(id);
+    if (!this.cited.includes(id)) this.testInfo.annotations.push(citeAnnotation(id));
+  }
+
+  /** Returns whether the check passed. A failed MUST fails the test at its end, after every other check has run. */
+  check(id: string, ok: boolean, evidence: () => Evidence): boolean {
+    const req = this.citedRequirement(id);
+    if (req.level === 'INFO') throw new Error(`${id} is INFO: observe it, do not check it`);
+    if (ok) {
+      this.mark('pass', id, '');
+      return true;
+    }
+    const message = this.redactor.text(formatFailure(req, evidence()));
+    // Line breaks kept: the replay command in it must paste into a shell as it is.
+    this.mark(
+      req.level === 'MUST' ? 'fail' : 'warn',
+      id,
+      shorten(
+        message
+          .split('\n')
+          .slice(1)
+          .map((line) => line.replace(/^ {2}/, ''))
+          .join('\n'),
+        MARK_DETAIL_MAX,
+      ),
+    );
+    (req.level === 'MUST' ? this.failures : this.warnings).push(message);
+    return false;
+  }
+
+  observe(id: string, observation: string): void {
+    const req = requirement(id);
+    if (req.level !== 'INFO') throw new Error(`${id} is ${req.level}: check it, do not only observe it`);
+    this.mark('observed', id, this.redactor.text(observation));
+  }
+
+  /**
+   * The configuration leaves these requirements out (no expired token, no reseller): the test is skipped. The reason
+   * names the variable that would configure them (schemas/config.schema.json), which every report shows beside the row.
+   */
+  notConfigured(reason: string, ids: readonly string[] = this.cited): never {
+    if (settingsNamedIn(reason).length === 0)
+      throw new Error(
+        `Not configured without a variable: "${reason}" names none of schemas/config.schema.json; name the variable that would configure it`,
+      );
+    for (const id of ids) this.mark('not-configured', this.citedRequirement(id).id, reason);
+    this.ended = true;
+    this.testInfo.skip(true, `not configured: ${reason}`);
+    throw new Error('unreachable: testInfo.skip throws');
+  }
+
+  /**
+   * These requirements could not be judged in this test: they read "not exercised" (which certify fails on) and the
+   * test goes on. When the target simply never produced what they judge and nothing required it to, use notProduced.
+   */
+  nothingToJudge(ids: readonly string[], reason: string): void {
+    for (const id of ids) this.mark('not-exercised', this.citedRequirement(id).id, this.redactor.text(reason));
+  }
+
+  /**
+   * The target never produced what this requirement judges, and nothing required it to (an event it had no reason to
+   * send, a field without a documented default left out): the requirement reads "not exercised: the target never
+   * produced it", is listed, and does not fail certification. The test goes on.
+   */
+  notProduced(id: string, detail: string): void {
+    this.mark('not-produced', this.citedRequirement(id).id, this.redactor.text(detail));
+  }
+
+  /**
+   * The target prevented these requirements from being checked (by default every cited one): the test stops, and each
+   * requirement reads blocked. Blocked is a failure of the gate, decided from these marks by the conformance reporter
+   * (which also writes JUnit): the test itself is ended as skipped, since Playwright restarts its worker after every
+   * failed test and a broken precondition would otherwise cost a worker start per test. A test that had already found a
+   * failure fails with it.
+   */
+  blocked(what: string, evidence: Evidence, ids: readonly string[] = this.cited): never {
+    const detail = this.redactor.text(`${what}; got ${shorten(evidence.actual.split('\n')[0] ?? '', 160)}`);
+    for (const id of ids) this.mark('blocked', this.citedRequirement(id).id, detail);
+    this.ended = true;
+    if (this.failures.length === 0 || this.policy === 'record-only') this.testInfo.skip(true, `blocked: ${detail}`);
+    const message = this.redactor.text([`Blocked: ${what}`, ...evidenceLines(evidence)].join('\n'));
+    throw new PreconditionFailure([message, ...this.failures].join('\n\n'));
+  }
+
+  /** Marks requirements blocked without ending the test (an expected event of one kind never came); fails it at its end when one is a MUST. */
+  blockedWithoutStopping(ids: readonly string[], what: string): void {
+    for (const id of ids) {
+      const req = this.citedRequirement(id);
+      this.mark('blocked', id, this.redactor.text(what));
+      if (req.level === 'MUST' || (warningsFail(this.profile) && req.level === 'SHOULD'))
+        this.failures.push(`Blocked: ${id}: ${this.redactor.text(what)}`);
+    }
+  }
+
+  /** Something the checks stand on but do not verify; when it does not hold, the test stops as blocked. */
+  precondition(ok: boolean, what: string, evidence: () => Evidence): void {
+    if (!ok) this.blocked(what, evidence());
+  }
+
+  /** Ends the test: it fails with every MUST failure it collected (and SHOULD warnings under certify-strict). */
+  finish(): void {
+    if (this.ended || this.policy === 'record-only') return;
+    const failures = warningsFail(this.profile) ? [...this.failures, ...this.warnings] : this.failures;
+    if (failures.length === 0) return;
+    const heading = failures.length === 1 ? '' : `${failures.length} requirement checks failed in this test:\n\n`;
+    throw new RequirementFailure(`${heading}${failures.join('\n\n')}`);
+  }
+
+  private citedRequirement(id: string): Requirement {
+    const req = requirement(id);
+    if (!this.cited.includes(id)) {
+      throw new Error(
+        `Check of ${id} in a test that does not cite it; cite it in the test's declaration (cited: ${this.cited.join(', ') || 'none'})`,
+      );
+    }
+    return req;
+  }
+
+  private mark(kind: MarkKind, id: string, detail: string): void {
+    const annotation = markAnnotation({ kind, id, detail });
+    if (!this.testInfo.annotations.some((a) => a.type === annotation.type && a.description === annotation.description))
+      this.testInfo.annotations.push(annotation);
+  }
+}

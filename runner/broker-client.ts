@@ -1,0 +1,86 @@
+import type { ClientStats } from './http/client.ts';
+import type { RateLimitBudget } from './http/rate-limit.ts';
+import type { Credential, TokenOutcome, TokenSource } from '../kit/tokens.ts';
+
+/** Where workers find the run's broker (runner/broker.ts), set by the global setup. */
+export const BROKER_ENV = { url: 'CONFORMANCE_BROKER_URL', secret: 'CONFORMANCE_BROKER_SECRET' } as const;
+
+/** A worker's line to the run's broker (runner/broker.ts): tokens, rate-limit waits and, at the end, what it sent. */
+export class BrokerClient implements TokenSource, RateLimitBudget {
+  constructor(
+    private readonly url: string,
+    private readonly secret: string,
+  ) {}
+
+  /** The broker the global setup started for this run, if any (a run without it keeps its tokens per worker). */
+  static fromEnv(env: Record<string, string | undefined> = process.env): BrokerClient | undefined {
+    const url = env[BROKER_ENV.url];
+    const secret = env[BROKER_ENV.secret];
+    return url && secret ? new BrokerClient(url, secret) : undefined;
+  }
+
+  get(credential: Credential): Promise<TokenOutcome> {
+    return this.post('/token', credential);
+  }
+
+  renew(credential: Credential, stale: string): Promise<TokenOutcome> {
+    return this.post('/renew', { ...credential, stale });
+  }
+
+  /** The run's cap as last heard from the broker, and at the start of the run; unknown until its first answer. */
+  private cap?: { known: number; initial: number };
+  private watching = false;
+
+  async grant(ms: number, sentUnder?: number): Promise<boolean> {
+    const answer = await this.post<{ granted: boolean; cap: number }>('/grant', { ms, cap: sentUnder ?? null });
+    if (this.cap) this.cap.known = answer.cap;
+    return answer.granted;
+  }
+
+  /**
+   * Before any 429 lowered the run's cap, nothing to wait for: the workers keep to it by their number. After, a place
+   * from the broker for every request. The cap is watched from the first request on (one request held open at the
+   * broker, answered when the cap changes), so that a halving caused by another worker applies here too.
+   */
+  place(): { cap?: number; entered?: Promise<() => void> } {
+    if (!this.watching) this.watchCap();
+    if (!this.cap || this.cap.known >= this.cap.initial) return this.cap ? { cap: this.cap.known } : {};
+    return { cap: this.cap.known, entered: this.enter() };
+  }
+
+  private async enter(): Promise<() => void> {
+    const { place } = await this.post<{ place: number }>('/enter', {});
+    return () => void this.post('/leave', { place }).catch(() => undefined);
+  }
+
+  private watchCap(): void {
+    this.watching = true;
+    const ask = (): void => {
+      this.post<{ cap: number; initial: number }>('/cap', { known: this.cap?.known ?? null }).then(
+        (answer) => {
+          this.cap = { known: Math.min(answer.cap, this.cap?.known ?? answer.cap), initial: answer.initial };
+          ask();
+        },
+        // The broker has closed (the run is ending): the cap as last heard stays.
+        () => undefined,
+      );
+    };
+    ask();
+  }
+
+  async report(stats: ClientStats): Promise<void> {
+    await this.post('/report', stats);
+  }
+
+  /** Asks the runner: a route of the broker or of what it serves (runner/webhooks/event-hub.ts). */
+  async post<T>(path: string, body: unknown): Promise<T> {
+    const response = await fetch(`${this.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-broker-secret': this.secret, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok)
+      throw new Error(`The run's token broker answered ${response.status} to ${path}: ${await response.text()}`);
+    return (await response.json()) as T;
+  }
+}

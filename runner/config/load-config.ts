@@ -1,0 +1,368 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { operations, tokenServiceOf } from '../../catalog/catalog.ts';
+import { schemaIssues, type SchemaIssue } from '../../schemas/registry.ts';
+import { configSchema, configVariables, CONFIG_SCHEMA_ID } from '../../schemas/variables.ts';
+import { parseRoute, type Route } from '../../kit/config/route.ts';
+import { parseTrigger } from '../../kit/config/trigger.ts';
+import jsonpointer from 'jsonpointer';
+import type { RequestTemplates, RoutedOperationId, ServiceTarget, SuiteConfig } from '../../kit/config/suite-config.ts';
+
+import type { Profile } from '../../kit/verdict-marks.ts';
+import { loadLedger, type LedgerEntry } from '../../schemas/ledger.ts';
+import { readNetwork } from './network.ts';
+import { DEFAULT_WORKERS } from './worker-count.ts';
+import { withoutUrlCredentials } from '../../kit/redact.ts';
+
+/** A configuration problem: one line per variable, naming it, its value (secrets redacted) and what is expected. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(
+      `Configuration is not valid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * embedded: the suite started the sandbox itself; receiverReachable: the target posts its webhooks to this machine's
+ * receiver (default: embedded), as a real deployment cannot without WEBHOOK_PUBLIC_URL.
+ */
+export function loadConfig(
+  env: Env,
+  options: { repoRoot: string; embedded: boolean; receiverReachable?: boolean },
+): SuiteConfig {
+  const problems: string[] = [];
+  const raw: Record<string, unknown> = {};
+  for (const name of configVariables) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    if (configSchema.properties[name]?.$ref === '#/$defs/jsonObject') {
+      try {
+        raw[name] = JSON.parse(value);
+      } catch (error) {
+        problems.push(problem(name, value, `valid JSON (${(error as Error).message})`));
+      }
+    } else {
+      raw[name] = value;
+    }
+  }
+  for (const issue of schemaIssues(CONFIG_SCHEMA_ID, raw)) problems.push(describeConfigIssue(issue, raw));
+  if (problems.length > 0) throw new ConfigError(firstPerVariable(problems));
+
+  const text = (name: string): string | undefined =>
+    (raw[name] as string | undefined) ?? (configSchema.properties[name]?.default as string | undefined);
+  const required = (name: string): string => text(name) as string;
+  const integer = (name: string): number => Number(required(name));
+
+  const routes = {} as Record<RoutedOperationId, Route>;
+  for (const op of operations) {
+    if (!op.routeEnv || !op.defaultRoute) continue;
+    const value = text(op.routeEnv) ?? op.defaultRoute;
+    try {
+      routes[op.id as RoutedOperationId] = parseRoute(value, op.pathParams);
+    } catch (error) {
+      problems.push(problem(op.routeEnv, value, (error as Error).message));
+    }
+  }
+
+  const triggers: SuiteConfig['orders']['triggers'] = {};
+  for (const status of ['404', '500', '503'] as const) {
+    const name = `ORDER_TRIGGER_${status}`;
+    const value = text(name);
+    if (!value) continue;
+    try {
+      triggers[status] = parseTrigger(value);
+    } catch (error) {
+      problems.push(problem(name, value, (error as Error).message));
+    }
+  }
+
+  const readTemplate = (path: string) => readJsonObject(isAbsolute(path) ? path : resolve(options.repoRoot, path));
+  const templates: RequestTemplates = {};
+  for (const op of operations) {
+    const path = op.templateEnv ? text(op.templateEnv) : undefined;
+    if (!op.templateEnv || !path) continue;
+    try {
+      templates[op.id as RoutedOperationId] = readTemplate(path);
+    } catch (error) {
+      problems.push(
+        problem(op.templateEnv, path, `a readable JSON file holding an object (${(error as Error).message})`),
+      );
+    }
+  }
+
+  const templatePath = required('ORDER_TEMPLATE');
+  let template: Record<string, unknown> = {};
+  try {
+    template = readTemplate(templatePath);
+    for (const name of ['ORDER_ID_POINTER', 'ORDER_FULFILLMENT_POINTER']) {
+      if (typeof jsonpointer.get(template, required(name)) !== 'string') {
+        problems.push(
+          problem(name, required(name), `a JSON pointer to a string in the order template ${templatePath}`),
+        );
+      }
+    }
+  } catch (error) {
+    problems.push(
+      problem(
+        'ORDER_TEMPLATE',
+        templatePath,
+        `a readable JSON file holding an order object (${(error as Error).message})`,
+      ),
+    );
+  }
+
+  const caFile = text('TLS_CA_FILE');
+  const targets = [
+    'IDENTITY_BASE_URL',
+    'IDENTITY_TOKEN_URL',
+    'STEPUP_BASE_URL',
+    'STEPUP_TOKEN_URL',
+    'ORDERS_BASE_URL',
+    'ORDERS_TOKEN_URL',
+  ].flatMap((name) => text(name) ?? []);
+  const network = readNetwork(env, {
+    ...(caFile ? { caFile: isAbsolute(caFile) ? caFile : resolve(options.repoRoot, caFile) } : {}),
+    targets,
+    embedded: options.embedded,
+  });
+  problems.push(...network.problems);
+
+  const [host, portText] = splitListen(required('WEBHOOK_LISTEN'));
+  const port = Number(portText);
+  if (!(port >= 1 && port <= 65535))
+    problems.push(problem('WEBHOOK_LISTEN', required('WEBHOOK_LISTEN'), 'host:port with a port from 1 to 65535'));
+  if (text('CONFORMANCE_WORKERS') !== undefined && integer('CONFORMANCE_WORKERS') > integer('TARGET_CONCURRENCY')) {
+    problems.push(
+      problem(
+        'CONFORMANCE_WORKERS',
+        required('CONFORMANCE_WORKERS'),
+        `at most TARGET_CONCURRENCY (${required('TARGET_CONCURRENCY')}): the workers never exceed the requests the run keeps in flight`,
+      ),
+    );
+  }
+  if (text('SECOND_CLIENT_ID') !== undefined && text('SECOND_CLIENT_ID') === text('CLIENT_ID')) {
+    problems.push(
+      problem(
+        'SECOND_CLIENT_ID',
+        required('SECOND_CLIENT_ID'),
+        'a client id other than CLIENT_ID: the second client is another client',
+      ),
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const service = (prefix: 'IDENTITY' | 'STEPUP' | 'ORDERS', tokenUrlVariable: string): ServiceTarget => {
+    const apiKeyVariable = text(`${prefix}_API_KEY`) ? `${prefix}_API_KEY` : 'API_KEY';
+    const expiredToken = text(`${prefix}_EXPIRED_TOKEN`);
+    return {
+      baseUrl: required(`${prefix}_BASE_URL`).replace(/\/+$/, ''),
+      tokenUrl: required(tokenUrlVariable),
+      apiKey: required(apiKeyVariable),
+      ...(expiredToken ? { expiredToken } : {}),
+      variables: {
+        baseUrl: `${prefix}_BASE_URL`,
+        tokenUrl: tokenUrlVariable,
+        apiKey: apiKeyVariable,
+        expiredToken: `${prefix}_EXPIRED_TOKEN`,
+      },
+    };
+  };
+  const services: SuiteConfig['services'] = {
+    identity: service('IDENTITY', 'IDENTITY_TOKEN_URL'),
+    stepup: service('STEPUP', 'STEPUP_TOKEN_URL'),
+    orders: service(
+      'ORDERS',
+      text('ORDERS_TOKEN_URL') ? 'ORDERS_TOKEN_URL' : `${tokenServiceOf('orders').toUpperCase()}_TOKEN_URL`,
+    ),
+  };
+  const resellerKey = text('RESELLER_API_KEY');
+  const seedText = text('SEED');
+
+  return {
+    embedded: options.embedded,
+    profile: required('PROFILE') as Profile,
+    workers:
+      text('CONFORMANCE_WORKERS') !== undefined
+        ? integer('CONFORMANCE_WORKERS')
+        : Math.min(DEFAULT_WORKERS, integer('TARGET_CONCURRENCY')),
+    workersSet: text('CONFORMANCE_WORKERS') !== undefined,
+    targetConcurrency: integer('TARGET_CONCURRENCY'),
+    seed: seedText ? Number(seedText) : Math.floor(Math.random() * 1e9),
+    runTag: text('RUN_TAG') ?? Math.random().toString(36).slice(2, 10),
+    clientId: required('CLIENT_ID'),
+    services,
+    routes,
+    strategies: {
+      assessment: required('STRATEGY_ASSESSMENT'),
+      documentVerification: required('STRATEGY_DOCUMENT_VERIFICATION'),
+    },
+    templates,
+    ...(resellerKey
+      ? {
+          reseller: {
+            apiKey: resellerKey,
+            clientId: text('RESELLER_CLIENT_ID') ?? required('CLIENT_ID'),
+            sourceClientId: required('RESELLER_SOURCE_CLIENT_ID'),
+            sharedContext: raw.RESELLER_SHARED_CONTEXT as Record<string, unknown>,
+          },
+        }
+      : {}),
+    ...(text('SECOND_CLIENT_API_KEY')
+      ? { secondClient: { apiKey: required('SECOND_CLIENT_API_KEY'), clientId: required('SECOND_CLIENT_ID') } }
+      : {}),
+    orders: {
+      ...(text('ORDERS_NO_ENTITLEMENT_API_KEY') ? { noEntitlementApiKey: text('ORDERS_NO_ENTITLEMENT_API_KEY') } : {}),
+      ...(text('ORDERS_NO_ENTITLEMENT_CLIENT_ID')
+        ? { noEntitlementClientId: text('ORDERS_NO_ENTITLEMENT_CLIENT_ID') }
+        : {}),
+      template,
+      templatePath,
+      idPointer: required('ORDER_ID_POINTER'),
+      fulfillmentPointer: required('ORDER_FULFILLMENT_POINTER'),
+      triggers,
+    },
+    webhook: {
+      ...webhookMode(
+        text('WEBHOOK_MODE') as SuiteConfig['webhook']['mode'] | undefined,
+        (options.receiverReachable ?? options.embedded) || text('WEBHOOK_PUBLIC_URL') !== undefined,
+      ),
+      host,
+      port,
+      publicUrl: text('WEBHOOK_PUBLIC_URL') ?? `http://${required('WEBHOOK_LISTEN')}/webhooks`,
+      waitMs: integer('WEBHOOK_WAIT_MS'),
+      passiveWindowMs: integer('WEBHOOK_PASSIVE_WINDOW_MS'),
+    },
+    http: {
+      timeoutMs: integer('HTTP_TIMEOUT_MS'),
+      retries503: integer('HTTP_503_RETRIES'),
+      backoffBaseMs: integer('HTTP_BACKOFF_BASE_MS'),
+      backoffMaxMs: integer('HTTP_BACKOFF_MAX_MS'),
+      rateLimitBudgetMs: integer('RATE_LIMIT_BUDGET_MS'),
+      network: network.network,
+    },
+    concurrency: { rounds: integer('CONCURRENCY_ROUNDS'), calls: integer('CONCURRENCY_CALLS') },
+    documentReadyTimeoutMs: integer('DOCUMENT_READY_TIMEOUT_MS'),
+    ledger: ledgerFrom(resolve(options.repoRoot, required('CONFORMANCE_LEDGER'))),
+    secrets: [
+      ...configVariables
+        .filter((name) => configSchema.properties[name]?.secret && text(name))
+        .map((name) => text(name) as string),
+      ...network.secrets,
+    ],
+  };
+}
+
+/**
+ * The problems of some variables alone, one line each, worded as loadConfig words them: npm run sandbox checks its
+ * SANDBOX_* variables against the same schema.
+ */
+export function variableProblems(env: Env, names: readonly string[]): string[] {
+  const raw = Object.fromEntries(
+    names.filter((name) => env[name] !== undefined && env[name] !== '').map((name) => [name, env[name]]),
+  );
+  const issues = schemaIssues(CONFIG_SCHEMA_ID, raw).filter(
+    (issue) => issue.params.missingProperty === undefined && (issue.instancePath.split('/')[1] ?? '') in raw,
+  );
+  return firstPerVariable(issues.map((issue) => describeConfigIssue(issue, raw)));
+}
+
+/** The ledger's entries; a malformed ledger is a configuration error naming CONFORMANCE_LEDGER. */
+function ledgerFrom(path: string): LedgerEntry[] {
+  try {
+    return loadLedger(path);
+  } catch (error) {
+    throw new ConfigError([
+      `CONFORMANCE_LEDGER: ${(error instanceof Error ? error.message : String(error)).replace(/\n\s*/g, '; ')}`,
+    ]);
+  }
+}
+
+/** One line per variable: a value can break several schema rules (pattern and format), and a JSON value that did not parse is also missing. */
+function firstPerVariable(problems: string[]): string[] {
+  const seen = new Set<string>();
+  return problems.filter((line) => {
+    const name = /^[A-Z0-9_]+/.exec(line)?.[0] ?? line;
+    if (seen.has(name)) return false;
+    seen.add(name);
+    return true;
+  });
+}
+
+/**
+ * Active mode only where the target can deliver: the embedded sandbox, or a receiver URL the target can reach
+ * (WEBHOOK_PUBLIC_URL). A real target cannot post to the tester's loopback, so without one the event checks are not
+ * configured, naming the variable. WEBHOOK_MODE, when set, is taken as it is.
+ */
+function webhookMode(
+  chosen: SuiteConfig['webhook']['mode'] | undefined,
+  reachable: boolean,
+): Pick<SuiteConfig['webhook'], 'mode' | 'offReason'> {
+  if (chosen)
+    return { mode: chosen, ...(chosen === 'off' ? { offReason: 'WEBHOOK_MODE=off: no webhook receiver' } : {}) };
+  if (reachable) return { mode: 'active' };
+  return {
+    mode: 'off',
+    offReason:
+      'WEBHOOK_PUBLIC_URL is not set: the target cannot reach a receiver on this machine (set it to the URL the target posts to, or WEBHOOK_MODE=passive)',
+  };
+}
+
+function readJsonObject(path: string): Record<string, unknown> {
+  const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('the file does not hold a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+function splitListen(listen: string): [string, string] {
+  const at = listen.lastIndexOf(':');
+  return [listen.slice(0, at).replace(/^\[|\]$/g, ''), listen.slice(at + 1)];
+}
+
+function problem(name: string, value: unknown, expected: string): string {
+  return `${name}=${shownValue(name, value)} is not valid: expected ${expected}`;
+}
+
+function shownValue(name: string, value: unknown): string {
+  if (value === undefined) return '(unset)';
+  if (configSchema.properties[name]?.secret) return `[REDACTED, ${String(value).length} characters]`;
+  const text = withoutUrlCredentials(typeof value === 'string' ? value : JSON.stringify(value));
+  return JSON.stringify(text.length > 120 ? `${text.slice(0, 117)}...` : text);
+}
+
+function describeConfigIssue(issue: SchemaIssue, raw: Record<string, unknown>): string {
+  const missing = issue.params.missingProperty as string | undefined;
+  if (missing) {
+    const because =
+      issue.keyword === 'dependentRequired' ? ` (required when ${String(issue.params.property)} is set)` : '';
+    return `${missing} is not set: expected ${configSchema.properties[missing]?.description ?? 'a value'}${because}`;
+  }
+  const name = issue.instancePath.split('/')[1] ?? '(configuration)';
+  const described = configSchema.properties[name];
+  const shape = described?.$ref?.startsWith('#/$defs/') ? SHAPES[described.$ref.slice('#/$defs/'.length)] : undefined;
+  const expected = described?.enum
+    ? `one of ${described.enum.join(', ')}`
+    : shape
+      ? `${shape} (${described?.description ?? name})`
+      : (described?.description ?? issue.message);
+  return problem(name, raw[name], expected);
+}
+
+/** What a value of each shape of schemas/config.schema.json ($defs) looks like, said first when one is not valid. */
+const SHAPES: Record<string, string> = {
+  httpUrl: 'an http or https URL',
+  route: '"METHOD /path"',
+  positiveInteger: 'a whole number from 1',
+  port: 'a port number from 0 to 65535',
+  count: 'a whole number from 0 to 999',
+  nonEmpty: 'a value without leading or trailing spaces',
+  secret: 'a value without spaces',
+  pemPrivateKey: 'PEM text of a private key (-----BEGIN PRIVATE KEY----- …)',
+  jsonPointer: 'a JSON pointer such as /a/b',
+  trigger: 'header:<name>=<value> or pointer:/path=<value>',
+  proxyUrl: 'an http:// or https:// proxy URL, http://[user:password@]host:port',
+};

@@ -1,0 +1,71 @@
+import type { WorkerChoice } from '../../reporters/run-facts.ts';
+/**
+ * How many workers a run gets. Playwright fixes the count when it evaluates playwright.config.ts, before the global
+ * setup, so the choice is made there from what is known then: CONFORMANCE_WORKERS, the embedded sandbox, or the round
+ * trip measured to the target (runner/config/round-trip.ts). docs/performance.md explains the model.
+ */
+
+/** Workers of a run against the embedded sandbox or a near target: on 2 cores its cost is process starts, not waiting. */
+export const DEFAULT_WORKERS = 2;
+/** A round trip under this is a near target (loopback, a LAN): more workers would cost more starts than they save. */
+export const NEAR_MS = 20;
+/** About how many requests a full run sends (npm run bench, "Requests per run"). */
+export const RUN_REQUESTS = 900;
+/** The wall time one more worker costs on the 2-core machines: about 0.6 CPU-s to start, shared by 2 cores. */
+export const WORKER_START_MS = 300;
+/** The most workers measured to shorten a run against a far target (12: 27 s against 87.5 s on 2, docs/performance.md). */
+export const MOST_USEFUL_WORKERS = 12;
+
+export type RoundTrip = { ms: number; origin: string; samples: number } | { problem: string; origin: string };
+
+/**
+ * Workers for a target `ms` away: W workers wait about RUN_REQUESTS × ms / W in all, and each costs WORKER_START_MS, so
+ * the run is shortest near W = √(RUN_REQUESTS × ms / WORKER_START_MS); beyond MOST_USEFUL_WORKERS the run's longest
+ * chain of dependent requests, not their number, sets its length. Never fewer than DEFAULT_WORKERS, never more than
+ * the cap.
+ */
+export function workersFor(ms: number, cap: number): number {
+  const ceiling = Math.max(1, Math.min(cap, MOST_USEFUL_WORKERS));
+  if (!(ms >= NEAR_MS)) return Math.min(DEFAULT_WORKERS, ceiling);
+  const ideal = Math.round(Math.sqrt((RUN_REQUESTS * ms) / WORKER_START_MS));
+  return Math.min(ceiling, Math.max(DEFAULT_WORKERS, ideal));
+}
+
+/**
+ * The run's workers and why: CONFORMANCE_WORKERS as given; 2 against the embedded sandbox; else from the slowest
+ * origin's round trip, or 2 when none could be measured (the preflight then says what is wrong). Never more than
+ * TARGET_CONCURRENCY.
+ */
+export function chooseWorkers(input: {
+  configured?: number;
+  embedded: boolean;
+  cap: number;
+  roundTrips?: readonly RoundTrip[];
+}): WorkerChoice {
+  const fallback = Math.min(DEFAULT_WORKERS, input.cap);
+  const capped = input.cap < DEFAULT_WORKERS ? `, at most TARGET_CONCURRENCY=${input.cap}` : '';
+  if (input.configured !== undefined) return { workers: input.configured, why: 'CONFORMANCE_WORKERS' };
+  if (input.embedded) return { workers: fallback, why: `the embedded sandbox${capped}; CONFORMANCE_WORKERS sets it` };
+  const trips = input.roundTrips ?? [];
+  const failed = trips.find((trip) => 'problem' in trip);
+  const measured = trips.filter((trip): trip is Extract<RoundTrip, { ms: number }> => 'ms' in trip);
+  if (failed || measured.length === 0) {
+    const reason =
+      failed && 'problem' in failed
+        ? `round trip to ${failed.origin} not measured: ${failed.problem}`
+        : 'no round trip measured';
+    return { workers: fallback, why: `${reason}${capped}; CONFORMANCE_WORKERS sets it` };
+  }
+  const slowest = measured.reduce((a, b) => (b.ms > a.ms ? b : a));
+  const workers = workersFor(slowest.ms, input.cap);
+  const bound =
+    workers === input.cap && workers < MOST_USEFUL_WORKERS ? `, at most TARGET_CONCURRENCY=${input.cap}` : '';
+  return {
+    workers,
+    why: `round trip ${Math.round(slowest.ms)} ms to ${slowest.origin}${bound}; CONFORMANCE_WORKERS sets it`,
+  };
+}
+
+/** The line the run prints before it starts. */
+export const workersLine = (choice: WorkerChoice) =>
+  `Workers: ${choice.workers} (${choice.why === 'CONFORMANCE_WORKERS' ? 'set by CONFORMANCE_WORKERS' : choice.why})`;

@@ -1,0 +1,25 @@
+import type { StartedSandbox } from './config/embedded-sandbox.ts';
+import type { RunningBroker } from './broker.ts';
+import type { EventHub } from './webhooks/event-hub.ts';
+import type { RunProgress } from './run-progress.ts';
+
+/**
+ * What the runner process keeps for the length of a run, where playwright.config.ts, the global setup and the run's
+ * progress reporter (all in that one process) find it: the embedded sandbox it started, the run's token broker and its
+ * webhook receivers. The reporters see none of it: they take the summary values of reporters/run-facts.ts.
+ */
+interface RunState {
+  sandbox?: StartedSandbox;
+  broker?: RunningBroker;
+  /** The run's webhook receivers, one per WEBHOOK_LISTEN (runner/webhooks/event-hub.ts). */
+  hubs?: EventHub[];
+  /** Which tests have not ended, kept by the conformance reporter (absent in a run without it, such as the proof's). */
+  progress?: RunProgress;
+}
+
+const KEY = Symbol.for('conformance.runState');
+
+export function runState(): RunState {
+  const slot = globalThis as Record<symbol, RunState | undefined>;
+  return (slot[KEY] ??= {});
+}

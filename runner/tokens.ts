@@ -1,0 +1,97 @@
+import type { HttpClient } from './http/client.ts';
+import { RateLimitedError } from './http/rate-limit.ts';
+import { NoAnswerError } from './http/wire.ts';
+import { describeAnswer, type Exchange } from '../kit/http/exchange.ts';
+import type { Redactor } from '../kit/redact.ts';
+import {
+  accessTokenOf,
+  credentialKey,
+  credentialsRefused,
+  issuedToken,
+  tokenRequest,
+  type Credential,
+  type TokenOutcome,
+  type TokenSource,
+} from '../kit/tokens.ts';
+
+/** Margin before expires_in runs out at which a token is no longer handed out. */
+export function expiryOf(lifetimeSeconds: unknown, now = Date.now()): number | null {
+  const lifetime = Number(lifetimeSeconds);
+  if (!Number.isFinite(lifetime) || lifetime <= 0) return null;
+  const margin = lifetime > 120 ? 60 : lifetime / 2;
+  return now + (lifetime - margin) * 1000;
+}
+
+/**
+ * One token per credential, fetched once and reused until expires_in minus a margin (without expires_in: until a
+ * 401, then fetched again once). A failure to get one is remembered, so that every check standing on it ends at once
+ * with the same account of it; only a host that did not answer is asked again.
+ */
+export class TokenCache implements TokenSource {
+  private readonly entries = new Map<string, Promise<TokenOutcome>>();
+  private readonly renewed = new Set<string>();
+  /** Token requests sent for the run's tokens (not counting the token checks' own). */
+  fetched = 0;
+
+  constructor(
+    private readonly http: HttpClient,
+    /** Learns every token issued before anything describes an answer that carries one. */
+    private readonly redactor: Redactor,
+  ) {}
+
+  get(credential: Credential): Promise<TokenOutcome> {
+    const key = credentialKey(credential);
+    const cached = this.entries.get(key);
+    if (cached) {
+      return cached.then((outcome) => {
+        const fresh = outcome.ok
+          ? outcome.expiresAt === null || outcome.expiresAt > Date.now()
+          : outcome.failure.kind !== 'no-answer';
+        return fresh ? outcome : this.fetchInto(key, credential);
+      });
+    }
+    return this.fetchInto(key, credential);
+  }
+
+  async renew(credential: Credential, stale: string): Promise<TokenOutcome> {
+    const key = credentialKey(credential);
+    const current = await this.entries.get(key);
+    if (current?.ok && current.token !== stale) return current;
+    if (this.renewed.has(key))
+      return {
+        ok: false,
+        failure: {
+          kind: 'answer',
+          message: "the run's token was answered 401 after it had already been fetched again once",
+        },
+      };
+    this.renewed.add(key);
+    return this.fetchInto(key, credential);
+  }
+
+  private fetchInto(key: string, credential: Credential): Promise<TokenOutcome> {
+    const pending = this.fetch(credential);
+    this.entries.set(key, pending);
+    return pending;
+  }
+
+  private async fetch(credential: Credential): Promise<TokenOutcome> {
+    this.fetched += 1;
+    let exchange: Exchange;
+    try {
+      exchange = await this.http.send(tokenRequest(credential));
+    } catch (error) {
+      if (error instanceof RateLimitedError)
+        return { ok: false, failure: { kind: 'rate-limited', message: error.message } };
+      if (error instanceof NoAnswerError) return { ok: false, failure: { kind: 'no-answer', message: error.message } };
+      throw error;
+    }
+    this.redactor.add(issuedToken(exchange));
+    const token = accessTokenOf(exchange);
+    // Any success: the document shows only that the answer contains access_token (TOK-ISSUED); the exact 200 is TOK-STATUS-200.
+    if (exchange.status >= 200 && exchange.status < 300 && token)
+      return { ok: true, token, expiresAt: expiryOf((exchange.json as { expires_in?: unknown }).expires_in) };
+    const answer = `${exchange.request.method} ${credential.tokenUrl} was answered ${describeAnswer(exchange, this.redactor, 200)}`;
+    return { ok: false, failure: { kind: credentialsRefused(exchange) ? 'refused' : 'answer', message: answer } };
+  }
+}
