@@ -1,5 +1,5 @@
 import { expect, test, type TestInfo } from '@playwright/test';
-import { expectBearerChallenge } from '../kit/checks/bearer-challenge.ts';
+import { expectBearerChallenge } from '../kit/checks/auth.ts';
 import type { Exchange } from '../kit/http/exchange.ts';
 import { Redactor } from '../kit/redact.ts';
 import { Verdict } from '../kit/verdict.ts';

@@ -54,14 +54,8 @@ export function expectNothingChanged(
   const refused = sent.filter((s) => isRefusal(s.exchange));
   if (refused.length === 0) return;
   const now = caseStateOf(after.body);
-  for (const { exchange, markers } of refused) {
-    const appended = (markers.tags ?? []).filter((tag) => now.tags.includes(tag) && !before.tags.includes(tag));
-    verdict.check(id, appended.length === 0, () => ({
-      sent: verdict.sent(exchange),
-      expected: `after the refusal (${exchange.status}), the case fetched by 4.5 without the refused update's tags ${JSON.stringify(markers.tags)}`,
-      actual: `tags ${verdict.redacted(after.body['tags'])}: ${JSON.stringify(appended)} appended by a refused update`,
-    }));
-  }
+  for (const { exchange, markers } of refused)
+    expectTagsNotAppended(verdict, id, exchange, markers.tags ?? [], after.body, before.tags);
   const decisionSent = refused.some(({ markers }) => markers.decision !== undefined);
   if (refused.length === sent.length && decisionSent) {
     const first = refused[0] as (typeof refused)[number];
@@ -71,6 +65,27 @@ export function expectNothingChanged(
       actual: `decision ${JSON.stringify(now.decision)}, set by a refused update`,
     }));
   }
+}
+
+/**
+ * None of the tags of a refused update (`refused`) is among the case's as fetched afterwards (`fetched`), but those
+ * it had before (`before`): a refused update appended nothing.
+ */
+export function expectTagsNotAppended(
+  verdict: Verdict,
+  id: string,
+  refused: Exchange,
+  tags: readonly string[],
+  fetched: Record<string, unknown>,
+  before: readonly string[] = [],
+): boolean {
+  const now = tagNames(fetched['tags']);
+  const appended = tags.filter((tag) => now.includes(tag) && !before.includes(tag));
+  return verdict.check(id, appended.length === 0, () => ({
+    sent: verdict.sent(refused),
+    expected: `after the refusal (${refused.status}), the case fetched by 4.5 without the refused update's tags ${JSON.stringify(tags)}`,
+    actual: `tags ${verdict.redacted(fetched['tags'])}: ${JSON.stringify(appended)} appended by a refused update`,
+  }));
 }
 
 type FetchCase = (ref: CaseRef) => Promise<{ exchange: Exchange; body: Record<string, unknown> }>;

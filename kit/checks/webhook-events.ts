@@ -13,10 +13,15 @@ import {
   type EventKind,
 } from '../webhooks/events.ts';
 import { deliveryMediaType, type DeliveryRecord } from '../webhooks/run-events.ts';
+import { field, ofKind, type Window } from '../webhooks/ties.ts';
+import type { Exchange } from '../http/exchange.ts';
 import { isObject } from '../../schemas/json-value.ts';
 import { memberOrDefault } from './documented-default.ts';
 
 const DELIVERY = 'EVT-DELIVERY';
+const FLOW = 'EVT-FLOW-DELIVERY';
+const INQUIRY = 'EVT-RESULTS-INQUIRY';
+const SAME_SESSION = 'EVT-DOC-SESSION-ID';
 /** Deliveries listed in one failure message; the rest are counted. */
 const LISTED = 8;
 const SHOWN_BODY = 300;
@@ -112,4 +117,82 @@ export function expectValidEvents(
       }));
     }
   }
+}
+
+/**
+ * EVT-FLOW-DELIVERY: the flow's request (`request`) was followed, within the wait, by an event of its own (`event`);
+ * `wait` says what was awaited and what arrived instead.
+ */
+export function expectFlowEvent(
+  verdict: Verdict,
+  request: Exchange,
+  event: DeliveryRecord | undefined,
+  wait: { expected: string; actual: string },
+): boolean {
+  return verdict.check(FLOW, event !== undefined, () => ({ sent: verdict.sent(request), ...wait }));
+}
+
+/**
+ * EVT-RESULTS-INQUIRY, once the wait is over. Other flows of this run, other runs and other clients may post document
+ * results events to the same receiver, so an event that is not ours proves nothing on its own: a results event
+ * carrying our inquiryId passes. When none arrived, the results events that did arrive since our request are the
+ * evidence: one carrying an inquiry of this run's other flows (every inquiry the config generates holds the run tag)
+ * is accounted for; any other one may be ours with a wrong inquiryId, so the requirement fails with them listed.
+ * With no results event at all, the target did not report within the wait (EVT-FLOW-DELIVERY fails), so this check
+ * is blocked.
+ */
+export function expectResultsForInquiry(
+  verdict: Verdict,
+  window: Window,
+  arrived: readonly DeliveryRecord[],
+  inquiryId: string,
+  runTag: string,
+  tied: DeliveryRecord | undefined,
+): void {
+  const results = arrived.filter(ofKind('results'));
+  const unaccounted = results.filter((d) => {
+    const other = field(d, 'inquiryId');
+    return !(typeof other === 'string' && other.includes(runTag));
+  });
+  if (!tied && unaccounted.length === 0) {
+    const reason =
+      results.length === 0
+        ? 'no document results event arrived'
+        : `only document results events of this run's other inquiries arrived (${results.length})`;
+    verdict.blockedWithoutStopping(
+      [INQUIRY],
+      `${reason} within WEBHOOK_WAIT_MS (${window.timeoutMs} ms) of the document verification`,
+    );
+    return;
+  }
+  verdict.check(INQUIRY, tied !== undefined, () => ({
+    expected: `a document results event with inquiryId ${JSON.stringify(inquiryId)} within WEBHOOK_WAIT_MS (${window.timeoutMs} ms) of the document verification`,
+    actual: `none; ${unaccounted.length} document results event${unaccounted.length === 1 ? '' : 's'} with another inquiryId arrived instead`,
+    details: unaccounted.slice(0, 8).map((d) => describeDelivery(verdict, d)),
+  }));
+}
+
+/**
+ * EVT-DOC-SESSION-ID (INFO: 6.1 carries no inquiry, so which onboarding event is a flow's is tied only loosely), once
+ * the wait is over: whether the onboarding event of the session whose results event is ours carries its sessionId.
+ */
+export function expectOnboardingOfSession(
+  verdict: Verdict,
+  window: Window,
+  arrived: readonly DeliveryRecord[],
+  resultsEvent: DeliveryRecord,
+  same: DeliveryRecord | undefined,
+): void {
+  if (same)
+    return verdict.observe(
+      SAME_SESSION,
+      `an onboarding event carries the sessionId of the results event, ${JSON.stringify(field(resultsEvent, 'sessionId'))}`,
+    );
+  const others = arrived.filter(ofKind('onboarding'));
+  verdict.observe(
+    SAME_SESSION,
+    others.length === 0
+      ? `no document onboarding event arrived within WEBHOOK_WAIT_MS (${window.timeoutMs} ms) of the document verification`
+      : `none of the ${others.length} onboarding event${others.length === 1 ? '' : 's'} that arrived carries the sessionId of the results event, ${JSON.stringify(field(resultsEvent, 'sessionId'))}`,
+  );
 }

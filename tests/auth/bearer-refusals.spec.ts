@@ -4,7 +4,7 @@ import { expectAccepted, expectRefused } from '../../kit/checks/responses.ts';
 import type { ServiceTarget } from '../../kit/config/suite-config.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { tamperedInTheMiddle, tamperedNearTheEnd, unknownLike } from '../../kit/builders/token-variants.ts';
-import { expectBearerChallenge } from '../../kit/checks/bearer-challenge.ts';
+import { expectBearerChallenge } from '../../kit/checks/auth.ts';
 import { protectedOperations } from './protected-calls.ts';
 
 /**

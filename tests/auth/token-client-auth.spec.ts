@@ -1,14 +1,8 @@
 import type { ServiceTarget } from '../../kit/config/suite-config.ts';
 import { expectRefused } from '../../kit/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
-import {
-  distinctTokenTarget,
-  expectClientChallenge,
-  expectNoAccessToken,
-  expectOAuthError,
-  sendTokenRequest,
-  tokenServices,
-} from './token-endpoint.ts';
+import { distinctTokenTarget, sendTokenRequest, tokenServices } from './token-endpoint.ts';
+import { expectClientChallenge, expectNoAccessToken, expectOAuthError } from '../../kit/checks/auth.ts';
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
 

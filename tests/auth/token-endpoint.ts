@@ -1,6 +1,5 @@
 import type { ServiceName } from '../../catalog/catalog.ts';
 import type { ServiceTarget, SuiteConfig } from '../../kit/config/suite-config.ts';
-import { expectThat } from '../../kit/checks/responses.ts';
 import type { Sender } from '../../kit/http/sender.ts';
 import type { Exchange } from '../../kit/http/exchange.ts';
 import type { Redactor } from '../../kit/redact.ts';
@@ -43,50 +42,4 @@ export async function sendTokenRequest(
   redactor.add(issuedToken(exchange));
   await record(exchange);
   return exchange;
-}
-
-export function expectNoAccessToken(verdict: Verdict, id: string, exchange: Exchange): boolean {
-  return expectThat(
-    verdict,
-    id,
-    issuedToken(exchange) === undefined,
-    'no access_token in the answer',
-    () => verdict.answer(exchange),
-    exchange,
-  );
-}
-
-export function oauthErrorOf(exchange: Exchange): unknown {
-  return (exchange.json as { error?: unknown } | undefined)?.error;
-}
-
-/** An error answer of RFC 6749 section 5.2: the status (any of `statuses`) and the error code. */
-export function expectOAuthError(
-  verdict: Verdict,
-  id: string,
-  exchange: Exchange,
-  expected: { statuses: readonly number[]; error: string },
-): boolean {
-  const ok = expected.statuses.includes(exchange.status) && oauthErrorOf(exchange) === expected.error;
-  return expectThat(
-    verdict,
-    id,
-    ok,
-    `status ${expected.statuses.join(' or ')} with error "${expected.error}"`,
-    () => verdict.answer(exchange),
-    exchange,
-  );
-}
-
-/** A WWW-Authenticate challenge of any scheme, which RFC 6749 section 5.2 asks for with a 401. */
-export function expectClientChallenge(verdict: Verdict, id: string, exchange: Exchange): boolean {
-  const challenge = exchange.headers['www-authenticate'];
-  return expectThat(
-    verdict,
-    id,
-    exchange.status === 401 && (challenge ?? '').trim() !== '',
-    '401 with a WWW-Authenticate challenge (the client sent an Authorization header)',
-    () => `${exchange.status}, WWW-Authenticate: ${challenge ?? '(absent)'}`,
-    exchange,
-  );
 }

@@ -1,13 +1,8 @@
 import { tokenEndpoint } from '../../catalog/catalog.ts';
 import { expectRefused } from '../../kit/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
-import {
-  distinctTokenTarget,
-  expectNoAccessToken,
-  expectOAuthError,
-  sendTokenRequest,
-  tokenServices,
-} from './token-endpoint.ts';
+import { distinctTokenTarget, sendTokenRequest, tokenServices } from './token-endpoint.ts';
+import { expectNoAccessToken, expectOAuthError } from '../../kit/checks/auth.ts';
 
 const capitalized = (words: string) =>
   words

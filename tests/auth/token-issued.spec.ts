@@ -1,5 +1,6 @@
 import { tokenEndpoint } from '../../catalog/catalog.ts';
-import { expectAccepted, expectJsonBody, expectSchema, expectStatus, expectThat } from '../../kit/checks/responses.ts';
+import { expectAccepted, expectJsonBody, expectSchema, expectStatus } from '../../kit/checks/responses.ts';
+import { expectBearerTokenType, expectNoStore, expectTokenLifetime } from '../../kit/checks/auth.ts';
 import { schemaIdFor } from '../../schemas/registry.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { distinctTokenTarget, sendTokenRequest, tokenServices } from './token-endpoint.ts';
@@ -26,32 +27,11 @@ for (const service of tokenServices) {
       expectJsonBody(verdict, 'TOK-ISSUED', exchange);
       expectSchema(verdict, 'TOK-ISSUED', TOKEN_SCHEMA, exchange.json, exchange);
 
-      const body = (exchange.json ?? {}) as { token_type?: unknown; expires_in?: unknown };
-      expectThat(
-        verdict,
-        'TOK-RESPONSE-FIELDS',
-        typeof body.token_type === 'string' && body.token_type.toLowerCase() === 'bearer',
-        'token_type "Bearer" (any case)',
-        () => JSON.stringify(body.token_type),
-        exchange,
-      );
-      expectThat(
-        verdict,
-        'TOK-RESPONSE-FIELDS',
-        Number.isInteger(body.expires_in) && (body.expires_in as number) > 0,
-        'expires_in, a positive integer',
-        () => JSON.stringify(body.expires_in),
-        exchange,
-      );
-      expectThat(
-        verdict,
-        'TOK-NO-STORE',
-        /(^|,)\s*no-store\s*(,|$)/i.test(exchange.headers['cache-control'] ?? ''),
-        'Cache-Control: no-store',
-        () => `Cache-Control: ${exchange.headers['cache-control'] ?? '(absent)'}`,
-        exchange,
-      );
-      verdict.observe('TOK-LIFETIME', `${service}: expires_in ${JSON.stringify(body.expires_in)}`);
+      expectBearerTokenType(verdict, 'TOK-RESPONSE-FIELDS', exchange);
+      expectTokenLifetime(verdict, 'TOK-RESPONSE-FIELDS', exchange);
+      expectNoStore(verdict, 'TOK-NO-STORE', exchange);
+      const lifetime = (exchange.json as { expires_in?: unknown } | undefined)?.expires_in;
+      verdict.observe('TOK-LIFETIME', `${service}: expires_in ${JSON.stringify(lifetime)}`);
     },
   );
 }

@@ -2,14 +2,8 @@ import { tokenEndpoint } from '../../catalog/catalog.ts';
 import { expectRefused } from '../../kit/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { issuedToken } from '../../kit/tokens.ts';
-import {
-  distinctTokenTarget,
-  expectNoAccessToken,
-  expectOAuthError,
-  oauthErrorOf,
-  sendTokenRequest,
-  tokenServices,
-} from './token-endpoint.ts';
+import { distinctTokenTarget, sendTokenRequest, tokenServices } from './token-endpoint.ts';
+import { expectNoAccessToken, expectOAuthError, oauthErrorOf } from '../../kit/checks/auth.ts';
 
 const otherScopes = [
   { name: 'another scope name', scope: 'k1_admin_api' },

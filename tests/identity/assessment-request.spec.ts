@@ -1,6 +1,7 @@
 import { expectAccepted } from '../../kit/checks/responses.ts';
 import { minimalAssessment } from '../../kit/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
+import { requireSuccess } from '../../fixtures/preconditions.ts';
 
 test(
   ...cites(['ASM-DEVICE-SESSION-REUSE'], 'a deviceSessionId already used by another assessment is accepted again'),
@@ -10,11 +11,7 @@ test(
       body: { ...minimalAssessment(data, config.strategies.assessment), deviceSessionId },
       note: 'first use of the deviceSessionId',
     });
-    verdict.precondition(
-      first.status >= 200 && first.status < 300,
-      'an assessment with a deviceSessionId is accepted',
-      () => ({ sent: verdict.sent(first), expected: 'success (2xx)', actual: verdict.answer(first) }),
-    );
+    requireSuccess({ verdict, config }, first, 'an assessment with a deviceSessionId is accepted');
     const second = await api.call('assessment', {
       body: { ...minimalAssessment(data, config.strategies.assessment), deviceSessionId },
       note: 'the same deviceSessionId again',

@@ -1,5 +1,11 @@
 import { operation } from '../../catalog/catalog.ts';
-import { expectAccepted, expectEqual, expectJsonBody, expectSchema, expectThat } from '../../kit/checks/responses.ts';
+import {
+  expectAccepted,
+  expectEqual,
+  expectJsonBody,
+  expectNonEmptyString,
+  expectSchema,
+} from '../../kit/checks/responses.ts';
 import { fullAssessment, minimalAssessment } from '../../kit/builders/identity-bodies.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
@@ -35,14 +41,7 @@ for (const variant of variants) {
       expectJsonBody(verdict, 'GEN-JSON-RESPONSE', created);
       expectSchema(verdict, 'ASM-RES-SCHEMA', assessment.responseSchema as string, created.json, created);
       const answer = bodyOf(created);
-      expectThat(
-        verdict,
-        'ASM-RES-IDS',
-        typeof answer.authenticationId === 'string' && answer.authenticationId !== '',
-        'a non-empty string authenticationId',
-        () => JSON.stringify(answer.authenticationId),
-        created,
-      );
+      expectNonEmptyString(verdict, 'ASM-RES-IDS', 'authenticationId', answer.authenticationId, created);
       expectEqual(verdict, 'ASM-RES-IDS', 'inquiryId', answer.inquiryId, body.inquiryId, created);
       if (answer.decision !== undefined)
         verdict.observe('ASM-DECISION-VALUES', `decision ${JSON.stringify(answer.decision)}`);

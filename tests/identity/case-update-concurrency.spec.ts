@@ -1,5 +1,5 @@
-import { expectThat } from '../../kit/checks/responses.ts';
-import { tagNames } from '../../kit/checks/case-state.ts';
+import { expectTagsOnCase } from '../../kit/checks/identity.ts';
+import { expectTagsNotAppended } from '../../kit/checks/nothing-changed.ts';
 import { caseUpdate } from '../../kit/builders/identity-bodies.ts';
 import { clientTags } from '../../kit/builders/client-values.ts';
 import { concurrentRounds, roundsText } from '../../kit/concurrency.ts';
@@ -28,32 +28,17 @@ test(
       },
       judge: async (exchanges, tagsOf) => {
         const after = await fetchCase(ref);
-        const names = tagNames(after.body.tags);
         for (const [index, exchange] of exchanges.entries()) {
           const tags = tagsOf[index] ?? [];
           // 2.5 does not say a target takes overlapping updates of a case: one it refuses must leave nothing; one it
           // accepts appends every tag; one answered 5xx may or may not have been applied, and is not judged.
-          if (exchange.status >= 200 && exchange.status < 300) {
-            const missing = tags.filter((tag) => !names.includes(tag));
-            expectThat(
-              verdict,
-              'CU-TAGS-APPEND',
-              missing.length === 0,
-              `the tags of every accepted update sent at once among the case's: ${JSON.stringify(tags)}`,
-              () => `tags ${verdict.redacted(after.body.tags)}, missing ${JSON.stringify(missing)}`,
-              exchange,
-            );
-          } else if (exchange.status >= 400 && exchange.status < 500) {
-            const appended = tags.filter((tag) => names.includes(tag));
-            expectThat(
-              verdict,
-              'CU-TAGS-APPEND',
-              appended.length === 0,
-              `the tags of an update refused (${exchange.status}) not among the case's`,
-              () => `tags ${verdict.redacted(after.body.tags)}, appended ${JSON.stringify(appended)}`,
-              exchange,
-            );
-          }
+          if (exchange.status >= 200 && exchange.status < 300)
+            expectTagsOnCase(verdict, 'CU-TAGS-APPEND', after, tags, {
+              after: 'updates of the case sent at once',
+              sent: exchange,
+            });
+          else if (exchange.status >= 400 && exchange.status < 500)
+            expectTagsNotAppended(verdict, 'CU-TAGS-APPEND', exchange, tags, after.body);
         }
       },
     });

@@ -1,11 +1,7 @@
-import {
-  expectAccepted,
-  expectEnumValue,
-  expectRefused,
-  expectThat,
-  sameEnumValue,
-} from '../../kit/checks/responses.ts';
-import { tagNames } from '../../kit/checks/case-state.ts';
+import { expectAccepted, expectEnumValue, expectRefused, sameEnumValue } from '../../kit/checks/responses.ts';
+import { expectTagsOnCase } from '../../kit/checks/identity.ts';
+import { caseStateOf, expectNothingChanged } from '../../kit/checks/nothing-changed.ts';
+import { requireDecisionSet } from '../../kit/preconditions.ts';
 import { caseUpdate } from '../../kit/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues } from '../../schemas/registry.ts';
@@ -73,19 +69,11 @@ for (const variant of outsideTheList) {
         note: `sets the decision ${held} first`,
       });
       const before = await fetchCase(ref);
-      verdict.precondition(
-        set.status >= 200 && set.status < 300 && sameEnumValue(before.body.decision, held),
-        `an update sets the decision ${held}`,
-        () => ({
-          sent: verdict.sent(set),
-          expected: `success (2xx), then the fetched decision ${held}`,
-          actual: `${verdict.answer(set)}; fetched decision ${JSON.stringify(before.body.decision)}`,
-        }),
-      );
+      requireDecisionSet(verdict, set, before, held);
 
-      const tag = `tag-${data.faker.string.alphanumeric(8)}`;
+      const markers = { decision: variant.value, tags: [`tag-${data.faker.string.alphanumeric(8)}`] };
       const exchange = await api.call('caseUpdate', {
-        body: caseUpdate(ref, { decision: variant.value, tags: [tag] }),
+        body: caseUpdate(ref, markers),
         note: `decision ${JSON.stringify(variant.value)} with a new tag`,
       });
       const accepted = exchange.status >= 200 && exchange.status < 300;
@@ -98,33 +86,19 @@ for (const variant of outsideTheList) {
       if (!accepted) {
         expectRefused(verdict, 'CU-DECISION-ENUM', exchange);
         // Refused, the update leaves the case as it was: its decision and no new tag.
-        expectThat(
-          verdict,
-          'CU-DECISION-ENUM',
-          sameEnumValue(after.body.decision, held) && !tagNames(after.body.tags).includes(tag),
-          `the refused update left the case as it was: decision ${held}, no tag ${tag}`,
-          () => `decision ${JSON.stringify(after.body.decision)}, tags ${verdict.redacted(after.body.tags)}`,
-          after.exchange,
-        );
+        expectNothingChanged(verdict, 'CU-DECISION-ENUM', [{ exchange, markers }], caseStateOf(before.body), after);
         return;
       }
-      const allowed = variant.meant ? [held, variant.meant] : [held];
-      expectThat(
+      expectEnumValue(
         verdict,
         'CU-DECISION-ENUM',
-        allowed.some((d) => sameEnumValue(after.body.decision, d)),
-        `the accepted update leaves the decision ${allowed.join(' or ')} (one of 3.3, as it was${variant.meant ? ' or the value meant' : ''})`,
-        () => `decision ${JSON.stringify(after.body.decision)}`,
+        `decision after the accepted update (one of 3.3: as it was${variant.meant ? ', or the value meant' : ''})`,
+        after.body.decision,
+        variant.meant ? [held, variant.meant] : [held],
         after.exchange,
       );
-      expectThat(
-        verdict,
-        'CU-DECISION-ENUM',
-        tagNames(after.body.tags).includes(tag),
-        `the rest of the accepted update applied: the tag ${tag} appended`,
-        () => `tags ${verdict.redacted(after.body.tags)}`,
-        after.exchange,
-      );
+      // The rest of the accepted update applied.
+      expectTagsOnCase(verdict, 'CU-DECISION-ENUM', after, markers.tags, { after: 'the accepted update' });
     },
   );
 }
@@ -149,16 +123,7 @@ test(
     // Differs from the initial decision, so that a server resetting to it is caught.
     const chosen = decisionOtherThan(initial.body.decision);
     const set = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: chosen }) });
-    const afterSet = await fetchCase(ref);
-    verdict.precondition(
-      set.status >= 200 && set.status < 300 && sameEnumValue(afterSet.body.decision, chosen),
-      `an update sets the decision ${chosen}`,
-      () => ({
-        sent: verdict.sent(set),
-        expected: `success (2xx), then the fetched decision ${chosen}`,
-        actual: `${verdict.answer(set)}; fetched decision ${JSON.stringify(afterSet.body.decision)}`,
-      }),
-    );
+    requireDecisionSet(verdict, set, await fetchCase(ref), chosen);
 
     const withoutDecision = await api.call('caseUpdate', {
       body: caseUpdate(ref, { notes: data.faker.lorem.sentence() }),

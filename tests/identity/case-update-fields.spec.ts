@@ -1,4 +1,5 @@
-import { expectAccepted, expectThat } from '../../kit/checks/responses.ts';
+import { expectAccepted } from '../../kit/checks/responses.ts';
+import { expectTagsOnCase } from '../../kit/checks/identity.ts';
 import { caseUpdate, type BodyContext } from '../../kit/builders/identity-bodies.ts';
 import { freshName } from '../../kit/builders/fresh-names.ts';
 import { clientTags } from '../../kit/builders/client-values.ts';
@@ -18,18 +19,10 @@ test(
       const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, { tags }) });
       expectAccepted(verdict, 'CU-TAGS-APPEND', exchange);
     }
-    const after = await fetchCase(ref);
-    // Tag names come back as they were sent: compared as JSON strings, nothing else about the tags.
-    const expected = [...tagNames(before.body.tags), ...updates.flat()];
-    const missing = expected.filter((tag) => !tagNames(after.body.tags).includes(tag));
-    expectThat(
-      verdict,
-      'CU-TAGS-APPEND',
-      missing.length === 0,
-      `fetched tags containing ${JSON.stringify(expected)}`,
-      () => `tags ${verdict.redacted(after.body.tags)}, missing ${JSON.stringify(missing)}`,
-      after.exchange,
-    );
+    expectTagsOnCase(verdict, 'CU-TAGS-APPEND', await fetchCase(ref), [
+      ...tagNames(before.body.tags),
+      ...updates.flat(),
+    ]);
   },
 );
 
@@ -71,14 +64,7 @@ for (const variant of unvalidated) {
       });
       expectAccepted(verdict, variant.id, exchange);
       const after = await fetchCase(ref);
-      expectThat(
-        verdict,
-        variant.id,
-        tags.every((tag) => tagNames(after.body.tags).includes(tag)),
-        `fetched tags containing ${JSON.stringify(tags)}`,
-        () => `tags ${verdict.redacted(after.body.tags)}`,
-        after.exchange,
-      );
+      expectTagsOnCase(verdict, variant.id, after, tags);
       const shown = (body: Record<string, unknown>) =>
         variant.field in body ? JSON.stringify(body[variant.field]) : '(not in the fetched case)';
       verdict.observe(variant.kept, `${variant.field} before ${shown(before.body)}, after ${shown(after.body)}`);

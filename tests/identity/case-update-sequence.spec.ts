@@ -1,7 +1,8 @@
 import { caseUpdate, undetailedMember, type BodyContext } from '../../kit/builders/identity-bodies.ts';
 import { freshName } from '../../kit/builders/fresh-names.ts';
 import { tagNames } from '../../kit/checks/case-state.ts';
-import { expectAccepted, expectEnumValue, expectThat, sameEnumValue } from '../../kit/checks/responses.ts';
+import { expectAccepted, expectEnumValue, sameEnumValue } from '../../kit/checks/responses.ts';
+import { expectTagsOnCase } from '../../kit/checks/identity.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues } from '../../schemas/registry.ts';
 
@@ -95,15 +96,7 @@ test(
           decision,
           after.exchange,
         );
-      const missing = tags.filter((tag) => !tagNames(after.body.tags).includes(tag));
-      expectThat(
-        verdict,
-        'CU-TAGS-APPEND',
-        missing.length === 0,
-        `after an update carrying ${step.name}, every tag added so far (${tags.length})`,
-        () => `missing ${JSON.stringify(missing)} from ${verdict.redacted(after.body.tags)}`,
-        after.exchange,
-      );
+      expectTagsOnCase(verdict, 'CU-TAGS-APPEND', after, tags, { after: `an update carrying ${step.name}` });
     }
   },
 );

@@ -1,5 +1,6 @@
 import { operation } from '../../catalog/catalog.ts';
-import { expectAccepted, expectJsonBody, expectRefused, expectSchema, expectThat } from '../../kit/checks/responses.ts';
+import { expectAccepted, expectJsonBody, expectRefused, expectSchema } from '../../kit/checks/responses.ts';
+import { expectRecordsOfCase } from '../../kit/checks/identity.ts';
 import { bodyOf, type DocumentSessionRef } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues, schemaDocument } from '../../schemas/registry.ts';
@@ -33,11 +34,6 @@ const erratumSpellings = dataValues
   .filter((value) => !judged(value))
   .flatMap((value) => [value, ...partsSelectedBy(value)]);
 
-/** The records answer the case fetched: its case identifier, or the inquiry identifier it was fetched by (ERRATUM-DOCR-PATH-PARAM). */
-const namesTheCase = (answered: unknown, session: DocumentSessionRef) =>
-  answered === session.authenticationId ||
-  (session.recordsPathId === session.inquiryId && answered === session.inquiryId);
-
 const variants = [
   { name: 'without data', data: undefined },
   ...dataValues.filter(judged).map((value) => ({ name: `data=${value}`, data: value })),
@@ -67,15 +63,8 @@ for (const variant of variants) {
       verdict.observe('OBS-SUCCESS-STATUS', `${records.id} answered ${exchange.status}`);
       expectJsonBody(verdict, 'GEN-JSON-RESPONSE', exchange);
       expectSchema(verdict, 'DOCR-RES-SCHEMA', recordsSchema, exchange.json, exchange);
+      expectRecordsOfCase(verdict, 'DOCR-RES-ID', exchange, session);
       const answer = bodyOf(exchange);
-      expectThat(
-        verdict,
-        'DOCR-RES-ID',
-        namesTheCase(answer.authenticationId, session),
-        `authenticationId ${JSON.stringify(session.authenticationId)}, the case fetched`,
-        () => `authenticationId ${JSON.stringify(answer.authenticationId)}`,
-        exchange,
-      );
       const absent = partsSelectedBy(variant.data ?? everyPart).filter(
         (part) => answer[part] === undefined || answer[part] === null,
       );
@@ -153,14 +142,6 @@ test(
       pathParams: { authenticationId: first.recordsPathId },
       note: 'the earlier of two sessions',
     });
-    const answered = bodyOf(exchange).authenticationId;
-    expectThat(
-      verdict,
-      'DOCR-RES-ID',
-      namesTheCase(answered, first),
-      `authenticationId ${JSON.stringify(first.authenticationId)}, the earlier case`,
-      () => `authenticationId ${JSON.stringify(answered)}`,
-      exchange,
-    );
+    expectRecordsOfCase(verdict, 'DOCR-RES-ID', exchange, first, 'the earlier case');
   },
 );

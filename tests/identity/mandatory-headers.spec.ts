@@ -2,6 +2,7 @@ import { operation, requirement } from '../../catalog/catalog.ts';
 import type { CallOptions } from '../../kit/api.ts';
 import { expectAccepted, expectJsonBody, expectRefused, expectSchema } from '../../kit/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
+import { requireSuccess } from '../../fixtures/preconditions.ts';
 import type { OperationId } from '../../catalog/catalog.ts';
 
 /** The identity operations whose mandatory headers these checks cover (4.2, 4.3, 4.4, 4.6); the step-up's are in tests/stepup. */
@@ -72,21 +73,11 @@ for (const [opId, ids] of Object.entries(covered) as Array<
     ...cites(cited, `${op.id} (${op.part}) with every mandatory header and a valid request is served as JSON`, {
       on: opId,
     }),
-    async ({ api, verdict, validRequest }) => {
+    async ({ api, verdict, config, validRequest }) => {
       const request = await validRequest(opId, { control: false });
       const exchange = await api.call(opId, request);
       if (ids.accepted) expectAccepted(verdict, ids.accepted, exchange);
-      else {
-        verdict.precondition(
-          exchange.status >= 200 && exchange.status < 300,
-          `a valid ${op.id} request is accepted`,
-          () => ({
-            sent: verdict.sent(exchange),
-            expected: 'success (2xx)',
-            actual: verdict.answer(exchange),
-          }),
-        );
-      }
+      else requireSuccess({ verdict, config }, exchange, `a valid ${op.id} request is accepted`);
       verdict.observe('OBS-SUCCESS-STATUS', `${op.id} answered ${exchange.status}`);
       expectJsonBody(verdict, 'GEN-JSON-RESPONSE', exchange);
       expectSchema(verdict, ids.schema, op.responseSchema as string, exchange.json, exchange);

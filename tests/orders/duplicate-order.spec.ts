@@ -2,17 +2,14 @@ import { orderErrorRow } from '../../catalog/catalog.ts';
 import { expectErrorEnvelope } from '../../kit/checks/order-envelope.ts';
 import { newOrder } from '../../kit/builders/order-requests.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
+import { requireSuccess } from '../../fixtures/preconditions.ts';
 
 test(
   ...citesWithEnvelope(['ORD-409'], 'creating an order whose identifier already exists is answered 409 client'),
   async ({ api, verdict, config, data }) => {
     const body = newOrder(config, data);
     const first = await api.call('createOrder', { body, note: 'a new order' });
-    verdict.precondition(first.status >= 200 && first.status < 300, 'a new order is created', () => ({
-      sent: verdict.sent(first),
-      expected: 'success (2xx)',
-      actual: verdict.answer(first),
-    }));
+    requireSuccess({ verdict, config }, first, 'a new order is created');
     const again = await api.call('createOrder', { body, note: 'the same order identifier again' });
     expectErrorEnvelope(verdict, again, { id: 'ORD-409', row: '409', messages: orderErrorRow('409').messages ?? [] });
   },

@@ -3,6 +3,7 @@ import { expectErrorEnvelope } from '../../kit/checks/order-envelope.ts';
 import { order, orderId } from '../../kit/builders/order-bodies.ts';
 import { newOrder } from '../../kit/builders/order-requests.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
+import { requireSuccess } from '../../fixtures/preconditions.ts';
 import { enumValues } from '../../schemas/registry.ts';
 
 const outsideTheList = 'SHIPPING';
@@ -23,11 +24,7 @@ test(
         note: `fulfillment type ${outsideTheList}, outside the list`,
       }),
     ]);
-    verdict.precondition(control.status >= 200 && control.status < 300, 'a valid order is created', () => ({
-      sent: verdict.sent(control),
-      expected: 'success (2xx)',
-      actual: verdict.answer(control),
-    }));
+    requireSuccess({ verdict, config }, control, 'a valid order is created');
     expectErrorEnvelope(verdict, refused, { id: 'ORD-400-VALIDATION', row: '400-validation' });
     if (refused.status < 400 || refused.status >= 500) {
       // Accepted, the order exists and its identifier is taken: ORD-400-VALIDATION has judged the acceptance.

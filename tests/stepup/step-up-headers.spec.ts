@@ -3,9 +3,7 @@ import { expectAccepted, expectRefused } from '../../kit/checks/responses.ts';
 import { stepUp } from '../../kit/builders/identity-bodies.ts';
 import type { CallOptions } from '../../kit/api.ts';
 import { cites, test } from '../../fixtures/test.ts';
-
-const sentHeader = (headers: ReadonlyArray<readonly [string, string]>, name: string) =>
-  headers.some(([sent]) => sent.toLowerCase() === name);
+import { requireHeaderNotSent } from '../../kit/preconditions.ts';
 
 test(
   ...cites(['HDR-CLIENT-ID'], 'a step-up without x-client-id is refused, the same request with it accepted', {
@@ -43,15 +41,7 @@ test(
   async ({ api, verdict, data, newCase }) => {
     const ref = await newCase();
     const exchange = await api.call('stepUp', { body: stepUp(data, ref, 'phone'), note: 'no x-correlation-id' });
-    verdict.precondition(
-      !sentHeader(exchange.request.headers, 'x-correlation-id'),
-      'the step-up request carries no x-correlation-id',
-      () => ({
-        sent: verdict.sent(exchange),
-        expected: 'no x-correlation-id header sent',
-        actual: 'an x-correlation-id header was sent',
-      }),
-    );
+    requireHeaderNotSent(verdict, exchange, 'x-correlation-id');
     expectAccepted(verdict, 'HDR-STEPUP-NO-CORRELATION', exchange);
   },
 );

@@ -1,15 +1,16 @@
 import { fullDocumentVerification } from '../../kit/builders/identity-bodies.ts';
 import type { Preconditions } from '../../fixtures/preconditions.ts';
-import { expectValidEvents, expectWellFormedDeliveries } from '../../kit/checks/webhook-events.ts';
-import { eventKind } from '../../kit/webhooks/events.ts';
 import {
-  awaitOnboardingOfSession,
-  awaitResultsOfInquiry,
+  expectFlowEvent,
   expectOnboardingOfSession,
   expectResultsForInquiry,
-  type Window,
-} from '../../kit/webhooks/ties.ts';
+  expectValidEvents,
+  expectWellFormedDeliveries,
+} from '../../kit/checks/webhook-events.ts';
+import { eventKind } from '../../kit/webhooks/events.ts';
+import { awaitOnboardingOfSession, awaitResultsOfInquiry, type Window } from '../../kit/webhooks/ties.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
+import { requireSuccess } from '../../fixtures/preconditions.ts';
 
 type Setup = (newCase: Preconditions['newCase']) => Promise<string | undefined>;
 
@@ -47,15 +48,7 @@ for (const variant of variants) {
       await events.documentFlow();
       const window: Window = { events, since: Date.now(), timeoutMs: config.webhook.waitMs };
       const exchange = await api.call('documentVerification', { body });
-      verdict.precondition(
-        exchange.status >= 200 && exchange.status < 300,
-        `the document verification ${variant.name} is accepted`,
-        () => ({
-          sent: verdict.sent(exchange),
-          expected: 'success (2xx)',
-          actual: verdict.answer(exchange),
-        }),
-      );
+      requireSuccess({ verdict, config }, exchange, `the document verification ${variant.name} is accepted`);
 
       const results = await awaitResultsOfInquiry(window, body.inquiryId);
       // 6.1 is sent when the onboarding status changes, which the target may never report: it is looked for only briefly
@@ -71,11 +64,7 @@ for (const variant of variants) {
       await attachDeliveries(`document events after the document verification ${variant.name}`, documentEvents);
       const expected = `a document results event with inquiryId ${JSON.stringify(body.inquiryId)} within WEBHOOK_WAIT_MS (${config.webhook.waitMs} ms)`;
       const seen = `${documentEvents.length} document events in the window; onboarding of its session ${onboarding ? `${onboarding.receivedAt - window.since} ms` : 'not seen'}`;
-      verdict.check('EVT-FLOW-DELIVERY', results !== undefined, () => ({
-        sent: verdict.sent(exchange),
-        expected,
-        actual: `none of this inquiry; ${seen}`,
-      }));
+      expectFlowEvent(verdict, exchange, results, { expected, actual: `none of this inquiry; ${seen}` });
       if (documentEvents.length === 0) {
         const others = verdict.cited.filter((id) => id !== 'EVT-FLOW-DELIVERY');
         verdict.blocked(

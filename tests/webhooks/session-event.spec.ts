@@ -1,11 +1,17 @@
 import { stepUp } from '../../kit/builders/identity-bodies.ts';
 import type { MessageChannel } from '../../kit/checks/session-channel.ts';
-import { describeDelivery, expectValidEvents, expectWellFormedDeliveries } from '../../kit/checks/webhook-events.ts';
+import {
+  describeDelivery,
+  expectFlowEvent,
+  expectValidEvents,
+  expectWellFormedDeliveries,
+} from '../../kit/checks/webhook-events.ts';
 import { ofKind } from '../../kit/webhooks/ties.ts';
 import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
 import type { Credit, FlowOutcome } from '../../kit/webhooks/run-events.ts';
 import { creditedStepUp } from '../../kit/webhooks/credited-step-up.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
+import { requireSuccess } from '../../fixtures/preconditions.ts';
 
 const channels: ReadonlyArray<{ channel: MessageChannel; name: string }> = [
   { channel: 'phone', name: 'by phone number' },
@@ -44,15 +50,7 @@ for (const { channel, name } of channels) {
         const ref = await newCase();
         const ticket = await events.begin(channel, credit);
         const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel), stepUp: ticket });
-        verdict.precondition(
-          exchange.status >= 200 && exchange.status < 300,
-          `the step-up ${name} is accepted`,
-          () => ({
-            sent: verdict.sent(exchange),
-            expected: 'success (2xx)',
-            actual: verdict.answer(exchange),
-          }),
-        );
+        requireSuccess({ verdict, config }, exchange, `the step-up ${name} is accepted`);
         return { ticket, exchange };
       };
       const { sent, outcome, sentAgainBecause } = await creditedStepUp(sendStepUp, ({ ticket }) =>
@@ -71,11 +69,7 @@ for (const { channel, name } of channels) {
       const actual = arrived.length
         ? `only redeliveries or events of sessions seen before the step-up arrived (${arrived.length})`
         : 'none arrived';
-      verdict.check('EVT-FLOW-DELIVERY', first !== undefined, () => ({
-        sent: verdict.sent(exchange),
-        expected,
-        actual,
-      }));
+      expectFlowEvent(verdict, exchange, first, { expected, actual });
       if (!first) {
         const others = verdict.cited.filter((id) => id !== 'EVT-FLOW-DELIVERY');
         verdict.blocked(

@@ -1,0 +1,58 @@
+import type { Exchange } from '../http/exchange.ts';
+import type { Verdict } from '../verdict.ts';
+import { tagNames } from './case-state.ts';
+
+/** A case as 4.5 fetched it: the exchange, and its body as an object. */
+export interface FetchedCase {
+  exchange: Exchange;
+  body: Record<string, unknown>;
+}
+
+/**
+ * Every one of `tags` is among the tag names of the case as fetched (2.5: the tags of an update are appended, the
+ * earlier ones kept). Tag names come back as they were sent: compared as JSON strings, nothing else about the tags.
+ * `after` says which updates the tags come from; `sent` is the update judged, when it is not the fetch.
+ */
+export function expectTagsOnCase(
+  verdict: Verdict,
+  id: string,
+  fetched: FetchedCase,
+  tags: readonly string[],
+  options: { after?: string; sent?: Exchange } = {},
+): boolean {
+  const names = tagNames(fetched.body['tags']);
+  const missing = tags.filter((tag) => !names.includes(tag));
+  return verdict.check(id, missing.length === 0, () => ({
+    sent: verdict.sent(options.sent ?? fetched.exchange),
+    expected: `${options.after ? `after ${options.after}, ` : ''}the fetched case's tags containing ${JSON.stringify(tags)}`,
+    actual: `tags ${verdict.redacted(fetched.body['tags'])}, missing ${JSON.stringify(missing)}`,
+  }));
+}
+
+/** What the records of a document session are fetched by (fixtures' DocumentSessionRef). */
+export interface RecordsOfCase {
+  authenticationId: string;
+  inquiryId: string;
+  /** The value of 4.4's path parameter the records were fetched with. */
+  recordsPathId: string;
+}
+
+/**
+ * The records (4.4) name the case fetched: its case identifier, or the inquiry identifier they were fetched by
+ * (ERRATUM-DOCR-PATH-PARAM: the parameter is named authenticationId but described as the inquiry's identifier).
+ */
+export function expectRecordsOfCase(
+  verdict: Verdict,
+  id: string,
+  exchange: Exchange,
+  session: RecordsOfCase,
+  which = 'the case fetched',
+): boolean {
+  const answered = (exchange.json as { authenticationId?: unknown } | undefined)?.authenticationId;
+  const byInquiry = session.recordsPathId === session.inquiryId && answered === session.inquiryId;
+  return verdict.check(id, answered === session.authenticationId || byInquiry, () => ({
+    sent: verdict.sent(exchange),
+    expected: `authenticationId ${JSON.stringify(session.authenticationId)}, ${which}`,
+    actual: `authenticationId ${JSON.stringify(answered)}`,
+  }));
+}
