@@ -1,6 +1,7 @@
 import type { TestInfo } from '@playwright/test';
 import { requirement, type Requirement } from '../catalog/catalog.ts';
 import type { Redactor } from './redact.ts';
+import { evidenceLines, type Evidence, type Findings } from './findings.ts';
 import { describeAnswer, describeSent, type Exchange } from './http/exchange.ts';
 import { settingsNamedIn } from '../schemas/variables.ts';
 import {
@@ -11,13 +12,6 @@ import {
   type MarkKind,
   type Profile,
 } from './verdict-marks.ts';
-
-export interface Evidence {
-  sent?: string;
-  expected: string;
-  actual: string;
-  details?: string[];
-}
 
 /**
  * One or more MUST requirements (or, under the certify-strict profile, SHOULD ones) were violated. Its evidence is the
@@ -48,13 +42,6 @@ export function formatFailure(req: Requirement, evidence: Evidence): string {
   return [`${req.id} (${req.level}, ${basis}): ${req.statement}`, ...evidenceLines(evidence)].join('\n');
 }
 
-function evidenceLines(evidence: Evidence): string[] {
-  const lines = evidence.sent ? [`  Sent:     ${evidence.sent}`] : [];
-  lines.push(`  Expected: ${evidence.expected}`, `  Actual:   ${evidence.actual}`);
-  for (const detail of evidence.details ?? []) lines.push(`  ${detail}`);
-  return lines;
-}
-
 /** The longest detail a mark carries; the full text is in the test's error. */
 const MARK_DETAIL_MAX = 4_000;
 const shorten = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
@@ -65,7 +52,7 @@ const shorten = (text: string, max: number) => (text.length > max ? `${text.slic
  * too under the certify-strict profile); INFO requirements are only observed. When the target prevents a check, the test
  * stops as blocked; when the configuration leaves a check out, it is skipped as not configured.
  */
-export class Verdict {
+export class Verdict implements Findings {
   private readonly failures: string[] = [];
   private readonly warnings: string[] = [];
   private ended = false;

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCli, usageOf } from './cli.ts';
-import { retryStorm } from './client/retry-rule.ts';
+import { retryStorm } from '../kit/checks/client/retry-rule.ts';
 import { cells, falseFailures, firstTrial, retryTable, type SimulationResult } from './client/retry-simulation.ts';
 import { replaceMarkedBlock } from './readme-block.ts';
 

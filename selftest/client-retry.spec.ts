@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { retryStorm } from '../scripts/client/retry-rule.ts';
+import { retryStorm } from '../kit/checks/client/retry-rule.ts';
 import {
   cellKey,
   cells,

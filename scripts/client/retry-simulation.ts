@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { judgeRetrySequence, retryStorm, stormTotalMs } from './retry-rule.ts';
+import { judgeRetrySequence, retryStorm, stormTotalMs } from '../../kit/checks/client/retry-rule.ts';
 import { mulberry32 } from '../../sandbox/seeded-random.ts';
 
 /**
- * The false-failure rate of CLI-ORDER-RETRY's rule (retry-rule.ts) for correct clients: backoff with jitter as the AWS
+ * The false-failure rate of CLI-ORDER-RETRY's rule (kit/checks/client/retry-rule.ts) for correct clients: backoff with jitter as the AWS
  * Architecture Blog's "Exponential Backoff And Jitter" defines it, attempt counted from 0 for the first retry.
  *   full:          sleep = random(0, min(cap, base * 2^attempt))
  *   equal:         t = min(cap, base * 2^attempt); sleep = t/2 + random(0, t/2)
