@@ -2,6 +2,8 @@ import type { Exchange } from '../http/exchange.ts';
 import type { Verdict } from '../verdict.ts';
 import { tagNames } from './case-state.ts';
 
+/** What the identity service keeps and answers about a case (2.2 to 2.6): its tags as fetched, its document records. */
+
 /** A case as 4.5 fetched it: the exchange, and its body as an object. */
 export interface FetchedCase {
   exchange: Exchange;

@@ -21,6 +21,11 @@ import type { Verdict } from '../verdict.ts';
 import { expectAccepted, expectRefused, expectSchema } from './responses.ts';
 import { watchCase, type RefusalMarkers } from './nothing-changed.ts';
 
+/**
+ * The checks generated from a request's schema (part 2): each member missing, null or of another type, the body no
+ * object, every optional member left out. Each sends its variants and judges every answer.
+ */
+
 /** What the member checks stand on: the test's fixtures. */
 export interface MemberContext {
   api: Api;

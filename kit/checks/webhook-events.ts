@@ -18,6 +18,11 @@ import type { Exchange } from '../http/exchange.ts';
 import { isObject } from '../../schemas/json-value.ts';
 import { memberOrDefault } from './documented-default.ts';
 
+/**
+ * The webhook events of part 6 as the run's receiver recorded them: each delivery well formed, each event valid
+ * against its schema, a flow followed by an event of its own, the document events tied to their inquiry and session.
+ */
+
 const DELIVERY = 'EVT-DELIVERY';
 const FLOW = 'EVT-FLOW-DELIVERY';
 const INQUIRY = 'EVT-RESULTS-INQUIRY';
@@ -133,7 +138,8 @@ export function expectFlowEvent(
 }
 
 /**
- * EVT-RESULTS-INQUIRY, once the wait is over. Other flows of this run, other runs and other clients may post document
+ * EVT-RESULTS-INQUIRY: a document results event carries the inquiryId of the verification, judged once the wait is
+ * over. Other flows of this run, other runs and other clients may post document
  * results events to the same receiver, so an event that is not ours proves nothing on its own: a results event
  * carrying our inquiryId passes. When none arrived, the results events that did arrive since our request are the
  * evidence: one carrying an inquiry of this run's other flows (every inquiry the config generates holds the run tag)
