@@ -2,6 +2,8 @@ import { createServer, request, type IncomingMessage, type ServerResponse } from
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { sendJson } from './errors.ts';
+import type { SandboxLayout } from './layout.ts';
+import type { Flavor, RunningSandbox } from './types.ts';
 
 /** An answer of the server behind a front. */
 export interface InnerAnswer {
@@ -72,6 +74,13 @@ export function sendBadGateway(res: ServerResponse): void {
   sendJson(res, 502, { error: { code: 'bad_gateway', message: 'the service behind the front did not answer' } });
 }
 
+/** A front's server: where callers reach it, how many requests it had, and how it closes. */
+export interface FrontServer {
+  url: string;
+  requests: () => number;
+  close: () => Promise<void>;
+}
+
 /**
  * Starts the HTTP server of a front (HTTPS when given a certificate and its key); a handler that throws is answered 500
  * (or the connection dropped once answering began).
@@ -80,7 +89,7 @@ export async function listenFront(
   options: { host?: string; port?: number; tls?: { key: string; cert: string } },
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
   onFailure: (res: ServerResponse, error: unknown) => void,
-): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+): Promise<FrontServer> {
   let requests = 0;
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     requests += 1;
@@ -112,4 +121,58 @@ export async function listenFront(
         server.closeAllConnections();
       }),
   };
+}
+
+/** What a flavor built around an inner sandbox changes of it; the rest is the inner sandbox's. */
+export interface Composition<Extra extends object> {
+  /** The front callers reach (its URL, its requests); without one, callers reach the inner sandbox itself. */
+  front?: FrontServer;
+  flavor?: Flavor;
+  layout?: SandboxLayout;
+  /** Webhook deliveries answered, when the flavor delivers them itself. */
+  deliveries?: () => number;
+  webhooksIdle?: () => Promise<void>;
+  /** Servers of the flavor's own beside the inner sandbox, closed with it. */
+  servers?: ReadonlyArray<{ close: () => Promise<void> }>;
+  /** Stops what must stop before the servers close (a delivery queue). */
+  stop?: () => void;
+  /** Members of the flavor's own, getters kept live (the far flavor's queue, the rate-limited flavor's counts). */
+  extra?: Extra;
+}
+
+/**
+ * The running sandbox of a flavor built around an inner one (a front before it, servers beside it): the inner
+ * sandbox's faults, tokens and cases, and its counts read live, but for what the composition changes; closed once,
+ * every server with it.
+ */
+export function composedSandbox<Extra extends object = object>(
+  inner: RunningSandbox,
+  parts: Composition<Extra>,
+): RunningSandbox & Extra {
+  const { front } = parts;
+  let closing: Promise<void> | undefined;
+  const sandbox: RunningSandbox = {
+    url: front?.url ?? inner.url,
+    flavor: parts.flavor ?? inner.flavor,
+    layout: parts.layout ?? inner.layout,
+    faults: inner.faults,
+    tokenLifetimeSeconds: inner.tokenLifetimeSeconds,
+    get deliveries() {
+      return parts.deliveries ? parts.deliveries() : inner.deliveries;
+    },
+    get requests() {
+      return front ? front.requests() : inner.requests;
+    },
+    webhooksIdle: parts.webhooksIdle ?? (() => inner.webhooksIdle()),
+    ...(inner.caseOf ? { caseOf: inner.caseOf } : {}),
+    ...(inner.checkToken ? { checkToken: inner.checkToken } : {}),
+    close() {
+      parts.stop?.();
+      const servers = [inner, ...(front ? [front] : []), ...(parts.servers ?? [])];
+      closing ??= Promise.all(servers.map((server) => server.close())).then(() => undefined);
+      return closing;
+    },
+  };
+  return Object.defineProperties(sandbox, Object.getOwnPropertyDescriptors(parts.extra ?? {})) as RunningSandbox &
+    Extra;
 }

@@ -1,6 +1,6 @@
 import { startCore } from '../core.ts';
 import { sendJson } from '../errors.ts';
-import { listenFront, readWhole } from '../front-server.ts';
+import { composedSandbox, listenFront, readWhole } from '../front-server.ts';
 import type { RunningSandbox, SandboxOptions } from '../types.ts';
 import { reference } from './reference.ts';
 
@@ -21,19 +21,5 @@ export async function startDetachedSandbox(options: SandboxOptions): Promise<Run
     (res) => sendJson(res, 500, {}),
   );
   const core = await startCore({ ...options, webhookUrl: `${sink.url}/webhooks` }, reference, 'detached');
-  let closing: Promise<void> | undefined;
-  return {
-    ...core,
-    get deliveries() {
-      return core.deliveries;
-    },
-    get requests() {
-      return core.requests;
-    },
-    sunk: () => sunk,
-    close() {
-      closing ??= Promise.all([core.close(), sink.close()]).then(() => undefined);
-      return closing;
-    },
-  };
+  return composedSandbox(core, { servers: [sink], extra: { sunk: () => sunk } });
 }

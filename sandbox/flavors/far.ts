@@ -4,6 +4,7 @@ import { startCore } from '../core.ts';
 import { DeliveryQueue } from '../delivery-queue.ts';
 import { sendJson, sendRefusal } from '../errors.ts';
 import {
+  composedSandbox,
   forward,
   forwardedHeaders,
   listenFront,
@@ -118,30 +119,22 @@ export async function startFarSandbox(options: SandboxOptions): Promise<RunningS
     relay(res, answer);
   };
   const front = await listenFront({ ...options, ...(far.tls ? { tls: far.tls } : {}) }, handle, sendBadGateway);
-  let closing: Promise<void> | undefined;
-  return {
-    ...inner,
-    url: front.url,
+  return composedSandbox(inner, {
+    front,
     flavor: 'far',
-    get deliveries() {
-      return queue.deliveries;
-    },
-    get requests() {
-      return front.requests();
-    },
-    get queued() {
-      return queue.queued;
-    },
+    deliveries: () => queue.deliveries,
     webhooksIdle: async () => {
       await inner.webhooksIdle();
       await queue.idle();
     },
-    close() {
-      queue.close();
-      closing ??= Promise.all([front.close(), inner.close(), inbox.close()]).then(() => undefined);
-      return closing;
+    servers: [inbox],
+    stop: () => queue.close(),
+    extra: {
+      get queued() {
+        return queue.queued;
+      },
     },
-  };
+  });
 }
 
 /** The settings as /__sandbox/far shows them: never the certificate's key. */

@@ -1,7 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startCore } from '../core.ts';
 import { sendJson } from '../errors.ts';
-import { forward, forwardedHeaders, listenFront, readWhole, relay, sendBadGateway } from '../front-server.ts';
+import {
+  composedSandbox,
+  forward,
+  forwardedHeaders,
+  listenFront,
+  readWhole,
+  relay,
+  sendBadGateway,
+} from '../front-server.ts';
 import { serviceBase, tokenPath } from '../layout.ts';
 import type { RateLimitedCounts, RateLimits, RunningSandbox, SandboxOptions } from '../types.ts';
 import { reference } from './reference.ts';
@@ -129,24 +137,13 @@ export async function startRateLimitedSandbox(options: SandboxOptions): Promise<
     );
   };
   const front = await listenFront(options, handle, sendBadGateway);
-  let closing: Promise<void> | undefined;
-  return {
-    ...inner,
-    url: front.url,
+  return composedSandbox(inner, {
+    front,
     flavor: 'rate-limited',
-    get deliveries() {
-      return inner.deliveries;
+    extra: {
+      get limited() {
+        return { ...limited };
+      },
     },
-    get requests() {
-      return front.requests();
-    },
-    get limited() {
-      return { ...limited };
-    },
-    webhooksIdle: () => inner.webhooksIdle(),
-    close() {
-      closing ??= Promise.all([front.close(), inner.close()]).then(() => undefined);
-      return closing;
-    },
-  };
+  });
 }

@@ -3,7 +3,7 @@ import { operations, type OperationId } from '../../catalog/catalog.ts';
 import { enumValues } from '../../schemas/registry.ts';
 import { startCore } from '../core.ts';
 import { reference } from '../flavors/reference.ts';
-import { forward, forwardedHeaders, listenFront, readWhole, relay } from '../front-server.ts';
+import { composedSandbox, forward, forwardedHeaders, listenFront, readWhole, relay } from '../front-server.ts';
 import {
   compilePath,
   operationPath,
@@ -179,23 +179,5 @@ export async function startGatewaySandbox(options: SandboxOptions): Promise<Runn
   const front = await listenFront(options, handle, (res, error) =>
     sendRpcError(res, 500, `the gateway failed: ${error instanceof Error ? error.message : String(error)}`),
   );
-  let closing: Promise<void> | undefined;
-  return {
-    url: front.url,
-    flavor: 'gateway',
-    layout: sandboxLayout('gateway'),
-    faults: inner.faults,
-    tokenLifetimeSeconds: inner.tokenLifetimeSeconds,
-    get deliveries() {
-      return inner.deliveries;
-    },
-    get requests() {
-      return front.requests();
-    },
-    webhooksIdle: () => inner.webhooksIdle(),
-    close() {
-      closing ??= Promise.all([front.close(), inner.close()]).then(() => undefined);
-      return closing;
-    },
-  };
+  return composedSandbox(inner, { front, flavor: 'gateway', layout: sandboxLayout('gateway') });
 }
