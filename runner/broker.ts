@@ -2,7 +2,7 @@ import type { RunCost } from '../reporters/run-facts.ts';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpClient, type ClientStats } from './http/client.ts';
+import { HttpClient, noClientStats, type ClientStats } from './http/client.ts';
 import { RunBudget, type BudgetStats } from './http/rate-limit.ts';
 import type { RetryPolicy } from './http/retry.ts';
 import { Redactor } from '../kit/redact.ts';
@@ -74,15 +74,7 @@ export async function startBroker(options: {
   const budget = new RunBudget(options.rateLimitBudgetMs);
   const http = new HttpClient(options.policy, budget);
   const cache = new TokenCache(http, new Redactor(options.secrets));
-  const workers: ClientStats = {
-    requests: 0,
-    retries: 0,
-    tokenRequests: 0,
-    roundsAtOnce: 0,
-    roundsRateLimited: 0,
-    roundsUnanswered: 0,
-    rateLimitedAnswers: 0,
-  };
+  const workers: ClientStats = noClientStats();
   // A place not given back within one request's longest time (a worker that ended mid-request) returns by itself.
   const cap = new TargetCap(options.targetConcurrency ?? Number.MAX_SAFE_INTEGER, options.policy.timeoutMs + 5_000);
   const secret = randomBytes(24).toString('hex');

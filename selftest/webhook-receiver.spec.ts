@@ -5,22 +5,12 @@ import { Redactor } from '../kit/redact.ts';
 import { RequirementFailure, Verdict } from '../kit/verdict.ts';
 import { citeAnnotation, marksOf } from '../kit/verdict-marks.ts';
 import { expectValidEvents, expectWellFormedDeliveries } from '../kit/checks/webhook-events.ts';
-import { eventKind, eventKinds } from '../kit/webhooks/events.ts';
+import { deliveryRequirements, eventKind, eventKinds } from '../kit/webhooks/events.ts';
 import { MAX_RETAINED_BODY_BYTES, readJournal, WebhookReceiver, type Delivery } from '../runner/webhooks/receiver.ts';
 import { deliveryMediaType, type DeliveryOutcome } from '../kit/webhooks/run-events.ts';
 
 const SECRET = 'sk_live_selftest_4f9a2c';
-const EVT_IDS = [
-  'EVT-DELIVERY',
-  'EVT-ONBOARDING-SCHEMA',
-  'EVT-RESULTS-SCHEMA',
-  'EVT-SESSION-SCHEMA',
-  'EVT-SESSION-INT64',
-  'EVT-SESSION-STATUS-ENUM',
-  'EVT-SESSION-RESEND-ENUM',
-  'EVT-SESSION-MFA-ENUM',
-  'EVT-SESSION-CHANNEL-ENUM',
-];
+const EVT_IDS = deliveryRequirements();
 
 const events = {
   onboarding: { sessionId: 'session-1', status: 'STARTED' },

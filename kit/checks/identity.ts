@@ -1,6 +1,7 @@
 import type { Exchange } from '../http/exchange.ts';
 import type { Verdict } from '../verdict.ts';
 import { tagNames } from './case-state.ts';
+import { expectEnumValue } from './responses.ts';
 
 /** What the identity service keeps and answers about a case (2.2 to 2.6): its tags as fetched, its document records. */
 
@@ -29,6 +30,21 @@ export function expectTagsOnCase(
     expected: `${options.after ? `after ${options.after}, ` : ''}the fetched case's tags containing ${JSON.stringify(tags)}`,
     actual: `tags ${verdict.redacted(fetched.body['tags'])}, missing ${JSON.stringify(missing)}`,
   }));
+}
+
+/**
+ * The case as fetched has the decision (or one of the decisions) expected, in one of its allowed spellings (3.3; the
+ * spelling of answers is not shown). `after` says which update it is judged after.
+ */
+export function expectCaseDecision(
+  verdict: Verdict,
+  id: string,
+  fetched: FetchedCase,
+  decision: string | readonly string[],
+  options: { after?: string } = {},
+): boolean {
+  const what = `decision of the fetched case${options.after ? ` after ${options.after}` : ''}`;
+  return expectEnumValue(verdict, id, what, fetched.body['decision'], decision, fetched.exchange);
 }
 
 /** What the records of a document session are fetched by (fixtures' DocumentSessionRef). */

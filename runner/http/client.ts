@@ -18,13 +18,9 @@ export interface ClientStats {
   rateLimitedAnswers: number;
 }
 
-/**
- * The one HTTP client of a worker: exact headers (and the suite's User-Agent when they carry none), a timeout, 503
- * retries with backoff, 429s waited out within the run's budget; counts what it sends. A request still rate-limited
- * when the budget is spent throws RateLimitedError.
- */
-export class HttpClient {
-  readonly stats: ClientStats = {
+/** Counts of a client that has sent nothing yet. */
+export function noClientStats(): ClientStats {
+  return {
     requests: 0,
     retries: 0,
     tokenRequests: 0,
@@ -33,6 +29,43 @@ export class HttpClient {
     roundsUnanswered: 0,
     rateLimitedAnswers: 0,
   };
+}
+
+/** The exchange of a request as it was sent (its headers with the User-Agent, its body) and the answer it had. */
+function exchangeOf(
+  options: SendOptions,
+  sent: { headers: SendOptions['headers']; body: Buffer | undefined },
+  response: { status: number; headers: Exchange['headers']; rawHeaders: Exchange['rawHeaders']; body: Buffer },
+  timing: { attempts: Exchange['attempts']; started: number },
+): Exchange {
+  const { headers, body } = sent;
+  const text = response.body.toString('utf8');
+  return {
+    label: options.label,
+    ...(options.note ? { note: options.note } : {}),
+    request: {
+      method: options.method,
+      url: options.url,
+      headers,
+      ...(body ? { body: body.toString('utf8'), ...(isShellText(body) ? {} : { bytes: body }) } : {}),
+    },
+    status: response.status,
+    headers: response.headers,
+    rawHeaders: response.rawHeaders,
+    text,
+    ...parseJson(text),
+    attempts: timing.attempts,
+    durationMs: performance.now() - timing.started,
+  };
+}
+
+/**
+ * The one HTTP client of a worker: exact headers (and the suite's User-Agent when they carry none), a timeout, 503
+ * retries with backoff, 429s waited out within the run's budget; counts what it sends. A request still rate-limited
+ * when the budget is spent throws RateLimitedError.
+ */
+export class HttpClient {
+  readonly stats: ClientStats = noClientStats();
 
   constructor(
     private readonly policy: RetryPolicy,
@@ -55,24 +88,7 @@ export class HttpClient {
     this.stats.rateLimitedAnswers += attempts.filter((attempt) => attempt.status === 429).length;
     if (options.label === 'token') this.stats.tokenRequests += attempts.length;
     if (rateLimited) throw new RateLimitedError(options, attempts.at(-1)?.note ?? '429');
-    const text = response.body.toString('utf8');
-    return {
-      label: options.label,
-      ...(options.note ? { note: options.note } : {}),
-      request: {
-        method: options.method,
-        url: options.url,
-        headers,
-        ...(body ? { body: body.toString('utf8'), ...(isShellText(body) ? {} : { bytes: body }) } : {}),
-      },
-      status: response.status,
-      headers: response.headers,
-      rawHeaders: response.rawHeaders,
-      text,
-      ...parseJson(text),
-      attempts,
-      durationMs: performance.now() - started,
-    };
+    return exchangeOf(options, { headers, body }, response, { attempts, started });
   }
 
   /**
@@ -99,26 +115,10 @@ export class HttpClient {
             ownConnection: true,
             holdLastByte: { ready: ready(index), release: released },
           });
-          const text = response.body.toString('utf8');
-          const exchange: Exchange = {
-            label: options.label,
-            ...(options.note ? { note: options.note } : {}),
-            request: {
-              method: options.method,
-              url: options.url,
-              headers,
-              ...(body ? { body: body.toString('utf8') } : {}),
-            },
-            status: response.status,
-            headers: response.headers,
-            rawHeaders: response.rawHeaders,
-            text,
-            ...parseJson(text),
-            attempts: [
-              { status: response.status, note: 'sent at once with other calls, on its own connection; not retried' },
-            ],
-            durationMs: performance.now() - started,
-          };
+          const attempts = [
+            { status: response.status, note: 'sent at once with other calls, on its own connection; not retried' },
+          ];
+          const exchange = exchangeOf(options, { headers, body }, response, { attempts, started });
           return { exchange };
         } catch (error) {
           ready(index)();

@@ -1,5 +1,5 @@
-import { expectAccepted, expectEnumValue, expectRefused, sameEnumValue } from '../../kit/checks/responses.ts';
-import { expectTagsOnCase } from '../../kit/checks/identity.ts';
+import { expectAccepted, expectRefused, sameEnumValue } from '../../kit/checks/responses.ts';
+import { expectCaseDecision, expectTagsOnCase } from '../../kit/checks/identity.ts';
 import { caseStateOf, expectNothingChanged } from '../../kit/checks/nothing-changed.ts';
 import { requireDecisionSet } from '../../kit/preconditions.ts';
 import { caseUpdate } from '../../kit/builders/identity-bodies.ts';
@@ -29,15 +29,7 @@ for (const decision of decisions) {
       }
       const updated = await api.call('caseUpdate', { body: caseUpdate(ref, { decision }) });
       expectAccepted(verdict, 'CU-DECISION-APPLIED', updated);
-      const after = await fetchCase(ref);
-      expectEnumValue(
-        verdict,
-        'CU-DECISION-APPLIED',
-        'decision of the fetched case',
-        after.body.decision,
-        decision,
-        after.exchange,
-      );
+      expectCaseDecision(verdict, 'CU-DECISION-APPLIED', await fetchCase(ref), decision);
     },
   );
 }
@@ -89,14 +81,9 @@ for (const variant of outsideTheList) {
         expectNothingChanged(verdict, 'CU-DECISION-ENUM', [{ exchange, markers }], caseStateOf(before.body), after);
         return;
       }
-      expectEnumValue(
-        verdict,
-        'CU-DECISION-ENUM',
-        `decision after the accepted update (one of 3.3: as it was${variant.meant ? ', or the value meant' : ''})`,
-        after.body.decision,
-        variant.meant ? [held, variant.meant] : [held],
-        after.exchange,
-      );
+      expectCaseDecision(verdict, 'CU-DECISION-ENUM', after, variant.meant ? [held, variant.meant] : [held], {
+        after: `the accepted update (as it was${variant.meant ? ', or the value meant' : ''})`,
+      });
       // The rest of the accepted update applied.
       expectTagsOnCase(verdict, 'CU-DECISION-ENUM', after, markers.tags, { after: 'the accepted update' });
     },
@@ -130,14 +117,6 @@ test(
       note: 'notes only, no decision',
     });
     expectAccepted(verdict, 'CU-DECISION-KEPT', withoutDecision);
-    const after = await fetchCase(ref);
-    expectEnumValue(
-      verdict,
-      'CU-DECISION-KEPT',
-      'decision of the fetched case',
-      after.body.decision,
-      chosen,
-      after.exchange,
-    );
+    expectCaseDecision(verdict, 'CU-DECISION-KEPT', await fetchCase(ref), chosen);
   },
 );

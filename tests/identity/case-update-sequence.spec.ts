@@ -1,8 +1,8 @@
 import { caseUpdate, undetailedMember, type BodyContext } from '../../kit/builders/identity-bodies.ts';
 import { freshName } from '../../kit/builders/fresh-names.ts';
 import { tagNames } from '../../kit/checks/case-state.ts';
-import { expectAccepted, expectEnumValue, sameEnumValue } from '../../kit/checks/responses.ts';
-import { expectTagsOnCase } from '../../kit/checks/identity.ts';
+import { expectAccepted, sameEnumValue } from '../../kit/checks/responses.ts';
+import { expectCaseDecision, expectTagsOnCase } from '../../kit/checks/identity.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues } from '../../schemas/registry.ts';
 
@@ -88,14 +88,7 @@ test(
       const after = await fetchCase(ref);
       const decisionRequirement = 'decision' in members ? 'CU-DECISION-APPLIED' : 'CU-DECISION-KEPT';
       if (typeof decision === 'string')
-        expectEnumValue(
-          verdict,
-          decisionRequirement,
-          `decision after an update carrying ${step.name}`,
-          after.body.decision,
-          decision,
-          after.exchange,
-        );
+        expectCaseDecision(verdict, decisionRequirement, after, decision, { after: `an update carrying ${step.name}` });
       expectTagsOnCase(verdict, 'CU-TAGS-APPEND', after, tags, { after: `an update carrying ${step.name}` });
     }
   },

@@ -7,7 +7,7 @@ import {
   expectValidEvents,
   expectWellFormedDeliveries,
 } from '../../kit/checks/webhook-events.ts';
-import { eventKind } from '../../kit/webhooks/events.ts';
+import { deliveryRequirements, eventKind } from '../../kit/webhooks/events.ts';
 import { awaitOnboardingOfSession, awaitResultsOfInquiry, type Window } from '../../kit/webhooks/ties.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 import { requireSuccess } from '../../fixtures/preconditions.ts';
@@ -28,9 +28,7 @@ for (const variant of variants) {
   test(
     ...cites(
       [
-        'EVT-DELIVERY',
-        'EVT-ONBOARDING-SCHEMA',
-        'EVT-RESULTS-SCHEMA',
+        ...deliveryRequirements(['onboarding', 'results']),
         'EVT-RESULTS-INQUIRY',
         'EVT-DOC-SESSION-ID',
         'EVT-FLOW-DELIVERY',

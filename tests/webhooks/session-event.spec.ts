@@ -8,6 +8,7 @@ import {
 } from '../../kit/checks/webhook-events.ts';
 import { ofKind } from '../../kit/webhooks/ties.ts';
 import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
+import { deliveryRequirements } from '../../kit/webhooks/events.ts';
 import type { Credit, FlowOutcome } from '../../kit/webhooks/run-events.ts';
 import { creditedStepUp } from '../../kit/webhooks/credited-step-up.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
@@ -30,17 +31,7 @@ const isSession = ofKind('session');
 for (const { channel, name } of channels) {
   test(
     ...cites(
-      [
-        'EVT-DELIVERY',
-        'EVT-SESSION-SCHEMA',
-        'EVT-SESSION-INT64',
-        'EVT-SESSION-STATUS-ENUM',
-        'EVT-SESSION-RESEND-ENUM',
-        'EVT-SESSION-MFA-ENUM',
-        'EVT-SESSION-CHANNEL-ENUM',
-        'EVT-SESSION-CHANNEL-MATCH',
-        'EVT-FLOW-DELIVERY',
-      ],
+      [...deliveryRequirements(['session']), 'EVT-SESSION-CHANNEL-MATCH', 'EVT-FLOW-DELIVERY'],
       `a step-up ${name} is followed by a valid verification session event of its own`,
       { on: 'session' },
     ),

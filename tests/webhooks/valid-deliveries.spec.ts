@@ -1,5 +1,5 @@
 import { expectValidEvents, expectWellFormedDeliveries } from '../../kit/checks/webhook-events.ts';
-import { eventKind, eventKinds, kindTitle, requirementsOf } from '../../kit/webhooks/events.ts';
+import { deliveryRequirements, eventKind, eventKinds, kindTitle, requirementsOf } from '../../kit/webhooks/events.ts';
 import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
 import { cites, noReceiver, test } from '../../fixtures/webhooks.ts';
 
@@ -17,18 +17,7 @@ function policyObservation(deliveries: readonly DeliveryRecord[]): string {
 
 test(
   ...cites(
-    [
-      'EVT-DELIVERY',
-      'EVT-ONBOARDING-SCHEMA',
-      'EVT-RESULTS-SCHEMA',
-      'EVT-SESSION-SCHEMA',
-      'EVT-SESSION-INT64',
-      'EVT-SESSION-STATUS-ENUM',
-      'EVT-SESSION-RESEND-ENUM',
-      'EVT-SESSION-MFA-ENUM',
-      'EVT-SESSION-CHANNEL-ENUM',
-      'EVT-POLICY-OBSERVED',
-    ],
+    [...deliveryRequirements(), 'EVT-POLICY-OBSERVED'],
     'every delivery the receiver got during the run is a valid part-6 event',
     { on: eventKinds },
   ),

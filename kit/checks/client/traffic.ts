@@ -9,15 +9,14 @@ import type { Findings } from '../../findings.ts';
  * the sandbox it talked to. scripts/client/judge.ts classifies the sandbox's recording into it.
  */
 
-/** A request as the sandbox recorded it (the sandbox's RecordedExchange). */
+/** What the checks read of a request as the sandbox recorded it (its RecordedExchange): when, what, and the status. */
 export interface RecordedCall {
+  method: string;
+  url: string;
+  body: Buffer;
   at: number;
   /** When the answer was sent. */
   answeredAt?: number;
-  method: string;
-  url: string;
-  rawHeaders: string[];
-  body: Buffer;
   status: number;
 }
 
