@@ -1,6 +1,6 @@
 import { STATUS_CODES, createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { operation } from '../catalog/catalog.ts';
 import type { OperationId } from '../catalog/catalog.ts';
 import { readBody } from './body.ts';
@@ -20,6 +20,7 @@ import type { CoreBehaviour } from './flavors/behaviour.ts';
 import { compilePath, operationPath, operationRoute, sandboxLayout, serviceBase, tokenPath } from './layout.ts';
 import type { LayoutName, PathPattern } from './layout.ts';
 import { createOrderHandler } from './orders.ts';
+import { listening } from './listen.ts';
 import { stepUpHandler } from './step-up-routes.ts';
 import { tokenHandler } from './token-endpoint.ts';
 import { TokenIssuer } from './tokens.ts';
@@ -233,21 +234,25 @@ function optionError(name: string, expected: string): Error {
   return new Error(`startSandbox: ${name} must be ${expected}`);
 }
 
-/**
- * Starts one implementation of the document on one origin, behaving as `behaviour` says (a flavor of
- * sandbox/flavors/): the HTTP server that every flavor is, or stands in front of.
- */
-export async function startCore(
-  options: SandboxOptions,
-  behaviour: CoreBehaviour,
-  flavor: Flavor,
-): Promise<RunningSandbox> {
+/** The options a core takes, checked, with their defaults. */
+interface CoreSettings {
+  tokenSecret: string;
+  port: number;
+  webhookDelayMs: number;
+  tokenLifetimeSeconds: number | undefined;
+  webhookUrl: URL | undefined;
+  flaky503Rate: number;
+  latencyMs: number;
+  requestTimeoutMs: number;
+}
+
+function coreSettings(options: SandboxOptions): CoreSettings {
   if (typeof options.tokenSecret !== 'string' || options.tokenSecret === '')
     throw optionError('tokenSecret', 'a non-empty string');
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw optionError('port', 'an integer from 0 to 65535');
-  const delayMs = options.webhookDelayMs ?? 25;
-  if (!Number.isFinite(delayMs) || delayMs < 0)
+  const webhookDelayMs = options.webhookDelayMs ?? 25;
+  if (!Number.isFinite(webhookDelayMs) || webhookDelayMs < 0)
     throw optionError('webhookDelayMs', 'a number of milliseconds, 0 or more');
   const lifetime = options.tokenLifetimeSeconds;
   if (lifetime !== undefined && (!Number.isInteger(lifetime) || lifetime <= 0))
@@ -258,31 +263,44 @@ export async function startCore(
     if (!webhookUrl || !['http:', 'https:'].includes(webhookUrl.protocol))
       throw optionError('webhookUrl', 'an http or https URL');
   }
-  const flakyRate = options.flaky503Rate ?? 0;
-  if (!(flakyRate >= 0 && flakyRate <= 1)) throw optionError('flaky503Rate', 'a share from 0 to 1');
+  const flaky503Rate = options.flaky503Rate ?? 0;
+  if (!(flaky503Rate >= 0 && flaky503Rate <= 1)) throw optionError('flaky503Rate', 'a share from 0 to 1');
   const latencyMs = options.latencyMs ?? 0;
   if (!Number.isInteger(latencyMs) || latencyMs < 0)
     throw optionError('latencyMs', 'a whole number of milliseconds, 0 or more');
   const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0)
     throw optionError('requestTimeoutMs', 'a positive number of milliseconds');
-  const faults = new FaultSet(options.faults ?? []);
-  for (const name of ['DocumentRecordsData', 'CaseDecision', 'FulfillmentType'] as const) allowedValues(name);
+  const tokenSecret = options.tokenSecret;
+  return {
+    tokenSecret,
+    port,
+    webhookDelayMs,
+    tokenLifetimeSeconds: lifetime,
+    webhookUrl,
+    flaky503Rate,
+    latencyMs,
+    requestTimeoutMs,
+  };
+}
 
-  const ctx: SandboxContext = {
+/** What the routes share: the behaviour, the faults, the tokens, cases and orders kept, the webhook sender. */
+function contextOf(behaviour: CoreBehaviour, options: SandboxOptions, settings: CoreSettings): SandboxContext {
+  const faults = new FaultSet(options.faults ?? []);
+  return {
     behaviour,
     layout: sandboxLayout(behaviour.layout),
     faults,
     tokens: new TokenIssuer(
       behaviour.tokens.kind,
-      options.tokenSecret,
-      lifetime ?? behaviour.tokens.lifetimeSeconds,
+      settings.tokenSecret,
+      settings.tokenLifetimeSeconds ?? behaviour.tokens.lifetimeSeconds,
       options.onTokenIssued,
     ),
     cases: new CaseStore(behaviour),
     webhooks: new WebhookSender(
-      webhookUrl,
-      delayMs,
+      settings.webhookUrl,
+      settings.webhookDelayMs,
       behaviour.webhookHeaders,
       faults,
       options.webhookWarnings === false ? () => undefined : options.warn,
@@ -293,21 +311,27 @@ export async function startCore(
     placedOrders: new Set(),
     origin: '',
   };
-  const resources = buildResources(behaviour.layout);
-  let requests = 0;
+}
+
+/**
+ * Every request of the core: counted, recorded when asked, answered 503 when the flaky selection picks it, else
+ * handed to its route after the latency, within the faults its headers select; a route that throws is answered 500.
+ */
+function coreListener(
+  ctx: SandboxContext,
+  options: SandboxOptions,
+  settings: CoreSettings,
+  count: () => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const resources = buildResources(ctx.behaviour.layout);
   const flaky = flakySelector(
-    flakyRate,
-    options.tokenSecret,
+    settings.flaky503Rate,
+    settings.tokenSecret,
     options.flaky503Scope === 'orders' ? (url) => url.includes('/v2/orders') : () => true,
   );
-  // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough to cut a slow sender.
-  const timeouts = {
-    requestTimeout: requestTimeoutMs,
-    headersTimeout: Math.min(requestTimeoutMs, 60_000),
-    connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs),
-  };
-  const server = createServer(timeouts, (req, res) => {
-    requests += 1;
+  const { latencyMs } = settings;
+  return (req, res) => {
+    count();
     if (options.onExchange) record(req, res, options.onExchange);
     if (flaky(req.url ?? '/')) {
       // Read first, so that the recording holds the body the client sent.
@@ -315,40 +339,55 @@ export async function startCore(
       return;
     }
     const handled = () =>
-      faults.within(options.faultsOf?.(req.headers), () => handleRequest(ctx, resources, req, res, options.onRequest));
+      ctx.faults.within(options.faultsOf?.(req.headers), () =>
+        handleRequest(ctx, resources, req, res, options.onRequest),
+      );
     (latencyMs > 0 ? new Promise((resolve) => setTimeout(resolve, latencyMs)).then(handled) : handled()).catch(
       (error: unknown) => {
-        if (!res.headersSent) {
-          sendRefusal(
-            res,
-            refusal(500, 'internal', `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`),
-          );
-        } else {
-          res.destroy();
-        }
+        if (res.headersSent) return res.destroy();
+        const message = `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`;
+        sendRefusal(res, refusal(500, 'internal', message));
       },
     );
-  });
-  server.on('clientError', answerClientError);
+  };
+}
 
+/**
+ * Starts one implementation of the document on one origin, behaving as `behaviour` says (a flavor of
+ * sandbox/flavors/): the HTTP server that every flavor is, or stands in front of.
+ */
+export async function startCore(
+  options: SandboxOptions,
+  behaviour: CoreBehaviour,
+  flavor: Flavor,
+): Promise<RunningSandbox> {
+  const settings = coreSettings(options);
+  const ctx = contextOf(behaviour, options, settings);
+  for (const name of ['DocumentRecordsData', 'CaseDecision', 'FulfillmentType'] as const) allowedValues(name);
+  let requests = 0;
+  // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough to cut a slow sender.
+  const { requestTimeoutMs } = settings;
+  const timeouts = {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: Math.min(requestTimeoutMs, 60_000),
+    connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs),
+  };
+  const server = createServer(
+    timeouts,
+    coreListener(ctx, options, settings, () => (requests += 1)),
+  );
+  server.on('clientError', answerClientError);
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const port = await listening(server, settings.port, host);
   server.on('error', (error) => (options.warn ?? console.warn)(`sandbox: server error: ${error.message}`));
-  const address = server.address() as AddressInfo;
-  ctx.origin = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  ctx.origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   let closing: Promise<void> | undefined;
   return {
     url: ctx.origin,
     flavor,
     layout: ctx.layout,
-    faults: faults.ids,
+    faults: ctx.faults.ids,
     tokenLifetimeSeconds: ctx.tokens.lifetimeSeconds,
     get deliveries() {
       return ctx.webhooks.deliveries;

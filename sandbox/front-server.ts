@@ -1,7 +1,7 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { sendJson } from './errors.ts';
+import { listening } from './listen.ts';
 import type { SandboxLayout } from './layout.ts';
 import type { Flavor, RunningSandbox } from './types.ts';
 
@@ -104,16 +104,9 @@ export async function listenFront(
   // A client that does not trust the certificate ends the handshake: nothing to answer, nothing to report.
   server.on('tlsClientError', () => undefined);
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
+  const port = await listening(server, options.port ?? 0, host);
   return {
-    url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
+    url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
     requests: () => requests,
     close: () =>
       new Promise<void>((resolve) => {

@@ -250,77 +250,30 @@ export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void 
   sendSuccess(ctx, ex, 'documentRecords', 200, records);
 }
 
+/** A case update whose form held: its body, the decision it applies, and what its faults make of it. */
+interface CaseUpdate {
+  body: Record<string, unknown>;
+  /** The listed decision it sets; an unlisted one that is ignored sets none. */
+  decision: string | undefined;
+  /** update-unknown-decision-drops-update: an unlisted decision makes the update do nothing, answered as done. */
+  dropped: boolean;
+  /** update-string-tags-kept: tags sent as one string are kept as sent. */
+  stringTagsKept: boolean;
+}
+
+type RespondWith = (ids: { inquiryId: string; authenticationId: string }) => void;
+
 export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   const call = guardOperation(ctx, ex, 'caseUpdate');
   if (!call) return;
-  const { body } = call;
+  const update = readCaseUpdate(ctx, ex, call.body);
+  if (!update || refusedByFault(ctx, ex, update)) return;
+  const { body } = update;
   const { faults } = ctx;
-  const nullInquiryTaken = faults.has('update-null-inquiry-accepted') && body['inquiryId'] === null;
-  if (nullInquiryTaken) delete body['inquiryId'];
-  const required = requiredFields('caseUpdate').filter(
-    (name) => !(name === 'inquiryId' && (faults.has('update-inquiry-optional') || nullInquiryTaken)),
-  );
-  const stringTagsKept = faults.has('update-string-tags-kept') && typeof body['tags'] === 'string';
-  const requiredIssue = requiredStringIssue(body, required);
-  const issue =
-    requiredIssue ?? fieldTypeIssue(stringTagsKept ? { ...body, tags: [body['tags']] } : body, 'caseUpdate');
-  if (issue) {
-    if (requiredIssue && faults.has('update-required-missing-applied')) applyBeforeRefusing(ctx, body);
-    return sendRefusal(ex.res, validationRefusal(ctx, issue));
-  }
-  const given = optionalString(body, 'decision');
-  const decisions = allowedValues('CaseDecision');
-  const outOfList = given !== undefined && !decisions.includes(given) && !faults.has('update-decision-any');
-  const unlistedDropped = faults.has('update-unknown-decision-drops-update') && outOfList;
-  if (outOfList && !unlistedDropped && ctx.behaviour.unknownDecision === 'refuse') {
-    return sendRefusal(ex.res, validationRefusal(ctx, `decision must be one of ${decisions.join(', ')}`));
-  }
-  // An ignored decision leaves the case's decision as it was, as 2.5 does for an unknown queue or rejection code.
-  const decision = outOfList ? undefined : given;
-  const refuseIf = (condition: boolean, message: string): boolean => {
-    if (condition) sendRefusal(ex.res, refusal(400, 'validation_failed', message));
-    return condition;
-  };
-  const externalAgent = optionalString(body, 'externalAgent');
-  const queue = optionalString(body, 'queue');
-  const rejectionCode = optionalString(body, 'rejectionCode');
-  if (refuseIf(faults.has('update-valid-refused'), 'case updates are not accepted')) return;
-  if (refuseIf(faults.has('update-documents-refused') && 'documents' in body, 'documents are not supported')) return;
-  if (
-    refuseIf(
-      faults.has('update-agent-validated') && externalAgent !== undefined && !knownAgents.includes(externalAgent),
-      'externalAgent is not a portal user',
-    )
-  )
-    return;
-  if (
-    refuseIf(
-      faults.has('update-unknown-queue-fails') && queue !== undefined && !knownQueues.includes(queue),
-      'queue does not exist',
-    )
-  )
-    return;
-  if (
-    refuseIf(
-      faults.has('update-unknown-rejection-fails') &&
-        rejectionCode !== undefined &&
-        !knownRejectionCodes.includes(rejectionCode),
-      'rejectionCode does not exist',
-    )
-  )
-    return;
-  if (
-    refuseIf(
-      faults.has('update-rejection-needs-decision') && rejectionCode !== undefined && decision === undefined,
-      'rejectionCode needs a decision',
-    )
-  )
-    return;
-
   const authenticationId = body['authenticationId'] as string;
   const inquiryId = optionalString(body, 'inquiryId');
   const correlationId = header(ex, 'x-correlation-id') ?? randomUUID();
-  const respond = (ids: { inquiryId: string; authenticationId: string }): void => {
+  const respond: RespondWith = (ids) => {
     const answer: Record<string, unknown> = faults.has('update-response-without-ids') ? {} : { ...ids };
     answer['correlationId'] = correlationId;
     answer['message'] = 'case updated';
@@ -338,8 +291,76 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
       found.tags = [...found.tags, ...body['tags'].filter((t): t is string => typeof t === 'string')];
     return sendRefusal(ex.res, validationRefusal(ctx, 'inquiryId is not the inquiry of this case'));
   }
+  if (update.dropped) return respond({ inquiryId: found.inquiryId, authenticationId: found.authenticationId });
+  applyCaseUpdate(ctx, found, update, respond);
+}
 
-  if (unlistedDropped) return respond({ inquiryId: found.inquiryId, authenticationId: found.authenticationId });
+/** The update's required members, member types and decision (2.5, 3.3): refused when they do not hold. */
+function readCaseUpdate(ctx: SandboxContext, ex: Exchange, body: Record<string, unknown>): CaseUpdate | undefined {
+  const { faults } = ctx;
+  const nullInquiryTaken = faults.has('update-null-inquiry-accepted') && body['inquiryId'] === null;
+  if (nullInquiryTaken) delete body['inquiryId'];
+  const required = requiredFields('caseUpdate').filter(
+    (name) => !(name === 'inquiryId' && (faults.has('update-inquiry-optional') || nullInquiryTaken)),
+  );
+  const stringTagsKept = faults.has('update-string-tags-kept') && typeof body['tags'] === 'string';
+  const requiredIssue = requiredStringIssue(body, required);
+  const issue =
+    requiredIssue ?? fieldTypeIssue(stringTagsKept ? { ...body, tags: [body['tags']] } : body, 'caseUpdate');
+  if (issue) {
+    if (requiredIssue && faults.has('update-required-missing-applied')) applyBeforeRefusing(ctx, body);
+    sendRefusal(ex.res, validationRefusal(ctx, issue));
+    return undefined;
+  }
+  const given = optionalString(body, 'decision');
+  const decisions = allowedValues('CaseDecision');
+  const outOfList = given !== undefined && !decisions.includes(given) && !faults.has('update-decision-any');
+  const dropped = faults.has('update-unknown-decision-drops-update') && outOfList;
+  if (outOfList && !dropped && ctx.behaviour.unknownDecision === 'refuse') {
+    sendRefusal(ex.res, validationRefusal(ctx, `decision must be one of ${decisions.join(', ')}`));
+    return undefined;
+  }
+  // An ignored decision leaves the case's decision as it was, as 2.5 does for an unknown queue or rejection code.
+  return { body, decision: outOfList ? undefined : given, dropped, stringTagsKept };
+}
+
+/** The refusals of a well-formed update that only faults make: validating what 2.5 says is not validated, and more. */
+function refusedByFault(ctx: SandboxContext, ex: Exchange, { body, decision }: CaseUpdate): boolean {
+  const { faults } = ctx;
+  const agent = optionalString(body, 'externalAgent');
+  const queue = optionalString(body, 'queue');
+  const rejectionCode = optionalString(body, 'rejectionCode');
+  const refusals: ReadonlyArray<readonly [boolean, string]> = [
+    [faults.has('update-valid-refused'), 'case updates are not accepted'],
+    [faults.has('update-documents-refused') && 'documents' in body, 'documents are not supported'],
+    [
+      faults.has('update-agent-validated') && agent !== undefined && !knownAgents.includes(agent),
+      'externalAgent is not a portal user',
+    ],
+    [
+      faults.has('update-unknown-queue-fails') && queue !== undefined && !knownQueues.includes(queue),
+      'queue does not exist',
+    ],
+    [
+      faults.has('update-unknown-rejection-fails') &&
+        rejectionCode !== undefined &&
+        !knownRejectionCodes.includes(rejectionCode),
+      'rejectionCode does not exist',
+    ],
+    [
+      faults.has('update-rejection-needs-decision') && rejectionCode !== undefined && decision === undefined,
+      'rejectionCode needs a decision',
+    ],
+  ];
+  const message = refusals.find(([refused]) => refused)?.[1];
+  if (message !== undefined) sendRefusal(ex.res, refusal(400, 'validation_failed', message));
+  return message !== undefined;
+}
+
+/** Stores what the update carries in the case (2.5: tags appended, the rest set), then answers. */
+function applyCaseUpdate(ctx: SandboxContext, found: StoredCase, update: CaseUpdate, respond: RespondWith): void {
+  const { faults } = ctx;
+  const { body, decision, stringTagsKept } = update;
   const notes = optionalString(body, 'notes');
   if (decision !== undefined) {
     if (faults.has('update-decision-clears-tags') && decision !== found.decision) found.tags = [];
@@ -358,10 +379,26 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   const racy = tags !== undefined && faults.has('update-tags-lost-concurrent');
   const tagsRead = [...found.tags];
   if (tags && !racy) found.tags = faults.has('update-tags-replaced') ? [...tags] : [...found.tags, ...tags];
+  applyMembers(found, body, notes);
+  const answered = faults.has('update-answers-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
+  const ids = { inquiryId: answered.inquiryId, authenticationId: answered.authenticationId };
+  if (!racy) return respond(ids);
+  // update-tags-lost-concurrent: the tags read before a while are written back after it, losing those of others.
+  setTimeout(() => {
+    found.tags = [...tagsRead, ...tags];
+    respond(ids);
+  }, RACE_WINDOW_MS);
+}
+
+/** The members of an update other than its decision and tags, each stored as sent (a known queue or rejection code). */
+function applyMembers(found: StoredCase, body: Record<string, unknown>, notes: string | undefined): void {
+  const queue = optionalString(body, 'queue');
   if (queue !== undefined && knownQueues.includes(queue)) found.queue = queue;
+  const rejectionCode = optionalString(body, 'rejectionCode');
   if (rejectionCode !== undefined && knownRejectionCodes.includes(rejectionCode)) found.rejectionCode = rejectionCode;
   if (typeof body['verifiedFraud'] === 'boolean') found.verifiedFraud = body['verifiedFraud'];
   if (notes !== undefined) found.notes = notes;
+  const externalAgent = optionalString(body, 'externalAgent');
   if (externalAgent !== undefined) found.externalAgent = externalAgent;
   const strategy = optionalString(body, 'strategy');
   if (strategy !== undefined) found.updateStrategy = strategy;
@@ -370,15 +407,6 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
   if (Array.isArray(body['documents'])) found.documents = found.documents.concat(body['documents'] as unknown[]);
   const sharedContext = optionalObject(body, 'sharedContext');
   if (sharedContext) found.sharedContext = sharedContext;
-  const answered = faults.has('update-answers-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
-  if (racy) {
-    setTimeout(() => {
-      found.tags = [...tagsRead, ...tags];
-      respond({ inquiryId: answered.inquiryId, authenticationId: answered.authenticationId });
-    }, RACE_WINDOW_MS);
-    return;
-  }
-  respond({ inquiryId: answered.inquiryId, authenticationId: answered.authenticationId });
 }
 
 /** update-required-missing-applied: the decision and tags of an update about to be refused are stored first, where they are usable. */
