@@ -1,38 +1,19 @@
-import { randomUUID } from 'node:crypto';
-import { operation, type OperationId } from '../catalog/catalog.ts';
-import type { RoutedOperationId, SuiteConfig } from './config/suite-config.ts';
-import { expandPath } from './config/route.ts';
-import type { AtOnce, SendOptions, Sender } from './http/sender.ts';
-import type { Exchange } from './http/exchange.ts';
-import type { HeaderList } from './http/exchange.ts';
-import type { Credential, TokenProvider } from './tokens.ts';
-import { PreconditionFailure } from './verdict.ts';
+import type { OperationId } from '../catalog/catalog.ts';
+import type { SuiteConfig } from './config/suite-config.ts';
+import type { AtOnce, Sender } from './http/sender.ts';
+import type { Exchange, HeaderList } from './http/exchange.ts';
+import type { TokenProvider } from './tokens.ts';
 import type { MessageChannel } from './checks/session-channel.ts';
 import type { StepUpGate, StepUpTicket } from './webhooks/run-events.ts';
 import { isObject } from '../schemas/json-value.ts';
+import { OperationRequests, type Blocked, type RequestOptions } from './operation-requests.ts';
 
-export interface CallOptions {
-  /** A JSON body; rawBody is sent as is instead. */
-  body?: unknown;
-  rawBody?: string | Buffer;
-  pathParams?: Record<string, string>;
-  query?: Record<string, string>;
-  /** Header names (lower case) to leave out of the request. */
-  omit?: string[];
-  /** Headers to send instead of the defaults, or in addition to them. */
-  set?: Record<string, string>;
-  /** Act as the configured reseller: its credentials and client id. */
-  asReseller?: boolean;
-  /** Use this API key's token instead of the default one (e.g. a client without entitlements). */
-  apiKey?: string;
-  retry?: boolean;
-  note?: string;
+export type { Blocked };
+
+export interface CallOptions extends RequestOptions {
   /** A step-up's place on its channel, taken by the caller (a webhook flow judging its event); else the Api takes one. */
   stepUp?: StepUpTicket;
 }
-
-/** Stops the test as blocked by the target (Verdict.blocked). */
-export type Blocked = (what: string, actual: string) => never;
 
 export interface ApiParts {
   config: SuiteConfig;
@@ -48,80 +29,26 @@ export interface ApiParts {
   stepUps?: StepUpGate;
 }
 
-/** Sends the operations of part 4 with the headers each one lists, unless told to omit or replace one. */
-export class Api {
-  private readonly config: SuiteConfig;
+/**
+ * Sends the operations of part 4 (their requests as OperationRequests builds them): each call a step of the test and
+ * recorded as its evidence, sent once more with a new token after a 401 of the run's own, a step-up registered with
+ * the run's flows; every answer handed to the watchers.
+ */
+export class Api extends OperationRequests {
   private readonly http: Sender;
-  private readonly tokens: TokenProvider;
   private readonly record: ApiParts['record'];
   private readonly step: ApiParts['step'];
-  private readonly blocked: Blocked;
   private readonly stepUps: StepUpGate | undefined;
   private readonly watchers: Array<(id: OperationId, exchange: Exchange) => void> = [];
 
   constructor(parts: ApiParts) {
-    ({
-      config: this.config,
-      http: this.http,
-      tokens: this.tokens,
-      record: this.record,
-      step: this.step,
-      blocked: this.blocked,
-      stepUps: this.stepUps,
-    } = parts);
+    super(parts.config, parts.tokens, parts.blocked);
+    ({ http: this.http, record: this.record, step: this.step, stepUps: this.stepUps } = parts);
   }
 
   /** Hands every answer the Api receives from now on to `watcher` (the orders fixture judges error answers so). */
   watch(watcher: (id: OperationId, exchange: Exchange) => void): void {
     this.watchers.push(watcher);
-  }
-
-  url(id: OperationId, options: Pick<CallOptions, 'pathParams' | 'query'> = {}): string {
-    const op = operation(id);
-    const base = this.config.services[op.service].baseUrl;
-    const path = op.fixedRoute
-      ? op.fixedRoute.split(' ')[1]
-      : expandPath(this.config.routes[id as RoutedOperationId], options.pathParams ?? {});
-    const query =
-      options.query && Object.keys(options.query).length > 0 ? `?${new URLSearchParams(options.query).toString()}` : '';
-    return `${base}${path}${query}`;
-  }
-
-  method(id: OperationId): string {
-    const op = operation(id);
-    return op.fixedRoute ? (op.fixedRoute.split(' ')[0] as string) : this.config.routes[id as RoutedOperationId].method;
-  }
-
-  /** The headers operations.json lists as sent for the operation (its mandatory ones and part 5.6's), then any extra set. */
-  async headers(id: OperationId, options: CallOptions = {}): Promise<HeaderList> {
-    const omitted = new Set((options.omit ?? []).map((name) => name.toLowerCase()));
-    const set = Object.fromEntries(
-      Object.entries(options.set ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-    );
-    const defaults = operation(id).sentHeaders;
-    const headers: HeaderList = [];
-    for (const name of defaults) {
-      if (omitted.has(name)) continue;
-      headers.push([name, set[name] ?? (await this.headerValue(name, id, options))]);
-    }
-    for (const [name, value] of Object.entries(set))
-      if (!defaults.includes(name) && !omitted.has(name)) headers.push([name, value]);
-    return headers;
-  }
-
-  private async headerValue(name: string, id: OperationId, options: CallOptions): Promise<string> {
-    switch (name) {
-      case 'x-client-id':
-        return options.asReseller ? this.reseller().clientId : this.config.clientId;
-      case 'x-correlation-id':
-        return randomUUID();
-      case 'content-type':
-        return 'application/json';
-      case 'authorization':
-        return `Bearer ${await this.tokenFor(id, options)}`;
-      default:
-        throw new Error(`catalog/operations.json lists ${name} as sent for ${id}, but the Api has no value for it`);
-    }
   }
 
   async call(id: OperationId, options: CallOptions = {}): Promise<Exchange> {
@@ -147,32 +74,22 @@ export class Api {
     return this.step(
       `${id}: ${method} ${new URL(url).pathname}${options.note ? ` (${options.note})` : ''}`,
       async () => {
-        const headers = await this.headers(id, options);
-        const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
-        const note = [options.note, ...(options.omit ?? []).map((h) => `without ${h}`)].filter(Boolean).join('; ');
-        const request = {
-          label: id,
-          method,
-          url,
-          headers,
-          ...(body !== undefined ? { body } : {}),
-          ...(note ? { note } : {}),
-          ...(options.retry === false ? { retry: false } : {}),
-        };
+        const request = await this.prepared(id, options);
         const tokenFrom = {
           url: this.credential(id, options).tokenUrl,
           keyVariable: options.asReseller ? 'RESELLER_API_KEY' : 'API_KEY',
         };
         const exchange = { ...(await this.http.send(request)), tokenFrom };
         await this.record(exchange);
-        const renewed = exchange.status === 401 ? await this.renewedAuthorization(id, options, headers) : undefined;
+        const renewed =
+          exchange.status === 401 ? await this.renewedAuthorization(id, options, request.headers) : undefined;
         if (!renewed) return this.answered(id, exchange);
         // The run's token was refused: it is fetched again once (a token without expires_in lives until its first 401).
         const again = {
           ...(await this.http.send({
             ...request,
-            headers: headers.map(([name, value]) => [name, name === 'authorization' ? renewed : value]),
-            note: [note, 'sent again with a new token after a 401'].filter(Boolean).join('; '),
+            headers: request.headers.map(([name, value]) => [name, name === 'authorization' ? renewed : value]),
+            note: [request.note, 'sent again with a new token after a 401'].filter(Boolean).join('; '),
           })),
           tokenFrom,
         };
@@ -180,21 +97,6 @@ export class Api {
         return this.answered(id, again);
       },
     );
-  }
-
-  /** The request a call sends, without sending it: for calls sent together (callAtOnce). */
-  async prepared(id: OperationId, options: CallOptions = {}): Promise<SendOptions> {
-    const headers = await this.headers(id, options);
-    const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
-    return {
-      label: id,
-      method: this.method(id),
-      url: this.url(id, options),
-      headers,
-      ...(body !== undefined ? { body } : {}),
-      ...(options.note ? { note: options.note } : {}),
-      retry: false,
-    };
   }
 
   /**
@@ -205,7 +107,7 @@ export class Api {
   async callAtOnce(calls: ReadonlyArray<{ id: OperationId; options?: CallOptions }>): Promise<AtOnce[]> {
     const ids = [...new Set(calls.map((c) => c.id))].join(', ');
     return this.step(`${calls.length} calls at once: ${ids}`, async () => {
-      const requests = await Promise.all(calls.map((c) => this.prepared(c.id, c.options)));
+      const requests = await Promise.all(calls.map((c) => this.prepared(c.id, { ...c.options, retry: false })));
       const answers = await this.http.sendAtOnce(requests);
       for (const [index, answer] of answers.entries()) {
         if (!('exchange' in answer)) continue;
@@ -234,30 +136,6 @@ export class Api {
     if (!stale) return undefined;
     const token = await this.tokens.renewAfter401(this.credential(id, options), stale);
     return token ? `Bearer ${token}` : undefined;
-  }
-
-  private credential(id: OperationId, options: Pick<CallOptions, 'asReseller' | 'apiKey'>): Credential {
-    const target = this.config.services[operation(id).service];
-    return {
-      tokenUrl: target.tokenUrl,
-      apiKey: options.apiKey ?? (options.asReseller ? this.reseller().apiKey : target.apiKey),
-    };
-  }
-
-  async tokenFor(id: OperationId, options: Pick<CallOptions, 'asReseller' | 'apiKey'> = {}): Promise<string> {
-    try {
-      return await this.tokens.token(this.credential(id, options));
-    } catch (error) {
-      if (error instanceof PreconditionFailure)
-        this.blocked(`no access token for the ${operation(id).service} service`, error.message);
-      throw error;
-    }
-  }
-
-  private reseller() {
-    if (!this.config.reseller)
-      throw new Error('No reseller is configured (RESELLER_API_KEY); the reseller checks should have been skipped');
-    return this.config.reseller;
   }
 }
 

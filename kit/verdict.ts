@@ -4,14 +4,7 @@ import type { Redactor } from './redact.ts';
 import { evidenceLines, type Evidence, type Findings } from './findings.ts';
 import { describeAnswer, describeSent, type Exchange } from './http/exchange.ts';
 import { settingsNamedIn } from '../schemas/variables.ts';
-import {
-  citeAnnotation,
-  citedIds,
-  markAnnotation,
-  warningsFail,
-  type MarkKind,
-  type Profile,
-} from './verdict-marks.ts';
+import { TestMarks, warningsFail, type Profile } from './verdict-marks.ts';
 
 /**
  * One or more MUST requirements (or, under the certify-strict profile, SHOULD ones) were violated. Its evidence is the
@@ -46,6 +39,13 @@ export function formatFailure(req: Requirement, evidence: Evidence): string {
 const MARK_DETAIL_MAX = 4_000;
 const shorten = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
+/** A failure's mark: its message without the requirement's line (the reports show it), the evidence unindented. */
+function markDetail(message: string): string {
+  // Line breaks kept: the replay command in it must paste into a shell as it is.
+  const lines = message.split('\n').slice(1);
+  return shorten(lines.map((line) => line.replace(/^ {2}/, '')).join('\n'), MARK_DETAIL_MAX);
+}
+
 /**
  * Records, for one test, the outcome of each requirement it cites. A check may only name a requirement the test
  * cites. Every check runs: MUST failures are collected and the test fails at its end with all of them (SHOULD ones
@@ -55,6 +55,7 @@ const shorten = (text: string, max: number) => (text.length > max ? `${text.slic
 export class Verdict implements Findings {
   private readonly failures: string[] = [];
   private readonly warnings: string[] = [];
+  private readonly marks: TestMarks;
   private ended = false;
 
   constructor(
@@ -62,7 +63,9 @@ export class Verdict implements Findings {
     private readonly profile: Profile,
     private readonly redactor: Redactor,
     private readonly policy: FailurePolicy = 'fail-at-end',
-  ) {}
+  ) {
+    this.marks = new TestMarks(testInfo.annotations);
+  }
 
   /** "METHOD url (note)" of an exchange, redacted, for evidence. */
   sent(exchange: Exchange): string {
@@ -80,37 +83,24 @@ export class Verdict implements Findings {
   }
 
   get cited(): string[] {
-    return citedIds(this.testInfo.annotations);
+    return this.marks.cited;
   }
 
   /** Cites a requirement while the test runs: for monitors that judge whatever passes by (the orders envelope rules). */
   cite(id: string): void {
-    requirement(id);
-    if (!this.cited.includes(id)) this.testInfo.annotations.push(citeAnnotation(id));
+    this.marks.cite(id);
   }
 
   /** Returns whether the check passed. A failed MUST fails the test at its end, after every other check has run. */
   check(id: string, ok: boolean, evidence: () => Evidence): boolean {
-    const req = this.citedRequirement(id);
+    const req = this.marks.citedRequirement(id);
     if (req.level === 'INFO') throw new Error(`${id} is INFO: observe it, do not check it`);
     if (ok) {
-      this.mark('pass', id, '');
+      this.marks.add('pass', id, '');
       return true;
     }
     const message = this.redactor.text(formatFailure(req, evidence()));
-    // Line breaks kept: the replay command in it must paste into a shell as it is.
-    this.mark(
-      req.level === 'MUST' ? 'fail' : 'warn',
-      id,
-      shorten(
-        message
-          .split('\n')
-          .slice(1)
-          .map((line) => line.replace(/^ {2}/, ''))
-          .join('\n'),
-        MARK_DETAIL_MAX,
-      ),
-    );
+    this.marks.add(req.level === 'MUST' ? 'fail' : 'warn', id, markDetail(message));
     (req.level === 'MUST' ? this.failures : this.warnings).push(message);
     return false;
   }
@@ -118,7 +108,7 @@ export class Verdict implements Findings {
   observe(id: string, observation: string): void {
     const req = requirement(id);
     if (req.level !== 'INFO') throw new Error(`${id} is ${req.level}: check it, do not only observe it`);
-    this.mark('observed', id, this.redactor.text(observation));
+    this.marks.add('observed', id, this.redactor.text(observation));
   }
 
   /**
@@ -130,7 +120,7 @@ export class Verdict implements Findings {
       throw new Error(
         `Not configured without a variable: "${reason}" names none of schemas/config.schema.json; name the variable that would configure it`,
       );
-    for (const id of ids) this.mark('not-configured', this.citedRequirement(id).id, reason);
+    for (const id of ids) this.marks.add('not-configured', this.marks.citedRequirement(id).id, reason);
     this.ended = true;
     this.testInfo.skip(true, `not configured: ${reason}`);
     throw new Error('unreachable: testInfo.skip throws');
@@ -141,7 +131,8 @@ export class Verdict implements Findings {
    * test goes on. When the target simply never produced what they judge and nothing required it to, use notProduced.
    */
   nothingToJudge(ids: readonly string[], reason: string): void {
-    for (const id of ids) this.mark('not-exercised', this.citedRequirement(id).id, this.redactor.text(reason));
+    for (const id of ids)
+      this.marks.add('not-exercised', this.marks.citedRequirement(id).id, this.redactor.text(reason));
   }
 
   /**
@@ -150,7 +141,7 @@ export class Verdict implements Findings {
    * produced it", is listed, and does not fail certification. The test goes on.
    */
   notProduced(id: string, detail: string): void {
-    this.mark('not-produced', this.citedRequirement(id).id, this.redactor.text(detail));
+    this.marks.add('not-produced', this.marks.citedRequirement(id).id, this.redactor.text(detail));
   }
 
   /**
@@ -162,7 +153,7 @@ export class Verdict implements Findings {
    */
   blocked(what: string, evidence: Evidence, ids: readonly string[] = this.cited): never {
     const detail = this.redactor.text(`${what}; got ${shorten(evidence.actual.split('\n')[0] ?? '', 160)}`);
-    for (const id of ids) this.mark('blocked', this.citedRequirement(id).id, detail);
+    for (const id of ids) this.marks.add('blocked', this.marks.citedRequirement(id).id, detail);
     this.ended = true;
     if (this.failures.length === 0 || this.policy === 'record-only') this.testInfo.skip(true, `blocked: ${detail}`);
     const message = this.redactor.text([`Blocked: ${what}`, ...evidenceLines(evidence)].join('\n'));
@@ -172,8 +163,8 @@ export class Verdict implements Findings {
   /** Marks requirements blocked without ending the test (an expected event of one kind never came); fails it at its end when one is a MUST. */
   blockedWithoutStopping(ids: readonly string[], what: string): void {
     for (const id of ids) {
-      const req = this.citedRequirement(id);
-      this.mark('blocked', id, this.redactor.text(what));
+      const req = this.marks.citedRequirement(id);
+      this.marks.add('blocked', id, this.redactor.text(what));
       if (req.level === 'MUST' || (warningsFail(this.profile) && req.level === 'SHOULD'))
         this.failures.push(`Blocked: ${id}: ${this.redactor.text(what)}`);
     }
@@ -191,21 +182,5 @@ export class Verdict implements Findings {
     if (failures.length === 0) return;
     const heading = failures.length === 1 ? '' : `${failures.length} requirement checks failed in this test:\n\n`;
     throw new RequirementFailure(`${heading}${failures.join('\n\n')}`);
-  }
-
-  private citedRequirement(id: string): Requirement {
-    const req = requirement(id);
-    if (!this.cited.includes(id)) {
-      throw new Error(
-        `Check of ${id} in a test that does not cite it; cite it in the test's declaration (cited: ${this.cited.join(', ') || 'none'})`,
-      );
-    }
-    return req;
-  }
-
-  private mark(kind: MarkKind, id: string, detail: string): void {
-    const annotation = markAnnotation({ kind, id, detail });
-    if (!this.testInfo.annotations.some((a) => a.type === annotation.type && a.description === annotation.description))
-      this.testInfo.annotations.push(annotation);
   }
 }
