@@ -4,6 +4,7 @@ import { interfaceInfo } from '../catalog/catalog.ts';
 import { buildSingleFileReport } from './evidence/allure-single-file.ts';
 import { parseCli } from './cli.ts';
 import { evidencePaths } from './evidence/paths.ts';
+import { reportsOf, reportVariables, resolveVariables } from '../runner/config/resolve.ts';
 
 /**
  * `npm run report [-- --results DIR --output FILE]`: the last run's Allure report as one HTML file that opens from
@@ -11,7 +12,7 @@ import { evidencePaths } from './evidence/paths.ts';
  * allure-history/history.jsonl), so their reports show trends.
  */
 function main(): void {
-  const paths = evidencePaths();
+  const paths = evidencePaths(reportsOf(resolveVariables(reportVariables)));
   const { values } = parseCli({
     summary:
       "The last run's Allure report as one HTML file that opens from disk (nightly runs append to the Allure history).",
