@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { interfaceInfo } from '../catalog/catalog.ts';
+import { keepsAllureHistory, type Profile } from '../kit/verdict-marks.ts';
 import { buildSingleFileReport } from './evidence/allure-single-file.ts';
 import { parseCli } from './cli.ts';
 import { evidencePaths } from './evidence/paths.ts';
@@ -31,7 +32,7 @@ function main(): void {
     resultsDir: values.results ?? paths.allureResults,
     outputFile: values.output ?? paths.allureReport,
     name: `${interfaceInfo.title} ${interfaceInfo.version} conformance${profile ? ` (${profile} profile)` : ''}`,
-    ...(profile === 'nightly' ? { historyPath: paths.allureHistory } : {}),
+    ...(profile && keepsAllureHistory(profile as Profile) ? { historyPath: paths.allureHistory } : {}),
   });
   console.log(`Allure report (${report.tests} tests, one file, opens offline): ${report.file}`);
 }
