@@ -1,11 +1,7 @@
 import { defineConfig } from '@playwright/test';
-import { ConfigError } from './runner/config/load-config.ts';
 import { handedOff, handOff } from './runner/config/hand-off.ts';
 import { playwrightOptions } from './runner/config/playwright-options.ts';
-import { resolveRun } from './runner/config/resolve.ts';
 import type { RunConfig } from './runner/config/run-config.ts';
-import { decideWorkers } from './runner/config/run-workers.ts';
-import { workersLine } from './runner/config/worker-count.ts';
 import type { WorkerFixtures } from './fixtures/test.ts';
 
 // Playwright loads this file in the runner, then again in every worker. The runner resolves the run's configuration,
@@ -17,18 +13,24 @@ const isWorker = handed !== undefined;
 // A listing runs no test: it needs no worker count, no sandbox, no run state and no reporters of a run.
 const listing = process.argv.includes('--list');
 
-function resolveOrExit(): RunConfig {
-  try {
-    return resolveRun();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
-    process.exit(2);
-  }
-}
-
 /** In the runner: the configuration, the worker count, the start line, the embedded sandbox and the run's state. */
 async function prepareRun(): Promise<RunConfig> {
+  // Loaded here, in the runner only: a worker needs none of it.
+  const [{ ConfigError }, { resolveRun }, { decideWorkers }, { workersLine }] = await Promise.all([
+    import('./runner/config/load-config.ts'),
+    import('./runner/config/resolve.ts'),
+    import('./runner/config/run-workers.ts'),
+    import('./runner/config/worker-count.ts'),
+  ]);
+  const resolveOrExit = (): RunConfig => {
+    try {
+      return resolveRun();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      console.error(error.message);
+      process.exit(2);
+    }
+  };
   const run = resolveOrExit();
   const { suite, sandbox } = run;
   // Playwright fixes the worker count here, before the global setup: the runner chooses it (from the target's round
