@@ -1,71 +1,69 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
-import { ConfigError } from './runner/config/load-config.ts';
-import { conformanceProjects } from './runner/config/projects.ts';
-import { resolveConfig, type ResolvedConfig } from './runner/config/resolve.ts';
-import { decideWorkers, inheritedWorkers } from './runner/config/run-workers.ts';
-import { workersLine } from './runner/config/worker-count.ts';
+import { handedOff, handOff } from './runner/config/hand-off.ts';
+import { playwrightOptions } from './runner/config/playwright-options.ts';
+import type { RunConfig } from './runner/config/run-config.ts';
 import type { WorkerFixtures } from './fixtures/test.ts';
-import { serializeRedacted } from './reporters/serialize-redacted.ts';
 
-const repoRoot = fileURLToPath(new URL('.', import.meta.url));
-const isMainProcess = process.env.TEST_WORKER_INDEX === undefined;
-
-function resolveOrExit(): ResolvedConfig {
-  try {
-    return resolveConfig(process.env, repoRoot);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
-    process.exit(2);
-  }
-}
-
-const { config: suite, sandbox } = resolveOrExit();
-serializeRedacted(suite, suite.secrets);
+// Playwright loads this file in the runner, then again in every worker. The runner resolves the run's configuration,
+// once (runner/config/resolve.ts); a worker takes the runner's (runner/config/hand-off.ts) and reads no variable of its
+// own.
+// eslint-disable-next-line no-restricted-properties -- a worker reads the hand-off of the runner that started it
+const handed = handedOff(process.env);
+const isWorker = handed !== undefined;
 // A listing runs no test: it needs no worker count, no sandbox, no run state and no reporters of a run.
 const listing = process.argv.includes('--list');
-// Playwright fixes the worker count here, before the global setup: the runner chooses it (from the target's round trip
-// unless CONFORMANCE_WORKERS is set) and its workers, which load this file too, inherit the choice.
-const workerChoice = isMainProcess && !listing ? await decideWorkers(suite) : undefined;
-suite.workers = workerChoice?.workers ?? inheritedWorkers() ?? suite.workers;
-if (isMainProcess && !process.env.CONFORMANCE_QUIET) {
-  const target = sandbox ? `embedded sandbox at ${sandbox.url}` : suite.services.identity.baseUrl;
-  console.log(
-    `Conformance run: profile ${suite.profile}, seed ${suite.seed} (replay with SEED=${suite.seed}), target ${target}`,
-  );
-  if (workerChoice) console.log(workersLine(workerChoice));
-}
 
-// Started now, in the runner's process. The sandbox, the run's state and the reporters belong to the runner: workers,
-// which load this file too, skip them.
-if (sandbox && isMainProcess && !listing) {
-  const [{ startEmbeddedSandbox }, { runState }] = await Promise.all([
+/** In the runner: the configuration, the worker count, the start line, the embedded sandbox and the run's state. */
+async function prepareRun(): Promise<RunConfig> {
+  // Loaded here, in the runner only: a worker needs none of it.
+  const [{ ConfigError }, { resolveRun }, { decideWorkers }, { workersLine }] = await Promise.all([
+    import('./runner/config/load-config.ts'),
+    import('./runner/config/resolve.ts'),
+    import('./runner/config/run-workers.ts'),
+    import('./runner/config/worker-count.ts'),
+  ]);
+  const resolveOrExit = (): RunConfig => {
+    try {
+      return resolveRun();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      console.error(error.message);
+      process.exit(2);
+    }
+  };
+  const run = resolveOrExit();
+  const { suite, sandbox } = run;
+  // Playwright fixes the worker count here, before the global setup: the runner chooses it (from the target's round
+  // trip unless CONFORMANCE_WORKERS is set), and its workers take it with the rest.
+  const workerChoice = listing ? undefined : await decideWorkers(suite);
+  if (workerChoice) suite.workers = workerChoice.workers;
+  // eslint-disable-next-line no-restricted-properties -- the hand-off to the workers, which inherit this environment
+  handOff(run, process.env);
+  if (!run.console.quiet) {
+    const target = sandbox ? `embedded sandbox at ${sandbox.url}` : suite.services.identity.baseUrl;
+    console.log(
+      `Conformance run: profile ${suite.profile}, seed ${suite.seed} (replay with SEED=${suite.seed}), target ${target}`,
+    );
+    if (workerChoice) console.log(workersLine(workerChoice));
+  }
+  if (listing) return run;
+  // Started now, in the runner's process: the sandbox, the run's state and the reporters belong to the runner.
+  const [{ startEmbeddedSandbox }, { runState }, { runFacts }] = await Promise.all([
     import('./runner/config/embedded-sandbox.ts'),
     import('./runner/run-state.ts'),
+    import('./reporters/run-facts.ts'),
   ]);
-  runState().sandbox = startEmbeddedSandbox(sandbox.env);
+  runState().run = run;
+  if (sandbox) runState().sandbox = startEmbeddedSandbox(sandbox);
+  if (workerChoice) runFacts().workers = workerChoice;
+  return run;
 }
-if (workerChoice) (await import('./reporters/run-facts.ts')).runFacts().workers = workerChoice;
-const reporter = isMainProcess ? (await import('./runner/run-reporters.ts')).reportersFor(suite) : [];
+
+const run = handed ?? (await prepareRun());
 
 export default defineConfig<object, WorkerFixtures>({
-  fullyParallel: true,
-  forbidOnly: Boolean(process.env.CI),
-  workers: suite.workers,
-  retries: 0,
-  // A test may wait out 429s for as long as the run's budget lasts (RATE_LIMIT_BUDGET_MS), and a webhook check's
-  // step-up for its count (one event window), then, sent again alone, for its channel (another) and its event (a third):
-  // runner/webhooks/step-up-flows.ts.
-  timeout:
-    30_000 +
-    suite.http.timeoutMs * (suite.http.retries503 + 1) +
-    suite.http.rateLimitBudgetMs +
-    3 * suite.webhook.waitMs,
-  outputDir: process.env.TEST_RESULTS_DIR ?? './test-results/conformance',
-  reporter,
-  use: { trace: 'off', screenshot: 'off', video: 'off' },
-  projects: conformanceProjects(suite, './tests'),
+  ...playwrightOptions(run, './tests'),
+  reporter: isWorker ? [] : (await import('./runner/run-reporters.ts')).reportersFor(run),
   // The embedded sandbox listening, the run's token broker, then the preflight (runner/global-setup.ts).
-  ...(isMainProcess && !listing ? { globalSetup: './runner/global-setup.ts' } : {}),
+  ...(!isWorker && !listing ? { globalSetup: './runner/global-setup.ts' } : {}),
 });

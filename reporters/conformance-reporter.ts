@@ -35,6 +35,8 @@ export interface ConformanceReporterOptions {
   verbose?: boolean;
   /** WEBHOOK_WAIT_MS, for the summary's line on the events the flows awaited. */
   eventWindowMs?: number;
+  /** The file GitHub Actions shows on a run's summary page (GITHUB_STEP_SUMMARY): conformance.md is appended to it. */
+  stepSummary?: string;
 }
 
 /** Failed tests printed in full in the console; conformance.md has every one. */
@@ -143,8 +145,7 @@ export default class ConformanceReporter implements Reporter {
         name: `${interfaceInfo.title} ${interfaceInfo.version} conformance`,
       }),
     );
-    // GitHub Actions shows this file on the run's summary page.
-    if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, markdown);
+    if (this.options.stepSummary) appendFileSync(this.options.stepSummary, markdown);
 
     if (!this.options.verbose) {
       for (const line of this.progress.unfinished()) console.log(line);

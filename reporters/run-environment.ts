@@ -23,12 +23,13 @@ function shownUrl(url: string, redactor: Redactor): string {
 }
 
 /**
- * What a report says about its run: which suite judged which interface with which rules, against which target,
- * under which profile and seed. No secret: URLs lose their credentials and every configured secret is masked.
+ * What a report says about its run: which suite judged which interface with which rules, against which target (the
+ * embedded sandbox's flavor and faults as the run started it), under which profile and seed. No secret: URLs lose
+ * their credentials and every configured secret is masked.
  */
 export function runEnvironment(
   suite: SuiteConfig,
-  sandbox?: { flavor: string; faults: string },
+  sandbox?: { flavor: string; faults: readonly string[] },
 ): Record<string, string> {
   const redactor = new Redactor(suite.secrets);
   const { identity, stepup, orders } = suite.services;
@@ -40,7 +41,7 @@ export function runEnvironment(
     profile: suite.profile,
     seed: String(suite.seed),
     target: suite.embedded
-      ? `embedded sandbox (${sandbox?.flavor ?? 'reference'} flavor${sandbox?.faults ? `, faults ${sandbox.faults}` : ''})`
+      ? `embedded sandbox (${sandbox?.flavor ?? 'unknown'} flavor${sandbox?.faults.length ? `, faults ${sandbox.faults.join(',')}` : ''})`
       : shownUrl(identity.baseUrl, redactor),
     'identity base URL': shownUrl(identity.baseUrl, redactor),
     'identity token URL': shownUrl(identity.tokenUrl, redactor),

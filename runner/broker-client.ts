@@ -13,6 +13,7 @@ export class BrokerClient implements TokenSource, RateLimitBudget {
   ) {}
 
   /** The broker the global setup started for this run, if any (a run without it keeps its tokens per worker). */
+  // eslint-disable-next-line no-restricted-properties -- the broker's address, handed to the workers by the global setup
   static fromEnv(env: Record<string, string | undefined> = process.env): BrokerClient | undefined {
     const url = env[BROKER_ENV.url];
     const secret = env[BROKER_ENV.secret];

@@ -1,7 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import type { FullConfig } from '@playwright/test';
 import type { SuiteConfig } from '../kit/config/suite-config.ts';
-import { readEnvironment } from './config/resolve.ts';
 import { retryPolicyOf } from './http/retry.ts';
 import { findingLine, problemsIn, warningsIn } from './doctor/findings.ts';
 import { Redactor } from '../kit/redact.ts';
@@ -13,8 +11,6 @@ import { runFacts, type EventWaits } from '../reporters/run-facts.ts';
 import { runCost } from './broker.ts';
 import { EventHub } from './webhooks/event-hub.ts';
 
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-
 /** The suite configuration a project carries (playwright.config.ts sets use.config on every project). */
 export function suiteOf(config: FullConfig): SuiteConfig {
   const suite = config.projects.map((p) => (p.use as { config?: SuiteConfig }).config).find(Boolean);
@@ -24,7 +20,8 @@ export function suiteOf(config: FullConfig): SuiteConfig {
 
 /**
  * Before any worker: the embedded sandbox is listening, the run's token broker runs (its address in the environment the
- * workers inherit), and, unless PREFLIGHT=0, the preflight has found every host answering, every credential accepted,
+ * workers inherit), and, unless PREFLIGHT=0 (a run of playwright.config.ts only: the proof's targets are sandboxes it
+ * started), the preflight has found every host answering, every credential accepted,
  * no route missed and the webhook path whole. A preflight problem ends the run here with exit code 2, one line each,
  * and no test run.
  */
@@ -47,8 +44,9 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     targetConcurrency: suite.targetConcurrency,
   });
   state.broker = broker;
-  process.env[BROKER_ENV.url] = broker.url;
-  process.env[BROKER_ENV.secret] = broker.secret;
+  // The broker listens only now, after the configuration was handed off: its address follows, the same way.
+  // eslint-disable-next-line no-restricted-properties -- the hand-off to the workers, which inherit this environment
+  Object.assign(process.env, { [BROKER_ENV.url]: broker.url, [BROKER_ENV.secret]: broker.secret });
   const redactor = new Redactor(suite.secrets);
   // The run's webhook receiver listens from the preflight to the run's end, and the workers reach it through the broker.
   const hubs = await startHubs(config, redactor);
@@ -64,10 +62,8 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   runFacts().cost = () => runCost(broker.stats());
   if (hubs.length > 0) runFacts().eventWaits = () => combinedWaits(hubs);
   const hub = hubs.find((h) => h.port === suite.webhook.port);
-  if (process.env.PREFLIGHT !== '0') {
-    const probe = state.sandbox
-      ? embeddedProbes(new Set(Object.keys(readEnvironment(process.env, repoRoot))))
-      : undefined;
+  if (state.run?.preflight) {
+    const probe = state.sandbox ? embeddedProbes(new Set(state.run.given)) : undefined;
     const findings = await preflight(suite, broker.cache, {
       http: broker.http,
       redactor,

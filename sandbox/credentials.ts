@@ -29,16 +29,22 @@ export const resellerSharedContext: Readonly<Record<string, string>> = Object.fr
 export const sandboxClients: readonly SandboxClient[] = [mainClient, limitedClient, resellerClient, secondClient];
 
 /**
- * Clients added at start (main.ts, SANDBOX_EXTRA_API_KEYS), with the main client's entitlements: the self-tests run
+ * Clients added at start (SandboxOptions.extraApiKeys: SANDBOX_EXTRA_API_KEYS), with the main client's entitlements: the self-tests run
  * the suite with canary credentials and then search every artifact for them.
  */
 const extraClients: SandboxClient[] = [];
 
+/** Whether an API key has the form base64("id:secret") that an extra client's key must have. */
+export function isExtraApiKey(apiKey: string): boolean {
+  const decoded = Buffer.from(apiKey, 'base64').toString('utf8');
+  return decoded.indexOf(':') > 0 && Buffer.from(decoded, 'utf8').toString('base64') === apiKey;
+}
+
 /** Registers the client of an API key of the form base64("id:secret"); returns it, or undefined if the key is not of that form. */
 export function addExtraClient(apiKey: string): SandboxClient | undefined {
+  if (!isExtraApiKey(apiKey)) return undefined;
   const decoded = Buffer.from(apiKey, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon <= 0 || Buffer.from(decoded, 'utf8').toString('base64') !== apiKey) return undefined;
   const added = client(decoded.slice(0, colon), decoded.slice(colon + 1), mainClient.entitlements);
   extraClients.push(added);
   return added;

@@ -13,13 +13,7 @@ import { farLines, farTls } from './far-process.ts';
 import { flavorModule } from './flavors/index.ts';
 import { operationPath, operationRoute, serviceBase, tokenPath } from './layout.ts';
 import { startSandbox } from './server.ts';
-import {
-  readSandboxSettings,
-  SandboxSettingsError,
-  sandboxOptionsOf,
-  sandboxVariables,
-  type SandboxSettings,
-} from './settings.ts';
+import { readSandboxSettings, SandboxSettingsError, sandboxVariables, type SandboxSettings } from './settings.ts';
 import { configSchema } from '../schemas/variables.ts';
 import { expiredTokenFor } from './tokens.ts';
 
@@ -59,16 +53,17 @@ async function main(): Promise<void> {
   readCommandLine();
   let settings: SandboxSettings;
   try {
+    // The sandbox's own command reads its own environment (never .env: docs/configuration.md).
     settings = readSandboxSettings(process.env);
   } catch (error) {
     if (!(error instanceof SandboxSettingsError)) throw error;
     console.error(error.message);
     process.exit(2);
   }
-  const { flavor } = settings;
+  const { options } = settings;
+  const { flavor } = options;
   // The far flavor speaks HTTPS with a certificate of a CA made now, whose file exists before the sandbox listens.
   const tls = settings.far ? farTls(settings.tlsCaOut) : undefined;
-  const options = sandboxOptionsOf(settings);
   const sandbox = await startSandbox(
     tls && options.far ? { ...options, far: { ...options.far, tls: tls.pki } } : options,
   );
@@ -108,18 +103,20 @@ async function main(): Promise<void> {
     `  reseller         ${resellerClient.clientId} / ${resellerClient.clientSecret}  API_KEY=${resellerClient.apiKey}`,
     `  reseller child organisation ${resellerChildOrganizationId}, sharedContext ${JSON.stringify(resellerSharedContext)}`,
     `  token secret     ${settings.secretGenerated ? 'generated for this run' : 'from SANDBOX_TOKEN_SECRET'}`,
-    ...(settings.extraClients
-      ? [`  extra clients    ${settings.extraClients} from SANDBOX_EXTRA_API_KEYS, with the main client's entitlements`]
+    ...(options.extraApiKeys
+      ? [
+          `  extra clients    ${options.extraApiKeys.length} from SANDBOX_EXTRA_API_KEYS, with the main client's entitlements`,
+        ]
       : []),
-    ...(settings.issuedTokensFile ? [`  issued tokens    appended to ${settings.issuedTokensFile}`] : []),
-    `  expired identity token  ${expiredTokenFor(tokenKind, settings.tokenSecret, 'identity')}`,
+    ...(options.issuedTokensFile ? [`  issued tokens    appended to ${options.issuedTokensFile}`] : []),
+    `  expired identity token  ${expiredTokenFor(tokenKind, options.tokenSecret, 'identity')}`,
     '',
-    `Webhooks: ${settings.webhookUrl ?? 'none (set SANDBOX_WEBHOOK_URL to receive the part-6 events)'}`,
+    `Webhooks: ${options.webhookUrl ?? 'none (set SANDBOX_WEBHOOK_URL to receive the part-6 events)'}`,
     ...(settings.far && tls ? [''] : []),
     ...(settings.far && tls ? farLines(settings.far, tls.caFile) : []),
-    settings.faultIds.length === 0
+    options.faults.length === 0
       ? 'Faults: none'
-      : `Faults in force:\n${settings.faultIds.map((id) => `  ${id} (breaks ${fault(id).requirement}): ${fault(id).description}`).join('\n')}`,
+      : `Faults in force:\n${options.faults.map((id) => `  ${id} (breaks ${fault(id).requirement}): ${fault(id).description}`).join('\n')}`,
     '',
     `Health: ${origin}/__sandbox/health   Echo: ${origin}/__sandbox/echo`,
   ];

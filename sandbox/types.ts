@@ -29,6 +29,10 @@ export interface SandboxOptions {
   onRequest?: (request: ReceivedRequest) => void;
   /** Called with every access token issued. */
   onTokenIssued?: (accessToken: string) => void;
+  /** A file every access token issued is appended to, one a line (SANDBOX_ISSUED_TOKENS_FILE: self-tests search the reports for them). */
+  issuedTokensFile?: string;
+  /** API keys of the form base64("id:secret") accepted as extra clients with the main client's entitlements (SANDBOX_EXTRA_API_KEYS). */
+  extraApiKeys?: readonly string[];
   /** Share of answers (0 to 1) that are a part-7 style 503 before any processing: a flaky target. Default 0. */
   flaky503Rate?: number;
   /** Which requests may be flaky: all (default) or only the order endpoint's (client certification's --inject-503). */

@@ -11,7 +11,7 @@ const require = createRequire(import.meta.url);
 const formatsFile = fileURLToPath(new URL('./formats.cjs', import.meta.url));
 const cacheDir = fileURLToPath(new URL('../node_modules/.cache/conformance-schemas/', import.meta.url));
 /** Bumped when the way validators are compiled changes, so that an older cache is not used. */
-const compilation = 'ajv2020 strict allErrors, formats.cjs, standalone v1';
+const compilation = 'ajv2020 strict allErrors, formats.cjs, environmentOnly, standalone v2';
 
 /**
  * The validators of every schema, by $id. Compiling 18 schemas with ajv cost every process that validates (the runner,
@@ -56,6 +56,8 @@ export function compileValidators(
     formats,
     code: { source: true, formats: _`require(${formatsFile})` },
   });
+  // An annotation of schemas/config.schema.json: the variable is read from the environment only, never from .env.
+  ajv.addKeyword({ keyword: 'environmentOnly', schemaType: 'string' });
   const ids = [...schemas.keys()];
   for (const schema of schemas.values()) ajv.addSchema(schema);
   const validators = new Map(

@@ -7,6 +7,11 @@ interface VariableSchema {
   enum?: string[];
   description?: string;
   default?: string;
+  /**
+   * Why the variable is read from the environment only: .env cannot give it, and a configuration that finds it there
+   * refuses it, naming it (runner/config/resolve.ts).
+   */
+  environmentOnly?: string;
   /** Derived: the variable holds a secret (its $ref, or itself, is writeOnly). */
   secret: boolean;
 }
@@ -31,6 +36,11 @@ export const configSchema: { properties: Record<string, VariableSchema>; require
 };
 
 export const configVariables: readonly string[] = Object.keys(file.properties);
+
+/** The variables read from the environment only (their schema says why: `environmentOnly`). */
+export const environmentOnlyVariables: readonly string[] = configVariables.filter(
+  (name) => file.properties[name]?.environmentOnly !== undefined,
+);
 
 const settingPattern = new RegExp(
   `(?<![A-Za-z0-9_-])(${[...configVariables].sort((a, b) => b.length - a.length).join('|')}|--[a-z][a-z0-9-]+)(?![A-Za-z0-9_])`,

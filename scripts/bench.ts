@@ -88,6 +88,7 @@ function timed(command: string, env: Record<string, string | undefined>): Promis
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', `${command}; status=$?; times; exit $status`], {
       cwd: repoRoot,
+      // eslint-disable-next-line no-restricted-properties -- the environment given to a child process
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -9,6 +9,8 @@ import { matrixHtml } from '../reporters/matrix-html.ts';
 import { matrixMarkdown } from '../reporters/matrix-markdown.ts';
 import { junitXml } from '../reporters/junit.ts';
 import { flavors, type Flavor } from '../sandbox/server.ts';
+import { certificationOf, certificationVariables, resolveVariables } from '../runner/config/resolve.ts';
+import type { Certification } from '../runner/config/run-config.ts';
 import { signingKeyFrom, type SigningKey } from './evidence/signing-key.ts';
 import { sealBundle } from './evidence/statement.ts';
 import { clientIdentity, redactedCommand } from './evidence/client-identity.ts';
@@ -81,8 +83,14 @@ if (values.scenario) {
 }
 
 let signer: SigningKey | undefined;
+let certificationSettings: Certification;
+// The variables of this command, read as a run reads them (.env and the environment).
+let issuedTokensFile: string | undefined;
 try {
-  if (values.bundle) signer = signingKeyFrom(process.env);
+  const given = resolveVariables([...certificationVariables, 'SANDBOX_ISSUED_TOKENS_FILE']);
+  certificationSettings = certificationOf(given);
+  issuedTokensFile = given.SANDBOX_ISSUED_TOKENS_FILE;
+  if (values.bundle) signer = signingKeyFrom(certificationSettings);
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
@@ -99,12 +107,7 @@ const certification = await openCertification({
   ...(values['webhook-target'] ? { webhookTarget: values['webhook-target'] } : {}),
   ...(scenario ? { scenario } : {}),
   // Self-tests search the artifacts for every token issued (the canary scan).
-  ...(process.env.SANDBOX_ISSUED_TOKENS_FILE
-    ? {
-        onTokenIssued: (token: string) =>
-          appendFileSync(process.env.SANDBOX_ISSUED_TOKENS_FILE as string, `${token}\n`),
-      }
-    : {}),
+  ...(issuedTokensFile ? { onTokenIssued: (token: string) => appendFileSync(issuedTokensFile, `${token}\n`) } : {}),
 });
 const clientEnv = certification.env;
 const webhookTarget = certification.webhookTarget;
@@ -115,6 +118,7 @@ console.log(
 const command = values.run;
 if (command) {
   const code = await new Promise<number | null>((done) => {
+    // eslint-disable-next-line no-restricted-properties -- the environment passed to the client, a child process
     const child = spawn(command, { shell: true, stdio: 'inherit', env: { ...process.env, ...clientEnv } });
     child.on('close', done);
   });
@@ -171,10 +175,7 @@ for (const v of report.requirements) {
 console.log(`\ncertify-client: ${report.result}. Matrix: ${join(out, 'client-conformance.md')}`);
 for (const reason of reasons) console.log(`  ${reason}`);
 if (signer && source) {
-  const bundle = join(
-    resolve(process.env.CERTIFICATION_DIR ?? join(repoRoot, 'certification')),
-    `client-${report.finishedAt.replace(/[:.]/g, '-')}`,
-  );
+  const bundle = join(certificationSettings.dir, `client-${report.finishedAt.replace(/[:.]/g, '-')}`);
   mkdirSync(bundle, { recursive: true });
   for (const file of ['client-conformance.json', 'client-conformance.md', 'client-conformance.html', 'junit.xml'])
     cpSync(join(out, file), join(bundle, file));

@@ -4,8 +4,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalogSha256, interfaceInfo } from '../catalog/catalog.ts';
 import { ConfigError } from '../runner/config/load-config.ts';
-import { resolveConfig, type ResolvedConfig } from '../runner/config/resolve.ts';
-import { runEnvironment, suiteVersion } from '../reporters/run-environment.ts';
+import { resolveRun } from '../runner/config/resolve.ts';
+import type { Certification, RunConfig } from '../runner/config/run-config.ts';
+import { environmentOf } from '../runner/run-reporters.ts';
+import { suiteVersion } from '../reporters/run-environment.ts';
 import { buildSingleFileReport } from './evidence/allure-single-file.ts';
 import { redactedConfiguration } from './evidence/configuration.ts';
 import { newKeyPair } from './evidence/dsse.ts';
@@ -34,8 +36,8 @@ function versionOf(packageJson: string): string {
   return (JSON.parse(readFileSync(join(repoRoot, 'node_modules', packageJson), 'utf8')) as { version: string }).version;
 }
 
-function bundleDir(started: Date): string {
-  const base = resolve(process.env.CERTIFICATION_DIR ?? join(repoRoot, 'certification'));
+function bundleDir(certification: Certification, started: Date): string {
+  const base = certification.dir;
   let dir = join(base, utcStamp(started));
   for (let n = 2; existsSync(dir); n += 1) dir = join(base, `${utcStamp(started)}-${n}`);
   return dir;
@@ -98,21 +100,29 @@ async function main(): Promise<number> {
       'Exit codes: 0 conformant (SHOULD warnings listed), 1 not conformant, 2 bad configuration or options, 3 bundle incomplete (docs/verdicts.md).',
   });
   if (values['new-key']) return writeNewKey(resolve(values['key-dir'] ?? join(repoRoot, 'certification', 'keys')));
-  process.env.PROFILE = values.strict || process.env.PROFILE === 'certify-strict' ? 'certify-strict' : 'certify';
-  if (values.verbose) process.env.CONFORMANCE_VERBOSE = '1';
-  let resolved: ResolvedConfig;
+  // The run below is a child process: the profile, the console, and the seed, run tag and sandbox secret resolved
+  // here go to it in its environment, so that it runs what this bundle records.
+  // eslint-disable-next-line no-restricted-properties -- the environment passed to the run, a child process
+  const env: Record<string, string | undefined> = { ...process.env };
+  let resolved: RunConfig;
   let signer: SigningKey;
   try {
-    // Fixes the seed, the run tag and the sandbox secret in process.env, so that the run below uses the same ones.
-    resolved = resolveConfig(process.env, repoRoot);
-    signer = signingKeyFrom(process.env);
+    resolved = resolveRun(env, repoRoot);
+    resolved.suite.profile =
+      values.strict || resolved.suite.profile === 'certify-strict' ? 'certify-strict' : 'certify';
+    env.PROFILE = resolved.suite.profile;
+    if (values.verbose) env.CONFORMANCE_VERBOSE = '1';
+    env.SEED = String(resolved.suite.seed);
+    env.RUN_TAG = resolved.suite.runTag;
+    if (resolved.sandbox) env.SANDBOX_TOKEN_SECRET = resolved.sandbox.options.tokenSecret;
+    signer = signingKeyFrom(resolved.certification);
   } catch (error) {
     if (!(error instanceof ConfigError) && !(error instanceof Error && /^CERTIFY_SIGNING_KEY/.test(error.message)))
       throw error;
     console.error((error as Error).message);
     return 2;
   }
-  const paths = evidencePaths();
+  const paths = evidencePaths(resolved.reports);
   const args = [
     ...(values.project ?? []).flatMap((name) => ['--project', name]),
     ...(values.grep ? ['--grep', values.grep] : []),
@@ -120,17 +130,17 @@ async function main(): Promise<number> {
   // The source as the run loads it: pinned before the run starts, and compared again when it ends (an edit made
   // while it ran leaves the bundle incomplete, since the pin would not say what every worker loaded).
   const source = pinSource(repoRoot);
-  const transport = await transportOf(resolved.config);
+  const transport = await transportOf(resolved.suite);
   const started = new Date();
   const run = spawnSync(process.execPath, [playwrightCli, 'test', ...args], {
     cwd: repoRoot,
-    env: process.env,
+    env,
     stdio: 'inherit',
   });
   const finished = new Date();
   const exitCode = run.status ?? 1;
 
-  const dir = bundleDir(started);
+  const dir = bundleDir(resolved.certification, started);
   mkdirSync(dir, { recursive: true });
   const problems: string[] = [];
   for (const file of ['conformance.json', 'conformance.md', 'junit.xml']) {
@@ -169,9 +179,9 @@ async function main(): Promise<number> {
     interface: { title: interfaceInfo.title, version: interfaceInfo.version },
     catalogSha256,
     source: source.claim,
-    profile: resolved.config.profile,
-    seed: resolved.config.seed,
-    runTag: resolved.config.runTag,
+    profile: resolved.suite.profile,
+    seed: resolved.suite.seed,
+    runTag: resolved.suite.runTag,
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),
     command: ['npm run certify --', ...args].join(' '),
@@ -185,15 +195,8 @@ async function main(): Promise<number> {
     // The concurrency checks' rounds (tried, discarded for a 429 or a call without an answer): they can prove a defect,
     // never its absence, so a certifier reads how many were tried (CONCURRENCY_ROUNDS; absent when none ran).
     concurrency: matrix.cost?.rounds ?? { tried: 0 },
-    environment: runEnvironment(
-      resolved.config,
-      resolved.sandbox
-        ? {
-            flavor: resolved.sandbox.env.SANDBOX_FLAVOR ?? 'reference',
-            faults: resolved.sandbox.env.SANDBOX_FAULTS ?? '',
-          }
-        : undefined,
-    ),
+    // The run's recorded environment, from the configuration it ran with: the sandbox's flavor and faults included.
+    environment: environmentOf(resolved),
     tools: {
       playwright: versionOf('@playwright/test/package.json'),
       allure: versionOf('allure/package.json'),

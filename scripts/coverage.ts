@@ -43,6 +43,7 @@ function listTests(): ListedTest[] {
       [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '--list', '--reporter=json'],
       {
         cwd: repoRoot,
+        // eslint-disable-next-line no-restricted-properties -- the environment given to a child process
         env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: output },
         encoding: 'utf8',
       },

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { startEmbeddedSandbox, type StartedSandbox } from '../runner/config/embedded-sandbox.ts';
 import { ConfigError } from '../runner/config/load-config.ts';
 import { optionalSettings } from '../runner/config/optional-settings.ts';
-import { resolveConfig, type ResolvedConfig } from '../runner/config/resolve.ts';
+import { resolveRun } from '../runner/config/resolve.ts';
+import type { RunConfig } from '../runner/config/run-config.ts';
 import { findingLine, problemsIn, type Finding, type Severity } from '../runner/doctor/findings.ts';
 import { SIDE_EFFECTS } from '../runner/doctor/route-probe.ts';
 import { HttpClient } from '../runner/http/client.ts';
@@ -48,19 +49,19 @@ async function main(): Promise<number> {
     return 0;
   }
   const started = performance.now();
-  let resolved: ResolvedConfig;
+  let resolved: RunConfig;
   try {
-    resolved = resolveConfig(process.env, repoRoot);
+    resolved = resolveRun();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);
     return 2;
   }
-  const { config } = resolved;
+  const { suite: config } = resolved;
   const redactor = new Redactor(config.secrets);
   let sandbox: StartedSandbox | undefined;
   if (resolved.sandbox) {
-    sandbox = startEmbeddedSandbox(resolved.sandbox.env);
+    sandbox = startEmbeddedSandbox(resolved.sandbox);
     try {
       await sandbox.ready;
     } catch (error) {

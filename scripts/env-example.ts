@@ -42,7 +42,10 @@ const GROUPS: Array<[string, RegExp]> = [
   ],
   ['Reports', /^(REPORTS_DIR|TEST_RESULTS_DIR|ALLURE_[A-Z_]+|SPEC_URL|CERTIFICATION_DIR|BLOB_DIR)$/],
   ['Certification (npm run certify signs its bundle with this key)', /^CERTIFY_/],
-  ['Sandbox (the embedded one when IDENTITY_BASE_URL is unset, and npm run sandbox)', /^SANDBOX_/],
+  [
+    'Sandbox: the embedded one when IDENTITY_BASE_URL is unset (from .env and the environment, as every setting), and npm run sandbox (which reads its own environment only)',
+    /^SANDBOX_/,
+  ],
 ];
 
 interface Documented {
@@ -51,6 +54,8 @@ interface Documented {
   secret: boolean;
   description: string;
   fallback?: string;
+  /** Why .env cannot give it (schemas/config.schema.json, environmentOnly). */
+  environmentOnly?: string;
 }
 
 /** Every variable of the configuration schema, in its group, with what the schema says of it. */
@@ -73,6 +78,7 @@ function groupedVariables(): Array<{ title: string; variables: Documented[] }> {
           secret: schema?.secret ?? false,
           description: `${schema?.description ?? ''}${schema?.enum ? ` One of: ${schema.enum.join(', ')}.` : ''}`,
           ...(fallback ? { fallback } : {}),
+          ...(schema?.environmentOnly ? { environmentOnly: schema.environmentOnly } : {}),
         };
       }),
   }));
@@ -85,14 +91,15 @@ function groupedVariables(): Array<{ title: string; variables: Documented[] }> {
 export function envExample(): string {
   const lines = [
     '# Generated from schemas/config.schema.json by `npm run env:example`; edit the schema, not this file.',
-    '# Copy to .env and fill in. Variables already set in the environment win over .env.',
+    '# Copy to .env and fill in. Variables already set in the environment win over .env. A variable marked',
+    '# "Environment only" is read from the environment alone: a .env that sets it is refused, naming it.',
     '',
   ];
   for (const { title, variables } of groupedVariables()) {
     lines.push(`# ---- ${title}`);
     for (const v of variables) {
       lines.push(
-        `# ${v.required ? 'Required against a real target. ' : ''}${v.description}${v.fallback ? ` Default: ${v.fallback}` : ''}`,
+        `# ${v.environmentOnly ? `Environment only, never .env (${v.environmentOnly}). ` : ''}${v.required ? 'Required against a real target. ' : ''}${v.description}${v.fallback ? ` Default: ${v.fallback}` : ''}`,
       );
       lines.push(`# ${v.name}=${v.fallback ?? ''}`, '');
     }
@@ -119,7 +126,7 @@ export function variableTable(): string {
     lines.push('', `**${title}**`, '', '| Variable | Default | What it is |', '|---|---|---|');
     for (const v of variables)
       lines.push(
-        `| \`${v.name}\`${v.required ? ' (required against a real target)' : ''}${v.secret ? ' (secret)' : ''} | ${v.fallback ? `\`${cell(v.fallback)}\`` : ''} | ${cell(v.description)} |`,
+        `| \`${v.name}\`${v.required ? ' (required against a real target)' : ''}${v.secret ? ' (secret)' : ''}${v.environmentOnly ? ' (environment only)' : ''} | ${v.fallback ? `\`${cell(v.fallback)}\`` : ''} | ${v.environmentOnly ? `Environment only, never .env (${cell(v.environmentOnly)}). ` : ''}${cell(v.description)} |`,
       );
   }
   return lines.join('\n').trim();

@@ -40,6 +40,7 @@ async function main(): Promise<void> {
   const tokenSecret = randomBytes(16).toString('hex');
   const sandbox = spawn(process.execPath, ['--import', 'tsx', 'sandbox/main.ts'], {
     cwd: repoRoot,
+    // eslint-disable-next-line no-restricted-properties -- the environment given to a child process
     env: { ...process.env, SANDBOX_PORT: String(port), SANDBOX_TOKEN_SECRET: tokenSecret },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

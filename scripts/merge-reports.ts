@@ -2,6 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../runner/config/load-config.ts';
+import { reportsOf, reportVariables, resolveVariables } from '../runner/config/resolve.ts';
 import { parseCli } from './cli.ts';
 
 // npm run merge-reports -- <folder of the shards' blob reports>: Playwright's merge-reports with the suite's own
@@ -30,7 +32,15 @@ const merged = spawnSync(
   { stdio: 'inherit' },
 );
 if (merged.status !== 0) process.exit(merged.status ?? 1);
-const matrix = join(process.env.REPORTS_DIR ?? join(repoRoot, 'reports'), 'conformance.json');
+let reportsDir: string;
+try {
+  reportsDir = reportsOf(resolveVariables(reportVariables)).dir;
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(2);
+}
+const matrix = join(reportsDir, 'conformance.json');
 if (!existsSync(matrix)) {
   console.error(`merge-reports wrote no ${matrix}`);
   process.exit(1);

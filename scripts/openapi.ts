@@ -1,13 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { operations } from '../catalog/catalog.ts';
-import { fileURLToPath } from 'node:url';
-import { variableProblems } from '../runner/config/load-config.ts';
-import { readEnvironment } from '../runner/config/resolve.ts';
+import { resolveVariables, type Variables } from '../runner/config/resolve.ts';
 import { openApiDocuments, openApiFileName } from './openapi/document.ts';
 import { parseCli } from './cli.ts';
-
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /** `npm run openapi`: writes the OpenAPI 3.1 descriptions of the interface as configured, one per service (routes, server, token endpoint). */
 function main(): number {
@@ -30,16 +26,11 @@ function main(): number {
     variables,
     epilogue: 'Exit codes: 0 written, 2 bad options or a route variable that is not valid.',
   });
-  let env: NodeJS.ProcessEnv;
+  let env: Variables;
   try {
-    env = readEnvironment(process.env, repoRoot);
+    env = resolveVariables(variables);
   } catch (error) {
     console.error((error as Error).message);
-    return 2;
-  }
-  const problems = variableProblems(env, variables);
-  if (problems.length) {
-    for (const problem of problems) console.error(problem);
     return 2;
   }
   let documents;

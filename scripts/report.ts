@@ -1,9 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { interfaceInfo } from '../catalog/catalog.ts';
+import { keepsAllureHistory, type Profile } from '../kit/verdict-marks.ts';
 import { buildSingleFileReport } from './evidence/allure-single-file.ts';
 import { parseCli } from './cli.ts';
 import { evidencePaths } from './evidence/paths.ts';
+import { reportsOf, reportVariables, resolveVariables } from '../runner/config/resolve.ts';
 
 /**
  * `npm run report [-- --results DIR --output FILE]`: the last run's Allure report as one HTML file that opens from
@@ -11,7 +13,7 @@ import { evidencePaths } from './evidence/paths.ts';
  * allure-history/history.jsonl), so their reports show trends.
  */
 function main(): void {
-  const paths = evidencePaths();
+  const paths = evidencePaths(reportsOf(resolveVariables(reportVariables)));
   const { values } = parseCli({
     summary:
       "The last run's Allure report as one HTML file that opens from disk (nightly runs append to the Allure history).",
@@ -30,7 +32,7 @@ function main(): void {
     resultsDir: values.results ?? paths.allureResults,
     outputFile: values.output ?? paths.allureReport,
     name: `${interfaceInfo.title} ${interfaceInfo.version} conformance${profile ? ` (${profile} profile)` : ''}`,
-    ...(profile === 'nightly' ? { historyPath: paths.allureHistory } : {}),
+    ...(profile && keepsAllureHistory(profile as Profile) ? { historyPath: paths.allureHistory } : {}),
   });
   console.log(`Allure report (${report.tests} tests, one file, opens offline): ${report.file}`);
 }

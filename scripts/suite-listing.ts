@@ -53,6 +53,7 @@ export async function listSuite(): Promise<ListedTest[]> {
   try {
     await promisify(execFile)(process.execPath, [cli, 'test', '--list', '--reporter=json'], {
       cwd: repoRoot,
+      // eslint-disable-next-line no-restricted-properties -- the environment given to a child process
       env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: output, CONFORMANCE_QUIET: '1', CI: '' },
       maxBuffer: 64 * 1024 * 1024,
     });

@@ -15,6 +15,7 @@ const ours = Object.entries(scripts).flatMap(([name, command]) => {
 
 // The environment of a command started by hand: Playwright sets FORCE_COLOR=1 in its workers, and Node 24 warns on
 // standard error when FORCE_COLOR meets a NO_COLOR of the user's.
+// eslint-disable-next-line no-restricted-properties -- the environment given to the commands, child processes
 const { FORCE_COLOR: _workerColor, ...handEnv } = process.env;
 const commandEnv = { ...handEnv, ENV_FILE: '/dev/null' } as Record<string, string>;
 

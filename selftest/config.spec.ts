@@ -207,6 +207,7 @@ test.describe('configuration', () => {
   test('a bad value stops the real command before any test runs, naming the variable', () => {
     const result = spawnSync('npx', ['playwright', 'test', '--list'], {
       cwd: repoRoot,
+      // eslint-disable-next-line no-restricted-properties -- the environment given to a child process
       env: { ...process.env, ...validEnv, ENV_FILE: undefined, ROUTE_STEP_UP: 'SEND /step-up', CONFORMANCE_QUIET: '1' },
       encoding: 'utf8',
       timeout: 120_000,

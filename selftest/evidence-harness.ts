@@ -31,6 +31,7 @@ export function childEnv(workDir: string, overrides: Record<string, string>): Re
     'CI',
     'FORCE_COLOR',
   ]);
+  // eslint-disable-next-line no-restricted-properties -- the environment given to a child process
   const inherited = Object.entries(process.env).filter(
     (entry): entry is [string, string] =>
       entry[1] !== undefined && !dropped.has(entry[0]) && !/^(TEST_|PW_|PLAYWRIGHT_)/.test(entry[0]),

@@ -11,6 +11,8 @@ import { citeAnnotation, markAnnotation } from '../kit/verdict-marks.ts';
 import { allureEnrichment, TEST_VERDICT } from '../reporters/allure-enrichment.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
 import { MARKDOWN_MAX_CHARS } from '../reporters/matrix-markdown.ts';
+import { certificationOf, reportsOf } from '../runner/config/resolve.ts';
+import type { RunConfig } from '../runner/config/run-config.ts';
 import { mergedReporters } from '../runner/run-reporters.ts';
 import { ProjectProgress } from '../reporters/console-progress.ts';
 import { loadLedger, type LedgerEntry } from '../schemas/ledger.ts';
@@ -264,12 +266,19 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
       repoRoot: process.cwd(),
       embedded: false,
     });
-    const listed = (env: Record<string, string>) => mergedReporters(suite, env).map(([name]) => name);
-    expect(listed({})).not.toContain('list');
-    expect(listed({ CONFORMANCE_VERBOSE: '1' })).toContain('list');
-    const conformance = mergedReporters(suite, { CONFORMANCE_VERBOSE: '1' }).find(([name]) =>
-      name.endsWith('conformance-reporter.ts'),
-    );
+    const runOf = (verbose: boolean): RunConfig => ({
+      suite,
+      preflight: false,
+      reports: reportsOf({}, {}),
+      console: { quiet: true, verbose, ci: false },
+      certification: certificationOf({}),
+      given: [],
+      variables: {},
+    });
+    const listed = (verbose: boolean) => mergedReporters(runOf(verbose)).map(([name]) => name);
+    expect(listed(false)).not.toContain('list');
+    expect(listed(true)).toContain('list');
+    const conformance = mergedReporters(runOf(true)).find(([name]) => name.endsWith('conformance-reporter.ts'));
     expect(conformance?.[1]).toMatchObject({ verbose: true });
   });
 
@@ -437,10 +446,10 @@ test.describe('signed certification bundle (in-toto Statement in a DSSE envelope
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
       .privateKey.export({ type: 'pkcs8', format: 'pem' })
       .toString();
-    expect(() => signingKeyFrom({ CERTIFY_SIGNING_KEY: rsa })).toThrow(
+    expect(() => signingKeyFrom({ signingKey: rsa })).toThrow(
       /^CERTIFY_SIGNING_KEY=\[REDACTED\]: an rsa key, not Ed25519$/,
     );
-    expect(() => signingKeyFrom({ CERTIFY_SIGNING_KEY_FILE: '/no/such/key.pem' })).toThrow(
+    expect(() => signingKeyFrom({ signingKeyFile: '/no/such/key.pem' })).toThrow(
       'CERTIFY_SIGNING_KEY_FILE=/no/such/key.pem: no such file',
     );
     expect(signingKeyFrom({}).origin).toBe('made for this run');
@@ -591,7 +600,7 @@ test.describe('secrets stay out of evidence', () => {
 
   test('the redacted configuration lists every variable, secrets as [REDACTED]', () => {
     const suite = loadConfig(env, { repoRoot: process.cwd(), embedded: false });
-    const rows = redactedConfiguration({ config: suite, variables: env });
+    const rows = redactedConfiguration({ suite, variables: env });
     expect(JSON.stringify(rows)).not.toContain(key);
     expect(rows.find((r) => r.name === 'API_KEY')).toEqual({
       name: 'API_KEY',

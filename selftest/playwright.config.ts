@@ -1,6 +1,7 @@
 import { defineConfig } from '@playwright/test';
 
 // One id per self-test run, shared by its workers: the proof run is done once and cached under it.
+// eslint-disable-next-line no-restricted-properties -- the hand-off of the run id to the self-tests' workers
 process.env.SELFTEST_RUN_ID ??= `${Date.now()}`;
 
 // The suite's own tests: schema, configuration, sandbox, kit and runner units, then the kill matrix and the

@@ -8,6 +8,7 @@ import { runProofOnce, type ProofResult } from './proof/run-proof.ts';
 // (portability) and are judged conformant under gate and certify, and every fault of the sandbox is caught by a check citing the requirement it violates (kill matrix).
 const test = base.extend<object, { proof: ProofResult }>({
   proof: [
+    // eslint-disable-next-line no-restricted-properties -- the run id selftest/playwright.config.ts hands its workers
     async ({}, use) => use(await runProofOnce({ runId: process.env.SELFTEST_RUN_ID ?? String(process.pid) })),
     { scope: 'worker', timeout: 600_000 },
   ],

@@ -93,6 +93,7 @@ function replaysIn(markdown: string, html: string): { md: string[]; html: string
 function replayStatus(command: string, apiKey: string): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
     const bash = spawn('bash', ['-c', command], {
+      // eslint-disable-next-line no-restricted-properties -- the environment given to a child process
       env: { PATH: process.env.PATH ?? '', API_KEY: apiKey },
       stdio: ['ignore', 'pipe', 'ignore'],
     });

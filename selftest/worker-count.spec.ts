@@ -12,9 +12,10 @@ import {
   workersFor,
   workersLine,
 } from '../runner/config/worker-count.ts';
-import { loadConfig } from '../runner/config/load-config.ts';
 import { measureRoundTrips } from '../runner/config/round-trip.ts';
-import { decideWorkers, inheritedWorkers } from '../runner/config/run-workers.ts';
+import { handedOff, handOff } from '../runner/config/hand-off.ts';
+import { resolveRun } from '../runner/config/resolve.ts';
+import { decideWorkers } from '../runner/config/run-workers.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
 import { childEnv, closedPort, playwrightCli, runCli } from './evidence-harness.ts';
 
@@ -133,9 +134,10 @@ test.describe('the round trip, measured against a real server', () => {
   test('the runner hands its choice to its workers; with CONFORMANCE_WORKERS set or the embedded sandbox, nothing is measured', async () => {
     const slow = await slowServer(NEAR_MS * 3);
     try {
-      const suite = loadConfig(
+      const run = resolveRun(
         {
           ...validEnv,
+          ENV_FILE: '/dev/null',
           IDENTITY_BASE_URL: `${slow.url}/identity`,
           IDENTITY_TOKEN_URL: `${slow.url}/token`,
           STEPUP_BASE_URL: `${slow.url}/stepup`,
@@ -143,18 +145,22 @@ test.describe('the round trip, measured against a real server', () => {
           ORDERS_BASE_URL: `${slow.url}/commerce`,
           CONFORMANCE_WORKERS: '5',
         },
-        { repoRoot, embedded: false },
+        repoRoot,
       );
-      const env: Record<string, string | undefined> = {};
-      expect(await decideWorkers(suite, env)).toEqual({ workers: 5, why: 'CONFORMANCE_WORKERS' });
-      expect(await decideWorkers({ ...suite, workersSet: false, embedded: true }, env)).toMatchObject({
+      const { suite } = run;
+      expect(await decideWorkers(suite)).toEqual({ workers: 5, why: 'CONFORMANCE_WORKERS' });
+      expect(await decideWorkers({ ...suite, workersSet: false, embedded: true })).toMatchObject({
         workers: DEFAULT_WORKERS,
       });
       expect(slow.seen, 'nothing measured').toEqual([]);
-      const measured = await decideWorkers({ ...suite, workersSet: false }, env);
+      const measured = await decideWorkers({ ...suite, workersSet: false });
       expect(slow.seen.length, 'the target was measured').toBeGreaterThan(0);
-      expect(inheritedWorkers(env), 'what a worker of this runner reads').toBe(measured.workers);
-      expect(inheritedWorkers({}), 'outside a run: nothing inherited').toBeUndefined();
+      suite.workers = measured.workers;
+      const env: Record<string, string | undefined> = {};
+      handOff(run, env);
+      expect(handedOff(env, process.pid)?.suite.workers, 'what a worker of this runner reads').toBe(measured.workers);
+      expect(handedOff(env, process.pid + 1), "another process's: not this runner's worker").toBeUndefined();
+      expect(handedOff({}, process.pid), 'outside a run: nothing handed off').toBeUndefined();
     } finally {
       await slow.close();
     }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { operations, tokenServiceOf } from '../../catalog/catalog.ts';
-import { schemaIssues, type SchemaIssue } from '../../schemas/registry.ts';
+import { describeConfigIssue, firstPerVariable, problem } from '../../schemas/config-problems.ts';
+import { schemaIssues } from '../../schemas/registry.ts';
 import { configSchema, configVariables, CONFIG_SCHEMA_ID } from '../../schemas/variables.ts';
 import { parseRoute, type Route } from '../../kit/config/route.ts';
 import { parseTrigger } from '../../kit/config/trigger.ts';
@@ -12,7 +13,6 @@ import type { Profile } from '../../kit/verdict-marks.ts';
 import { loadLedger, type LedgerEntry } from '../../schemas/ledger.ts';
 import { readNetwork } from './network.ts';
 import { DEFAULT_WORKERS } from './worker-count.ts';
-import { withoutUrlCredentials } from '../../kit/redact.ts';
 
 /** A configuration problem: one line per variable, naming it, its value (secrets redacted) and what is expected. */
 export class ConfigError extends Error {
@@ -27,8 +27,9 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 /**
- * embedded: the suite started the sandbox itself; receiverReachable: the target posts its webhooks to this machine's
- * receiver (default: embedded), as a real deployment cannot without WEBHOOK_PUBLIC_URL.
+ * The variables, as runner/config/resolve.ts read them, validated into the configuration the checks read: it reads no
+ * environment of its own. embedded: the suite started the sandbox itself; receiverReachable: the target posts its
+ * webhooks to this machine's receiver (default: embedded), as a real deployment cannot without WEBHOOK_PUBLIC_URL.
  */
 export function loadConfig(
   env: Env,
@@ -256,20 +257,6 @@ export function loadConfig(
   };
 }
 
-/**
- * The problems of some variables alone, one line each, worded as loadConfig words them: npm run sandbox checks its
- * SANDBOX_* variables against the same schema.
- */
-export function variableProblems(env: Env, names: readonly string[]): string[] {
-  const raw = Object.fromEntries(
-    names.filter((name) => env[name] !== undefined && env[name] !== '').map((name) => [name, env[name]]),
-  );
-  const issues = schemaIssues(CONFIG_SCHEMA_ID, raw).filter(
-    (issue) => issue.params.missingProperty === undefined && (issue.instancePath.split('/')[1] ?? '') in raw,
-  );
-  return firstPerVariable(issues.map((issue) => describeConfigIssue(issue, raw)));
-}
-
 /** The ledger's entries; a malformed ledger is a configuration error naming CONFORMANCE_LEDGER. */
 function ledgerFrom(path: string): LedgerEntry[] {
   try {
@@ -279,17 +266,6 @@ function ledgerFrom(path: string): LedgerEntry[] {
       `CONFORMANCE_LEDGER: ${(error instanceof Error ? error.message : String(error)).replace(/\n\s*/g, '; ')}`,
     ]);
   }
-}
-
-/** One line per variable: a value can break several schema rules (pattern and format), and a JSON value that did not parse is also missing. */
-function firstPerVariable(problems: string[]): string[] {
-  const seen = new Set<string>();
-  return problems.filter((line) => {
-    const name = /^[A-Z0-9_]+/.exec(line)?.[0] ?? line;
-    if (seen.has(name)) return false;
-    seen.add(name);
-    return true;
-  });
 }
 
 /**
@@ -322,47 +298,3 @@ function splitListen(listen: string): [string, string] {
   const at = listen.lastIndexOf(':');
   return [listen.slice(0, at).replace(/^\[|\]$/g, ''), listen.slice(at + 1)];
 }
-
-function problem(name: string, value: unknown, expected: string): string {
-  return `${name}=${shownValue(name, value)} is not valid: expected ${expected}`;
-}
-
-function shownValue(name: string, value: unknown): string {
-  if (value === undefined) return '(unset)';
-  if (configSchema.properties[name]?.secret) return `[REDACTED, ${String(value).length} characters]`;
-  const text = withoutUrlCredentials(typeof value === 'string' ? value : JSON.stringify(value));
-  return JSON.stringify(text.length > 120 ? `${text.slice(0, 117)}...` : text);
-}
-
-function describeConfigIssue(issue: SchemaIssue, raw: Record<string, unknown>): string {
-  const missing = issue.params.missingProperty as string | undefined;
-  if (missing) {
-    const because =
-      issue.keyword === 'dependentRequired' ? ` (required when ${String(issue.params.property)} is set)` : '';
-    return `${missing} is not set: expected ${configSchema.properties[missing]?.description ?? 'a value'}${because}`;
-  }
-  const name = issue.instancePath.split('/')[1] ?? '(configuration)';
-  const described = configSchema.properties[name];
-  const shape = described?.$ref?.startsWith('#/$defs/') ? SHAPES[described.$ref.slice('#/$defs/'.length)] : undefined;
-  const expected = described?.enum
-    ? `one of ${described.enum.join(', ')}`
-    : shape
-      ? `${shape} (${described?.description ?? name})`
-      : (described?.description ?? issue.message);
-  return problem(name, raw[name], expected);
-}
-
-/** What a value of each shape of schemas/config.schema.json ($defs) looks like, said first when one is not valid. */
-const SHAPES: Record<string, string> = {
-  httpUrl: 'an http or https URL',
-  route: '"METHOD /path"',
-  positiveInteger: 'a whole number from 1',
-  port: 'a port number from 0 to 65535',
-  count: 'a whole number from 0 to 999',
-  nonEmpty: 'a value without leading or trailing spaces',
-  secret: 'a value without spaces',
-  pemPrivateKey: 'PEM text of a private key (-----BEGIN PRIVATE KEY----- …)',
-  jsonPointer: 'a JSON pointer such as /a/b',
-  trigger: 'header:<name>=<value> or pointer:/path=<value>',
-  proxyUrl: 'an http:// or https:// proxy URL, http://[user:password@]host:port',
-};

@@ -27,6 +27,7 @@ const CURL_VARIABLES = [
  * proxy-from-env reads process.env, so it is shown, for the length of one synchronous call, an environment holding
  * only curl's variables as the configuration read them (.env included).
  */
+/* eslint-disable no-restricted-properties -- proxy-from-env reads process.env and nothing else */
 function proxyUrlFor(url: string, env: Env): string {
   const saved = process.env;
   process.env = Object.fromEntries(CURL_VARIABLES.flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
@@ -36,6 +37,7 @@ function proxyUrlFor(url: string, env: Env): string {
     process.env = saved;
   }
 }
+/* eslint-enable no-restricted-properties */
 
 /** The certificates of a PEM file; throws with what is wrong (unreadable, no certificate, one that does not parse). */
 export function readCertificates(path: string): string[] {

@@ -79,6 +79,7 @@ export function buildSingleFileReport(options: {
       {
         cwd: work,
         encoding: 'utf8',
+        // eslint-disable-next-line no-restricted-properties -- the environment given to a child process
         env: { ...process.env, NO_COLOR: '1' },
       },
     );

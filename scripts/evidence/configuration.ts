@@ -1,6 +1,6 @@
 import { operations } from '../../catalog/catalog.ts';
 import { configSchema, configVariables } from '../../schemas/variables.ts';
-import type { ResolvedConfig } from '../../runner/config/resolve.ts';
+import type { RunConfig } from '../../runner/config/run-config.ts';
 import { Redactor } from '../../kit/redact.ts';
 
 export const MASK = '[REDACTED]';
@@ -15,16 +15,14 @@ export interface ConfiguredVariable {
 
 /**
  * Every configuration variable with the value the run used, secrets shown as [REDACTED]: the configuration part
- * of a certification bundle. The embedded sandbox's token secret is listed too, masked.
+ * of a certification bundle (the embedded sandbox's token secret among them, masked).
  */
-export function redactedConfiguration(
-  resolved: Pick<ResolvedConfig, 'config' | 'variables' | 'sandbox'>,
-): ConfiguredVariable[] {
-  const redactor = new Redactor(resolved.config.secrets);
+export function redactedConfiguration(resolved: Pick<RunConfig, 'suite' | 'variables'>): ConfiguredVariable[] {
+  const redactor = new Redactor(resolved.suite.secrets);
   const routeDefaults = new Map(
     operations.filter((o) => o.routeEnv).map((o) => [o.routeEnv as string, o.defaultRoute as string]),
   );
-  const rows: ConfiguredVariable[] = configVariables.map((name) => {
+  return configVariables.map((name): ConfiguredVariable => {
     const secret = configSchema.properties[name]?.secret ?? false;
     const given = resolved.variables[name];
     const fallback = configSchema.properties[name]?.default ?? routeDefaults.get(name);
@@ -32,6 +30,4 @@ export function redactedConfiguration(
     if (fallback !== undefined) return { name, value: fallback, source: 'default', secret };
     return { name, source: 'unset', secret };
   });
-  if (resolved.sandbox) rows.push({ name: 'SANDBOX_TOKEN_SECRET', value: MASK, source: 'set', secret: true });
-  return rows;
 }

@@ -1,7 +1,5 @@
 import { dirname, join } from 'node:path';
-import { allureResultsDir } from '../../runner/run-reporters.ts';
-
-type Env = Record<string, string | undefined>;
+import type { RunReports } from '../../runner/config/run-config.ts';
 
 export interface EvidencePaths {
   reportsDir: string;
@@ -12,13 +10,14 @@ export interface EvidencePaths {
   allureHistory: string;
 }
 
-/** Where a run's evidence lies, from the same variables the reporters read (REPORTS_DIR, ALLURE_RESULTS_DIR). */
-export function evidencePaths(env: Env = process.env): EvidencePaths {
-  const allureResults = allureResultsDir(env);
+/** Where a run's evidence lies, from the run's configuration of its reports (REPORTS_DIR, ALLURE_*). */
+export function evidencePaths(
+  reports: Pick<RunReports, 'dir' | 'allureResultsDir' | 'allureHistoryPath'>,
+): EvidencePaths {
   return {
-    reportsDir: env.REPORTS_DIR ?? 'reports',
-    allureResults,
-    allureReport: join(dirname(allureResults), 'allure-report', 'index.html'),
-    allureHistory: env.ALLURE_HISTORY_PATH ?? join('allure-history', 'history.jsonl'),
+    reportsDir: reports.dir,
+    allureResults: reports.allureResultsDir,
+    allureReport: join(dirname(reports.allureResultsDir), 'allure-report', 'index.html'),
+    allureHistory: reports.allureHistoryPath,
   };
 }

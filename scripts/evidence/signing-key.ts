@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import type { Certification } from '../../runner/config/run-config.ts';
 import { newKeyPair, privateKeyFromPem } from './dsse.ts';
 
 export interface SigningKey {
@@ -12,9 +13,9 @@ export interface SigningKey {
  * The key a bundle is signed with: CERTIFY_SIGNING_KEY (PEM text) or CERTIFY_SIGNING_KEY_FILE; neither set, a key
  * made for this run. Throws one line naming the variable when the key given is not a usable Ed25519 private key.
  */
-export function signingKeyFrom(env: NodeJS.ProcessEnv): SigningKey {
-  const text = env.CERTIFY_SIGNING_KEY;
-  const file = env.CERTIFY_SIGNING_KEY_FILE;
+export function signingKeyFrom(certification: Pick<Certification, 'signingKey' | 'signingKeyFile'>): SigningKey {
+  const text = certification.signingKey;
+  const file = certification.signingKeyFile;
   if (text && file) throw new Error('CERTIFY_SIGNING_KEY and CERTIFY_SIGNING_KEY_FILE are both set: set one');
   if (text) {
     try {

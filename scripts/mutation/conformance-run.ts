@@ -20,6 +20,7 @@ const run = spawnSync(
   {
     cwd: repoRoot,
     env: {
+      // eslint-disable-next-line no-restricted-properties -- the environment given to a child process
       ...process.env,
       ENV_FILE: envFile,
       PROFILE: 'certify-strict',

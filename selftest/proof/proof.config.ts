@@ -10,11 +10,11 @@ import type { FaultRun, ProofPlan, ProofTarget } from './plan.ts';
 // for each fault, the checks that cite the faulted requirement against a sandbox giving them that fault (alone, or in
 // a round with other faults' checks). Started by selftest/proof.spec.ts.
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const planFile = process.env.PROOF_PLAN;
+// The environment selftest/proof/run-proof.ts gives this run: its plan, its workers and where its results go.
+// eslint-disable-next-line no-restricted-properties -- the environment the proof passes to its child run
+const { PROOF_PLAN: planFile, PROOF_WORKERS: workers, PROOF_RESULTS: results } = process.env;
 if (!planFile) throw new Error('PROOF_PLAN is not set: this configuration is started by selftest/proof.spec.ts');
 const plan = JSON.parse(readFileSync(planFile, 'utf8')) as ProofPlan;
-// Every target is a sandbox this process started: the run's broker without the preflight of a real deployment.
-process.env.PREFLIGHT ??= '0';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const suiteFor = (target: ProofTarget) => {
@@ -44,12 +44,14 @@ function projectFor(target: ProofTarget) {
 
 export default defineConfig<object, WorkerFixtures>({
   fullyParallel: true,
-  workers: Number(process.env.PROOF_WORKERS ?? 2),
+  workers: Number(workers ?? 2),
   retries: 0,
   timeout: 60_000,
   outputDir: `${repoRoot}test-results/proof-run`,
-  reporter: [['json', { outputFile: process.env.PROOF_RESULTS ?? `${repoRoot}test-results/proof-results.json` }]],
+  reporter: [['json', { outputFile: results ?? `${repoRoot}test-results/proof-results.json` }]],
   use: { trace: 'off' },
+  // Every target is a sandbox this process started: the run's broker and receivers, without the preflight of a real
+  // deployment (the global setup runs it for a run of playwright.config.ts only).
   globalSetup: `${repoRoot}runner/global-setup.ts`,
   projects: plan.targets.map(projectFor),
 });

@@ -56,6 +56,7 @@ export async function runProofOnce(options: {
         [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'selftest/proof/proof.config.ts'],
         {
           cwd: repoRoot,
+          // eslint-disable-next-line no-restricted-properties -- the environment given to a child process
           env: { ...process.env, PROOF_PLAN: planFile, PROOF_RESULTS: resultsFile, CI: '' },
           stdio: ['ignore', 'pipe', 'pipe'],
         },
