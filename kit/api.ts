@@ -21,6 +21,11 @@ export interface CallOptions {
   omit?: string[];
   /** Headers to send instead of the defaults, or in addition to them. */
   set?: Record<string, string>;
+  /**
+   * How each header name is written on the wire (they are lower case otherwise): a request variant that HTTP says is
+   * the same request (RFC 9110 §5.1: field names are case-insensitive), e.g. `X-Client-Id` as Go writes it.
+   */
+  headerCase?: (name: string) => string;
   /** Act as the configured reseller: its credentials and client id. */
   asReseller?: boolean;
   /** Use this API key's token instead of the default one (e.g. a client without entitlements). */
@@ -106,7 +111,8 @@ export class Api {
     }
     for (const [name, value] of Object.entries(set))
       if (!defaults.includes(name) && !omitted.has(name)) headers.push([name, value]);
-    return headers;
+    const spell = options.headerCase;
+    return spell ? headers.map(([name, value]) => [spell(name), value]) : headers;
   }
 
   private async headerValue(name: string, id: OperationId, options: CallOptions): Promise<string> {
@@ -171,7 +177,7 @@ export class Api {
         const again = {
           ...(await this.http.send({
             ...request,
-            headers: headers.map(([name, value]) => [name, name === 'authorization' ? renewed : value]),
+            headers: headers.map(([name, value]) => [name, isAuthorization(name) ? renewed : value]),
             note: [note, 'sent again with a new token after a 401'].filter(Boolean).join('; '),
           })),
           tokenFrom,
@@ -230,7 +236,7 @@ export class Api {
   ): Promise<string | undefined> {
     if (options.set && Object.keys(options.set).some((name) => name.toLowerCase() === 'authorization'))
       return undefined;
-    const stale = sent.find(([name]) => name === 'authorization')?.[1]?.replace(/^Bearer /, '');
+    const stale = sent.find(([name]) => isAuthorization(name))?.[1]?.replace(/^Bearer /, '');
     if (!stale) return undefined;
     const token = await this.tokens.renewAfter401(this.credential(id, options), stale);
     return token ? `Bearer ${token}` : undefined;
@@ -260,6 +266,8 @@ export class Api {
     return this.config.reseller;
   }
 }
+
+const isAuthorization = (name: string) => name.toLowerCase() === 'authorization';
 
 /** A raw body's JSON value, when it is JSON (a step-up sent with an odd Content-Type may still start a session). */
 function parsedRaw(raw: string | Buffer | undefined): unknown {
