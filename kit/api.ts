@@ -88,7 +88,7 @@ export class Api extends OperationRequests {
         const again = {
           ...(await this.http.send({
             ...request,
-            headers: request.headers.map(([name, value]) => [name, name === 'authorization' ? renewed : value]),
+            headers: request.headers.map(([name, value]) => [name, isAuthorization(name) ? renewed : value]),
             note: [request.note, 'sent again with a new token after a 401'].filter(Boolean).join('; '),
           })),
           tokenFrom,
@@ -130,14 +130,15 @@ export class Api extends OperationRequests {
     options: CallOptions,
     sent: HeaderList,
   ): Promise<string | undefined> {
-    if (options.set && Object.keys(options.set).some((name) => name.toLowerCase() === 'authorization'))
-      return undefined;
-    const stale = sent.find(([name]) => name === 'authorization')?.[1]?.replace(/^Bearer /, '');
+    if (options.set && Object.keys(options.set).some(isAuthorization)) return undefined;
+    const stale = sent.find(([name]) => isAuthorization(name))?.[1]?.replace(/^Bearer /, '');
     if (!stale) return undefined;
     const token = await this.tokens.renewAfter401(this.credential(id, options), stale);
     return token ? `Bearer ${token}` : undefined;
   }
 }
+
+const isAuthorization = (name: string) => name.toLowerCase() === 'authorization';
 
 /** A raw body's JSON value, when it is JSON (a step-up sent with an odd Content-Type may still start a session). */
 function parsedRaw(raw: string | Buffer | undefined): unknown {

@@ -18,6 +18,11 @@ export interface RequestOptions {
   omit?: string[];
   /** Headers to send instead of the defaults, or in addition to them. */
   set?: Record<string, string>;
+  /**
+   * How each header name is written on the wire (they are lower case otherwise): a request variant that HTTP says is
+   * the same request (RFC 9110 §5.1: field names are case-insensitive), e.g. `X-Client-Id` as Go writes it.
+   */
+  headerCase?: (name: string) => string;
   /** Act as the configured reseller: its credentials and client id. */
   asReseller?: boolean;
   /** Use this API key's token instead of the default one (e.g. a client without entitlements). */
@@ -70,7 +75,8 @@ export class OperationRequests {
     }
     for (const [name, value] of Object.entries(set))
       if (!defaults.includes(name) && !omitted.has(name)) headers.push([name, value]);
-    return headers;
+    const spell = options.headerCase;
+    return spell ? headers.map(([name, value]) => [spell(name), value]) : headers;
   }
 
   private async headerValue(name: string, id: OperationId, options: RequestOptions): Promise<string> {

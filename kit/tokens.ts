@@ -16,6 +16,8 @@ export interface TokenRequestOptions {
   form?: Record<string, string | undefined>;
   /** A body sent as is instead of the form (e.g. JSON). */
   rawBody?: string;
+  /** How each header name is written on the wire (lower case otherwise), as CallOptions.headerCase. */
+  headerCase?: (name: string) => string;
   note?: string;
 }
 
@@ -39,12 +41,13 @@ export function tokenRequest(target: Credential, options: TokenRequestOptions = 
   for (const [name, value] of Object.entries(options.form ?? validTokenForm()))
     if (value !== undefined) form.append(name, value);
   const body = options.rawBody ?? (method === 'GET' ? undefined : form.toString());
+  const spell = options.headerCase;
   return {
     label: 'token',
     ...(options.note ? { note: options.note } : {}),
     method,
     url: method === 'GET' ? `${target.tokenUrl}?${form.toString()}` : target.tokenUrl,
-    headers,
+    headers: spell ? headers.map(([name, value]) => [spell(name), value]) : headers,
     ...(body !== undefined ? { body } : {}),
   };
 }

@@ -39,3 +39,13 @@ export function header(ex: Exchange, name: string): string | undefined {
   const value = ex.req.headers[name.toLowerCase()];
   return Array.isArray(value) ? value[0] : value;
 }
+
+/**
+ * The value of a header looked up by its exact name in the raw header list, as a server that never folds the case of
+ * field names reads it (the fault header-names-case-sensitive); undefined when no field has exactly that name.
+ */
+export function exactHeader(ex: Exchange, name: string): string | undefined {
+  const raw = ex.req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i] === name) return raw[i + 1];
+  return undefined;
+}

@@ -29,9 +29,10 @@ export interface Fault {
 
 /**
  * The kinds of traffic a fault shows under: one request and its answer; the state a refused request leaves behind;
- * calls that overlap. The kill matrix and npm run coverage list each fault's class.
+ * calls that overlap; a request written as another client writes it, which HTTP says is the same request. The kill
+ * matrix and npm run coverage list each fault's class.
  */
-export const faultClasses = ['request', 'refusal-state', 'concurrency'] as const;
+export const faultClasses = ['request', 'refusal-state', 'concurrency', 'request-variant'] as const;
 export type FaultClass = (typeof faultClasses)[number];
 
 /** The operations and events, as the faults' ids spell them (`client-id-optional-on-case-update`). */
@@ -645,6 +646,35 @@ const faultList = [
     class: 'concurrency',
     description:
       "An order's identifier is checked, then a slow downstream call (RACE_WINDOW_MS) runs before it is stored: orders with one identifier that overlap are all created (one after the other, the second is 409).",
+  },
+  // Request variants (docs/traffic.md): each mishandles one spelling of a request that HTTP says is the same request.
+  {
+    id: 'header-names-case-sensitive',
+    requirement: 'HDR-NAME-CASE',
+    class: 'request-variant',
+    description:
+      'The mandatory headers (x-client-id, x-correlation-id) of 4.2 to 4.8 are read by their exact lower-case names from the raw header list: sent as X-Client-Id they are missing, and the request is refused 400.',
+  },
+  {
+    id: 'json-charset-refused',
+    requirement: 'HDR-JSON-CHARSET',
+    class: 'request-variant',
+    description:
+      'The operations with a body compare the whole Content-Type with "application/json": application/json; charset=utf-8 is refused 415.',
+  },
+  {
+    id: 'token-basic-scheme-case-sensitive',
+    requirement: 'TOK-BASIC-CASE',
+    class: 'request-variant',
+    description:
+      'The token endpoints compare the auth-scheme exactly with "Basic": the API key under "basic" or "BASIC" is refused 401 invalid_client.',
+  },
+  {
+    id: 'unparsable-body-500',
+    requirement: 'GEN-MALFORMED-BODY',
+    class: 'request-variant',
+    description:
+      "A body of 4.2, 4.3, 4.6 or 4.7 that does not parse as JSON (cut off, form-encoded) is answered 500: the parser's exception escapes to the default handler.",
   },
 ] as const satisfies readonly Fault[];
 

@@ -2,7 +2,7 @@ import { operation, tokenServiceOf } from '../catalog/catalog.ts';
 import type { OperationId } from '../catalog/catalog.ts';
 import { mediaType, parseJsonBody } from './body.ts';
 import { checkBearer } from './bearer.ts';
-import { header } from './context.ts';
+import { exactHeader, header } from './context.ts';
 import type { Exchange, SandboxContext } from './context.ts';
 import { refusal, sendJson, sendRefusal, sendText } from './errors.ts';
 import type { Refusal } from './errors.ts';
@@ -38,8 +38,9 @@ function requiredHeaders(ctx: SandboxContext, id: OperationId): string[] {
 }
 
 function headerRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refusal | undefined {
+  const read = ctx.faults.has('header-names-case-sensitive') ? exactHeader : header;
   for (const name of requiredHeaders(ctx, id)) {
-    if ((header(ex, name) ?? '').trim() === '') return refusal(400, 'missing_header', `the ${name} header is required`);
+    if ((read(ex, name) ?? '').trim() === '') return refusal(400, 'missing_header', `the ${name} header is required`);
   }
   return undefined;
 }
@@ -47,7 +48,10 @@ function headerRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refu
 function contentTypeRefusal(ctx: SandboxContext, ex: Exchange, id: OperationId): Refusal | undefined {
   if (!operation(id).hasBody) return undefined;
   if (!ctx.behaviour.checksContentType) return undefined;
-  if (mediaType(header(ex, 'content-type')) === 'application/json') return undefined;
+  const label = header(ex, 'content-type');
+  // json-charset-refused: the whole label compared, so that a parameter (charset=utf-8) makes it another media type.
+  const type = ctx.faults.has('json-charset-refused') ? (label ?? '').trim() : mediaType(label);
+  if (type === 'application/json') return undefined;
   return refusal(ctx.behaviour.mediaTypeStatus, 'unsupported_media_type', 'the body must be sent as application/json');
 }
 
@@ -87,7 +91,10 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
   if (!op.hasBody) return { clientId, body: {} };
   const parsed = parseJsonBody(ex.body.bytes, ctx.behaviour.invalidUtf8);
   if (!parsed.ok) {
-    sendRefusal(ex.res, refusal(400, 'invalid_json', parsed.reason));
+    // unparsable-body-500: the parser's exception escapes to the framework's default handler.
+    if (ctx.faults.has('unparsable-body-500'))
+      sendRefusal(ex.res, refusal(500, 'internal', `an internal error occurred: ${parsed.reason}`));
+    else sendRefusal(ex.res, refusal(400, 'invalid_json', parsed.reason));
     return undefined;
   }
   const value =

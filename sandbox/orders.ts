@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { orderErrorRow, tokenServiceOf } from '../catalog/catalog.ts';
 import { checkBearer } from './bearer.ts';
 import { maxBodyBytes, parseJsonBody } from './body.ts';
-import { header } from './context.ts';
+import { exactHeader, header } from './context.ts';
 import type { Exchange, SandboxContext } from './context.ts';
 import { hasOrderEntitlement } from './credentials.ts';
 import { allowedValues } from './enums.ts';
@@ -139,10 +139,11 @@ function createOrder(ctx: SandboxContext, ex: Exchange, placed: Set<string>): Or
     };
   if (ex.body.kind !== 'ok') return badRequest(messages.malformed);
 
+  const read = faults.has('header-names-case-sensitive') ? exactHeader : header;
   const headerCheck = (): OrderError | undefined => {
-    if (!header(ex, 'x-correlation-id')?.trim() && !faults.has('order-correlation-optional'))
+    if (!read(ex, 'x-correlation-id')?.trim() && !faults.has('order-correlation-optional'))
       return badRequest(messages.correlationMissing);
-    if (!header(ex, 'x-client-id')?.trim() && !faults.has('order-client-id-optional'))
+    if (!read(ex, 'x-client-id')?.trim() && !faults.has('order-client-id-optional'))
       return badRequest(messages.clientIdMissing);
     return undefined;
   };

@@ -24,12 +24,14 @@ function sendOAuthError(
 }
 
 /**
- * The client named by `Authorization: Basic <API_KEY>` (scheme compared case-insensitively); with idOnly (the fault
- * token-secret-unchecked), the client of the id in base64("id:secret"), whatever the secret.
+ * The client named by `Authorization: Basic <API_KEY>` (scheme compared case-insensitively, unless the fault
+ * token-basic-scheme-case-sensitive compares it exactly); with idOnly (the fault token-secret-unchecked), the client of
+ * the id in base64("id:secret"), whatever the secret.
  */
-function authenticateClient(ex: Exchange, idOnly: boolean): SandboxClient | undefined {
+function authenticateClient(ex: Exchange, idOnly: boolean, exactScheme: boolean): SandboxClient | undefined {
   const match = /^([A-Za-z]+) +(\S+) *$/.exec(header(ex, 'authorization') ?? '');
-  if (!match || match[1]?.toLowerCase() !== 'basic' || !match[2]) return undefined;
+  const scheme = exactScheme ? match?.[1] : match?.[1]?.toLowerCase();
+  if (!match || scheme !== (exactScheme ? 'Basic' : 'basic') || !match[2]) return undefined;
   if (!idOnly) return clientByApiKey(match[2]);
   return clientById(Buffer.from(match[2], 'base64').toString('utf8').split(':')[0] ?? '');
 }
@@ -65,7 +67,7 @@ export function tokenHandler(audience: TokenAudience) {
 
     const client = faults.has('token-no-client-auth')
       ? mainClient
-      : authenticateClient(ex, faults.has('token-secret-unchecked'));
+      : authenticateClient(ex, faults.has('token-secret-unchecked'), faults.has('token-basic-scheme-case-sensitive'));
     if (!client) {
       sendOAuthError(ex, 401, 'invalid_client', 'client authentication failed', { 'www-authenticate': basicChallenge });
       return;

@@ -6,6 +6,7 @@ import { schemaIdFor, schemaIssues } from '../schemas/registry.ts';
 import { faults, type Fault, type FaultId } from '../sandbox/faults.ts';
 import type { Flavor } from '../sandbox/types.ts';
 import { readdirSync, readFileSync } from 'node:fs';
+import { capitalisedHeaderName } from '../kit/builders/request-variants.ts';
 import { SandboxClient, validOrder, withSandbox, bothFlavors, validCall } from './sandbox/client.ts';
 import type { Body, Reply, Delivery } from './sandbox/client.ts';
 
@@ -419,6 +420,22 @@ const faultChecks: Record<FaultId, Conforms> = {
     await api.order({ body: { ...body, fulfillment: [{ type: 'SHIPPING' }] } });
     return accepted(await api.order({ body }));
   },
+
+  'header-names-case-sensitive': async (api) =>
+    accepted(
+      await api.op('assessment', { ...(await validCall(api, 'assessment')), headerCase: capitalisedHeaderName }),
+    ),
+  'json-charset-refused': async (api) =>
+    accepted(
+      await api.op('assessment', {
+        ...(await validCall(api, 'assessment')),
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      }),
+    ),
+  'token-basic-scheme-case-sensitive': async (api) =>
+    (await api.requestToken('identity', { authorization: `basic ${api.env['API_KEY']}` })).status === 200,
+  'unparsable-body-500': async (api) =>
+    (await api.op('assessment', { raw: '{"strategy": "default", "inq' })).status === 400,
 };
 
 /** Faults whose behaviour differs by flavor are checked in both. */

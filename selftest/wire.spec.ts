@@ -6,7 +6,8 @@ import { loadConfig } from '../runner/config/load-config.ts';
 import { HttpClient } from '../runner/http/client.ts';
 import { testKey, testKeyIn, userAgent, withUserAgent } from '../runner/http/user-agent.ts';
 import { Redactor } from '../kit/redact.ts';
-import { TokenProvider } from '../kit/tokens.ts';
+import { TokenProvider, tokenRequest } from '../kit/tokens.ts';
+import { capitalisedHeaderName } from '../kit/builders/request-variants.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { TokenCache } from '../runner/tokens.ts';
@@ -130,4 +131,48 @@ test('an empty header value is sent empty, and a replaced header is sent once', 
   const values = (name: string) => raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === name);
   expect(values('content-type')).toEqual(['text/plain']);
   expect(values('x-client-id')).toEqual(['']);
+});
+
+// The request variants of docs/traffic.md: a header name the suite writes capitalised arrives capitalised, so a target
+// that reads names case-sensitively is really sent X-Client-Id (Node writes a raw header list as given).
+for (const op of operations) {
+  test(`${op.id}: header names written capitalised arrive exactly so, each once, the value unchanged`, async ({
+    sandbox,
+    api,
+    http,
+  }) => {
+    const headers = await api.headers(op.id, { headerCase: capitalisedHeaderName });
+    const exchange = await http.send({
+      label: 'echo',
+      method: api.method(op.id),
+      url: `${sandbox.url}/__sandbox/echo`,
+      headers,
+      ...(op.hasBody ? { body: '{}' } : {}),
+    });
+    const raw = (exchange.json as { rawHeaders: string[] }).rawHeaders;
+    const arrived = raw.flatMap((name, i) => (i % 2 === 0 ? [[name, raw[i + 1]] as [string, string]] : []));
+    const sent = op.sentHeaders.map((name) => capitalisedHeaderName(name));
+    expect(sent).toContain('X-Client-Id');
+    expect(arrived.filter(([name]) => sent.includes(name))).toEqual(headers);
+    expect(
+      arrived.filter(([name]) => op.sentHeaders.includes(name)),
+      'no lower-case spelling besides',
+    ).toEqual([]);
+  });
+}
+
+test('a token request with capitalised header names sends Authorization and Content-Type so', async ({
+  sandbox,
+  http,
+}) => {
+  const request = tokenRequest(
+    { tokenUrl: `${sandbox.url}/__sandbox/echo`, apiKey: 'a2V5OnNlY3JldA==' },
+    { headerCase: capitalisedHeaderName },
+  );
+  const exchange = await http.send(request);
+  const raw = (exchange.json as { rawHeaders: string[] }).rawHeaders;
+  expect(raw).toContain('Authorization');
+  expect(raw).toContain('Content-Type');
+  expect(raw).not.toContain('authorization');
+  expect(raw).not.toContain('content-type');
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from '@playwright/test';
@@ -104,6 +104,8 @@ export interface OpOptions {
   headers?: Record<string, string | undefined>;
   params?: Record<string, string>;
   query?: string;
+  /** How each header name is written on the wire: sent with node:http, which keeps names as given (fetch lower-cases them). */
+  headerCase?: (name: string) => string;
 }
 
 /** A client of one running sandbox, configured the way the suite is: from sandboxTargetEnv. */
@@ -174,6 +176,7 @@ export class SandboxClient {
     };
     const headers = withOverrides(defaults, options.headers);
     const body = method === 'GET' ? undefined : Buffer.from(options.raw ?? JSON.stringify(options.body ?? {}));
+    if (options.headerCase) return sendNamed(method, url, headers, options.headerCase, body);
     return fetch(url, { method, headers, ...(body ? { body } : {}) }).then(toReply);
   }
 
@@ -216,6 +219,38 @@ export class SandboxClient {
       ...(body ? { body } : {}),
     }).then(toReply);
   }
+}
+
+/** A request whose header names go on the wire as `spell` writes them. */
+function sendNamed(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  spell: (name: string) => string,
+  body: Buffer | undefined,
+): Promise<Reply> {
+  // Given a raw list, node:http adds no Host of its own.
+  const names = [
+    'Host',
+    new URL(url).host,
+    ...Object.entries(headers).flatMap(([name, value]) => [spell(name), value]),
+  ];
+  if (body) names.push('Content-Length', String(body.length));
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers: names }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const answer = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') answer.set(name, value);
+        void toReply(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: answer })).then(
+          resolve,
+        );
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 function withOverrides(
