@@ -11,18 +11,23 @@ import { serializeRedacted } from './reporters/serialize-redacted.ts';
 const repoRoot = fileURLToPath(new URL('.', import.meta.url));
 const isMainProcess = process.env.TEST_WORKER_INDEX === undefined;
 
-function resolveOrExit(): ResolvedConfig {
+async function resolveOrExit(): Promise<ResolvedConfig> {
   try {
     return resolveConfig(process.env, repoRoot);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);
+    // The run's reports say it did not run, and why, in place of an earlier run's verdict.
+    if (isMainProcess) (await import('./runner/run-reporters.ts')).endBeforeTests(error.problems);
     process.exit(2);
   }
 }
 
-const { config: suite, sandbox } = resolveOrExit();
+const { config: suite, sandbox } = await resolveOrExit();
 serializeRedacted(suite, suite.secrets);
+const runReporters = isMainProcess ? await import('./runner/run-reporters.ts') : undefined;
+// Every report the run will write says "not finished" until it ends: a crash leaves no earlier run's verdict behind.
+runReporters?.startReports(suite);
 // A listing runs no test: it needs no worker count, no sandbox, no run state and no reporters of a run.
 const listing = process.argv.includes('--list');
 // Playwright fixes the worker count here, before the global setup: the runner chooses it (from the target's round trip
@@ -47,7 +52,7 @@ if (sandbox && isMainProcess && !listing) {
   runState().sandbox = startEmbeddedSandbox(sandbox.env);
 }
 if (workerChoice) (await import('./reporters/run-facts.ts')).runFacts().workers = workerChoice;
-const reporter = isMainProcess ? (await import('./runner/run-reporters.ts')).reportersFor(suite) : [];
+const reporter = runReporters?.reportersFor(suite) ?? [];
 
 export default defineConfig<object, WorkerFixtures>({
   fullyParallel: true,

@@ -7,6 +7,9 @@ import type { ConformanceAllureOptions } from '../reporters/allure-reporter.ts';
 import type { ConformanceReporterOptions } from '../reporters/conformance-reporter.ts';
 import { isListingOnly } from '../reporters/listing.ts';
 import { runEnvironment } from '../reporters/run-environment.ts';
+import { markUnfinished, reportFiles, writeNotRun, type ReportFiles } from '../reporters/run-reports.ts';
+import { configSchema } from '../schemas/variables.ts';
+import { runState } from './run-state.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -16,6 +19,52 @@ type Env = Record<string, string | undefined>;
  */
 export function allureResultsDir(env: Env = process.env): string {
   return env.ALLURE_RESULTS_DIR ?? (env.REPORTS_DIR ? join(env.REPORTS_DIR, 'allure-results') : 'allure-results');
+}
+
+/** The files a run's reports go to: REPORTS_DIR, and the Allure results (allureResultsDir). */
+export function runReportFiles(env: Env = process.env): ReportFiles {
+  return reportFiles(env.REPORTS_DIR ?? 'reports', allureResultsDir(env));
+}
+
+/** What the reports say of the run's environment: target, flavor, seed, profile (reporters/run-environment.ts). */
+function environmentOf(suite: SuiteConfig, env: Env): Record<string, string> {
+  return runEnvironment(
+    suite,
+    suite.embedded ? { flavor: env.SANDBOX_FLAVOR ?? 'reference', faults: env.SANDBOX_FAULTS ?? '' } : undefined,
+  );
+}
+
+/** A listing writes no report, and a shard only its blob (npm run merge-reports writes the reports). */
+const writesReports = (env: Env) => !isListingOnly() && !env.CONFORMANCE_SHARD;
+
+/**
+ * At the run's start, in the runner's process: every report it will write says "not finished" until its reporters
+ * write the verdict, so that a crash leaves no earlier run's verdict behind (reporters/run-reports.ts).
+ */
+export function startReports(suite: SuiteConfig, env: Env = process.env): void {
+  if (!writesReports(env)) return;
+  const files = runReportFiles(env);
+  const environment = environmentOf(suite, env);
+  markUnfinished(files, { profile: suite.profile, environment, startedAt: new Date().toISOString() });
+  runState().reports = { files, profile: suite.profile, environment };
+}
+
+/**
+ * A run that ends before any test, with exit code 2 (bad configuration, a preflight problem, an embedded sandbox that
+ * cannot start): its own verdict, "not run: configuration", and each problem, in every report. When the configuration
+ * did not resolve, the reports go where REPORTS_DIR says, under the profile PROFILE names (gate when it names none).
+ */
+export function endBeforeTests(problems: readonly string[], env: Env = process.env): void {
+  if (!writesReports(env)) return;
+  const started = runState().reports;
+  const profiles = configSchema.properties.PROFILE?.enum ?? [];
+  const profile = started?.profile ?? (profiles.includes(env.PROFILE ?? '') ? (env.PROFILE as string) : 'gate');
+  writeNotRun(started?.files ?? runReportFiles(env), {
+    profile,
+    environment: started?.environment ?? {},
+    problems: [...problems],
+    exitCode: 2,
+  });
 }
 
 /**
@@ -38,10 +87,7 @@ export function reportersFor(suite: SuiteConfig, env: Env = process.env): Report
  */
 export function mergedReporters(suite: SuiteConfig, env: Env = process.env): ReporterDescription[] {
   const reportsDir = env.REPORTS_DIR ?? 'reports';
-  const environment = runEnvironment(
-    suite,
-    suite.embedded ? { flavor: env.SANDBOX_FLAVOR ?? 'reference', faults: env.SANDBOX_FAULTS ?? '' } : undefined,
-  );
+  const environment = environmentOf(suite, env);
   const redactor = new Redactor(suite.secrets);
   const verbose = env.CONFORMANCE_VERBOSE === '1';
   const conformance: ConformanceReporterOptions = {
