@@ -102,9 +102,11 @@ export default class ConformanceReporter implements Reporter {
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     if (isListingOnly()) return undefined;
     const tests = [...this.records.values()];
+    const preflightWarnings = runFacts().preflightWarnings ?? [];
     const { verdicts, run } = judgeRun(requirements, tests, this.profile, {
       ledger: this.options.ledger ?? [],
       globalErrors: this.globalErrors,
+      notices: preflightWarnings.map((warning) => `the preflight could not decide: ${warning}`),
     });
     const uncovered = uncoveredMust(verdicts);
     const cost = runFacts().cost?.();
@@ -120,6 +122,7 @@ export default class ConformanceReporter implements Reporter {
       reasons,
       verdict,
       globalErrors: this.globalErrors,
+      ...(preflightWarnings.length ? { preflight: { warnings: preflightWarnings } } : {}),
       uncoveredMust: uncovered,
       ...(cost ? { cost } : {}),
       ...(events ? { events } : {}),

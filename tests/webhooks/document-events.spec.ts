@@ -2,6 +2,7 @@ import { fullDocumentVerification } from '../../kit/builders/identity-bodies.ts'
 import type { Preconditions } from '../../fixtures/preconditions.ts';
 import { expectValidEvents, expectWellFormedDeliveries } from '../../kit/checks/webhook-events.ts';
 import { eventKind } from '../../kit/webhooks/events.ts';
+import { silentReceiverCause } from '../../kit/webhooks/receiver-path.ts';
 import {
   awaitOnboardingOfSession,
   awaitResultsOfInquiry,
@@ -71,6 +72,9 @@ for (const variant of variants) {
       await attachDeliveries(`document events after the document verification ${variant.name}`, documentEvents);
       const expected = `a document results event with inquiryId ${JSON.stringify(body.inquiryId)} within WEBHOOK_WAIT_MS (${config.webhook.waitMs} ms)`;
       const seen = `${documentEvents.length} document events in the window; onboarding of its session ${onboarding ? `${onboarding.receivedAt - window.since} ms` : 'not seen'}`;
+      // Nothing at all reached the receiver, and the way to it is not proven: the target, or the public URL.
+      const silent = results ? undefined : await silentReceiverCause(events, config);
+      if (silent) verdict.blocked(silent, { sent: verdict.sent(exchange), expected, actual: seen });
       verdict.check('EVT-FLOW-DELIVERY', results !== undefined, () => ({
         sent: verdict.sent(exchange),
         expected,

@@ -5,6 +5,7 @@ import { ofKind } from '../../kit/webhooks/ties.ts';
 import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
 import type { Credit, FlowOutcome } from '../../kit/webhooks/run-events.ts';
 import { creditedStepUp } from '../../kit/webhooks/credited-step-up.ts';
+import { silentReceiverCause } from '../../kit/webhooks/receiver-path.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 
 const channels: ReadonlyArray<{ channel: MessageChannel; name: string }> = [
@@ -71,6 +72,9 @@ for (const { channel, name } of channels) {
       const actual = arrived.length
         ? `only redeliveries or events of sessions seen before the step-up arrived (${arrived.length})`
         : 'none arrived';
+      // Nothing at all reached the receiver, and the way to it is not proven: the target, or the public URL.
+      const silent = first ? undefined : await silentReceiverCause(events, config);
+      if (silent) verdict.blocked(silent, { sent: verdict.sent(exchange), expected, actual });
       verdict.check('EVT-FLOW-DELIVERY', first !== undefined, () => ({
         sent: verdict.sent(exchange),
         expected,

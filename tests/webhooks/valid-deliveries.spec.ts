@@ -1,6 +1,7 @@
 import { expectValidEvents, expectWellFormedDeliveries } from '../../kit/checks/webhook-events.ts';
 import { eventKind, eventKinds, kindTitle, requirementsOf } from '../../kit/webhooks/events.ts';
 import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
+import { silentReceiverCause } from '../../kit/webhooks/receiver-path.ts';
 import { cites, noReceiver, test } from '../../fixtures/webhooks.ts';
 
 // The run-end project's one test (runner/config/projects.ts): it waits until every other test of the run that sends to
@@ -50,7 +51,10 @@ test(
     }
     if (deliveries.length === 0) {
       if (config.webhook.mode === 'active') {
-        return verdict.blocked('the target delivered no webhook during the run, although its flows ran', {
+        const cause =
+          (await silentReceiverCause(events, config)) ??
+          'the target delivered no webhook during the run, although its flows ran';
+        return verdict.blocked(cause, {
           expected: 'the part-6 events of the flows of tests/webhooks',
           actual: 'no delivery',
         });
