@@ -65,8 +65,8 @@ export function knownPath(
     };
   if (!finding) return { proven: false, probe: notProbed };
   const proven = finding.severity === 'ok' && here;
-  const where = finding.severity === 'ok' && !here ? " (from the tester's side; the target posts from elsewhere)" : '';
-  return { proven, probe: `${finding.severity}: ${finding.text}${where}` };
+  const where = finding.severity === 'ok' && !here ? ', which the target, elsewhere, may not reach' : '';
+  return { proven, probe: `${finding.got ?? finding.text}${where}` };
 }
 
 /**
@@ -126,6 +126,7 @@ export async function probeWebhookPath(
           subject: SUBJECT,
           severity: 'warning',
           text: `could not decide whether ${publicUrl} reaches the receiver on ${listen}: the tester cannot connect to it (${reason}); the target may reach what the tester cannot`,
+          got: `the tester could not connect to the public URL (${reason})`,
         },
       ];
     }
@@ -136,6 +137,7 @@ export async function probeWebhookPath(
           subject: SUBJECT,
           severity: 'ok',
           text: `a probe posted to ${publicUrl} reached the receiver on ${listen} (answered ${status})`,
+          got: `a probe posted by the tester reached the receiver (answered ${status})`,
         },
       ];
     return [

@@ -74,7 +74,7 @@ for (const variant of variants) {
       const seen = `${documentEvents.length} document events in the window; onboarding of its session ${onboarding ? `${onboarding.receivedAt - window.since} ms` : 'not seen'}`;
       // Nothing at all reached the receiver, and the way to it is not proven: the target, or the public URL.
       const silent = results ? undefined : await silentReceiverCause(events, config);
-      if (silent) verdict.blocked(silent, { sent: verdict.sent(exchange), expected, actual: seen });
+      if (silent) verdict.blocked(silent, { sent: verdict.sent(exchange), expected, actual: 'no delivery at all' });
       verdict.check('EVT-FLOW-DELIVERY', results !== undefined, () => ({
         sent: verdict.sent(exchange),
         expected,

@@ -74,7 +74,7 @@ for (const { channel, name } of channels) {
         : 'none arrived';
       // Nothing at all reached the receiver, and the way to it is not proven: the target, or the public URL.
       const silent = first ? undefined : await silentReceiverCause(events, config);
-      if (silent) verdict.blocked(silent, { sent: verdict.sent(exchange), expected, actual });
+      if (silent) verdict.blocked(silent, { sent: verdict.sent(exchange), expected, actual: 'no delivery at all' });
       verdict.check('EVT-FLOW-DELIVERY', first !== undefined, () => ({
         sent: verdict.sent(exchange),
         expected,

@@ -51,12 +51,10 @@ test(
     }
     if (deliveries.length === 0) {
       if (config.webhook.mode === 'active') {
-        const cause =
-          (await silentReceiverCause(events, config)) ??
-          'the target delivered no webhook during the run, although its flows ran';
-        return verdict.blocked(cause, {
+        const silent = await silentReceiverCause(events, config);
+        return verdict.blocked(silent ?? 'the target delivered no webhook during the run, although its flows ran', {
           expected: 'the part-6 events of the flows of tests/webhooks',
-          actual: 'no delivery',
+          actual: silent ? 'no delivery at all' : 'no delivery',
         });
       }
       const reason = `no delivery received in the passive window of ${config.webhook.passiveWindowMs} ms`;
