@@ -35,6 +35,8 @@ export interface ConformanceReporterOptions {
   verbose?: boolean;
   /** WEBHOOK_WAIT_MS, for the summary's line on the events the flows awaited. */
   eventWindowMs?: number;
+  /** The variables that unlock each requirement (the doctor's table of optional settings): a row not configured names them all. */
+  unlocks?: Record<string, string[]>;
 }
 
 /** Failed tests printed in full in the console; conformance.md has every one. */
@@ -107,6 +109,7 @@ export default class ConformanceReporter implements Reporter {
       ledger: this.options.ledger ?? [],
       globalErrors: this.globalErrors,
       notices: preflightWarnings.map((warning) => `the preflight could not decide: ${warning}`),
+      ...(this.options.unlocks ? { unlocks: this.options.unlocks } : {}),
     });
     const uncovered = uncoveredMust(verdicts);
     const cost = runFacts().cost?.();

@@ -266,9 +266,18 @@ export function judgeRun(
     globalErrors?: readonly string[];
     /** Listed with the verdict, failing nothing: what the preflight could not decide. */
     notices?: readonly string[];
+    /**
+     * The variables that unlock each requirement (runner/config/optional-settings.ts, the doctor's table): a row not
+     * configured names every one of them, then any other its tests' reasons name.
+     */
+    unlocks?: Readonly<Record<string, readonly string[]>>;
   } = {},
 ): { verdicts: RequirementVerdict[]; run: RunVerdict } {
-  const judged = verdictsFor(catalog, tests);
+  const judged = verdictsFor(catalog, tests).map((v) => {
+    const unlock = options.unlocks?.[v.id];
+    if (v.outcome !== 'not-configured' || !unlock?.length) return v;
+    return { ...v, configure: [...new Set([...unlock, ...(v.configure ?? [])])] };
+  });
   const ledger = isCertifying(profile)
     ? { verdicts: judged, problems: [], notices: [] }
     : applyLedger(judged, options.ledger ?? [], options.today ?? new Date().toISOString().slice(0, 10));

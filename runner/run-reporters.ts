@@ -10,6 +10,7 @@ import { runEnvironment } from '../reporters/run-environment.ts';
 import { markUnfinished, reportFiles, writeNotRun, type ReportFiles } from '../reporters/run-reports.ts';
 import { configSchema } from '../schemas/variables.ts';
 import { runState } from './run-state.ts';
+import { optionalSettings } from './config/optional-settings.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -32,6 +33,14 @@ function environmentOf(suite: SuiteConfig, env: Env): Record<string, string> {
     suite,
     suite.embedded ? { flavor: env.SANDBOX_FLAVOR ?? 'reference', faults: env.SANDBOX_FAULTS ?? '' } : undefined,
   );
+}
+
+/** The variables that unlock each requirement, from the doctor's one table (runner/config/optional-settings.ts). */
+function unlocks(): Record<string, string[]> {
+  const table: Record<string, string[]> = {};
+  for (const setting of optionalSettings)
+    for (const id of setting.requirements) table[id] = [...new Set([...(table[id] ?? []), ...setting.variables])];
+  return table;
 }
 
 /** A listing writes no report, and a shard only its blob (npm run merge-reports writes the reports). */
@@ -97,6 +106,7 @@ export function mergedReporters(suite: SuiteConfig, env: Env = process.env): Rep
     ledger: suite.ledger,
     verbose,
     eventWindowMs: suite.webhook.waitMs,
+    unlocks: unlocks(),
   };
   const allure: ConformanceAllureOptions = {
     resultsDir: allureResultsDir(env),

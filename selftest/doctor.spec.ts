@@ -121,6 +121,11 @@ test('a correct configuration against a real target: exit 0, every route and the
       expect(output).toMatch(new RegExp(`ok +${variable}: `));
     }
     expect(output).toMatch(/ok +ORDERS_BASE_URL \(POST \/v2\/orders\): /);
+    // Every credential it checked is named, the reseller's and the client's without the entitlements included.
+    expect(output).toMatch(/ok +reseller: IDENTITY_TOKEN_URL and STEPUP_TOKEN_URL issued a token for RESELLER_API_KEY/);
+    expect(output).toMatch(
+      /ok +orders \(a client without the entitlements\): ORDERS_TOKEN_URL issued a token for ORDERS_NO_ENTITLEMENT_API_KEY/,
+    );
     expect(output).toMatch(
       /ok +webhooks: a probe posted to WEBHOOK_PUBLIC_URL=\S+ reached the receiver on WEBHOOK_LISTEN=/,
     );
@@ -364,12 +369,24 @@ test('a whole run against a real target with no optional setting: the rows not c
     );
     expect(run.code, `${run.stdout.slice(-2000)}\n${run.stderr}`).toBe(0);
     const report = JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as {
-      requirements: Array<{ id: string; outcome: string; tests: Array<{ outcome: string; detail?: string }> }>;
+      requirements: Array<{
+        id: string;
+        outcome: string;
+        configure?: string[];
+        tests: Array<{ outcome: string; detail?: string }>;
+      }>;
     };
+    const markdown = readFileSync(join(reports, 'conformance.md'), 'utf8').replace(/\\(.)/g, '$1');
     const notConfigured = report.requirements.filter((r) => r.outcome === 'not-configured');
     expect(notConfigured.map((r) => r.id).sort()).toEqual(optionalSettings.flatMap((s) => s.requirements).sort());
     for (const setting of optionalSettings) {
       for (const id of setting.requirements) {
+        // The row names every variable of the doctor's table that unlocks it, first, in the table's order.
+        const row = report.requirements.find((r) => r.id === id);
+        expect(row?.configure?.slice(0, setting.variables.length), id).toEqual(setting.variables);
+        expect(markdown, id).toMatch(
+          new RegExp(`\\| ${id} \\| \\w+ \\| [^|]+ \\| not configured \\(set ${setting.variables.join(', ')}`),
+        );
         const details = (report.requirements.find((r) => r.id === id)?.tests ?? [])
           .filter((t) => t.outcome === 'not-configured')
           .map((t) => t.detail ?? '');
