@@ -30,6 +30,10 @@ export function code(text: string): string {
   return `${ticks}${pad}${flat}${pad}${ticks}`;
 }
 
+/** A value of a list (an environment's): a URL or a digest as code (whole, never linked or wrapped), anything else as prose. */
+export const shownValue = (value: string): string =>
+  /^[a-z][a-z0-9+.-]*:\/\/|^[0-9a-f]{40,}$/i.test(value) ? code(value) : inline(value);
+
 /** A fenced block holding the text exactly, line for line: its fence is longer than any run of backticks in it. */
 export function fenced(text: string, info = ''): string[] {
   const fence = '`'.repeat(Math.max(3, longestBacktickRun(text) + 1));

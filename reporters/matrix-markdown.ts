@@ -1,5 +1,5 @@
 import { brokenPreconditions, outcomeLabel, verdictNotes } from './run-summary.ts';
-import { code, fenced, htmlText, inline, wrap } from './markdown-text.ts';
+import { code, fenced, htmlText, inline, shownValue, wrap } from './markdown-text.ts';
 import { splitReplays } from './replay.ts';
 import type { RunVerdict } from './run-verdict.ts';
 import { OUTCOMES, type RequirementVerdict } from './verdicts.ts';
@@ -50,10 +50,6 @@ const cell = (text: string) => inline(text);
 /** A paragraph's line, and a list item's, wrapped between words. */
 const prose = (line: string) => wrap(line, MAX_LINE);
 const item = (text: string) => wrap(`- ${text}`, MAX_LINE, '  ');
-/** An environment value: a URL or a digest as code (whole, never linked or wrapped), anything else as prose. */
-const shownValue = (value: string) =>
-  /^[a-z][a-z0-9+.-]*:\/\/|^[0-9a-f]{40,}$/i.test(value) ? code(value) : inline(value);
-
 /** A failing test's evidence, whole: in a fence, folded in a details block when it is long. */
 function evidenceBlock(text: string): string[] {
   if (text.length <= DETAIL_MAX_CHARS) return fenced(text);

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { catalogSha256, interfaceInfo } from '../catalog/catalog.ts';
 import { runLevelJunit } from './junit.ts';
-import { code, inline, wrap } from './markdown-text.ts';
+import { code, inline, shownValue, wrap } from './markdown-text.ts';
 
 /** Every file a conformance run writes its verdict to; the Allure results are a folder of them. */
 export interface ReportFiles {
@@ -156,7 +156,7 @@ function unjudgedMarkdown(run: UnjudgedRun): string {
       wrap(`- ${run.exitCode === undefined ? '' : 'Problem: '}${inline(reason)}`, 300, '  '),
     ),
     '',
-    ...Object.entries(run.environment).flatMap(([k, v]) => wrap(`- ${inline(k)}: ${inline(v)}`, 300, '  ')),
+    ...Object.entries(run.environment).flatMap(([k, v]) => wrap(`- ${inline(k)}: ${shownValue(v)}`, 300, '  ')),
     '',
   ].join('\n');
 }
