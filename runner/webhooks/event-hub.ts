@@ -39,15 +39,11 @@ export class EventHub {
   readonly port: number;
   /** WEBHOOK_LISTEN as configured, for messages. */
   readonly listen: string;
-  /**
-   * The way from the target to this receiver as the run knows it: from the configuration until the global setup gives
-   * it the preflight's probe. A flow whose event never came reads it when nothing at all reached the receiver.
-   */
-  path: KnownPath;
+  private known: KnownPath | undefined;
 
   /** @param progress which tests of the run have not ended (runner/run-progress.ts), when a reporter keeps it. */
   constructor(
-    config: SuiteConfig,
+    private readonly config: SuiteConfig,
     redactor: Redactor,
     outputDir: string,
     private readonly progress: () => RunProgress | undefined = () => undefined,
@@ -62,7 +58,18 @@ export class EventHub {
       onDelivery: (d) => this.stepUps.deliver(d),
     });
     this.stepUps = new StepUpFlows(config.webhook.waitMs);
-    this.path = knownPath(config);
+  }
+
+  /**
+   * The way from the target to this receiver as the run knows it: from the configuration until the global setup gives
+   * it the preflight's probe. A flow whose event never came reads it when nothing at all reached the receiver.
+   */
+  get path(): KnownPath {
+    return (this.known ??= knownPath(this.config));
+  }
+
+  set path(path: KnownPath) {
+    this.known = path;
   }
 
   start(): Promise<void> {
