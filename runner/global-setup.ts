@@ -95,7 +95,14 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     // What the probe of WEBHOOK_PUBLIC_URL found, for a flow whose event never came (kit/webhooks/receiver-path.ts).
     const webhookFinding = findings.find((finding) => finding.topic === 'webhook');
     if (hub && !hub.path.proven)
-      hub.path = knownPath(suite, webhookFinding && { ...webhookFinding, text: redactor.text(webhookFinding.text) });
+      hub.path = knownPath(
+        suite,
+        webhookFinding && {
+          ...webhookFinding,
+          text: redactor.text(webhookFinding.text),
+          ...(webhookFinding.got ? { got: redactor.text(webhookFinding.got) } : {}),
+        },
+      );
     if (warnings.length > 0) {
       const lines = warnings.map((finding) => redactor.text(findingLine(finding)));
       console.log(
