@@ -22,16 +22,18 @@ async function prepareRun(): Promise<RunConfig> {
     import('./runner/config/run-workers.ts'),
     import('./runner/config/worker-count.ts'),
   ]);
-  const resolveOrExit = (): RunConfig => {
+  const resolveOrExit = async (): Promise<RunConfig> => {
     try {
       return resolveRun();
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       console.error(error.message);
+      // The run's reports say it did not run, and why, in place of an earlier run's verdict.
+      if (!listing) (await import('./runner/run-reporters.ts')).endBeforeTests(error.problems);
       process.exit(2);
     }
   };
-  const run = resolveOrExit();
+  const run = await resolveOrExit();
   const { suite, sandbox } = run;
   // Playwright fixes the worker count here, before the global setup: the runner chooses it (from the target's round
   // trip unless CONFORMANCE_WORKERS is set), and its workers take it with the rest.
@@ -48,12 +50,15 @@ async function prepareRun(): Promise<RunConfig> {
   }
   if (listing) return run;
   // Started now, in the runner's process: the sandbox, the run's state and the reporters belong to the runner.
-  const [{ startEmbeddedSandbox }, { runState }, { runFacts }] = await Promise.all([
+  const [{ startEmbeddedSandbox }, { runState }, { runFacts }, { startReports }] = await Promise.all([
     import('./runner/config/embedded-sandbox.ts'),
     import('./runner/run-state.ts'),
     import('./reporters/run-facts.ts'),
+    import('./runner/run-reporters.ts'),
   ]);
   runState().run = run;
+  // Every report the run will write says "not finished" until it ends: a crash leaves no earlier run's verdict behind.
+  startReports(run);
   if (sandbox) runState().sandbox = startEmbeddedSandbox(sandbox);
   if (workerChoice) runFacts().workers = workerChoice;
   return run;

@@ -1,6 +1,9 @@
 import type { Exchange } from './http/exchange.ts';
 import { sameEnumValue } from './checks/responses.ts';
+import type { SuiteConfig } from './config/suite-config.ts';
 import type { Verdict } from './verdict.ts';
+import { silentReceiverCause } from './webhooks/receiver-path.ts';
+import type { RunEvents } from './webhooks/run-events.ts';
 
 /**
  * What a check stands on without verifying it, stated by the test: when it does not hold, the test stops as blocked
@@ -30,4 +33,19 @@ export function requireHeaderNotSent(verdict: Verdict, exchange: Exchange, name:
     expected: `no ${name} header sent`,
     actual: `an ${name} header was sent`,
   }));
+}
+
+/**
+ * A flow's event is missing: the run's receiver got something, or the way from the target to it is proven, else the
+ * missing event is not the target's to answer for, and the check stops blocked naming both suspects, the target and
+ * WEBHOOK_PUBLIC_URL (kit/webhooks/receiver-path.ts).
+ */
+export async function requireReceiverReached(
+  verdict: Verdict,
+  events: RunEvents,
+  config: SuiteConfig,
+  evidence: { sent: string; expected: string },
+): Promise<void> {
+  const silent = await silentReceiverCause(events, config);
+  if (silent) verdict.blocked(silent, { ...evidence, actual: 'no delivery at all' });
 }

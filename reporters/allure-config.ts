@@ -16,7 +16,7 @@ export const conformanceCategories = [
   },
   {
     id: 'must-blocked',
-    name: 'MUST requirements blocked by the target',
+    name: 'MUST requirements blocked',
     matchers: { labels: { [VERDICT_LABEL]: exactly(TEST_VERDICT.blocked) } },
     expand: true,
   },

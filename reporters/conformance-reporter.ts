@@ -37,6 +37,8 @@ export interface ConformanceReporterOptions {
   eventWindowMs?: number;
   /** The file GitHub Actions shows on a run's summary page (GITHUB_STEP_SUMMARY): conformance.md is appended to it. */
   stepSummary?: string;
+  /** The variables that unlock each requirement (the doctor's table of optional settings): a row not configured names them all. */
+  unlocks?: Record<string, string[]>;
 }
 
 /** Failed tests printed in full in the console; conformance.md has every one. */
@@ -104,9 +106,12 @@ export default class ConformanceReporter implements Reporter {
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     if (isListingOnly()) return undefined;
     const tests = [...this.records.values()];
+    const preflightWarnings = runFacts().preflightWarnings ?? [];
     const { verdicts, run } = judgeRun(requirements, tests, this.profile, {
       ledger: this.options.ledger ?? [],
       globalErrors: this.globalErrors,
+      notices: preflightWarnings.map((warning) => `the preflight could not decide: ${warning}`),
+      ...(this.options.unlocks ? { unlocks: this.options.unlocks } : {}),
     });
     const uncovered = uncoveredMust(verdicts);
     const cost = runFacts().cost?.();
@@ -122,6 +127,7 @@ export default class ConformanceReporter implements Reporter {
       reasons,
       verdict,
       globalErrors: this.globalErrors,
+      ...(preflightWarnings.length ? { preflight: { warnings: preflightWarnings } } : {}),
       uncoveredMust: uncovered,
       ...(cost ? { cost } : {}),
       ...(events ? { events } : {}),

@@ -53,8 +53,9 @@ const MAX_LINE = 300;
 const clip = (line: string) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE - 1)}…` : line);
 
 /**
- * A failed test, once: each requirement it failed with its evidence, then each replay command once (a test citing
- * two requirements of one exchange has one replay), or the error when no check raised it.
+ * A failed test, once: each requirement it failed, its statement once, with the evidence of every check that failed
+ * it, then each replay command once (a test citing two requirements of one exchange has one replay), a token line
+ * only where the token changes; or the error when no check raised it.
  */
 export function failureBlock(
   record: TestRecord,
@@ -64,16 +65,28 @@ export function failureBlock(
   const lines = [`  ✘ [${record.project}] › ${record.location} › ${record.title}`];
   const failed = marksOf(record.annotations).filter((m) => m.kind === 'fail' || (withWarnings && m.kind === 'warn'));
   const replays = new Set<string>();
-  for (const mark of failed) {
-    const req = catalog.get(mark.id);
-    lines.push(clip(`    ${mark.id}${req ? ` (${req.level}, part ${req.part}): ${req.statement}` : ''}`));
-    const { evidence, replays: found } = splitReplays(mark.detail);
-    for (const line of evidence) if (line.trim()) lines.push(clip(`      ${line.trim()}`));
-    for (const replay of found) replays.add(replay);
+  for (const id of new Set(failed.map((m) => m.id))) {
+    const req = catalog.get(id);
+    lines.push(clip(`    ${id}${req ? ` (${req.level}, part ${req.part}): ${req.statement}` : ''}`));
+    for (const mark of failed.filter((m) => m.id === id)) {
+      const { evidence, replays: found } = splitReplays(mark.detail);
+      for (const line of evidence) if (line.trim()) lines.push(clip(`      ${line.trim()}`));
+      for (const replay of found) replays.add(replay);
+    }
   }
   if (failed.length === 0)
     for (const line of (record.error ?? record.status).split('\n')) lines.push(clip(`    ${line}`));
-  for (const replay of replays)
-    lines.push('    Replay (API_KEY from your .env):', ...replay.split('\n').map((line) => `      ${line}`));
+  if (replays.size > 0) lines.push('    Replay (API_KEY from your .env):');
+  let token: string | undefined;
+  for (const replay of replays) {
+    for (const line of replay.split('\n')) {
+      // The same token as the command before: it is in $TOKEN already.
+      if (/^TOKEN=\$\(/.test(line)) {
+        if (line === token) continue;
+        token = line;
+      }
+      lines.push(`      ${line}`);
+    }
+  }
   return lines;
 }

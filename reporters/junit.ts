@@ -42,23 +42,41 @@ export interface JunitOptions {
   outcomes?: ReadonlyMap<string, RequirementOutcome>;
 }
 
+/** What the run-level "verdict" test case says: a judged run's verdict, or why a run has none (not run, not finished). */
+export interface RunLevelVerdict {
+  profile: string;
+  words: string;
+  /** The run's exit code; absent for a run that has not ended (a report written at its start). */
+  exitCode?: number;
+  conformant: boolean;
+  reasons: readonly string[];
+  /** What is listed with the verdict and fails nothing (notices, the preflight's warnings). */
+  notices: readonly string[];
+}
+
 /** The run-level test case: passes exactly when the run exits 0; its message is the verdict, its body the reasons. */
-function verdictSuite(run: RunVerdict): string {
+function verdictSuite(run: RunLevelVerdict): string {
   const name = `verdict (${run.profile} profile)`;
   const notes = [run.words, ...run.notices];
-  const failure =
-    run.exitCode !== 0
-      ? `\n    <failure type="verdict" message="${escape(run.words)}">${escape(run.reasons.join('\n'))}</failure>`
-      : '';
+  const fails = run.exitCode !== 0;
+  const failure = fails
+    ? `\n    <failure type="verdict" message="${escape(run.words)}">${escape(run.reasons.join('\n'))}</failure>`
+    : '';
   const properties = [
     ['profile', run.profile],
-    ['exit-code', String(run.exitCode)],
+    ['exit-code', run.exitCode === undefined ? 'none' : String(run.exitCode)],
     ['conformant', String(run.conformant)],
   ]
     .map(([k, v]) => `      <property name="${k}" value="${escape(v ?? '')}"/>`)
     .join('\n');
   const body = `  <testcase name="${escape(name)}" classname="verdict" time="0.000">\n    <properties>\n${properties}\n    </properties>${failure}\n    <system-out>${escape(notes.join('\n'))}</system-out>\n  </testcase>`;
-  return `<testsuite name="verdict" tests="1" failures="${run.exitCode !== 0 ? 1 : 0}">\n${body}\n</testsuite>`;
+  return `<testsuite name="verdict" tests="1" failures="${fails ? 1 : 0}">\n${body}\n</testsuite>`;
+}
+
+/** JUnit XML of a run without test results (it ended before any test, or has not ended): its verdict case alone. */
+export function runLevelJunit(name: string, run: RunLevelVerdict): string {
+  const failures = run.exitCode !== 0 ? 1 : 0;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${escape(name)}" tests="1" failures="${failures}" skipped="0" errors="0">\n${verdictSuite(run)}\n</testsuites>\n`;
 }
 
 /**

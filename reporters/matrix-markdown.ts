@@ -1,4 +1,5 @@
 import { brokenPreconditions, outcomeLabel, verdictNotes } from './run-summary.ts';
+import { code, fenced, htmlText, inline, shownValue, wrap } from './markdown-text.ts';
 import { splitReplays } from './replay.ts';
 import type { RunVerdict } from './run-verdict.ts';
 import { OUTCOMES, type RequirementVerdict } from './verdicts.ts';
@@ -6,10 +7,11 @@ import { OUTCOMES, type RequirementVerdict } from './verdicts.ts';
 const LEVELS = ['MUST', 'SHOULD', 'INFO'] as const;
 /** Outcomes whose requirements get a section of their own, with each failing test's evidence. */
 const DETAILED = new Set(['failed', 'blocked', 'warning', 'known']);
+/** Prose is wrapped between words to this width; a code span, a digest or a link is never cut. */
 const MAX_LINE = 300;
 /** A GitHub PR comment or step summary holds 65,536 characters; the matrix stays below, whatever fails. */
 export const MARKDOWN_MAX_CHARS = 60_000;
-/** The longest evidence shown per failing test; the whole of it is in conformance.html and .json. */
+/** Evidence longer than this is shown whole in a details block, folded. */
 const DETAIL_MAX_CHARS = 3_000;
 
 /** Counts of outcomes per level, as a fixed-width table for the console. */
@@ -44,39 +46,51 @@ interface MatrixReport {
   run?: RunVerdict;
 }
 
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-const clip = (line: string) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE - 1)}…` : line);
+const cell = (text: string) => inline(text);
+/** A paragraph's line, and a list item's, wrapped between words. */
+const prose = (line: string) => wrap(line, MAX_LINE);
+const item = (text: string) => wrap(`- ${text}`, MAX_LINE, '  ');
+/** A failing test's evidence, whole: in a fence, folded in a details block when it is long. */
+function evidenceBlock(text: string): string[] {
+  if (text.length <= DETAIL_MAX_CHARS) return fenced(text);
+  return [
+    '<details>',
+    `<summary>${htmlText(`The evidence (${text.length.toLocaleString('en')} characters)`)}</summary>`,
+    '',
+    ...fenced(text),
+    '',
+    '</details>',
+  ];
+}
 
 /**
- * One section per failed, blocked, warning or known requirement: its statement, then each failing test's evidence.
- * Every line is at most MAX_LINE long but the replay commands', which must stay whole to run.
+ * One section per failed, blocked, warning or known requirement: its statement, then each failing test's evidence and
+ * its replay commands, each whole in a block of its own that pastes into a shell as it is.
  */
 function failureSection(v: RequirementVerdict, seed: string | undefined, rerun: string | undefined): string[] {
-  const lines = [`### ${v.id} (${v.level}, part ${v.part}): ${v.outcome}`, '', clip(v.statement), ''];
-  if (v.breakdown) lines.push(clip(v.breakdown), '');
-  for (const t of v.tests.filter((row) => DETAILED.has(row.outcome) || row.outcome === 'failed')) {
-    lines.push(clip(`- **${t.outcome}**: ${t.project} › ${t.title} (\`${t.location}\`)`));
-    // The replay commands in blocks of their own, never clipped, so that each pastes into a shell and runs.
+  const lines = [`### ${v.id} (${v.level}, part ${v.part}): ${v.outcome}`, '', ...prose(inline(v.statement)), ''];
+  if (v.breakdown) lines.push(...prose(inline(v.breakdown)), '');
+  for (const t of v.tests.filter((row) => DETAILED.has(row.outcome))) {
+    lines.push(...item(`**${t.outcome}**: ${inline(t.project)} › ${inline(t.title)} (${code(t.location)})`));
     if (t.detail) {
       const { evidence, replays } = splitReplays(t.detail);
-      const shown = evidence.join('\n');
-      const cut =
-        shown.length > DETAIL_MAX_CHARS
-          ? `${shown.slice(0, DETAIL_MAX_CHARS)}\n… (cut: the whole evidence is in conformance.html)`
-          : shown;
-      lines.push('', '```', ...cut.split('\n').map((l) => clip(l.trim())), '```', '');
-      for (const replay of replays)
-        lines.push('Replay (API_KEY from your .env):', '', '```sh', ...replay.split('\n'), '```', '');
+      const shown = evidence.join('\n').replace(/^\s*\n|\n\s*$/g, '');
+      lines.push('', ...(shown ? [...evidenceBlock(shown), ''] : []));
+      for (const replay of replays) lines.push('Replay (API_KEY from your .env):', '', ...fenced(replay, 'sh'), '');
     }
   }
-  lines.push(clip(`Rerun: \`${rerun ?? `${seed ? `SEED=${seed} ` : ''}npx playwright test --grep @${v.id}`}\``), '');
+  lines.push(
+    ...prose(`Rerun: ${code(rerun ?? `${seed ? `SEED=${seed} ` : ''}npx playwright test --grep @${v.id}`)}`),
+    '',
+  );
   return lines;
 }
 
 /**
  * The readable conformance matrix: the verdict, a one-line row per requirement, then a section per requirement that
  * failed, was blocked, warned or is known, with each failing test's Sent/Expected/Actual and a replay command. A
- * clean run fits on a screen plus the table; no line is longer than 300 characters.
+ * clean run fits on a screen plus the table. What the run reports stays what it is: prose escaped, code in spans and
+ * fences that close, lines wrapped between words (about 300 characters), never cut.
  */
 export function matrixMarkdown(report: MatrixReport): string {
   const detailed = report.requirements.filter((v) => DETAILED.has(v.outcome));
@@ -85,27 +99,28 @@ export function matrixMarkdown(report: MatrixReport): string {
   const partial = uncovered.length > 0 && uncovered.length < report.requirements.length;
   const listed = partial ? report.requirements.filter((v) => v.outcome !== 'uncovered') : report.requirements;
   const broken = brokenPreconditions(report.requirements);
+  const notes = report.run ? verdictNotes(report.run) : [];
   const lines = [
-    `# Conformance matrix: ${report.interface.title} ${report.interface.version}`,
+    `# Conformance matrix: ${inline(report.interface.title)} ${inline(report.interface.version)}`,
     '',
-    `Result: **${report.result}** (profile ${report.profile}), ${report.finishedAt}. Catalog SHA-256 \`${report.catalogSha256}\`.`,
+    ...prose(
+      `Result: **${inline(report.result)}** (profile ${inline(report.profile)}), ${report.finishedAt}. Catalog SHA-256 ${code(report.catalogSha256)}.`,
+    ),
     '',
-    ...report.reasons.map((r) => `- Fails: ${r}`),
-    ...(report.run ? verdictNotes(report.run).map((n) => `- ${n}`) : []),
-    ...(report.reasons.length || (report.run && verdictNotes(report.run).length) ? [''] : []),
+    ...report.reasons.flatMap((r) => item(`Fails: ${inline(r)}`)),
+    ...notes.flatMap((n) => item(inline(n))),
+    ...(report.reasons.length || notes.length ? [''] : []),
     ...(broken.length
       ? [
-          'Broken preconditions (what the target did that kept checks from running; fix these first):',
+          'Broken preconditions (what kept checks from running; fix these first):',
           '',
-          ...broken.map((b) => `- ${b}`),
+          ...broken.flatMap((b) => item(inline(b))),
           '',
         ]
       : []),
-    ...Object.entries(report.environment).map(([k, v]) => `- ${k}: ${v}`),
+    ...Object.entries(report.environment).flatMap(([k, v]) => item(`${inline(k)}: ${shownValue(v)}`)),
     '',
-    '```',
-    summaryTable(report.requirements),
-    '```',
+    ...fenced(summaryTable(report.requirements)),
     '',
     '| Requirement | Level | Part | Outcome | Tests |',
     '|---|---|---|---|---|',
@@ -113,14 +128,14 @@ export function matrixMarkdown(report: MatrixReport): string {
       const outcome = DETAILED.has(v.outcome)
         ? `[${v.outcome}](#${v.id.toLowerCase()}-${v.level.toLowerCase()}-part-${v.part.replace(/\./g, '')}-${v.outcome})`
         : cell(outcomeLabel(v));
-      return `| ${v.id} | ${v.level} | ${v.part} | ${outcome}${v.breakdown ? ` (${cell(v.breakdown)})` : ''} | ${v.tests.length} |`;
+      return `| ${v.id} | ${v.level} | ${cell(v.part)} | ${outcome}${v.breakdown ? ` (${cell(v.breakdown)})` : ''} | ${v.tests.length} |`;
     }),
     ...(partial
       ? ['', `${uncovered.length} requirements have no test in this run (a filtered run) and are not listed.`]
       : []),
     '',
   ];
-  const head = `${lines.join('\n').split('\n').map(clip).join('\n')}\n`;
+  const head = `${lines.join('\n')}\n`;
   if (detailed.length === 0) return head;
   return (
     head +

@@ -44,6 +44,8 @@ export interface RunFacts {
   cost?: () => RunCost;
   /** What the run's flows waited for, over all its receivers; absent in a run without one. */
   eventWaits?: () => EventWaits;
+  /** What the preflight could not decide (npm run doctor's warnings), one line each: every report carries them. */
+  preflightWarnings?: string[];
 }
 
 const KEY = Symbol.for('conformance.runFacts');

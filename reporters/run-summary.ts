@@ -1,6 +1,6 @@
 import type { RunCost } from './run-facts.ts';
 import { isCertifying, warningsFail } from '../kit/verdict-marks.ts';
-import { idList, NOT_PRODUCED_WORDS, type RunVerdict } from './run-verdict.ts';
+import { BLOCKED_REASON, idList, NOT_PRODUCED_WORDS, type RunVerdict } from './run-verdict.ts';
 import type { RequirementVerdict } from './verdicts.ts';
 
 export function costLine(cost: RunCost): string {
@@ -90,6 +90,19 @@ export interface ConsoleSummary {
   matrixPath: string;
 }
 
+/**
+ * The reasons the console prints after the table: not those the verdict line below says in full (a list of ids it
+ * names every one of), nor the blocked ones when the broken preconditions above name their causes. The matrix has all.
+ */
+function consoleReasons(run: RunVerdict, brokenListed: boolean): string[] {
+  const named = (id: string) => new RegExp(`(^|[^A-Z0-9-])${id}([^A-Z0-9-]|$)`).test(run.words);
+  return run.reasons.filter((reason) => {
+    if (brokenListed && reason.startsWith(BLOCKED_REASON)) return false;
+    const ids = /^[^:]+: ([A-Z][A-Z0-9-]*(?:, [A-Z][A-Z0-9-]*)*)$/.exec(reason)?.[1];
+    return !(ids && ids.split(', ').every(named));
+  });
+}
+
 /** Causes of blocked checks printed in the console; the matrix lists all of them. */
 export const BROKEN_SHOWN = 8;
 
@@ -97,12 +110,12 @@ export function summaryLines(summary: ConsoleSummary): string[] {
   const { run, broken } = summary;
   const lines = [''];
   if (broken.length) {
-    lines.push('Broken preconditions: what the target did that kept checks from running (fix these first)');
+    lines.push('Broken preconditions: what kept checks from running (fix these first)');
     for (const line of broken.slice(0, BROKEN_SHOWN)) lines.push(`  - ${line}`);
     if (broken.length > BROKEN_SHOWN) lines.push(`  - … ${broken.length - BROKEN_SHOWN} more in ${summary.matrixPath}`);
   }
   lines.push(summary.table);
-  for (const reason of run.reasons) lines.push(`  Fails: ${reason}`);
+  for (const reason of consoleReasons(run, broken.length > 0)) lines.push(`  Fails: ${reason}`);
   for (const note of verdictNotes(run)) lines.push(`  ${note}`);
   lines.push(`  Run: ${summary.concurrency}`);
   if (summary.cost) lines.push(costLine(summary.cost));

@@ -1,6 +1,6 @@
 import type { Level } from '../catalog/catalog.ts';
 import type { LedgerEntry } from '../schemas/ledger.ts';
-import { isCertifying, warningsFail, type Profile } from '../kit/verdict-marks.ts';
+import { blockedByTarget, isCertifying, warningsFail, type Profile } from '../kit/verdict-marks.ts';
 import { applyLedger } from './ledger.ts';
 import {
   verdictsFor,
@@ -75,15 +75,24 @@ export function idList(ids: readonly string[], max = 8): string {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** "ID, ID (blocked by: what the target did)", one group per cause. */
+/** What blocked a requirement: the first cause of its blocked tests that is the target's, else the first cause. */
+function blockCause(v: RequirementVerdict): string {
+  const causes = v.tests.filter((t) => t.outcome === 'blocked').map((t) => t.detail ?? 'unknown');
+  return causes.find(blockedByTarget) ?? causes[0] ?? 'unknown';
+}
+
+/** "ID, ID (blocked by: what kept the check from running)", one group per cause. */
 function blockedList(verdicts: readonly RequirementVerdict[]): string {
   const byCause = new Map<string, string[]>();
   for (const v of verdicts) {
-    const cause = v.tests.find((t) => t.outcome === 'blocked')?.detail ?? 'unknown';
+    const cause = blockCause(v);
     byCause.set(cause, [...(byCause.get(cause) ?? []), v.id]);
   }
   return [...byCause].map(([cause, ids]) => `${ids.join(', ')} (blocked by: ${cause})`).join('; ');
 }
+
+/** How the reasons a run fails for begin, for readers that list them apart (the console). */
+export const BLOCKED_REASON = 'MUST requirements blocked';
 
 export const NOT_PRODUCED_WORDS = 'not exercised: the target never produced it';
 
@@ -103,6 +112,9 @@ export function runVerdict(
     verdicts.filter((v) => v.level === level && v.outcome === outcome).map((v) => v.id);
   const failed = ids('failed');
   const blocked = must.filter((v) => v.outcome === 'blocked');
+  // Blocked because nothing at all reached the receiver: the target's doing, or the tester's public URL's.
+  const undecided = blocked.filter((v) => !blockedByTarget(blockCause(v)));
+  const byTarget = blocked.filter((v) => !undecided.includes(v));
   const notConfiguredRows = must.filter((v) => v.outcome === 'not-configured');
   const notConfigured = {
     requirements: notConfiguredRows.map((v) => v.id),
@@ -125,11 +137,19 @@ export function runVerdict(
   };
   if (failed.length)
     add(`MUST requirements failed: ${failed.join(', ')}`, `${failed.length} MUST failed (${idList(failed, 4)})`);
-  if (blocked.length)
+  if (byTarget.length)
     add(
-      `MUST requirements blocked by the target: ${blockedList(blocked)}`,
-      `${blocked.length} MUST blocked by the target (${idList(
-        blocked.map((v) => v.id),
+      `${BLOCKED_REASON} by the target: ${blockedList(byTarget)}`,
+      `${byTarget.length} MUST blocked by the target (${idList(
+        byTarget.map((v) => v.id),
+        4,
+      )})`,
+    );
+  if (undecided.length)
+    add(
+      `${BLOCKED_REASON}: ${blockedList(undecided)}`,
+      `${undecided.length} MUST blocked, no webhook reached the receiver (${idList(
+        undecided.map((v) => v.id),
         4,
       )})`,
     );
@@ -240,15 +260,30 @@ export function judgeRun(
   catalog: readonly JudgedRequirement[],
   tests: readonly TestRecord[],
   profile: Profile,
-  options: { ledger?: readonly LedgerEntry[]; today?: string; globalErrors?: readonly string[] } = {},
+  options: {
+    ledger?: readonly LedgerEntry[];
+    today?: string;
+    globalErrors?: readonly string[];
+    /** Listed with the verdict, failing nothing: what the preflight could not decide. */
+    notices?: readonly string[];
+    /**
+     * The variables that unlock each requirement (runner/config/optional-settings.ts, the doctor's table): a row not
+     * configured names every one of them, then any other its tests' reasons name.
+     */
+    unlocks?: Readonly<Record<string, readonly string[]>>;
+  } = {},
 ): { verdicts: RequirementVerdict[]; run: RunVerdict } {
-  const judged = verdictsFor(catalog, tests);
+  const judged = verdictsFor(catalog, tests).map((v) => {
+    const unlock = options.unlocks?.[v.id];
+    if (v.outcome !== 'not-configured' || !unlock?.length) return v;
+    return { ...v, configure: [...new Set([...unlock, ...(v.configure ?? [])])] };
+  });
   const ledger = isCertifying(profile)
     ? { verdicts: judged, problems: [], notices: [] }
     : applyLedger(judged, options.ledger ?? [], options.today ?? new Date().toISOString().slice(0, 10));
   const run = runVerdict(ledger.verdicts, profile, {
     problems: [...runProblems(tests.length, options.globalErrors ?? []), ...ledger.problems],
-    notices: ledger.notices,
+    notices: [...(options.notices ?? []), ...ledger.notices],
   });
   return { verdicts: ledger.verdicts, run };
 }

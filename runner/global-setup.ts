@@ -10,6 +10,8 @@ import { runState } from './run-state.ts';
 import { runFacts, type EventWaits } from '../reporters/run-facts.ts';
 import { runCost } from './broker.ts';
 import { EventHub } from './webhooks/event-hub.ts';
+import { knownPath } from './doctor/webhook-probe.ts';
+import { endBeforeTests } from './run-reporters.ts';
 
 /** The suite configuration a project carries (playwright.config.ts sets use.config on every project). */
 export function suiteOf(config: FullConfig): SuiteConfig {
@@ -31,9 +33,9 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     await state.sandbox?.ready;
   } catch (error) {
     // A configuration problem like the preflight's: one line naming the variable, exit 2, no test run.
-    console.error(
-      `The embedded sandbox cannot be used as configured; no test was run:\n  ${error instanceof Error ? error.message : String(error)}`,
-    );
+    const why = error instanceof Error ? error.message : String(error);
+    console.error(`The embedded sandbox cannot be used as configured; no test was run:\n  ${why}`);
+    endBeforeTests([`The embedded sandbox cannot be used as configured: ${why}`]);
     process.exit(2);
   }
   const suite = suiteOf(config);
@@ -54,6 +56,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     console.error(
       `Preflight: the target cannot be used as configured (1 problem); no test was run:\n  ${hubs.problem}`,
     );
+    endBeforeTests([`Preflight: ${hubs.problem}`]);
     await Promise.all([broker.close(), state.sandbox?.stop()]);
     process.exit(2);
   }
@@ -62,6 +65,8 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   runFacts().cost = () => runCost(broker.stats());
   if (hubs.length > 0) runFacts().eventWaits = () => combinedWaits(hubs);
   const hub = hubs.find((h) => h.port === suite.webhook.port);
+  if (!state.run?.preflight)
+    for (const h of hubs) if (!h.path.proven) h.path = { ...h.path, probe: 'not run (PREFLIGHT=0)' };
   if (state.run?.preflight) {
     const probe = state.sandbox ? embeddedProbes(new Set(state.run.given)) : undefined;
     const findings = await preflight(suite, broker.cache, {
@@ -79,14 +84,29 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
         `Preflight: the target cannot be used as configured (${problems.length} problem${problems.length === 1 ? '' : 's'}); no test was run:`,
       );
       for (const finding of problems) console.error(`  ${redactor.text(findingLine(finding))}`);
+      endBeforeTests(problems.map((finding) => `Preflight: ${redactor.text(findingLine(finding))}`));
       await Promise.all([...hubs.map((h) => h.close()), state.sandbox?.stop()]);
       process.exit(2);
     }
+    // What the probe of WEBHOOK_PUBLIC_URL found, for a flow whose event never came (kit/webhooks/receiver-path.ts).
+    const webhookFinding = findings.find((finding) => finding.topic === 'webhook');
+    if (hub && !hub.path.proven)
+      hub.path = knownPath(
+        suite,
+        webhookFinding && {
+          ...webhookFinding,
+          text: redactor.text(webhookFinding.text),
+          ...(webhookFinding.got ? { got: redactor.text(webhookFinding.got) } : {}),
+        },
+      );
     if (warnings.length > 0) {
+      const lines = warnings.map((finding) => redactor.text(findingLine(finding)));
       console.log(
         `Preflight: ${warnings.length} thing${warnings.length === 1 ? '' : 's'} it could not decide (npm run doctor says more):`,
       );
-      for (const finding of warnings) console.log(`  ${redactor.text(findingLine(finding))}`);
+      for (const line of lines) console.log(`  ${line}`);
+      // Every report of the run carries them with its verdict.
+      runFacts().preflightWarnings = lines;
     }
   }
   return async () => {

@@ -43,7 +43,15 @@ interface CredentialUse {
   /** The variable holding the API key, and the one holding the token URL. */
   apiKeyVariable: string;
   tokenUrlVariable: string;
+  /** Other variables holding the same key for the same token URL (a reseller key that is API_KEY's). */
+  sameKey: string[];
 }
+
+/** The credentials a run uses besides each service's own, by variable, with what the doctor calls them. */
+const EXTRA_CREDENTIALS: Record<string, string> = {
+  RESELLER_API_KEY: 'reseller',
+  ORDERS_NO_ENTITLEMENT_API_KEY: 'orders (a client without the entitlements)',
+};
 
 /** Every token endpoint and API key the run will use, once each, with the variables they come from. */
 function credentialUses(config: SuiteConfig): CredentialUse[] {
@@ -52,13 +60,17 @@ function credentialUses(config: SuiteConfig): CredentialUse[] {
     const target = config.services[service];
     const key = `${target.tokenUrl}\n${apiKey}`;
     const known = uses.get(key);
-    if (known) known.services.push(service);
-    else
+    if (known) {
+      known.services.push(service);
+      if (apiKeyVariable !== known.apiKeyVariable && !known.sameKey.includes(apiKeyVariable))
+        known.sameKey.push(apiKeyVariable);
+    } else
       uses.set(key, {
         services: [service],
         credential: { tokenUrl: target.tokenUrl, apiKey },
         apiKeyVariable,
         tokenUrlVariable: target.variables.tokenUrl,
+        sameKey: [],
       });
   };
   for (const service of ['identity', 'stepup', 'orders'] as const)
@@ -114,9 +126,21 @@ async function hostsAndTokens(
     }
   }
   const credentials = credentialUses(config).filter((use) => !answers.get(new URL(use.credential.tokenUrl).origin));
+  // The credentials beside the services' own (reseller, no entitlement): which token URLs issued them a token.
+  const extra = new Map<string, { issued: string[]; failed: boolean }>();
+  const noteExtra = (use: CredentialUse, issued: boolean) => {
+    for (const variable of [use.apiKeyVariable, ...use.sameKey]) {
+      if (!EXTRA_CREDENTIALS[variable]) continue;
+      const entry = extra.get(variable) ?? { issued: [], failed: false };
+      if (issued) entry.issued.push(use.tokenUrlVariable);
+      else entry.failed = true;
+      extra.set(variable, entry);
+    }
+  };
   await Promise.all(
     credentials.map(async (use) => {
       const outcome = await tokens.get(use.credential);
+      noteExtra(use, outcome.ok);
       if (outcome.ok) return;
       const main = use.services.filter(
         (service) =>
@@ -142,6 +166,14 @@ async function hostsAndTokens(
       );
     }),
   );
+  const extraFindings: Finding[] = [...extra]
+    .filter(([, entry]) => !entry.failed && entry.issued.length > 0)
+    .map(([variable, entry]) => ({
+      topic: 'reach',
+      subject: EXTRA_CREDENTIALS[variable] as string,
+      severity: 'ok',
+      text: `${[...new Set(entry.issued)].join(' and ')} issued a token for ${variable}`,
+    }));
   const findings: Finding[] = [...problems].map(([who, list]) => ({
     topic: 'reach',
     subject: who,
@@ -168,7 +200,7 @@ async function hostsAndTokens(
           },
     );
   }
-  return { findings, tokenless };
+  return { findings: [...findings, ...extraFindings], tokenless };
 }
 
 export interface PreflightParts {

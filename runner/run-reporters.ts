@@ -5,7 +5,12 @@ import type { ConformanceAllureOptions } from '../reporters/allure-reporter.ts';
 import type { ConformanceReporterOptions } from '../reporters/conformance-reporter.ts';
 import { isListingOnly } from '../reporters/listing.ts';
 import { runEnvironment } from '../reporters/run-environment.ts';
-import type { RunConfig } from './config/run-config.ts';
+import type { RunConfig, RunReports } from './config/run-config.ts';
+import { markUnfinished, reportFiles, writeNotRun, type ReportFiles } from '../reporters/run-reports.ts';
+import { runState } from './run-state.ts';
+import { optionalSettings } from './config/optional-settings.ts';
+import { ConfigError } from './config/load-config.ts';
+import { reportsOf, reportVariables, resolveVariables } from './config/resolve.ts';
 
 /** The recorded environment of a run: the target, and the embedded sandbox's flavor and faults as the run started it. */
 export function environmentOf(run: Pick<RunConfig, 'suite' | 'sandbox'>): Record<string, string> {
@@ -13,6 +18,67 @@ export function environmentOf(run: Pick<RunConfig, 'suite' | 'sandbox'>): Record
     run.suite,
     run.sandbox ? { flavor: run.sandbox.options.flavor, faults: run.sandbox.options.faults } : undefined,
   );
+}
+
+/** The files a run's reports go to: REPORTS_DIR's, and the Allure results. */
+export function runReportFiles(reports: RunReports): ReportFiles {
+  return reportFiles(reports.dir, reports.allureResultsDir);
+}
+
+/** The variables that unlock each requirement, from the doctor's one table (runner/config/optional-settings.ts). */
+function unlocks(): Record<string, string[]> {
+  const table: Record<string, string[]> = {};
+  for (const setting of optionalSettings)
+    for (const id of setting.requirements) table[id] = [...new Set([...(table[id] ?? []), ...setting.variables])];
+  return table;
+}
+
+/** A listing writes no report, and a shard only its blob (npm run merge-reports writes the reports). */
+const writesReports = (reports: RunReports) => !isListingOnly() && !reports.shard;
+
+/**
+ * At the run's start, in the runner's process: every report it will write says "not finished" until its reporters
+ * write the verdict, so that a crash leaves no earlier run's verdict behind (reporters/run-reports.ts).
+ */
+export function startReports(run: RunConfig): void {
+  if (!writesReports(run.reports)) return;
+  const files = runReportFiles(run.reports);
+  const environment = environmentOf(run);
+  markUnfinished(files, { profile: run.suite.profile, environment, startedAt: new Date().toISOString() });
+  runState().reports = { files, profile: run.suite.profile, environment };
+}
+
+/**
+ * A run that ends before any test, with exit code 2 (bad configuration, a preflight problem, an embedded sandbox that
+ * cannot start): its own verdict, "not run: configuration", and each problem, in every report. When the configuration
+ * did not resolve, the reports go where REPORTS_DIR says if it can be read, under the profile PROFILE names (gate when
+ * it names none that can be read).
+ */
+export function endBeforeTests(problems: readonly string[]): void {
+  const started = runState().reports ?? unresolvedReports();
+  if (!started) return;
+  writeNotRun(started.files, {
+    profile: started.profile,
+    environment: started.environment,
+    problems: [...problems],
+    exitCode: 2,
+  });
+}
+
+/** Where the reports of a run whose configuration did not resolve go: the report variables alone, if they hold. */
+function unresolvedReports(): { files: ReportFiles; profile: string; environment: Record<string, string> } | undefined {
+  const alone = <T>(read: () => T, fallback: T): T => {
+    try {
+      return read();
+    } catch (error) {
+      if (error instanceof ConfigError) return fallback;
+      throw error;
+    }
+  };
+  const reports = alone(() => reportsOf(resolveVariables(reportVariables)), reportsOf({}));
+  if (!writesReports(reports)) return undefined;
+  const profile = alone(() => resolveVariables(['PROFILE']).PROFILE, undefined) ?? 'gate';
+  return { files: runReportFiles(reports), profile, environment: {} };
 }
 
 /**
@@ -46,6 +112,7 @@ export function mergedReporters(run: RunConfig): ReporterDescription[] {
     verbose,
     eventWindowMs: suite.webhook.waitMs,
     ...(reports.stepSummary ? { stepSummary: reports.stepSummary } : {}),
+    unlocks: unlocks(),
   };
   const allure: ConformanceAllureOptions = {
     resultsDir: reports.allureResultsDir,

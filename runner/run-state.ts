@@ -3,6 +3,7 @@ import type { RunConfig } from './config/run-config.ts';
 import type { RunningBroker } from './broker.ts';
 import type { EventHub } from './webhooks/event-hub.ts';
 import type { RunProgress } from './run-progress.ts';
+import type { ReportFiles } from '../reporters/run-reports.ts';
 
 /**
  * What the runner process keeps for the length of a run, where playwright.config.ts, the global setup and the run's
@@ -18,6 +19,8 @@ interface RunState {
   hubs?: EventHub[];
   /** Which tests have not ended, kept by the conformance reporter (absent in a run without it, such as the proof's). */
   progress?: RunProgress;
+  /** The reports the run writes, marked "not finished" at its start (runner/run-reporters.ts startReports). */
+  reports?: { files: ReportFiles; profile: string; environment: Record<string, string> };
 }
 
 const KEY = Symbol.for('conformance.runState');

@@ -16,6 +16,7 @@ import { sealBundle } from './evidence/statement.ts';
 import { describeSource, listDifferences, parseList, pinSource, sourceFiles } from './evidence/source-digest.ts';
 import { statedVerdict, type StatedVerdict } from './evidence/stated-verdict.ts';
 import { evidencePaths } from './evidence/paths.ts';
+import { changedFiles, pinFiles } from './evidence/read-files.ts';
 import { transportOf } from './evidence/transport.ts';
 import { parseCli } from './cli.ts';
 
@@ -130,6 +131,8 @@ async function main(): Promise<number> {
   // The source as the run loads it: pinned before the run starts, and compared again when it ends (an edit made
   // while it ran leaves the bundle incomplete, since the pin would not say what every worker loaded).
   const source = pinSource(repoRoot);
+  // The files the settings point at (templates, ledger, CA), pinned the same way: what was sent rests on their bytes.
+  const files = pinFiles(resolved.variables, repoRoot);
   const transport = await transportOf(resolved.suite);
   const started = new Date();
   const run = spawnSync(process.execPath, [playwrightCli, 'test', ...args], {
@@ -172,6 +175,7 @@ async function main(): Promise<number> {
     'the checkout when the run ended',
   ))
     problems.push(`source changed while the run ran: ${changed}`);
+  problems.push(...changedFiles(files, pinFiles(resolved.variables, repoRoot)));
   const configuration = redactedConfiguration(resolved);
   writeFileSync(join(dir, 'configuration.json'), `${JSON.stringify(configuration, null, 2)}\n`);
   const certificate = {
@@ -179,6 +183,8 @@ async function main(): Promise<number> {
     interface: { title: interfaceInfo.title, version: interfaceInfo.version },
     catalogSha256,
     source: source.claim,
+    // Every file a setting points at, its path beside its SHA-256 (scripts/evidence/read-files.ts).
+    files,
     profile: resolved.suite.profile,
     seed: resolved.suite.seed,
     runTag: resolved.suite.runTag,

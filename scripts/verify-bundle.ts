@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parseCli, usageOf } from './cli.ts';
 import { publicKeyFromPem } from './evidence/dsse.ts';
+import { pinnedFileLines, type PinnedFile } from './evidence/read-files.ts';
 import { verifyBundle } from './evidence/statement.ts';
 import { statedVerdictLine, verdictProblems } from './evidence/stated-verdict.ts';
 
@@ -74,12 +75,17 @@ function main(): number {
   }
   const predicate = (result.statement?.predicate ?? {}) as Parameters<typeof statedVerdictLine>[0] & {
     startedAt?: string;
+    files?: PinnedFile[];
   };
   console.log(`Signature and files verified; verdict: ${statedVerdictLine(predicate)}`);
   console.log(
     `  ${dir}: the statement is signed by the key given, and its ${result.verified} files match their digests; the run started ${predicate.startedAt ?? '(time not stated)'}.`,
   );
   for (const note of result.notes) console.log(`  ${note}`);
+  if (predicate.files?.length) {
+    console.log('  Files the settings pointed at, as the run read them:');
+    for (const line of pinnedFileLines(predicate.files)) console.log(`    ${line}`);
+  }
   if (!relative(resolve(dir), resolve(keyFile)).startsWith('..')) {
     console.log(
       '  Note: the public key came from the bundle itself: this shows nothing changed since signing, not who signed.',

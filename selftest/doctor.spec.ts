@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { WebhookReceiver } from '../runner/webhooks/receiver.ts';
@@ -121,6 +121,11 @@ test('a correct configuration against a real target: exit 0, every route and the
       expect(output).toMatch(new RegExp(`ok +${variable}: `));
     }
     expect(output).toMatch(/ok +ORDERS_BASE_URL \(POST \/v2\/orders\): /);
+    // Every credential it checked is named, the reseller's and the client's without the entitlements included.
+    expect(output).toMatch(/ok +reseller: IDENTITY_TOKEN_URL and STEPUP_TOKEN_URL issued a token for RESELLER_API_KEY/);
+    expect(output).toMatch(
+      /ok +orders \(a client without the entitlements\): ORDERS_TOKEN_URL issued a token for ORDERS_NO_ENTITLEMENT_API_KEY/,
+    );
     expect(output).toMatch(
       /ok +webhooks: a probe posted to WEBHOOK_PUBLIC_URL=\S+ reached the receiver on WEBHOOK_LISTEN=/,
     );
@@ -160,37 +165,106 @@ test('a public URL reaching something else than the receiver: exit 2 naming WEBH
   }
 });
 
-test('a public URL the tester cannot connect to, with a real target: a warning saying why, exit 0', async () => {
+test("a target on this machine's loopback and a public URL nobody serves: exit 2 naming WEBHOOK_PUBLIC_URL and WEBHOOK_LISTEN, in the doctor and in the run's preflight", async () => {
   const { sandbox, env } = await realTarget();
   const [listen, nobody] = [await freePort(), await freePort()];
+  const wrong = {
+    ...env,
+    WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
+    WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${nobody}/hooks`,
+  };
+  const named = `webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${nobody}/hooks does not reach the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: a probe posted there got no answer`;
   try {
-    const { code, output } = await doctor({
-      ...env,
-      WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
-      WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${nobody}/hooks`,
-    });
-    expect(code, output).toBe(0);
-    expect(output).toMatch(
-      new RegExp(
-        `WARNING webhooks: could not decide whether WEBHOOK_PUBLIC_URL=http://127.0.0.1:${nobody}/hooks reaches the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: the tester cannot connect to it \\(.*ECONNREFUSED`,
-      ),
-    );
+    const { code, output } = await doctor(wrong);
+    expect(code, output).toBe(2);
+    expect(problemLines(output), output).toEqual([expect.stringContaining(named)]);
+    expect(output).toContain("the target's base URLs are on this machine's loopback like the public URL");
+    const { run, output: runOutput, reports, results } = await conformanceRun(wrong);
+    expect(run.code, runOutput).toBe(2);
+    expect(run.stderr).toContain(named);
+    expect(results, 'no test ran').toEqual([]);
+    expect(reports.markdown).toContain('Result: **not run: configuration**');
+    expect(reports.json.reasons.join('\n')).toContain(named);
   } finally {
     await sandbox.close();
   }
 });
 
-/** A conformance run in a scratch folder: its output and the files it wrote there. */
+/** An address of this machine that is not loopback: a target there looks remote (undefined when it has none). */
+function outsideAddress(): string | undefined {
+  return Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+}
+
+test('a remote-looking target and a public URL the tester cannot connect to: a warning in the doctor (exit 0) and in every report of the run; with no delivery at all, the flows are blocked naming both suspects, never "by the target"', async () => {
+  const address = outsideAddress();
+  test.skip(!address, 'this machine has no address besides loopback to stand for a remote target');
+  const tokenSecret = randomBytes(16).toString('hex');
+  const sandbox = await startSandbox({ host: address, tokenSecret, warn: () => undefined });
+  const [listen, nobody] = [await freePort(), await freePort()];
+  const env = {
+    ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }),
+    WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
+    WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${nobody}/hooks`,
+    WEBHOOK_WAIT_MS: '300',
+  };
+  const warning = `webhooks: could not decide whether WEBHOOK_PUBLIC_URL=http://127.0.0.1:${nobody}/hooks reaches the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: the tester cannot connect to it`;
+  try {
+    const { code, output } = await doctor(env);
+    expect(code, output).toBe(0);
+    expect(output).toContain(`WARNING ${warning}`);
+    const {
+      run,
+      output: runOutput,
+      reports,
+    } = await conformanceRun(env, ['--project', 'webhooks', '--project', 'run-end']);
+    expect(run.code, runOutput).toBe(1);
+    const notice = `the preflight could not decide: ${warning}`;
+    expect(reports.json.preflight?.warnings).toEqual([expect.stringContaining(warning)]);
+    expect(reports.json.verdict.notices).toEqual([expect.stringContaining(notice)]);
+    expect(reports.markdown.replace(/\\(.)/g, '$1').replace(/\n +/g, ' ')).toContain(notice);
+    expect(reports.html).toContain(notice);
+    expect(reports.junit).toContain(notice);
+    const flow = reports.json.requirements.find((r) => r.id === 'EVT-FLOW-DELIVERY');
+    expect(flow?.outcome).toBe('blocked');
+    const cause = flow?.tests.find((t) => t.outcome === 'blocked')?.detail ?? '';
+    expect(cause).toContain('no webhook delivery reached the receiver during the run: either the target sends none');
+    expect(cause).toContain(`or WEBHOOK_PUBLIC_URL=http://127.0.0.1:${nobody}/hooks does not reach the receiver`);
+    expect(cause).toContain("the preflight's probe of that path: the tester could not connect to the public URL");
+    expect(reports.json.result).toMatch(/MUST blocked, no webhook reached the receiver \(/);
+    expect(reports.json.result).not.toContain('by the target');
+  } finally {
+    await sandbox.close();
+  }
+});
+
+interface RunReports {
+  markdown: string;
+  html: string;
+  junit: string;
+  results: string;
+  json: {
+    result: string;
+    reasons: string[];
+    preflight?: { warnings: string[] };
+    verdict: { exitCode?: number; notices: string[] };
+    requirements: Array<{ id: string; outcome: string; tests: Array<{ outcome: string; detail?: string }> }>;
+  };
+}
+
+/** A conformance run in a scratch folder: its output, what its reports say, and the test results it wrote. */
 async function conformanceRun(
   env: Record<string, string>,
-): Promise<{ run: CliRun; output: string; written: string[] }> {
+  args: string[] = [],
+): Promise<{ run: CliRun; output: string; reports: RunReports; written: string[]; results: string[] }> {
   const work = mkdtempSync(join(tmpdir(), 'doctor-preflight-'));
   const reportsDir = join(work, 'reports');
   const resultsDir = join(work, 'test-results');
   try {
     const run = await runCli(
       process.execPath,
-      [playwrightCli, 'test'],
+      [playwrightCli, 'test', ...args],
       childEnv(work, {
         REPORTS_DIR: reportsDir,
         TEST_RESULTS_DIR: resultsDir,
@@ -198,40 +272,76 @@ async function conformanceRun(
         ...env,
       }),
     );
-    const written = [reportsDir, resultsDir, join(work, 'allure-results')].flatMap((dir) =>
-      existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String) : [],
-    );
-    return { run, output: `${run.stdout}\n${run.stderr}`, written };
+    const list = (dir: string) => (existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String) : []);
+    const read = (name: string) => readFileSync(join(reportsDir, name), 'utf8');
+    return {
+      run,
+      output: `${run.stdout}\n${run.stderr}`,
+      reports: {
+        markdown: read('conformance.md'),
+        html: read('conformance.html'),
+        junit: read('junit.xml'),
+        results: read('results.json'),
+        json: JSON.parse(read('conformance.json')) as RunReports['json'],
+      },
+      written: [...list(reportsDir), ...list(join(work, 'allure-results')).map((name) => `allure-results/${name}`)],
+      results: list(resultsDir),
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
+/** What a run that ended before any test leaves: its own verdict in each report, one Allure result, no test result. */
+function expectNotRun(
+  written: readonly string[],
+  results: readonly string[],
+  reports: RunReports,
+  problem: string,
+): void {
+  expect(results, 'no test ran: no test result or attachment').toEqual([]);
+  const allure = written.filter((name) => name.startsWith('allure-results/'));
+  expect(allure, 'one Allure result: the verdict').toEqual([expect.stringMatching(/-result\.json$/)]);
+  expect(written.filter((name) => !allure.includes(name)).sort()).toEqual([
+    'conformance.html',
+    'conformance.json',
+    'conformance.md',
+    'junit.xml',
+    'results.json',
+  ]);
+  expect(reports.json.result).toBe('not run: configuration');
+  expect(reports.json.verdict.exitCode).toBe(2);
+  expect(reports.json.reasons.join('\n')).toContain(problem);
+  expect(reports.markdown).toContain('Result: **not run: configuration**');
+  expect(reports.markdown).toContain('Exit code 2: no test was run.');
+  expect(reports.junit).toMatch(/<failure type="verdict" message="not run: configuration">/);
+  expect(reports.junit).toContain('<property name="exit-code" value="2"/>');
+  expect(JSON.parse(reports.results).conformance).toMatchObject({ result: 'not run: configuration', exitCode: 2 });
+}
+
 test("the run's preflight with a wrong route: exit 2 before any test result is written, naming the variable and its value", async () => {
-  const { run, output, written } = await conformanceRun(
+  const { run, output, written, results, reports } = await conformanceRun(
     await embedded({ ROUTE_FETCH_ASSESSMENT: 'GET /no-such-assessment/{caseId}' }),
   );
   expect(run.code, output).toBe(2);
   expect(run.stderr).toContain('Preflight: the target cannot be used as configured (1 problem); no test was run:');
-  expect(run.stderr).toContain(
-    'ROUTE_FETCH_ASSESSMENT: nothing serves ROUTE_FETCH_ASSESSMENT="GET /no-such-assessment/{caseId}"',
-  );
-  expect(written, 'no report, result or attachment').toEqual([]);
+  const problem = 'ROUTE_FETCH_ASSESSMENT: nothing serves ROUTE_FETCH_ASSESSMENT="GET /no-such-assessment/{caseId}"';
+  expect(run.stderr).toContain(problem);
+  expectNotRun(written, results, reports, problem);
   expect(output).not.toMatch(/\d+ (passed|failed)/);
 });
 
 test("the run's preflight with a public URL on another port than the listener, against the embedded sandbox: exit 2 naming both, no test result", async () => {
   const env = await embedded();
   const elsewhere = await freePort();
-  const { run, output, written } = await conformanceRun({
+  const { run, output, written, results, reports } = await conformanceRun({
     ...env,
     WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${elsewhere}/webhooks`,
   });
   expect(run.code, output).toBe(2);
-  expect(run.stderr).toContain(
-    `webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${elsewhere}/webhooks does not reach the receiver on WEBHOOK_LISTEN=${env.WEBHOOK_LISTEN}`,
-  );
-  expect(written).toEqual([]);
+  const problem = `webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${elsewhere}/webhooks does not reach the receiver on WEBHOOK_LISTEN=${env.WEBHOOK_LISTEN}`;
+  expect(run.stderr).toContain(problem);
+  expectNotRun(written, results, reports, problem);
 });
 
 test('a whole run against a real target with no optional setting: the rows not configured are exactly those runner/config/optional-settings.ts names, each naming a variable of its setting', async () => {
@@ -259,12 +369,24 @@ test('a whole run against a real target with no optional setting: the rows not c
     );
     expect(run.code, `${run.stdout.slice(-2000)}\n${run.stderr}`).toBe(0);
     const report = JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as {
-      requirements: Array<{ id: string; outcome: string; tests: Array<{ outcome: string; detail?: string }> }>;
+      requirements: Array<{
+        id: string;
+        outcome: string;
+        configure?: string[];
+        tests: Array<{ outcome: string; detail?: string }>;
+      }>;
     };
+    const markdown = readFileSync(join(reports, 'conformance.md'), 'utf8').replace(/\\(.)/g, '$1');
     const notConfigured = report.requirements.filter((r) => r.outcome === 'not-configured');
     expect(notConfigured.map((r) => r.id).sort()).toEqual(optionalSettings.flatMap((s) => s.requirements).sort());
     for (const setting of optionalSettings) {
       for (const id of setting.requirements) {
+        // The row names every variable of the doctor's table that unlocks it, first, in the table's order.
+        const row = report.requirements.find((r) => r.id === id);
+        expect(row?.configure?.slice(0, setting.variables.length), id).toEqual(setting.variables);
+        expect(markdown, id).toMatch(
+          new RegExp(`\\| ${id} \\| \\w+ \\| [^|]+ \\| not configured \\(set ${setting.variables.join(', ')}`),
+        );
         const details = (report.requirements.find((r) => r.id === id)?.tests ?? [])
           .filter((t) => t.outcome === 'not-configured')
           .map((t) => t.detail ?? '');

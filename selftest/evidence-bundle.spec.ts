@@ -1,5 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -29,6 +39,8 @@ const SPEC_URL = 'https://spec.example.test/interface.md';
 interface CertifiedRun {
   run: CliRun;
   work: string;
+  /** The order template the run was given, outside the checkout (ORDER_TEMPLATE). */
+  orderTemplate: string;
   bundle: string;
   reportsDir: string;
   testResultsDir: string;
@@ -58,7 +70,11 @@ async function certifyWithCanaries(): Promise<CertifiedRun> {
   const newKey = await runCli('npm', ['run', 'certify', '--', '--new-key', '--key-dir', keyDir], childEnv(work, {}));
   if (newKey.code !== 0) throw new Error(`certify --new-key failed:\n${newKey.stdout}\n${newKey.stderr}`);
   const privateKey = readText(join(keyDir, 'certify-signing-key.pem'));
+  const orderTemplate = join(work, 'my-order.json');
+  copyFileSync(join(repoRoot, 'fixtures', 'order-template.json'), orderTemplate);
   const env = childEnv(work, {
+    ORDER_TEMPLATE: orderTemplate,
+    CONFORMANCE_LEDGER: join(work, 'no-ledger.json'),
     CERTIFY_SIGNING_KEY_FILE: join(keyDir, 'certify-signing-key.pem'),
     SPEC_URL: SPEC_URL,
     API_KEY: apiKey,
@@ -93,6 +109,7 @@ async function certifyWithCanaries(): Promise<CertifiedRun> {
   return {
     run,
     work,
+    orderTemplate,
     bundle: join(certificationDir, bundles[0] ?? 'missing'),
     reportsDir,
     testResultsDir,
@@ -155,6 +172,21 @@ test('npm run certify writes one bundle with the matrix, JUnit, single-file repo
   expect(output(run), 'the summary table is printed').toContain('Conformance by requirement');
 });
 
+test('the statement pins every file a setting points at: the order template outside the checkout, by its SHA-256 beside its path', ({
+  certified,
+}) => {
+  const envelope = JSON.parse(readText(join(certified.bundle, 'statement.dsse.json'))) as { payload: string };
+  const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as {
+    predicate: { files: Array<{ variable: string; path: string; sha256?: string }> };
+  };
+  const digest = createHash('sha256').update(readFileSync(certified.orderTemplate)).digest('hex');
+  expect(statement.predicate.files).toEqual([
+    { variable: 'ORDER_TEMPLATE', path: certified.orderTemplate, sha256: digest },
+    // A ledger is read when it is there; none is, and the statement says so.
+    { variable: 'CONFORMANCE_LEDGER', path: join(certified.work, 'no-ledger.json') },
+  ]);
+});
+
 test('certify exits with its verdict: a run of one project is partial, nothing failed, and the statement says so', ({
   certified,
 }) => {
@@ -188,6 +220,10 @@ test("the signed bundle verifies offline against the signer's key, refused as pa
   expect(verified.stdout).toContain('its 8 files match their digests');
   expect(verified.stdout).toMatch(
     /^Signature and files verified; verdict: not conformant: partial run .*\(certify profile\)$/m,
+  );
+  const templateDigest = createHash('sha256').update(readFileSync(certified.orderTemplate)).digest('hex');
+  expect(verified.stdout, 'the files the settings pointed at, beside their digests').toContain(
+    `ORDER_TEMPLATE: ${certified.orderTemplate} SHA-256 ${templateDigest}`,
   );
   const required = await verify(
     '--public-key',

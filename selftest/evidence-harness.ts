@@ -14,7 +14,8 @@ export const TS_NODE: readonly [string, ...string[]] = [process.execPath, '--imp
 
 /**
  * The environment of a child conformance run: nothing of this process's configuration, run folders or Playwright
- * worker state leaks in, and an empty .env file stands in for the developer's own.
+ * worker state leaks in, an empty .env file stands in for the developer's own, and its reports go to the work folder
+ * (a run that stops before its tests writes them too), never over the checkout's reports/ and allure-results/.
  */
 export function childEnv(workDir: string, overrides: Record<string, string>): Record<string, string> {
   const dropped = new Set([
@@ -41,6 +42,7 @@ export function childEnv(workDir: string, overrides: Record<string, string>): Re
   return {
     ...Object.fromEntries(inherited),
     ENV_FILE: envFile,
+    REPORTS_DIR: join(workDir, 'reports'),
     CONFORMANCE_QUIET: '1',
     CONFORMANCE_WORKERS: '1',
     NO_COLOR: '1',

@@ -81,7 +81,8 @@ test('a dead host stops the run before any test: exit 2, one line for the host n
     CLIENT_ID: 'client',
   });
   expect(run.code, output).toBe(2);
-  expect(report, 'no test ran, so no matrix').toBeUndefined();
+  expect(report?.result, 'no test ran: the matrix says so').toBe('not run: configuration');
+  expect(report?.requirements).toEqual([]);
   // One line for the one host, naming every variable that points to it and the kind of failure.
   const lines = run.stderr.split('\n').filter((line) => line.startsWith(`  ${dead}`));
   expect(lines, output).toEqual([
@@ -102,7 +103,8 @@ test('a SANDBOX_PORT another process holds stops the run before any test: exit 2
       ['--project', 'auth'],
     );
     expect(run.code, output).toBe(2);
-    expect(report, 'no test ran, so no matrix').toBeUndefined();
+    expect(report?.result, 'no test ran: the matrix says so').toBe('not run: configuration');
+    expect(report?.requirements).toEqual([]);
     expect(run.stderr).toContain(`SANDBOX_PORT=${port}: the embedded sandbox could not listen on 127.0.0.1:${port}`);
     expect(output).not.toMatch(/\d+ (passed|failed)/);
   } finally {

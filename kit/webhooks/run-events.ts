@@ -65,8 +65,23 @@ export interface StepUpGate {
   answered(ticket: StepUpTicket, accepted: boolean): Promise<void>;
 }
 
+/** What the run knows of the way from the target to its receiver, when a flow's event never came. */
+export interface ReceiverPath {
+  /** Deliveries that reached the receiver so far (the tester's own probes not counted). */
+  deliveries: number;
+  /**
+   * The way is proven: the target, on this machine, posts to the receiver's own address or to a URL the preflight's
+   * probe proved reaches it. Then a missing event is the target's; otherwise the public URL is a suspect too.
+   */
+  proven: boolean;
+  /** What the preflight's probe of WEBHOOK_PUBLIC_URL found, or why there was none, in words. */
+  probe: string;
+}
+
 /** The run's receiver as a worker reaches it: every wait ends as soon as the awaited event is there. */
 export interface RunEvents extends StepUpGate {
+  /** How many deliveries reached the receiver so far, and what the run knows of the way to it. */
+  receiverPath(): Promise<ReceiverPath>;
   /** Every delivery whose request arrived at or after `since` (ms since the epoch), in arrival order. */
   since(since: number): Promise<DeliveryRecord[]>;
   /** Every delivery of the run so far. */

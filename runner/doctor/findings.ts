@@ -13,6 +13,8 @@ export interface Finding {
   subject: string;
   severity: Severity;
   text: string;
+  /** What the probe itself got, in a few words, where its subject is named elsewhere (the webhook path's). */
+  got?: string;
 }
 
 export const problemsIn = (findings: readonly Finding[]) => findings.filter((f) => f.severity === 'problem');

@@ -11,6 +11,7 @@ import type { RunProgress } from '../run-progress.ts';
 import { within } from '../long-poll.ts';
 import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
 import type { Credit } from '../../kit/webhooks/run-events.ts';
+import { knownPath, type KnownPath } from '../doctor/webhook-probe.ts';
 
 /**
  * The run's webhook receiver, in the runner process from the global setup to the end of the run (runner/), and
@@ -38,10 +39,11 @@ export class EventHub {
   readonly port: number;
   /** WEBHOOK_LISTEN as configured, for messages. */
   readonly listen: string;
+  private known: KnownPath | undefined;
 
   /** @param progress which tests of the run have not ended (runner/run-progress.ts), when a reporter keeps it. */
   constructor(
-    config: SuiteConfig,
+    private readonly config: SuiteConfig,
     redactor: Redactor,
     outputDir: string,
     private readonly progress: () => RunProgress | undefined = () => undefined,
@@ -56,6 +58,18 @@ export class EventHub {
       onDelivery: (d) => this.stepUps.deliver(d),
     });
     this.stepUps = new StepUpFlows(config.webhook.waitMs);
+  }
+
+  /**
+   * The way from the target to this receiver as the run knows it: from the configuration until the global setup gives
+   * it the preflight's probe. A flow whose event never came reads it when nothing at all reached the receiver.
+   */
+  get path(): KnownPath {
+    return (this.known ??= knownPath(this.config));
+  }
+
+  set path(path: KnownPath) {
+    this.known = path;
   }
 
   start(): Promise<void> {
@@ -87,6 +101,7 @@ export class EventHub {
     const since = (body: Record<string, unknown>) => Number(body['since']) || 0;
     return {
       [`${prefix}/since`]: async (body) => this.receiver.since(since(body)).map(recordOf),
+      [`${prefix}/path`]: async () => ({ deliveries: this.receiver.deliveries().length, ...this.path }),
       [`${prefix}/document/started`]: async () => {
         this.documentFlows += 1;
         return {};

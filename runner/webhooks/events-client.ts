@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { MessageChannel } from '../../kit/checks/session-channel.ts';
 import type { BrokerClient } from '../broker-client.ts';
 import { eventsPath, LONGEST_POLL_MS } from './event-hub.ts';
-import type { Credit, DeliveryRecord, FlowOutcome, RunEvents, StepUpTicket } from '../../kit/webhooks/run-events.ts';
+import type {
+  Credit,
+  DeliveryRecord,
+  FlowOutcome,
+  ReceiverPath,
+  RunEvents,
+  StepUpTicket,
+} from '../../kit/webhooks/run-events.ts';
 
 /**
  * A worker's view of the run's webhook receiver, which lives in the runner process (runner/webhooks/event-hub.ts):
@@ -27,6 +34,11 @@ export class EventsClient implements RunEvents {
   /** Every delivery whose request arrived at or after `since` (ms since the epoch), in arrival order. */
   since(since: number): Promise<DeliveryRecord[]> {
     return this.ask('/since', { since });
+  }
+
+  /** How many deliveries reached the receiver so far, and what the run knows of the way to it. */
+  receiverPath(): Promise<ReceiverPath> {
+    return this.ask('/path', {});
   }
 
   /** Every delivery of the run so far. */

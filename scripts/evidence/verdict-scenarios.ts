@@ -1,6 +1,12 @@
 import type { Level } from '../../catalog/catalog.ts';
 import type { LedgerEntry } from '../../schemas/ledger.ts';
-import { citeAnnotation, markAnnotation, type MarkKind, type Profile } from '../../kit/verdict-marks.ts';
+import {
+  citeAnnotation,
+  markAnnotation,
+  NO_DELIVERY_CAUSE,
+  type MarkKind,
+  type Profile,
+} from '../../kit/verdict-marks.ts';
 import { judgeRun, type RunVerdict } from '../../reporters/run-verdict.ts';
 import { verdictNotes } from '../../reporters/run-summary.ts';
 import type { JudgedRequirement, RequirementVerdict, TestRecord } from '../../reporters/verdicts.ts';
@@ -10,6 +16,7 @@ import { statedVerdict, verdictProblems } from './stated-verdict.ts';
 type Twist =
   | 'failed'
   | 'blocked'
+  | 'blocked-no-delivery'
   | 'warning'
   | 'not-exercised'
   | 'not-configured'
@@ -54,6 +61,11 @@ export const VERDICT_SCENARIOS: readonly VerdictScenario[] = [
   },
   { row: 'gate with a MUST failed', profile: 'gate', twists: [{ level: 'MUST', twist: 'failed' }] },
   { row: 'gate with a MUST blocked by the target', profile: 'gate', twists: [{ level: 'MUST', twist: 'blocked' }] },
+  {
+    row: 'gate with a MUST blocked, no webhook delivery at all and the way to the receiver not proven',
+    profile: 'gate',
+    twists: [{ level: 'MUST', twist: 'blocked-no-delivery' }],
+  },
   { row: 'gate with a failure the ledger lists (known)', profile: 'gate', twists: [{ level: 'MUST', twist: 'known' }] },
   {
     row: 'gate with a ledger entry whose row is now INFO',
@@ -127,6 +139,12 @@ function testOf(req: JudgedRequirement, twist: Twist | undefined): TestRecord {
       });
     case 'blocked':
       return marked('blocked', 'no access token for the identity service; got 201', 'skipped');
+    case 'blocked-no-delivery':
+      return marked(
+        'blocked',
+        `${NO_DELIVERY_CAUSE}: either the target sends none, or WEBHOOK_PUBLIC_URL does not reach the receiver on WEBHOOK_LISTEN`,
+        'skipped',
+      );
     case 'warning':
       return marked('warn', 'Expected: Cache-Control: no-store\nActual: absent');
     case 'not-configured':

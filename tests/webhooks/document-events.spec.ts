@@ -11,6 +11,7 @@ import { deliveryRequirements, eventKind } from '../../kit/webhooks/events.ts';
 import { awaitOnboardingOfSession, awaitResultsOfInquiry, type Window } from '../../kit/webhooks/ties.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 import { requireSuccess } from '../../fixtures/preconditions.ts';
+import { requireReceiverReached } from '../../kit/preconditions.ts';
 
 type Setup = (newCase: Preconditions['newCase']) => Promise<string | undefined>;
 
@@ -62,6 +63,8 @@ for (const variant of variants) {
       await attachDeliveries(`document events after the document verification ${variant.name}`, documentEvents);
       const expected = `a document results event with inquiryId ${JSON.stringify(body.inquiryId)} within WEBHOOK_WAIT_MS (${config.webhook.waitMs} ms)`;
       const seen = `${documentEvents.length} document events in the window; onboarding of its session ${onboarding ? `${onboarding.receivedAt - window.since} ms` : 'not seen'}`;
+      // Nothing at all reached the receiver, and the way to it is not proven: the target, or the public URL.
+      if (!results) await requireReceiverReached(verdict, events, config, { sent: verdict.sent(exchange), expected });
       expectFlowEvent(verdict, exchange, results, { expected, actual: `none of this inquiry; ${seen}` });
       if (documentEvents.length === 0) {
         const others = verdict.cited.filter((id) => id !== 'EVT-FLOW-DELIVERY');

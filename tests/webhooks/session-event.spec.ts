@@ -13,6 +13,7 @@ import type { Credit, FlowOutcome } from '../../kit/webhooks/run-events.ts';
 import { creditedStepUp } from '../../kit/webhooks/credited-step-up.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 import { requireSuccess } from '../../fixtures/preconditions.ts';
+import { requireReceiverReached } from '../../kit/preconditions.ts';
 
 const channels: ReadonlyArray<{ channel: MessageChannel; name: string }> = [
   { channel: 'phone', name: 'by phone number' },
@@ -60,6 +61,8 @@ for (const { channel, name } of channels) {
       const actual = arrived.length
         ? `only redeliveries or events of sessions seen before the step-up arrived (${arrived.length})`
         : 'none arrived';
+      // Nothing at all reached the receiver, and the way to it is not proven: the target, or the public URL.
+      if (!first) await requireReceiverReached(verdict, events, config, { sent: verdict.sent(exchange), expected });
       expectFlowEvent(verdict, exchange, first, { expected, actual });
       if (!first) {
         const others = verdict.cited.filter((id) => id !== 'EVT-FLOW-DELIVERY');

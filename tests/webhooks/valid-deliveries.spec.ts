@@ -1,6 +1,7 @@
 import { expectValidEvents, expectWellFormedDeliveries } from '../../kit/checks/webhook-events.ts';
 import { deliveryRequirements, eventKind, eventKinds, kindTitle, requirementsOf } from '../../kit/webhooks/events.ts';
 import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
+import { silentReceiverCause } from '../../kit/webhooks/receiver-path.ts';
 import { cites, noReceiver, test } from '../../fixtures/webhooks.ts';
 
 // The run-end project's one test (runner/config/projects.ts): it waits until every other test of the run that sends to
@@ -39,9 +40,10 @@ test(
     }
     if (deliveries.length === 0) {
       if (config.webhook.mode === 'active') {
-        return verdict.blocked('the target delivered no webhook during the run, although its flows ran', {
+        const silent = await silentReceiverCause(events, config);
+        return verdict.blocked(silent ?? 'the target delivered no webhook during the run, although its flows ran', {
           expected: 'the part-6 events of the flows of tests/webhooks',
-          actual: 'no delivery',
+          actual: silent ? 'no delivery at all' : 'no delivery',
         });
       }
       const reason = `no delivery received in the passive window of ${config.webhook.passiveWindowMs} ms`;

@@ -1,0 +1,116 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { markUnfinished, reportFiles } from '../reporters/run-reports.ts';
+import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
+
+// A run's reports are its own: at its start each report says "not finished" in place of the last run's verdict, and
+// a run that ends before any test (exit 2) writes its own verdict, "not run: configuration", with the problems.
+
+test.describe.configure({ timeout: 240_000 });
+
+const REPORTS = ['conformance.md', 'conformance.json', 'conformance.html', 'junit.xml', 'results.json'];
+
+function read(dir: string): Record<string, string> {
+  return Object.fromEntries(REPORTS.map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
+}
+
+test('a run stopped in preflight, or by its configuration, after a green run leaves reports that say it did not run, with exit 2', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'run-reports-'));
+  const reportsDir = join(work, 'reports');
+  const allure = join(work, 'allure-results');
+  const run = async (extra: Record<string, string>, args: string[] = []) =>
+    runCli(
+      process.execPath,
+      [playwrightCli, 'test', ...args],
+      childEnv(work, {
+        SANDBOX_PORT: String(await freePort()),
+        WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+        REPORTS_DIR: reportsDir,
+        TEST_RESULTS_DIR: join(work, 'test-results'),
+        ALLURE_RESULTS_DIR: allure,
+        ...extra,
+      }),
+    );
+  try {
+    const green = await run({}, ['--project', 'identity', '--grep', '@CU-TAGS-APPEND']);
+    expect(green.code, green.stdout.slice(-2000)).toBe(0);
+    expect(JSON.parse(read(reportsDir)['conformance.json'] as string).result).toMatch(/^partial run: /);
+
+    const problem = 'ROUTE_CASE_UPDATE: nothing serves ROUTE_CASE_UPDATE="POST /no-such-update"';
+    const stopped = await run({ ROUTE_CASE_UPDATE: 'POST /no-such-update' });
+    expect(stopped.code, stopped.stderr).toBe(2);
+    for (const [cause, reports] of [
+      ['the preflight', read(reportsDir)],
+      [
+        'the configuration',
+        await run({ WEBHOOK_WAIT_MS: 'soon' }).then((bad) => {
+          expect(bad.code, bad.stderr).toBe(2);
+          return read(reportsDir);
+        }),
+      ],
+    ] as const) {
+      const named = cause === 'the preflight' ? problem : 'WEBHOOK_WAIT_MS="soon" is not valid';
+      const json = JSON.parse(reports['conformance.json'] as string) as {
+        result: string;
+        reasons: string[];
+        verdict: { exitCode: number; conformant: boolean };
+        requirements: unknown[];
+      };
+      expect(json.result, cause).toBe('not run: configuration');
+      expect(json.verdict).toMatchObject({ exitCode: 2, conformant: false });
+      expect(json.reasons.join('\n'), cause).toContain(named);
+      expect(json.requirements).toEqual([]);
+      const markdown = reports['conformance.md'] as string;
+      expect(markdown).toContain('Result: **not run: configuration** (profile gate)');
+      expect(markdown).toContain('Exit code 2: no test was run.');
+      expect(markdown.replace(/\\(.)/g, '$1')).toContain(named);
+      expect(markdown).not.toMatch(/partial run|conformant/);
+      const junit = reports['junit.xml'] as string;
+      expect(junit).toMatch(/<testcase name="verdict \(gate profile\)" classname="verdict"/);
+      expect(junit).toContain('<failure type="verdict" message="not run: configuration">');
+      expect(junit).toContain('<property name="exit-code" value="2"/>');
+      expect(junit).not.toContain('CU-TAGS-APPEND');
+      const results = JSON.parse(reports['results.json'] as string) as {
+        suites: unknown[];
+        conformance: { result: string; exitCode: number };
+      };
+      expect(results.suites).toEqual([]);
+      expect(results.conformance).toMatchObject({ result: 'not run: configuration', exitCode: 2 });
+      expect(reports['conformance.html']).toContain('Result: <b>not run: configuration</b>');
+      expect(readdirSync(allure), 'the Allure results hold the verdict alone').toHaveLength(1);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test("at a run's start every report it will write says it has not finished, in place of the last run's verdict", () => {
+  const work = mkdtempSync(join(tmpdir(), 'run-reports-stub-'));
+  try {
+    const files = reportFiles(join(work, 'reports'), join(work, 'allure-results'));
+    mkdirSync(files.dir, { recursive: true });
+    mkdirSync(files.allureResults, { recursive: true });
+    for (const name of REPORTS) writeFileSync(join(files.dir, name), 'conformant: the last run');
+    for (let n = 0; n < 3; n += 1) writeFileSync(join(files.allureResults, `old-${n}-result.json`), '{}');
+    markUnfinished(files, { profile: 'certify', environment: { seed: '7' }, startedAt: '2026-01-01T00:00:00.000Z' });
+    const reports = read(files.dir);
+    for (const [name, text] of Object.entries(reports)) {
+      expect(text, name).toContain('not finished');
+      expect(text, name).not.toContain('the last run');
+    }
+    const json = JSON.parse(reports['conformance.json'] as string) as Record<string, unknown>;
+    expect(json).toMatchObject({ result: 'not finished', startedAt: '2026-01-01T00:00:00.000Z', requirements: [] });
+    expect(json, 'a run not finished states no verdict').not.toHaveProperty('verdict');
+    expect(reports['junit.xml']).toContain('<failure type="verdict" message="not finished">');
+    expect(reports['junit.xml']).toContain('<property name="exit-code" value="none"/>');
+    const allure = readdirSync(files.allureResults);
+    expect(allure).toHaveLength(1);
+    expect(
+      JSON.parse(readFileSync(join(files.allureResults, allure[0] as string), 'utf8')) as Record<string, unknown>,
+    ).toMatchObject({ status: 'unknown', name: 'verdict (certify profile): not finished' });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
