@@ -58,7 +58,8 @@ test('every class keeps its run-tagged core whole, and is what its name says', (
     expect(drawValue(ctx, valueClass('greek'), CORE)).toMatch(/\p{Script=Greek}/u);
     expect(drawValue(ctx, valueClass('right-to-left'), CORE)).toMatch(/[\p{Script=Hebrew}\p{Script=Arabic}]/u);
     expect(drawValue(ctx, valueClass('cjk'), CORE)).toMatch(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u);
-    expect(drawValue(ctx, valueClass('control'), CORE)).toMatch(/[\t\n\r\b\f\u0001\u001f]/);
+    const control = drawValue(ctx, valueClass('control'), CORE);
+    for (const ch of '\t\n\r\b\f\u0001\u001f') expect(control).toContain(ch);
     expect(drawValue(ctx, valueClass('line-separators'), CORE)).toMatch(/\u2028[^]*\u2029/);
     expect(drawValue(ctx, valueClass('script-close'), CORE)).toContain('</script>');
     expect(drawValue(ctx, valueClass('backslash'), CORE)).toContain('\\n');
