@@ -65,17 +65,17 @@ const modules: Readonly<Record<Flavor, FlavorModule>> = {
     deliversToReceiver: true,
     start: async (options) => (await core()).startCore(options, proto3, 'proto3'),
   },
-  normalising: {
-    layout: 'reference',
-    tokenKind: normalising.tokens.kind,
-    deliversToReceiver: true,
-    start: async (options) => (await core()).startCore(options, normalising, 'normalising'),
-  },
   far: {
     layout: 'reference',
     tokenKind: reference.tokens.kind,
     deliversToReceiver: true,
     start: async (options) => (await import('./far.ts')).startFarSandbox(options),
+  },
+  normalising: {
+    layout: 'reference',
+    tokenKind: normalising.tokens.kind,
+    deliversToReceiver: true,
+    start: async (options) => (await core()).startCore(options, normalising, 'normalising'),
   },
 };
 
