@@ -29,10 +29,10 @@ export interface Fault {
 
 /**
  * The kinds of traffic a fault shows under: one request and its answer; the state a refused request leaves behind;
- * calls that overlap; a request written as another client writes it, which HTTP says is the same request. The kill
- * matrix and npm run coverage list each fault's class.
+ * calls that overlap; a request written as another client writes it, which HTTP says is the same request; values of
+ * one class of a real population (docs/traffic.md). The kill matrix and npm run coverage list each fault's class.
  */
-export const faultClasses = ['request', 'refusal-state', 'concurrency', 'request-variant'] as const;
+export const faultClasses = ['request', 'refusal-state', 'concurrency', 'request-variant', 'values'] as const;
 export type FaultClass = (typeof faultClasses)[number];
 
 /** The operations and events, as the faults' ids spell them (`client-id-optional-on-case-update`). */
@@ -542,6 +542,80 @@ const faultList = [
     id: 'update-decision-clears-tags',
     requirement: 'CU-TAGS-APPEND',
     description: 'A case update that changes the decision clears the tags added before it.',
+  },
+
+  // Values of one class losing information on one member in one way (class values, docs/traffic.md).
+  {
+    id: 'assessment-inquiry-nfc',
+    requirement: 'ASM-RES-IDS',
+    class: 'values',
+    description:
+      'The assessment keeps the inquiryId normalised to NFC and answers it so: an identifier sent decomposed (NFD) comes back composed, another string.',
+  },
+  {
+    id: 'fetch-inquiry-lower-cased',
+    requirement: 'ASM-FETCH-SAME-CASE',
+    class: 'values',
+    description:
+      "The case fetched by its identifier shows its inquiryId lower-cased (the assessment's answer echoes it as sent).",
+  },
+  {
+    id: 'docv-inquiry-cut-at-255',
+    requirement: 'DOCV-RES-INQUIRY',
+    class: 'values',
+    description:
+      'The document verification answers an inquiryId of more than 255 characters cut to its first 255, as a VARCHAR(255) column keeps it.',
+  },
+  {
+    id: 'assessment-astral-inquiry-500',
+    requirement: 'ASM-ACCEPTED',
+    class: 'values',
+    description:
+      'An assessment whose inquiryId holds a character outside the BMP (an emoji) is answered 500, as a three-byte UTF-8 column fails on it.',
+  },
+  {
+    id: 'update-tags-cut-at-255',
+    requirement: 'CU-TAGS-APPEND',
+    class: 'values',
+    description: 'A tag of more than 255 characters is kept cut to its first 255.',
+  },
+  {
+    id: 'update-tags-astral-replaced',
+    requirement: 'CU-TAGS-APPEND',
+    class: 'values',
+    description: 'Each character of a tag outside the BMP is kept as U+FFFD, as a UCS-2 store keeps it.',
+  },
+  {
+    id: 'update-tags-unescaped-twice',
+    requirement: 'CU-TAGS-APPEND',
+    class: 'values',
+    description:
+      'A tag is JSON-decoded a second time: the text \\n, \\u0041 or \\\\ in it becomes a line feed, an A, one backslash.',
+  },
+  {
+    id: 'update-tags-lower-cased',
+    requirement: 'CU-TAGS-APPEND',
+    class: 'values',
+    description: 'Tags are kept lower-cased, as a case-insensitive tag store keeps them.',
+  },
+  {
+    id: 'update-tags-spaces-collapsed',
+    requirement: 'CU-TAGS-APPEND',
+    class: 'values',
+    description: 'Runs of spaces in a tag are kept as one space.',
+  },
+  {
+    id: 'case-tags-capped-at-100',
+    requirement: 'CU-TAGS-APPEND',
+    class: 'values',
+    description: 'A case keeps its first 100 tags: the tags of later updates are accepted and dropped.',
+  },
+  {
+    id: 'update-long-tag-refused-after-append',
+    requirement: 'CU-TAGS-APPEND',
+    class: 'refusal-state',
+    description:
+      'A case update carrying a tag of more than 1,024 characters is refused with 400, after its tags were appended to the case.',
   },
 
   {

@@ -8,6 +8,7 @@ import { refusal, sendJson, sendRefusal, sendText } from './errors.ts';
 import type { Refusal } from './errors.ts';
 import { coercedScalars } from './field-rules.ts';
 import { withoutProto3Defaults } from './proto3-defaults.ts';
+import { longValueRefusal } from './values.ts';
 import { isObject } from '../schemas/json-value.ts';
 
 export interface GuardedCall {
@@ -110,6 +111,11 @@ export function guardOperation(ctx: SandboxContext, ex: Exchange, id: OperationI
   }
   if (ctx.faults.on('shared-context-refused', id) && 'sharedContext' in value) {
     sendRefusal(ex.res, refusal(400, 'validation_failed', 'sharedContext is not supported'));
+    return undefined;
+  }
+  const tooLong = longValueRefusal(ctx, value);
+  if (tooLong) {
+    sendRefusal(ex.res, tooLong);
     return undefined;
   }
   return { clientId, body: ctx.behaviour.scalarTypes === 'coerce' ? coercedScalars(value, id) : value };

@@ -10,6 +10,15 @@ import { RACE_WINDOW_MS } from './faults.ts';
 import { fieldTypeIssue, optionalObject, optionalString, requiredFields, requiredStringIssue } from './field-rules.ts';
 import { guardOperation, sendSuccess, unknownCaseRefusal, validationRefusal } from './guards.ts';
 import { operationPath } from './layout.ts';
+import {
+  answeredDocvInquiryId,
+  fetchedInquiryId,
+  inquiryStoreFailure,
+  keptTags,
+  longTagRefusedLate,
+  storedInquiryId,
+  storedTag,
+} from './values.ts';
 import { operation } from '../catalog/catalog.ts';
 
 /** Part 2.4: the record parts, each selected by the data value spelled like it, compared case-insensitively. */
@@ -110,12 +119,14 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
   ) {
     return sendRefusal(ex.res, refusal(409, 'conflict', 'deviceSessionId is already in use'));
   }
+  const storeFailure = inquiryStoreFailure(ctx, body['inquiryId']);
+  if (storeFailure) return sendRefusal(ex.res, storeFailure);
   const entryUser = optionalString(body, 'entryUser');
   const sharedContext = optionalObject(body, 'sharedContext');
   const customFields = optionalObject(body, 'customFields');
   const stored = ctx.cases.create({
     ownerClientId: call.clientId,
-    inquiryId: looseString(body['inquiryId']),
+    inquiryId: storedInquiryId(ctx, looseString(body['inquiryId'])),
     strategyName: body['strategy'] === undefined ? 'default' : looseString(body['strategy']),
     hasApplicant: body['applicant'] !== undefined,
     hasCoApplicant: body['coApplicant'] !== undefined,
@@ -159,13 +170,8 @@ export function fetchAssessmentHandler(ctx: SandboxContext, ex: Exchange): void 
   const found = reachable(ctx, ctx.cases.get(caseId), call.clientId);
   if (!found) return sendRefusal(ex.res, unknownCaseRefusal(caseId));
   const shown = ctx.faults.has('fetch-returns-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
-  sendSuccess(
-    ctx,
-    ex,
-    'fetchAssessment',
-    200,
-    assessmentView(ctx, shown, { created: false, correlationId: undefined }),
-  );
+  const view = assessmentView(ctx, shown, { created: false, correlationId: undefined });
+  sendSuccess(ctx, ex, 'fetchAssessment', 200, { ...view, inquiryId: fetchedInquiryId(ctx, shown.inquiryId) });
 }
 
 export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): void {
@@ -201,7 +207,9 @@ export function documentVerificationHandler(ctx: SandboxContext, ex: Exchange): 
     ? Number(session.interviewId.replace(/\D/g, '').slice(0, 15) || '0')
     : session.interviewId;
   sendSuccess(ctx, ex, 'documentVerification', ctx.behaviour.createdStatus, {
-    inquiryId: faults.has('docv-inquiry-not-echoed') ? alteredInquiryId(inquiryId) : inquiryId,
+    inquiryId: faults.has('docv-inquiry-not-echoed')
+      ? alteredInquiryId(inquiryId)
+      : answeredDocvInquiryId(ctx, inquiryId),
     authenticationId: stored.authenticationId,
     status: 'PENDING',
     message: 'document verification session started',
@@ -292,7 +300,11 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
     return sendRefusal(ex.res, validationRefusal(ctx, 'inquiryId is not the inquiry of this case'));
   }
   if (update.dropped) return respond({ inquiryId: found.inquiryId, authenticationId: found.authenticationId });
-  applyCaseUpdate(ctx, found, update, respond);
+  // update-long-tag-refused-after-append: the update is stored, then refused.
+  const refusedLate = longTagRefusedLate(ctx, update.body['tags'])
+    ? () => sendRefusal(ex.res, refusal(400, 'validation_failed', 'a tag is longer than 1024 characters'))
+    : undefined;
+  applyCaseUpdate(ctx, found, update, refusedLate ?? respond);
 }
 
 /** The update's required members, member types and decision (2.5, 3.3): refused when they do not hold. */
@@ -375,10 +387,11 @@ function applyCaseUpdate(ctx: SandboxContext, found: StoredCase, update: CaseUpd
   const tags =
     stringTagsKept || (faults.has('update-tags-dropped-with-decision') && decision !== undefined)
       ? undefined
-      : (body['tags'] as string[] | undefined);
+      : (body['tags'] as string[] | undefined)?.map((tag) => storedTag(ctx, tag));
   const racy = tags !== undefined && faults.has('update-tags-lost-concurrent');
   const tagsRead = [...found.tags];
-  if (tags && !racy) found.tags = faults.has('update-tags-replaced') ? [...tags] : [...found.tags, ...tags];
+  if (tags && !racy)
+    found.tags = keptTags(ctx, faults.has('update-tags-replaced') ? [...tags] : [...found.tags, ...tags]);
   applyMembers(found, body, notes);
   const answered = faults.has('update-answers-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
   const ids = { inquiryId: answered.inquiryId, authenticationId: answered.authenticationId };

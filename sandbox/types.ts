@@ -3,7 +3,7 @@ import type { SandboxLayout } from './layout.ts';
 
 /** The flavors of the sandbox (sandbox/flavors/): each a correct implementation making the open choices its own way. */
 export type Flavor =
-  'reference' | 'alternative' | 'gateway' | 'rate-limited' | 'detached' | 'lenient' | 'proto3' | 'far';
+  'reference' | 'alternative' | 'gateway' | 'rate-limited' | 'detached' | 'lenient' | 'proto3' | 'far' | 'normalising';
 
 export interface SandboxOptions {
   /** Default 127.0.0.1. */

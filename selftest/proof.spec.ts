@@ -26,11 +26,18 @@ test('the clean reference sandbox passes every check, with no warning, and every
   expect(clean.mustNotPassed, 'MUST requirements with no passing check against the clean sandbox').toEqual([]);
 });
 
-const portabilityTargets = ['alternative', 'gateway', 'rate-limited', 'detached', 'lenient', 'proto3', 'far'].map(
-  (flavor) => `portability/${flavor}`,
-);
+const portabilityTargets = [
+  'alternative',
+  'gateway',
+  'rate-limited',
+  'detached',
+  'lenient',
+  'proto3',
+  'far',
+  'normalising',
+].map((flavor) => `portability/${flavor}`);
 
-test('the alternative, gateway, rate-limited, detached, lenient, proto3 and far implementations pass the whole suite with no failure and no warning outside an erratum: no check asserts what the spec leaves open', ({
+test('the alternative, gateway, rate-limited, detached, lenient, proto3, far and normalising implementations pass the whole suite with no failure and no warning outside an erratum: no check asserts what the spec leaves open', ({
   proof,
 }) => {
   const { portability } = proof.analysis;
@@ -114,6 +121,21 @@ test("what a second client sees of another client's case is recorded, never judg
     'a refusal of this case, the operation itself open to the second client',
   );
   expect(seen('portability/alternative')).toContain('left the case as it was');
+});
+
+test('which classes of value a target takes, and how it shows tags back, are recorded, never judged: the reference takes every class as sent, the normalising flavor shows tags in NFC and trimmed and refuses values of more than 1,024 characters', ({
+  proof,
+}) => {
+  const seen = (target: string) =>
+    proof.analysis.observations[target]?.['OBS-VALUE-CLASSES']?.join('\n') ?? '(nothing observed)';
+  expect(seen('clean')).toMatch(
+    /tags of case updates, shown by the case, by class: as sent: [^;]*latin-nfd[^;]*outer-spaces/,
+  );
+  expect(seen('clean')).not.toContain('refused');
+  const normalising = seen('portability/normalising');
+  expect(normalising).toMatch(/normalised to NFC: latin-nfd/);
+  expect(normalising).toMatch(/outer whitespace trimmed: outer-spaces/);
+  expect(normalising).toMatch(/refused \(400\): long-4096/);
 });
 
 test('every MUST requirement of the catalog has a sandbox fault', ({ proof }) => {

@@ -58,6 +58,9 @@ const isRow = (reply: Reply, row: string): boolean => {
       : r.errorTypes.includes(String(reply.body['errorType']));
   return reply.status === r.status && reply.body['code'] === r.status && typeOk && Object.keys(reply.body).length === 3;
 };
+/** Whether the tags of one update are the case's tags afterwards, each as it was sent. */
+const tagsKept = async (api: SandboxClient, tags: string[]): Promise<boolean> =>
+  JSON.stringify(((await decisionAfter(api, [{ tags }])) as Body)['tags']) === JSON.stringify(tags);
 const decisionAfter = async (api: SandboxClient, updates: Body[]): Promise<unknown> => {
   const c = await api.newCase();
   for (const update of updates)
@@ -331,6 +334,41 @@ const faultChecks: Record<FaultId, Conforms> = {
     JSON.stringify(((await decisionAfter(api, [{ decision: 'DENY', tags: ['a'] }])) as Body)['tags']) === '["a"]',
   'update-decision-clears-tags': async (api) =>
     JSON.stringify(((await decisionAfter(api, [{ tags: ['a'] }, { decision: 'DENY' }])) as Body)['tags']) === '["a"]',
+  // Values of one class (docs/traffic.md): each comes back as it was sent.
+  'assessment-inquiry-nfc': async (api) => {
+    const inquiryId = `inq-Nguyễn-${randomUUID()}`.normalize('NFD');
+    return (await api.op('assessment', { body: { strategy: 'default', inquiryId } })).body['inquiryId'] === inquiryId;
+  },
+  'fetch-inquiry-lower-cased': async (api) => {
+    const inquiryId = `Inq-MiXed-${randomUUID()}`;
+    const created = await api.op('assessment', { body: { strategy: 'default', inquiryId } });
+    return (await api.fetchCase(String(created.body['authenticationId']))).body['inquiryId'] === inquiryId;
+  },
+  'docv-inquiry-cut-at-255': async (api) => {
+    const inquiryId = `inq-${randomUUID()}-`.padEnd(300, 'x');
+    return (await api.op('documentVerification', { body: { inquiryId } })).body['inquiryId'] === inquiryId;
+  },
+  'assessment-astral-inquiry-500': async (api) =>
+    accepted(await api.op('assessment', { body: { strategy: 'default', inquiryId: `inq-\u{1F600}-${randomUUID()}` } })),
+  'update-tags-cut-at-255': async (api) => tagsKept(api, ['t'.repeat(300)]),
+  'update-tags-astral-replaced': async (api) => tagsKept(api, ['tag-\u{1F600}-\u{20BB7}']),
+  'update-tags-unescaped-twice': async (api) => tagsKept(api, ['C:\\new\\u0041']),
+  'update-tags-lower-cased': async (api) => tagsKept(api, ['Tag-MiXed']),
+  'update-tags-spaces-collapsed': async (api) => tagsKept(api, ['two  spaces']),
+  'case-tags-capped-at-100': async (api) =>
+    tagsKept(
+      api,
+      Array.from({ length: 101 }, (_, i) => `tag-${i}`),
+    ),
+  'update-long-tag-refused-after-append': async (api) => {
+    const c = await api.newCase();
+    const tags = ['x'.repeat(1100), 'short-tag'];
+    const reply = await api.op('caseUpdate', {
+      body: { inquiryId: c.inquiryId, authenticationId: c.authenticationId, tags },
+    });
+    const shown = (await api.fetchCase(c.authenticationId)).body['tags'] as string[];
+    return accepted(reply) || !shown.includes('short-tag');
+  },
   'records-of-latest-session': async (api) => {
     const first = await api.newCase();
     await api.op('documentVerification', { body: { inquiryId: first.inquiryId } });

@@ -14,7 +14,7 @@ import {
   type SandboxClient,
 } from './sandbox/client.ts';
 
-// Each behaviour of the lenient and proto3 flavors, sent as a real client sends it, against the flavor and, where the
+// Each behaviour of the lenient, proto3 and normalising flavors, sent as a real client sends it, against the flavor and, where the
 // reference answers otherwise, against the reference too: the behaviour is the flavor's, not the sandbox's anyway.
 
 /** A case as the sandbox stores it (its /__sandbox/cases view shows what 2.2 does not: notes, verifiedFraud). */
@@ -265,6 +265,41 @@ test.describe('sandbox: the proto3 flavor (default-valued members left out of an
         resendStatus: 'SENT',
         autoTrustDevice: false,
       });
+    });
+  });
+});
+
+test.describe('sandbox: the normalising flavor (tags in NFC with their outer whitespace trimmed, values of more than 1,024 characters refused)', () => {
+  test('tags are kept composed and trimmed; an identifier is kept as sent; the reference keeps every tag as sent', async () => {
+    const tags = ['  Zoe\u0308-desk ', 'plain-tag'];
+    for (const flavor of ['normalising', 'reference'] as const) {
+      await withSandbox({ flavor }, async (api) => {
+        const inquiryId = `inq-Nguye\u0302\u0303n-${Date.now()}`;
+        const created = await api.op('assessment', { body: { strategy: 'default', inquiryId } });
+        expect(created.body['inquiryId'], 'an identifier is not normalised').toBe(inquiryId);
+        const caseId = String(created.body['authenticationId']);
+        const update = await api.op('caseUpdate', { body: { inquiryId, authenticationId: caseId, tags } });
+        expect(update.status, update.text).toBe(200);
+        expect((await api.fetchCase(caseId)).body['tags']).toEqual(
+          flavor === 'normalising' ? ['Zo\u00eb-desk', 'plain-tag'] : tags,
+        );
+      });
+    }
+  });
+
+  test('a body carrying a string of more than 1,024 characters is refused with 400, on every operation with a body; 1,024 are taken', async () => {
+    await withSandbox({ flavor: 'normalising' }, async (api) => {
+      const c = await api.newCase();
+      const ids = { inquiryId: c.inquiryId, authenticationId: c.authenticationId };
+      const bodies = [
+        ['assessment', { strategy: 'default', inquiryId: 'x'.repeat(1025) }],
+        ['documentVerification', { inquiryId: `inq-${'y'.repeat(1100)}` }],
+        ['caseUpdate', { ...ids, tags: ['short', 'z'.repeat(1025)] }],
+        ['stepUp', { ...ids, email: `${'a'.repeat(1100)}@example.com` }],
+      ] as const;
+      for (const [id, body] of bodies) expect((await api.op(id, { body })).status, id).toBe(400);
+      expect((await api.op('caseUpdate', { body: { ...ids, notes: 'n'.repeat(1024) } })).status).toBe(200);
+      expect((await api.fetchCase(c.authenticationId)).body['tags'], 'the refused update left no tag').toEqual([]);
     });
   });
 });

@@ -74,6 +74,13 @@ export interface CoreBehaviour {
    * unknown.
    */
   caseVisibility?: 'own-client';
+  /**
+   * How the tags of a case update are kept (2.5 appends them; free text, not identifiers): as sent (unset), or
+   * normalised to NFC with their outer whitespace trimmed, two policies that keep the information.
+   */
+  tagForm?: 'nfc-trimmed';
+  /** The longest string value a body of 4.2 to 4.7 may carry, in characters (part 8 shows no size limit); unset: no limit. */
+  maxValueCharacters?: number;
 }
 
 /** How a flavor refuses input the document is silent about refusing: strictly (reference, alternative) unless it says otherwise. */

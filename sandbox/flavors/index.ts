@@ -3,6 +3,7 @@ import type { TokenKind } from '../tokens.ts';
 import type { Flavor, RunningSandbox, SandboxOptions } from '../types.ts';
 import { alternative } from './alternative.ts';
 import { lenient } from './lenient.ts';
+import { normalising } from './normalising.ts';
 import { proto3 } from './proto3.ts';
 import { reference } from './reference.ts';
 
@@ -69,6 +70,12 @@ const modules: Readonly<Record<Flavor, FlavorModule>> = {
     tokenKind: reference.tokens.kind,
     deliversToReceiver: true,
     start: async (options) => (await import('./far.ts')).startFarSandbox(options),
+  },
+  normalising: {
+    layout: 'reference',
+    tokenKind: normalising.tokens.kind,
+    deliversToReceiver: true,
+    start: async (options) => (await core()).startCore(options, normalising, 'normalising'),
   },
 };
 

@@ -149,6 +149,9 @@ export async function startProofTargets(
     { name: 'portability/proto3', kind: 'portability', flavor: 'proto3', faults: [] },
     // A deployment far away: answers held, events late, crossed and some twice, records after a while, HTTPS through a private CA.
     { name: 'portability/far', kind: 'portability', flavor: 'far', faults: [] },
+    // Policies for values the document leaves open: tags kept in NFC with their outer whitespace trimmed, values of
+    // more than 1,024 characters refused.
+    { name: 'portability/normalising', kind: 'portability', flavor: 'normalising', faults: [] },
     ...alone.map((run) => ({
       name: `fault/${run.id}`,
       kind: 'fault' as const,

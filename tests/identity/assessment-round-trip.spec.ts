@@ -7,15 +7,18 @@ import {
   expectSchema,
 } from '../../kit/checks/responses.ts';
 import { fullAssessment, minimalAssessment } from '../../kit/builders/identity-bodies.ts';
+import { populate } from '../../kit/builders/value-population.ts';
+import { callPopulated } from '../../kit/populated-call.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const assessment = operation('assessment');
 const fetchAssessment = operation('fetchAssessment');
 
+// The inquiryId, and the channel of the full request, carry a value of a class drawn by the seed (docs/traffic.md).
 const variants = [
-  { name: 'minimal request (strategy and inquiryId)', build: minimalAssessment },
-  { name: 'full request (every field of 2.1)', build: fullAssessment },
+  { name: 'minimal request (strategy and inquiryId)', build: minimalAssessment, populated: ['inquiryId'] },
+  { name: 'full request (every field of 2.1)', build: fullAssessment, populated: ['inquiryId', 'channel'] },
 ] as const;
 
 for (const variant of variants) {
@@ -29,13 +32,14 @@ for (const variant of variants) {
         'ASM-FETCH-SAME-CASE',
         'OBS-SUCCESS-STATUS',
         'ASM-DECISION-VALUES',
+        'OBS-VALUE-CLASSES',
       ],
       `an assessment round-trips through fetch by case id: ${variant.name}`,
       { on: ['assessment', 'fetchAssessment'] },
     ),
     async ({ api, verdict, config, data }) => {
-      const body = variant.build(data, config.strategies.assessment);
-      const created = await api.call('assessment', { body });
+      const populated = populate(data, variant.build(data, config.strategies.assessment), variant.populated);
+      const { exchange: created, body } = await callPopulated({ api, verdict }, 'assessment', populated);
       expectAccepted(verdict, 'ASM-ACCEPTED', created);
       verdict.observe('OBS-SUCCESS-STATUS', `${assessment.id} answered ${created.status}`);
       expectJsonBody(verdict, 'GEN-JSON-RESPONSE', created);

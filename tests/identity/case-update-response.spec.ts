@@ -1,6 +1,8 @@
 import { operation } from '../../catalog/catalog.ts';
 import { expectAccepted, expectEqual, expectSchema } from '../../kit/checks/responses.ts';
 import { caseUpdate, fullCaseUpdate } from '../../kit/builders/identity-bodies.ts';
+import { populate } from '../../kit/builders/value-population.ts';
+import { callPopulated, refusedUpdateLeftNoTags } from '../../kit/populated-call.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
@@ -8,12 +10,19 @@ const caseUpdateOperation = operation('caseUpdate');
 
 test(
   ...cites(
-    ['CU-FIELDS-ACCEPTED', 'CU-RES-SCHEMA', 'CU-RES-IDS', 'CU-CORRELATION-ECHO'],
+    ['CU-FIELDS-ACCEPTED', 'CU-RES-SCHEMA', 'CU-RES-IDS', 'CU-CORRELATION-ECHO', 'OBS-VALUE-CLASSES'],
     'a full update (every field of 2.5) is accepted and answered with the case ids',
   ),
-  async ({ api, verdict, config, data, newCase }) => {
+  async ({ api, verdict, config, data, newCase, fetchCase }) => {
     const ref = await newCase();
-    const exchange = await api.call('caseUpdate', { body: fullCaseUpdate(data, ref, config.strategies.assessment) });
+    // Its notes and externalAgent carry a value of a class drawn by the seed (docs/traffic.md).
+    const plain = fullCaseUpdate(data, ref, config.strategies.assessment);
+    const { exchange } = await callPopulated(
+      { api, verdict },
+      'caseUpdate',
+      populate(data, plain, ['notes', 'externalAgent']),
+      { afterRefusal: refusedUpdateLeftNoTags(verdict, 'CU-FIELDS-ACCEPTED', fetchCase, ref, plain) },
+    );
     expectAccepted(verdict, 'CU-FIELDS-ACCEPTED', exchange);
     expectSchema(verdict, 'CU-RES-SCHEMA', caseUpdateOperation.responseSchema as string, exchange.json, exchange);
     const answer = bodyOf(exchange);

@@ -1,0 +1,200 @@
+import { readFileSync } from 'node:fs';
+import { expect, test, type TestInfo } from '@playwright/test';
+import {
+  CASE_TAGS_OVER,
+  MANY_TAGS_PER_UPDATE,
+  contactClasses,
+  drawValue,
+  jsonText,
+  populate,
+  tagClassUpdates,
+  valueClass,
+  valueClasses,
+} from '../kit/builders/value-population.ts';
+import { seededFaker } from '../kit/builders/seeded-faker.ts';
+import {
+  expectAcceptedOrRefused,
+  expectIdentifierBack,
+  expectTagsShown,
+  howChanged,
+  tagsShown,
+} from '../kit/checks/value-round-trip.ts';
+import type { Exchange } from '../kit/http/exchange.ts';
+import { Redactor } from '../kit/redact.ts';
+import { Verdict } from '../kit/verdict.ts';
+import { citeAnnotation, marksOf } from '../kit/verdict-marks.ts';
+
+// The population of values (docs/traffic.md): each class what it says it is, drawn the same for the same seed, and
+// the checks that judge what comes back, each with a value that passes and one that fails.
+
+const CORE = 'tag-run1-abcd1234';
+const context = (seed: number) => ({ faker: seededFaker(seed, 'value population'), runTag: 'run1', templates: {} });
+const ASTRAL = /[\u{10000}-\u{10FFFF}]/u;
+
+test('every class keeps its run-tagged core whole, and is what its name says', () => {
+  for (let seed = 1; seed <= 20; seed += 1) {
+    const ctx = context(seed);
+    for (const cls of valueClasses) {
+      const value = drawValue(ctx, cls, CORE);
+      expect(value, `${cls.id} keeps the core`).toContain(CORE);
+      if (cls.pathSafe) {
+        expect(value, `${cls.id} is path-safe`).not.toMatch(/[\s/?#%\\]/u);
+        expect([...value].length, `${cls.id} at most 256 characters`).toBeLessThanOrEqual(256);
+      }
+    }
+    const nfd = drawValue(ctx, valueClass('latin-nfd'), CORE);
+    expect(nfd.normalize('NFC'), 'a decomposed value that NFC changes').not.toBe(nfd);
+    const nfc = drawValue(ctx, valueClass('latin-nfc'), CORE);
+    expect(nfc.normalize('NFD'), 'a composed value with diacritics').not.toBe(nfc);
+    expect(nfc.normalize('NFC')).toBe(nfc);
+    const marks = drawValue(ctx, valueClass('combining'), CORE);
+    expect([marks.normalize('NFC'), marks.normalize('NFD')], 'combining marks no normal form changes').toEqual([
+      marks,
+      marks,
+    ]);
+    expect(marks).toMatch(/\p{M}/u);
+    expect(drawValue(ctx, valueClass('non-bmp'), CORE)).toMatch(ASTRAL);
+    expect(drawValue(ctx, valueClass('cyrillic'), CORE)).toMatch(/\p{Script=Cyrillic}/u);
+    expect(drawValue(ctx, valueClass('greek'), CORE)).toMatch(/\p{Script=Greek}/u);
+    expect(drawValue(ctx, valueClass('right-to-left'), CORE)).toMatch(/[\p{Script=Hebrew}\p{Script=Arabic}]/u);
+    expect(drawValue(ctx, valueClass('cjk'), CORE)).toMatch(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u);
+    const control = drawValue(ctx, valueClass('control'), CORE);
+    for (const ch of '\t\n\r\b\f\u0001\u001f') expect(control).toContain(ch);
+    expect(drawValue(ctx, valueClass('line-separators'), CORE)).toMatch(/\u2028[^]*\u2029/);
+    expect(drawValue(ctx, valueClass('script-close'), CORE)).toContain('</script>');
+    expect(drawValue(ctx, valueClass('backslash'), CORE)).toContain('\\n');
+    for (const length of [256, 1024, 4096])
+      expect([...drawValue(ctx, valueClass(`long-${length}`), CORE)].length).toBe(length);
+    const mixed = drawValue(ctx, valueClass('mixed-case'), CORE);
+    expect([mixed.toLowerCase(), mixed.toUpperCase()]).not.toContain(mixed);
+    expect(drawValue(ctx, valueClass('outer-spaces'), CORE)).toMatch(/^ +\S.*\S +$/);
+    expect(drawValue(ctx, valueClass('inner-spaces'), CORE)).toMatch(/^\S.* {2,}.*\S$/);
+  }
+});
+
+test('the same seed draws the same values; an identifier takes a path-safe class', () => {
+  const draw = () => {
+    const ctx = context(11);
+    return [
+      valueClasses.map((cls) => drawValue(ctx, cls, CORE)),
+      contactClasses.map((cls) => cls.draw(ctx.faker)),
+      populate(ctx, { inquiryId: 'inq-run1-x', channel: 'web' }, ['inquiryId', 'channel']).text,
+    ];
+  };
+  expect(draw()).toEqual(draw());
+  for (let seed = 1; seed <= 40; seed += 1) {
+    const drawn = populate(context(seed), { inquiryId: 'inq-run1-x' }, ['inquiryId']);
+    expect(valueClass(drawn.valueClass.id).pathSafe, drawn.valueClass.id).toBe(true);
+    expect(drawn.plain).toEqual({ inquiryId: 'inq-run1-x' });
+  }
+});
+
+test('the escaped class goes on the wire as \\ud83d\\ude00-style escapes and decodes to the value sent raw', () => {
+  const value = `\u{1F600}x\u{20BB7}-${CORE}`;
+  const text = jsonText({ tags: [value] }, true);
+  expect(text).toContain('\\ud83d\\ude00');
+  expect(text).toContain('\\ud842\\udfb7');
+  expect(text).not.toMatch(ASTRAL);
+  expect(JSON.parse(text)).toEqual({ tags: [value] });
+  expect(jsonText({ tags: [value] }, false)).toMatch(ASTRAL);
+});
+
+test('the tags round trip sends an update per class, then two of 20 to 50 tags, over 100 tags on the case', () => {
+  for (let seed = 1; seed <= 20; seed += 1) {
+    const updates = tagClassUpdates(context(seed), { inquiryId: 'inq-1', authenticationId: 'case-1' });
+    expect(updates.map((u) => u.valueClass.id)).toEqual([...valueClasses.map((c) => c.id), 'many-tags', 'many-tags']);
+    const counts = updates.map((u) => (u.body['tags'] as string[]).length);
+    for (const count of counts.slice(-2)) {
+      expect(count).toBeGreaterThanOrEqual(MANY_TAGS_PER_UPDATE.min);
+      expect(count).toBeLessThanOrEqual(MANY_TAGS_PER_UPDATE.max);
+    }
+    expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThan(CASE_TAGS_OVER);
+    const all = updates.flatMap((u) => u.body['tags'] as string[]);
+    expect(new Set(all).size, 'every tag fresh').toBe(all.length);
+    for (const tag of all) expect(tag).toContain('-run1-');
+  }
+});
+
+test('the unusual emails are on reserved domains and the phone numbers in ranges kept for fiction', () => {
+  for (let seed = 1; seed <= 20; seed += 1) {
+    const { faker } = context(seed);
+    for (const cls of contactClasses) {
+      const value = cls.draw(faker);
+      if (cls.member === 'email')
+        expect(value.split('@')[1]?.toLowerCase()).toMatch(/^(mail\.)?example\.(com|net|org)$/);
+      else
+        expect(value.replace(/[ ()-]/g, ''), cls.id).toMatch(
+          /^(\+447700900\d{3}|\+61[2378]5550\d{4}|\+1[2-9]\d{2}55501\d{2})$/,
+        );
+    }
+  }
+});
+
+function answer(status: number, json: unknown = {}): Exchange {
+  return {
+    label: 'caseUpdate',
+    request: { method: 'GET', url: 'http://127.0.0.1/assessment/case-1', headers: [] },
+    status,
+    headers: { 'content-type': 'application/json' },
+    rawHeaders: [],
+    text: JSON.stringify(json),
+    json,
+    attempts: [],
+    durationMs: 1,
+  };
+}
+
+function judged(id: string, check: (verdict: Verdict) => void): string | undefined {
+  const annotations: TestInfo['annotations'] = [citeAnnotation(id)];
+  check(new Verdict({ annotations } as unknown as TestInfo, 'gate', new Redactor([])));
+  return marksOf(annotations).find((m) => m.id === id)?.kind;
+}
+
+test('expectIdentifierBack: the identifier byte for byte passes; normalised, re-cased or cut fails, saying how', () => {
+  const sent = 'Nguye\u0302\u0303n-inq-run1-AbC';
+  const back = (value: unknown) =>
+    judged('ASM-RES-IDS', (v) => expectIdentifierBack(v, 'ASM-RES-IDS', 'inquiryId', value, sent, answer(200)));
+  expect(back(sent)).toBe('pass');
+  for (const changed of [sent.normalize('NFC'), sent.toLowerCase(), sent.slice(0, 10), undefined])
+    expect(back(changed)).toBe('fail');
+  expect(howChanged(sent, sent.normalize('NFC'))).toBe('normalised to NFC');
+  expect(howChanged(sent, sent.toLowerCase())).toBe('lower-cased');
+  expect(howChanged(sent, sent.slice(0, 10))).toBe('cut to its first 10 characters');
+  expect(howChanged('a\u{1F600}', 'a\uFFFD')).toBe('characters outside the BMP replaced with U+FFFD');
+});
+
+test('expectTagsShown: tags as sent, in NFC or trimmed pass (and are told apart); a tag cut, re-cased or dropped fails', () => {
+  const sent = ['Zoe\u0308-run1', '  spaced-run1 ', 'plain-run1', 'Mixed-run1'];
+  const shown = ['Zo\u00eb-run1', 'spaced-run1', 'plain-run1', 'Mixed-run1'];
+  expect(tagsShown(sent, shown).map((t) => t.shown)).toEqual([
+    ['normalised to NFC'],
+    ['outer whitespace trimmed'],
+    ['as sent'],
+    ['as sent'],
+  ]);
+  // The item shape is not shown: objects naming their tag count as the tag.
+  expect(tagsShown(['plain-run1'], [{ name: 'plain-run1', addedAt: '2026-01-01T00:00:00Z' }])[0]?.shown).toEqual([
+    'as sent',
+  ]);
+  const fetched = (tags: unknown) => ({ body: { tags }, exchange: answer(200, { tags }) });
+  const judge = (tags: unknown) =>
+    judged('CU-TAGS-APPEND', (v) => expectTagsShown(v, 'CU-TAGS-APPEND', sent, fetched(tags)));
+  expect(judge(shown)).toBe('pass');
+  expect(judge(sent)).toBe('pass');
+  expect(judge([...shown.slice(0, 3), 'mixed-run1'])).toBe('fail');
+  expect(judge(shown.slice(0, 3))).toBe('fail');
+  expect(judge([...shown.slice(0, 2), 'plain-run', 'Mixed-run1'])).toBe('fail');
+});
+
+test('expectAcceptedOrRefused: a success or a refusal passes, a 5xx fails', () => {
+  const judge = (status: number) =>
+    judged('ASM-ACCEPTED', (v) => expectAcceptedOrRefused(v, 'ASM-ACCEPTED', answer(status)));
+  expect([200, 201, 400, 413, 422].map(judge)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass']);
+  expect([500, 503].map(judge)).toEqual(['fail', 'fail']);
+});
+
+test('docs/traffic.md names every class of value and of contact', () => {
+  const doc = readFileSync(new URL('../docs/traffic.md', import.meta.url), 'utf8');
+  for (const cls of [...valueClasses, ...contactClasses, { id: 'many-tags' }])
+    expect(doc, `docs/traffic.md names ${cls.id}`).toContain(`\`${cls.id}\``);
+});

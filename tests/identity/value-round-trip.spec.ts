@@ -1,0 +1,123 @@
+import { jsonText, populatedWith, tagClassUpdates, valueClasses } from '../../kit/builders/value-population.ts';
+import { minimalAssessment, minimalDocumentVerification } from '../../kit/builders/identity-bodies.ts';
+import { expectNothingChanged } from '../../kit/checks/nothing-changed.ts';
+import { expectAccepted } from '../../kit/checks/responses.ts';
+import {
+  expectAcceptedOrRefused,
+  expectIdentifierBack,
+  expectTagsShown,
+  outcomeOf,
+  recordClassOutcomes,
+  tagsShown,
+} from '../../kit/checks/value-round-trip.ts';
+import { bodyOf } from '../../fixtures/preconditions.ts';
+import { cites, test } from '../../fixtures/test.ts';
+
+// What the document shows back comes back exactly, for every class of value a real population sends (docs/traffic.md):
+// one round trip per member shown back. Elsewhere the values ride on requests the run sends anyway.
+
+test(
+  ...cites(
+    ['ASM-ACCEPTED', 'ASM-RES-IDS', 'ASM-FETCH-SAME-CASE', 'DOCV-ACCEPTED', 'DOCV-RES-INQUIRY', 'OBS-VALUE-CLASSES'],
+    'an inquiryId of each path-safe class of value comes back byte for byte: in the assessment answer, in the case fetched by its identifier and in the document verification answer',
+    { on: ['assessment', 'fetchAssessment', 'documentVerification'] },
+  ),
+  async ({ api, verdict, config, data }) => {
+    // Drawn before anything is sent, so that the seeded values do not depend on the order the answers come in.
+    const trips = valueClasses
+      .filter((cls) => cls.pathSafe)
+      .map((cls) => {
+        const assessment = populatedWith(
+          data,
+          minimalAssessment(data, config.strategies.assessment),
+          ['inquiryId'],
+          cls,
+        );
+        const inquiryId = assessment.body.inquiryId;
+        const docv = minimalDocumentVerification(data, config.strategies.documentVerification, inquiryId);
+        return { cls, inquiryId, assessment, docvText: jsonText(docv, cls.escaped === true) };
+      });
+    const outcomes = await Promise.all(
+      trips.map(async ({ cls, inquiryId, assessment, docvText }) => {
+        const created = await api.call('assessment', { rawBody: assessment.text, note: `inquiryId: ${cls.id}` });
+        expectAcceptedOrRefused(verdict, 'ASM-ACCEPTED', created);
+        const caseId = bodyOf(created).authenticationId;
+        if (created.status >= 200 && created.status < 300) {
+          expectIdentifierBack(verdict, 'ASM-RES-IDS', 'inquiryId', bodyOf(created).inquiryId, inquiryId, created);
+          // Without a case identifier there is nothing to fetch: the answer's own row judges that (ASM-RES-IDS).
+          if (typeof caseId === 'string' && caseId !== '') {
+            const fetched = await api.call('fetchAssessment', { pathParams: { caseId }, note: `inquiryId: ${cls.id}` });
+            expectAccepted(verdict, 'ASM-FETCH-SAME-CASE', fetched);
+            expectIdentifierBack(
+              verdict,
+              'ASM-FETCH-SAME-CASE',
+              'inquiryId',
+              bodyOf(fetched).inquiryId,
+              inquiryId,
+              fetched,
+            );
+          }
+        }
+        const started = await api.call('documentVerification', { rawBody: docvText, note: `inquiryId: ${cls.id}` });
+        expectAcceptedOrRefused(verdict, 'DOCV-ACCEPTED', started);
+        if (started.status >= 200 && started.status < 300)
+          expectIdentifierBack(verdict, 'DOCV-RES-INQUIRY', 'inquiryId', bodyOf(started).inquiryId, inquiryId, started);
+        return { valueClass: cls.id, created, started };
+      }),
+    );
+    recordClassOutcomes(
+      verdict,
+      'inquiryId in assessments',
+      outcomes.map(({ valueClass, created }) => ({ valueClass, outcome: outcomeOf(created) })),
+    );
+    recordClassOutcomes(
+      verdict,
+      'inquiryId in document verifications',
+      outcomes.map(({ valueClass, started }) => ({ valueClass, outcome: outcomeOf(started) })),
+    );
+  },
+);
+
+test(
+  ...cites(
+    ['CU-TAGS-APPEND', 'OBS-VALUE-CLASSES'],
+    'tags of every class of value, an update per class, then two updates of 20 to 50 tags: the case shows every tag of every accepted update, more than a hundred, each as sent',
+    { on: 'caseUpdate' },
+  ),
+  async ({ api, verdict, data, newCase, fetchCase }) => {
+    const ref = await newCase();
+    const sent = [];
+    // One after the other: 2.5 does not say a target takes overlapping updates of one case.
+    for (const update of tagClassUpdates(data, ref)) {
+      const exchange = await api.call('caseUpdate', { rawBody: update.text, note: `tags: ${update.valueClass.id}` });
+      expectAcceptedOrRefused(verdict, 'CU-TAGS-APPEND', exchange);
+      sent.push({ update, exchange, tags: update.body['tags'] as string[] });
+    }
+    const after = await fetchCase(ref);
+    const accepted = sent.filter(({ exchange }) => exchange.status >= 200 && exchange.status < 300);
+    expectTagsShown(
+      verdict,
+      'CU-TAGS-APPEND',
+      accepted.flatMap(({ tags }) => tags),
+      after,
+    );
+    // A refused update (a value the target does not take) left nothing: none of its fresh tags is on the case.
+    expectNothingChanged(
+      verdict,
+      'CU-TAGS-APPEND',
+      sent.map(({ exchange, tags }) => ({ exchange, markers: { tags } })),
+      { tags: [], decision: undefined },
+      after,
+    );
+    recordClassOutcomes(
+      verdict,
+      'tags of case updates, shown by the case',
+      sent.flatMap(({ update, exchange, tags }) =>
+        tagsShown(tags, after.body['tags']).map(({ shown }) => ({
+          valueClass: update.valueClass.id,
+          outcome: outcomeOf(exchange, shown.join(' and ')),
+        })),
+      ),
+    );
+  },
+);
