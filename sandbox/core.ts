@@ -50,6 +50,7 @@ const healthHandler: Handler = (ctx, ex) =>
     rssBytes: process.memoryUsage().rss,
     heapUsedBytes: process.memoryUsage().heapUsed,
     cases: ctx.cases.size,
+    unanswered: ctx.unanswered,
   });
 
 const echoHandler: Handler = (_ctx, ex) => {
@@ -158,6 +159,7 @@ async function handleRequest(
     const ex: Exchange = { req, res, method, path, query, params, body };
     const handler = resource.methods.get(method) ?? resource.methods.get('*') ?? resource.wrongMethod;
     await handler(ctx, ex);
+    if (!res.writableEnded) ctx.unanswered += 1;
     return;
   }
   sendRefusal(res, refusal(404, 'not_found', `nothing is served at ${path}`));
@@ -291,6 +293,7 @@ export async function startCore(
       options.webhookTimeoutMs,
     ),
     placedOrders: new Set(),
+    unanswered: 0,
     origin: '',
   };
   const resources = buildResources(behaviour.layout);

@@ -163,6 +163,12 @@ const faultList = [
     requirement: 'TOK-NO-STORE',
     description: 'The token response carries neither Cache-Control: no-store nor Pragma: no-cache.',
   },
+  {
+    id: 'token-never-answers',
+    requirement: 'TOK-ISSUED',
+    description:
+      'The token endpoint never answers: it reads a token request and holds the connection open without a response.',
+  },
 
   {
     id: 'correlation-id-required-on-step-up',
@@ -241,6 +247,12 @@ const faultList = [
     id: 'records-source-client-refused',
     requirement: 'DOCR-SOURCE-CLIENT-ID',
     description: 'Fetching document records with an x-source-client-id header is refused with 403.',
+  },
+  {
+    id: 'records-never-ready',
+    requirement: 'DOCR-DATA-VALUES',
+    description:
+      'The records of a document verification never appear: every fetch of them is answered 404, as records not ready yet.',
   },
 
   {
