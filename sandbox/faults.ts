@@ -25,6 +25,12 @@ export interface Fault {
   description: string;
   /** The kind of traffic that shows it (faultClasses); a fault without one is of a single request's answer. */
   class?: FaultClass;
+  /**
+   * It breaks a precondition the suite's checks share (a document session's records, the run's token, the receiver's
+   * first delivery): once that failed, every check standing on it is blocked at once for the whole target, so the proof
+   * gives the fault a target of its own.
+   */
+  sharedPrecondition?: true;
 }
 
 /**
@@ -166,6 +172,7 @@ const faultList = [
   {
     id: 'token-never-answers',
     requirement: 'TOK-ISSUED',
+    sharedPrecondition: true,
     description:
       'The token endpoint never answers: it reads a token request and holds the connection open without a response.',
   },
@@ -251,6 +258,7 @@ const faultList = [
   {
     id: 'records-never-ready',
     requirement: 'DOCR-DATA-VALUES',
+    sharedPrecondition: true,
     description:
       'The records of a document verification never appear: every fetch of them is answered 404, as records not ready yet.',
   },
@@ -373,6 +381,7 @@ const faultList = [
   {
     id: 'webhooks-never-sent',
     requirement: 'EVT-FLOW-DELIVERY',
+    sharedPrecondition: true,
     description: 'The sandbox never delivers a webhook, whatever flow runs.',
   },
   {

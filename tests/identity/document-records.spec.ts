@@ -147,8 +147,11 @@ test(
   ...cites(['DOCR-RES-ID'], 'the records of the earlier of two document sessions name that case, not the later one', {
     on: 'documentRecords',
   }),
-  async ({ api, verdict, documentSessions }) => {
-    const [first] = (await documentSessions(2)) as [DocumentSessionRef, DocumentSessionRef];
+  // The run's read session is the earlier one (its records are only read); a session of the test's own, started after
+  // it and ready, the later one.
+  async ({ api, verdict, recordsToRead, documentSession }) => {
+    const first = await recordsToRead();
+    await documentSession();
     const exchange = await api.call('documentRecords', {
       pathParams: { authenticationId: first.recordsPathId },
       note: 'the earlier of two sessions',
