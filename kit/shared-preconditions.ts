@@ -1,5 +1,7 @@
 import type { SuiteConfig } from './config/suite-config.ts';
-import type { Evidence } from './verdict.ts';
+import type { FailedPrecondition } from './verdict.ts';
+
+export type { FailedPrecondition };
 
 /**
  * The preconditions the checks of a run share, each known by a key, so that one that failed is waited for once: every
@@ -12,14 +14,6 @@ import type { Evidence } from './verdict.ts';
  * A key names one precondition exactly: the records of another inquiry, a token of another credential, another
  * receiver are other keys, and a check that needs one of them tries it itself.
  */
-
-/** The first failure of a shared precondition: what broke, with its evidence (redacted), and the test that met it. */
-export interface FailedPrecondition {
-  what: string;
-  evidence: Evidence;
-  /** The test that met it ("file › title"), when a test did (the run's token is fetched by the runner). */
-  by?: string;
-}
 
 /**
  * What a claim of a key finds: the precondition met (its value), failed, or nobody's yet: then the claimer has a lease

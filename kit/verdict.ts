@@ -12,13 +12,23 @@ import {
   type MarkKind,
   type Profile,
 } from './verdict-marks.ts';
-import type { FailedPrecondition } from './shared-preconditions.ts';
 
 export interface Evidence {
   sent?: string;
   expected: string;
   actual: string;
   details?: string[];
+}
+
+/**
+ * The first failure of a precondition the run's checks share (kit/shared-preconditions.ts): what broke, with its
+ * evidence (redacted), and the test that met it.
+ */
+export interface FailedPrecondition {
+  what: string;
+  evidence: Evidence;
+  /** The test that met it ("file › title"), when a test did (the run's token is fetched by the runner). */
+  by?: string;
 }
 
 /**

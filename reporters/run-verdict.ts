@@ -1,6 +1,6 @@
 import type { Level } from '../catalog/catalog.ts';
 import type { LedgerEntry } from '../schemas/ledger.ts';
-import { isCertifying, warningsFail, type Profile } from '../kit/verdict-marks.ts';
+import { blockedCause, isCertifying, warningsFail, type Profile } from '../kit/verdict-marks.ts';
 import { applyLedger } from './ledger.ts';
 import {
   verdictsFor,
@@ -75,11 +75,12 @@ export function idList(ids: readonly string[], max = 8): string {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** "ID, ID (blocked by: what the target did)", one group per cause. */
+/** "ID, ID (blocked by: what the target did)", one group per cause, whether its checks were tried or not. */
 function blockedList(verdicts: readonly RequirementVerdict[]): string {
   const byCause = new Map<string, string[]>();
   for (const v of verdicts) {
-    const cause = v.tests.find((t) => t.outcome === 'blocked')?.detail ?? 'unknown';
+    const detail = v.tests.find((t) => t.outcome === 'blocked')?.detail;
+    const cause = detail === undefined ? 'unknown' : blockedCause(detail);
     byCause.set(cause, [...(byCause.get(cause) ?? []), v.id]);
   }
   return [...byCause].map(([cause, ids]) => `${ids.join(', ')} (blocked by: ${cause})`).join('; ');
