@@ -17,8 +17,10 @@ import type { FailedPrecondition } from '../kit/shared-preconditions.ts';
 /**
  * The run's token broker: one HTTP server on loopback in the Playwright runner process, started by the global setup
  * before any worker. Workers get the run's tokens from it (one token per token endpoint and API key for the whole run,
- * not one per worker or test) and ask it before waiting out a 429, so that the waiting budget is run-wide. Workers
- * find it through BROKER_ENV; a secret keeps other processes on the machine out.
+ * not one per worker or test), ask it before waiting out a 429, so that the waiting budget is run-wide, and keep in it
+ * the preconditions their checks share (runner/precondition-memo.ts), so that one that failed is waited for once in
+ * the run, whichever worker meets it. Workers find it through BROKER_ENV; a secret keeps other processes on the
+ * machine out.
  */
 
 export interface RunStats {
