@@ -220,7 +220,7 @@ export async function startProofTargets(
         // The reference sandbox has records at once; a fault that refuses their polls waits this long, not 30 s.
         ...(spec.kind === 'fault' || spec.kind === 'round' ? { DOCUMENT_READY_TIMEOUT_MS: '2000' } : {}),
         // A fault that holds a request unanswered (a token endpoint that never answers) costs this long, not 30 s.
-        ...(spec.faults.some((run) => run.sharedPrecondition) ? { HTTP_TIMEOUT_MS: '5000' } : {}),
+        ...(spec.faults.some((run) => run.sharedPrecondition) ? { HTTP_TIMEOUT_MS: '2000' } : {}),
         SEED: String(seed),
         RUN_TAG: runTag,
         PROFILE: 'gate',
