@@ -32,7 +32,11 @@ export interface RequestOptions {
 }
 
 /** Stops the test as blocked by the target (Verdict.blocked). */
-export type Blocked = (what: string, actual: string) => never;
+/**
+ * Stops the test as blocked by the target (Verdict.blocked); notTried: the run's token had failed before the test asked
+ * for it (Verdict.notTried).
+ */
+export type Blocked = (what: string, actual: string, notTried: boolean) => never;
 
 /**
  * The request of an operation of part 4 as the configuration places it: its route, the headers operations.json lists
@@ -122,7 +126,20 @@ export class OperationRequests {
       return await this.tokens.token(this.credential(id, options));
     } catch (error) {
       if (error instanceof PreconditionFailure)
-        this.blocked(`no access token for the ${operation(id).service} service`, error.message);
+        this.blocked(`no access token for the ${operation(id).service} service`, error.message, error.notTried);
+      throw error;
+    }
+  }
+
+  /** The run's token for the operation's service without standing on it: undefined when none can be had. */
+  async tokenIfAny(
+    id: OperationId,
+    options: Pick<RequestOptions, 'asReseller' | 'apiKey'> = {},
+  ): Promise<string | undefined> {
+    try {
+      return await this.tokens.token(this.credential(id, options));
+    } catch (error) {
+      if (error instanceof PreconditionFailure) return undefined;
       throw error;
     }
   }

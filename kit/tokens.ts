@@ -63,7 +63,10 @@ export interface TokenFailure {
   message: string;
 }
 
-export type TokenOutcome = { ok: true; token: string; expiresAt: number | null } | { ok: false; failure: TokenFailure };
+export type TokenOutcome =
+  | { ok: true; token: string; expiresAt: number | null }
+  /** known: the failure was there before this was asked (the run's token is fetched once): the asker was not tried. */
+  | { ok: false; failure: TokenFailure; known?: boolean };
 
 /** Gets the run's tokens: the broker in the runner process (runner/broker.ts), or a TokenCache of its own (runner/tokens.ts). */
 export interface TokenSource {
@@ -107,9 +110,7 @@ export class TokenProvider {
   }
 
   private take(key: string, outcome: TokenOutcome): string {
-    if (!outcome.ok) {
-      throw new PreconditionFailure(this.redactor.text(outcome.failure.message));
-    }
+    if (!outcome.ok) throw new PreconditionFailure(this.redactor.text(outcome.failure.message), outcome.known === true);
     this.redactor.add(outcome.token);
     this.held.set(key, { token: outcome.token, expiresAt: outcome.expiresAt });
     return outcome.token;

@@ -4,7 +4,18 @@ import type { Redactor } from './redact.ts';
 import { evidenceLines, type Evidence, type Findings } from './findings.ts';
 import { describeAnswer, describeSent, type Exchange } from './http/exchange.ts';
 import { settingsNamedIn } from '../schemas/variables.ts';
-import { TestMarks, warningsFail, type Profile } from './verdict-marks.ts';
+import { NOT_TRIED, TestMarks, warningsFail, type Profile } from './verdict-marks.ts';
+
+/**
+ * The first failure of a precondition the run's checks share (kit/shared-preconditions.ts): what broke, with its
+ * evidence (redacted), and the test that met it.
+ */
+export interface FailedPrecondition {
+  what: string;
+  evidence: Evidence;
+  /** The test that met it ("file › title"), when a test did (the run's token is fetched by the runner). */
+  by?: string;
+}
 
 /**
  * One or more MUST requirements (or, under the certify-strict profile, SHOULD ones) were violated. Its evidence is the
@@ -20,7 +31,11 @@ export class RequirementFailure extends Error {
 
 /** The target prevented a check: a precondition failed, a control request was refused, an event never came. */
 export class PreconditionFailure extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The precondition had failed before it was asked for (a shared one, kit/shared-preconditions.ts): not tried. */
+    readonly notTried = false,
+  ) {
     super(message);
     this.name = 'PreconditionFailure';
     this.stack = `${this.name}: ${message}`;
@@ -38,6 +53,10 @@ export function formatFailure(req: Requirement, evidence: Evidence): string {
 /** The longest detail a mark carries; the full text is in the test's error. */
 const MARK_DETAIL_MAX = 4_000;
 const shorten = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** A blocked mark's detail: what blocked the test, and the first line of what came back. */
+const blockedDetail = (what: string, evidence: Evidence) =>
+  `${what}; got ${shorten(evidence.actual.split('\n')[0] ?? '', 160)}`;
 
 /** A failure's mark: its message without the requirement's line (the reports show it), the evidence unindented. */
 function markDetail(message: string): string {
@@ -57,6 +76,8 @@ export class Verdict implements Findings {
   private readonly warnings: string[] = [];
   private readonly marks: TestMarks;
   private ended = false;
+  /** What blocked the test, once it is blocked: what a shared precondition remembers of its failure. */
+  blockedBy?: { what: string; evidence: Evidence };
 
   constructor(
     private readonly testInfo: TestInfo,
@@ -152,12 +173,44 @@ export class Verdict implements Findings {
    * failure fails with it.
    */
   blocked(what: string, evidence: Evidence, ids: readonly string[] = this.cited): never {
-    const detail = this.redactor.text(`${what}; got ${shorten(evidence.actual.split('\n')[0] ?? '', 160)}`);
-    for (const id of ids) this.marks.add('blocked', this.marks.citedRequirement(id).id, detail);
+    this.blockedBy = { what: this.redactor.text(what), evidence: this.redactedEvidence(evidence) };
+    return this.stop(blockedDetail(what, evidence), [`Blocked: ${what}`, ...evidenceLines(evidence)], ids);
+  }
+
+  /**
+   * A precondition this test stands on had already failed for an earlier check of the run (the same key,
+   * kit/shared-preconditions.ts): the test is blocked at once with that failure's words and evidence, marked not tried,
+   * without waiting for it again. Blocked all the same: a failure of the gate.
+   */
+  notTried(failure: FailedPrecondition, ids: readonly string[] = this.cited): never {
+    const first = failure.by ? `for ${failure.by}` : 'before this test asked for it';
+    return this.stop(
+      `${NOT_TRIED}${blockedDetail(failure.what, failure.evidence)}`,
+      [
+        `Blocked, not tried: ${failure.what}`,
+        `  It failed ${first}, and is not waited for again; the evidence of that failure:`,
+        ...evidenceLines(failure.evidence),
+      ],
+      ids,
+    );
+  }
+
+  private stop(detail: string, lines: readonly string[], ids: readonly string[]): never {
+    const shown = this.redactor.text(detail);
+    for (const id of ids) this.marks.add('blocked', this.marks.citedRequirement(id).id, shown);
     this.ended = true;
-    if (this.failures.length === 0 || this.policy === 'record-only') this.testInfo.skip(true, `blocked: ${detail}`);
-    const message = this.redactor.text([`Blocked: ${what}`, ...evidenceLines(evidence)].join('\n'));
+    if (this.failures.length === 0 || this.policy === 'record-only') this.testInfo.skip(true, `blocked: ${shown}`);
+    const message = this.redactor.text(lines.join('\n'));
     throw new PreconditionFailure([message, ...this.failures].join('\n\n'));
+  }
+
+  private redactedEvidence(evidence: Evidence): Evidence {
+    return {
+      ...(evidence.sent === undefined ? {} : { sent: this.redactor.text(evidence.sent) }),
+      expected: this.redactor.text(evidence.expected),
+      actual: this.redactor.text(evidence.actual),
+      ...(evidence.details ? { details: evidence.details.map((d) => this.redactor.text(d)) } : {}),
+    };
   }
 
   /** Marks requirements blocked without ending the test (an expected event of one kind never came); fails it at its end when one is a MUST. */

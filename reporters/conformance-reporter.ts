@@ -15,7 +15,7 @@ import { matrixHtml } from './matrix-html.ts';
 import { matrixMarkdown, summaryTable, uncoveredMust } from './matrix-markdown.ts';
 import { isListingOnly } from './listing.ts';
 import { firstLines, testRecordOf } from './test-record.ts';
-import { marksOf, warningsFail } from '../kit/verdict-marks.ts';
+import { blockedCause, marksOf, warningsFail } from '../kit/verdict-marks.ts';
 import type { LedgerEntry } from '../schemas/ledger.ts';
 import { BROKEN_SHOWN, brokenPreconditions, summaryLines } from './run-summary.ts';
 import { failureBlock, ProjectProgress } from './console-progress.ts';
@@ -90,10 +90,11 @@ export default class ConformanceReporter implements Reporter {
   /** A broken precondition is named once, as soon as a test is blocked by it, before the tests it will block too. */
   private announceBrokenPreconditions(record: TestRecord): void {
     for (const mark of marksOf(record.annotations)) {
-      if (mark.kind !== 'blocked' || this.announced.has(mark.detail)) continue;
-      this.announced.add(mark.detail);
+      const cause = blockedCause(mark.detail);
+      if (mark.kind !== 'blocked' || this.announced.has(cause)) continue;
+      this.announced.add(cause);
       if (this.announced.size <= BROKEN_SHOWN)
-        console.log(`  Blocked: ${mark.detail} (every check standing on it is blocked too; see the summary)`);
+        console.log(`  Blocked: ${cause} (every check standing on it is blocked too; see the summary)`);
     }
   }
 

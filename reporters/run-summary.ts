@@ -1,5 +1,5 @@
 import type { RunCost } from './run-facts.ts';
-import { isCertifying, warningsFail } from '../kit/verdict-marks.ts';
+import { blockedCause, isCertifying, isNotTried, warningsFail } from '../kit/verdict-marks.ts';
 import { BLOCKED_REASON, idList, NOT_PRODUCED_WORDS, type RunVerdict } from './run-verdict.ts';
 import type { RequirementVerdict } from './verdicts.ts';
 
@@ -18,25 +18,27 @@ export function costLine(cost: RunCost): string {
 
 /**
  * The preconditions the target broke, each once with how much stands on it: what a reader must fix first. A cause is
- * the blocked detail without its evidence ("…; got …"), so that the same broken precondition reads as one line.
+ * the blocked detail, the same whether the check was tried or blocked at once by the failure an earlier check met
+ * (not tried: it was not waited for again), so that one broken precondition reads as one line.
  */
 export function brokenPreconditions(verdicts: readonly RequirementVerdict[]): string[] {
-  const byCause = new Map<string, { requirements: Set<string>; tests: number }>();
+  const byCause = new Map<string, { requirements: Set<string>; notTried: Set<string> }>();
   for (const v of verdicts) {
     for (const t of v.tests) {
       if (t.outcome !== 'blocked' || !t.detail) continue;
-      const cause = t.detail;
-      const entry = byCause.get(cause) ?? { requirements: new Set<string>(), tests: 0 };
+      const cause = blockedCause(t.detail);
+      const entry = byCause.get(cause) ?? { requirements: new Set<string>(), notTried: new Set<string>() };
       entry.requirements.add(v.id);
-      entry.tests += 1;
+      if (isNotTried(t.detail)) entry.notTried.add(`${t.project} ${t.location} ${t.title}`);
       byCause.set(cause, entry);
     }
   }
+  const many = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   return [...byCause]
     .sort((a, b) => b[1].requirements.size - a[1].requirements.size)
     .map(
-      ([cause, { requirements }]) =>
-        `${cause} (blocks ${requirements.size} requirement${requirements.size === 1 ? '' : 's'})`,
+      ([cause, { requirements, notTried }]) =>
+        `${cause} (blocks ${many(requirements.size, 'requirement')}${notTried.size ? `; ${many(notTried.size, 'check')} not tried: blocked at once, not waited for again` : ''})`,
     );
 }
 

@@ -1,6 +1,6 @@
 import type { Level } from '../catalog/catalog.ts';
 import type { LedgerEntry } from '../schemas/ledger.ts';
-import { blockedByTarget, isCertifying, warningsFail, type Profile } from '../kit/verdict-marks.ts';
+import { blockedByTarget, blockedCause, isCertifying, warningsFail, type Profile } from '../kit/verdict-marks.ts';
 import { applyLedger } from './ledger.ts';
 import {
   verdictsFor,
@@ -75,9 +75,12 @@ export function idList(ids: readonly string[], max = 8): string {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** What blocked a requirement: the first cause of its blocked tests that is the target's, else the first cause. */
+/**
+ * What blocked a requirement: the first cause of its blocked tests that is the target's, else the first cause, whether
+ * its checks were tried or not.
+ */
 function blockCause(v: RequirementVerdict): string {
-  const causes = v.tests.filter((t) => t.outcome === 'blocked').map((t) => t.detail ?? 'unknown');
+  const causes = v.tests.filter((t) => t.outcome === 'blocked').map((t) => blockedCause(t.detail ?? 'unknown'));
   return causes.find(blockedByTarget) ?? causes[0] ?? 'unknown';
 }
 

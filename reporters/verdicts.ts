@@ -1,6 +1,6 @@
 import type { Level, Requirement } from '../catalog/catalog.ts';
 import { settingsNamedIn } from '../schemas/variables.ts';
-import { citedIds, marksOf, type MarkKind } from '../kit/verdict-marks.ts';
+import { citedIds, isNotTried, marksOf, type MarkKind } from '../kit/verdict-marks.ts';
 
 export type { Profile } from '../kit/verdict-marks.ts';
 
@@ -111,14 +111,19 @@ function skipReason(test: TestRecord): string {
   return test.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped';
 }
 
-/** "passed in 3 of 5; 2 not configured", or "" when every test ended the same way. */
+/**
+ * "passed in 3 of 5; 2 not configured", or "" when every test ended the same way; with "; N not tried" when blocked
+ * tests were blocked at once by a precondition that had already failed for an earlier check (Verdict.notTried).
+ */
 function breakdownOf(outcome: RequirementOutcome, rows: readonly TestOutcome[]): string {
   const counts = OUTCOMES.map((o) => [o, rows.filter((r) => r.outcome === o).length] as const).filter(([, n]) => n > 0);
-  if (counts.length <= 1) return '';
+  const notTried = rows.filter((r) => r.outcome === 'blocked' && isNotTried(r.detail ?? '')).length;
+  if (counts.length <= 1 && notTried === 0) return '';
   const own = rows.filter((r) => r.outcome === outcome).length;
   return [
     `${outcome} in ${own} of ${rows.length}`,
     ...counts.filter(([o]) => o !== outcome).map(([o, n]) => `${n} ${o.replace('-', ' ')}`),
+    ...(notTried ? [`${notTried} not tried`] : []),
   ].join('; ');
 }
 

@@ -1,12 +1,16 @@
 import type { ClientStats } from './http/client.ts';
 import type { RateLimitBudget } from './http/rate-limit.ts';
 import type { Credential, TokenOutcome, TokenSource } from '../kit/tokens.ts';
+import type { Claim, FailedPrecondition, SharedPreconditions } from '../kit/shared-preconditions.ts';
 
 /** Where workers find the run's broker (runner/broker.ts), set by the global setup. */
 export const BROKER_ENV = { url: 'CONFORMANCE_BROKER_URL', secret: 'CONFORMANCE_BROKER_SECRET' } as const;
 
-/** A worker's line to the run's broker (runner/broker.ts): tokens, rate-limit waits and, at the end, what it sent. */
-export class BrokerClient implements TokenSource, RateLimitBudget {
+/**
+ * A worker's line to the run's broker (runner/broker.ts): tokens, rate-limit waits, the preconditions the run's checks
+ * share and, at the end, what it sent.
+ */
+export class BrokerClient implements TokenSource, RateLimitBudget, SharedPreconditions {
   constructor(
     private readonly url: string,
     private readonly secret: string,
@@ -67,6 +71,38 @@ export class BrokerClient implements TokenSource, RateLimitBudget {
       );
     };
     ask();
+  }
+
+  /** Asked again while another worker holds the key (each ask a long poll of the broker's). */
+  async claim<T>(key: string, leaseMs: number): Promise<Claim<T>> {
+    let waited = false;
+    for (;;) {
+      const answer = await this.post<Claim<T> | { state: 'held' }>('/precondition/claim', { key, leaseMs });
+      if (answer.state !== 'held') return answer.state === 'failed' && waited ? { ...answer, known: false } : answer;
+      waited = true;
+    }
+  }
+
+  async settle(key: string, lease: string, outcome: { value: unknown } | { failure: FailedPrecondition }) {
+    await this.post('/precondition/settle', { key, lease, ...outcome });
+  }
+
+  async release(key: string, lease: string): Promise<void> {
+    await this.post('/precondition/release', { key, lease });
+  }
+
+  async offer(key: string, headStart: unknown): Promise<void> {
+    await this.post('/precondition/offer', { key, headStart });
+  }
+
+  async failure(key: string): Promise<FailedPrecondition | undefined> {
+    return (
+      (await this.post<{ failure: FailedPrecondition | null }>('/precondition/failure', { key })).failure ?? undefined
+    );
+  }
+
+  async fail(key: string, failure: FailedPrecondition): Promise<void> {
+    await this.post('/precondition/fail', { key, failure });
   }
 
   async report(stats: ClientStats): Promise<void> {

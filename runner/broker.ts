@@ -11,12 +11,16 @@ import { isObject } from '../schemas/json-value.ts';
 import { within } from './long-poll.ts';
 import { TargetCap, type CapStats } from './target-cap.ts';
 import { TokenCache } from './tokens.ts';
+import { PreconditionMemo } from './precondition-memo.ts';
+import type { FailedPrecondition } from '../kit/shared-preconditions.ts';
 
 /**
  * The run's token broker: one HTTP server on loopback in the Playwright runner process, started by the global setup
  * before any worker. Workers get the run's tokens from it (one token per token endpoint and API key for the whole run,
- * not one per worker or test) and ask it before waiting out a 429, so that the waiting budget is run-wide. Workers
- * find it through BROKER_ENV; a secret keeps other processes on the machine out.
+ * not one per worker or test), ask it before waiting out a 429, so that the waiting budget is run-wide, and keep in it
+ * the preconditions their checks share (runner/precondition-memo.ts), so that one that failed is waited for once in
+ * the run, whichever worker meets it. Workers find it through BROKER_ENV; a secret keeps other processes on the
+ * machine out.
  */
 
 export interface RunStats {
@@ -35,6 +39,8 @@ export interface RunningBroker {
   url: string;
   secret: string;
   cache: TokenCache;
+  /** The preconditions the run's checks share (kit/shared-preconditions.ts). */
+  preconditions: PreconditionMemo;
   http: HttpClient;
   stats(): RunStats;
   /** Serves more routes to the workers (the run's webhook receiver: runner/webhooks/event-hub.ts). */
@@ -60,6 +66,20 @@ const sameSecret = (given: string | undefined, secret: string) =>
 
 /** How long a worker's watch of the cap is held open before it is answered with the cap unchanged and asked again. */
 const WATCH_MS = 30_000;
+/** How long a worker's claim of a precondition another worker holds waits here before it is asked again. */
+const CLAIM_POLL_MS = 25_000;
+
+const keyOf = (body: Record<string, unknown>): string => {
+  if (typeof body.key !== 'string' || body.key === '') throw new Error('key is required');
+  return body.key;
+};
+const leaseOf = (body: Record<string, unknown>): string => String(body.lease ?? '');
+const failureOf = (body: Record<string, unknown>): FailedPrecondition => {
+  const failure = body.failure as FailedPrecondition | undefined;
+  if (!isObject(failure) || typeof failure.what !== 'string' || !isObject(failure.evidence))
+    throw new Error('failure must carry what and evidence');
+  return failure;
+};
 
 /** A number sent by a worker; null or absent: undefined. */
 const numberIn = (value: unknown): number | undefined =>
@@ -74,6 +94,7 @@ export async function startBroker(options: {
   const budget = new RunBudget(options.rateLimitBudgetMs);
   const http = new HttpClient(options.policy, budget);
   const cache = new TokenCache(http, new Redactor(options.secrets));
+  const preconditions = new PreconditionMemo();
   const workers: ClientStats = noClientStats();
   // A place not given back within one request's longest time (a worker that ended mid-request) returns by itself.
   const cap = new TargetCap(options.targetConcurrency ?? Number.MAX_SAFE_INTEGER, options.policy.timeoutMs + 5_000);
@@ -105,6 +126,29 @@ export async function startBroker(options: {
         void entry.place.then((place) => cap.leave(place));
       });
       return { place: await entry.place };
+    },
+    '/precondition/claim': (body, onClose) =>
+      preconditions.claimOnce(keyOf(body), Math.max(1, Number(body.leaseMs) || 0), CLAIM_POLL_MS, onClose),
+    '/precondition/settle': async (body) => {
+      await preconditions.settle(
+        keyOf(body),
+        leaseOf(body),
+        'failure' in body ? { failure: failureOf(body) } : { value: body.value },
+      );
+      return {};
+    },
+    '/precondition/release': async (body) => {
+      await preconditions.release(keyOf(body), leaseOf(body));
+      return {};
+    },
+    '/precondition/offer': async (body) => {
+      await preconditions.offer(keyOf(body), body.headStart);
+      return {};
+    },
+    '/precondition/failure': async (body) => ({ failure: (await preconditions.failure(keyOf(body))) ?? null }),
+    '/precondition/fail': async (body) => {
+      await preconditions.fail(keyOf(body), failureOf(body));
+      return {};
     },
     '/leave': async (body) => {
       cap.leave(Number(body.place));
@@ -148,6 +192,7 @@ export async function startBroker(options: {
     url,
     secret,
     cache,
+    preconditions,
     http,
     stats: () => ({
       tokenFetches: cache.fetched,
@@ -160,6 +205,7 @@ export async function startBroker(options: {
     close: () =>
       new Promise<void>((resolve) => {
         cap.close();
+        preconditions.close();
         server.close(() => resolve());
         // Workers' watches of the cap and long polls of the receiver are held open; the run is over.
         server.closeAllConnections();

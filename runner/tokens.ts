@@ -24,11 +24,15 @@ export function expiryOf(lifetimeSeconds: unknown, now = Date.now()): number | n
 
 /**
  * One token per credential, fetched once and reused until expires_in minus a margin (without expires_in: until a
- * 401, then fetched again once). A failure to get one is remembered, so that every check standing on it ends at once
- * with the same account of it; only a host that did not answer is asked again.
+ * 401, then fetched again once). A failure to get one is remembered for the run, whatever it was (refused, another
+ * answer, no answer within HTTP_TIMEOUT_MS, still rate-limited), so that every check standing on it ends at once with
+ * the same account of it: a token endpoint that does not answer costs its timeout once. An outcome asked for after its
+ * failure was known says so (`known`: the check that asked waited for nothing, and was not tried).
  */
 export class TokenCache implements TokenSource {
   private readonly entries = new Map<string, Promise<TokenOutcome>>();
+  /** Each key's failure, once its fetch has ended in one. */
+  private readonly failed = new Map<string, TokenOutcome & { ok: false }>();
   private readonly renewed = new Set<string>();
   /** Token requests sent for the run's tokens (not counting the token checks' own). */
   fetched = 0;
@@ -41,14 +45,15 @@ export class TokenCache implements TokenSource {
 
   get(credential: Credential): Promise<TokenOutcome> {
     const key = credentialKey(credential);
+    const failed = this.failed.get(key);
+    if (failed) return Promise.resolve({ ...failed, known: true });
     const cached = this.entries.get(key);
     if (cached) {
-      return cached.then((outcome) => {
-        const fresh = outcome.ok
-          ? outcome.expiresAt === null || outcome.expiresAt > Date.now()
-          : outcome.failure.kind !== 'no-answer';
-        return fresh ? outcome : this.fetchInto(key, credential);
-      });
+      return cached.then((outcome) =>
+        outcome.ok && outcome.expiresAt !== null && outcome.expiresAt <= Date.now()
+          ? this.fetchInto(key, credential)
+          : outcome,
+      );
     }
     return this.fetchInto(key, credential);
   }
@@ -70,7 +75,10 @@ export class TokenCache implements TokenSource {
   }
 
   private fetchInto(key: string, credential: Credential): Promise<TokenOutcome> {
-    const pending = this.fetch(credential);
+    const pending = this.fetch(credential).then((outcome) => {
+      if (!outcome.ok && this.entries.get(key) === pending) this.failed.set(key, outcome);
+      return outcome;
+    });
     this.entries.set(key, pending);
     return pending;
   }

@@ -9,15 +9,20 @@ import { LocalBudget, RateLimitedError } from './http/rate-limit.ts';
 import { retryPolicyOf } from './http/retry.ts';
 import { testKey, userAgent, withUserAgent } from './http/user-agent.ts';
 import { TokenCache } from './tokens.ts';
+import { PreconditionMemo } from './precondition-memo.ts';
+import type { SharedPreconditions } from '../kit/shared-preconditions.ts';
 import { EventsClient } from './webhooks/events-client.ts';
 
 /**
  * What a worker process takes from the run, and the one module of the runner the fixtures import: its HTTP client,
- * the run's tokens and the run's webhook receiver, each through the broker the global setup started (or, in a run
- * without one, of the worker's own), and what the worker sent, told back to the run when it ends.
+ * the run's tokens, the preconditions its checks share and the run's webhook receiver, each through the broker the
+ * global setup started (or, in a run without one, of the worker's own), and what the worker sent, told back to the run
+ * when it ends.
  */
 export interface WorkerRun {
   tokens: TokenProvider;
+  /** The preconditions the run's checks share (kit/shared-preconditions.ts): the run's, or without a broker the worker's. */
+  preconditions: SharedPreconditions;
   /** The run's receiver; undefined when WEBHOOK_MODE is off or no broker runs (a worker started alone). */
   events: RunEvents | undefined;
   /**
@@ -37,6 +42,7 @@ export function joinRun(config: SuiteConfig, redactor: Redactor): WorkerRun {
   const client = new HttpClient(retryPolicyOf(config.http), broker ?? new LocalBudget(config.http.rateLimitBudgetMs));
   return {
     tokens: new TokenProvider(broker ?? new TokenCache(client, redactor), redactor),
+    preconditions: broker ?? new PreconditionMemo(),
     events: config.webhook.mode !== 'off' && broker ? new EventsClient(broker, config.webhook.port) : undefined,
     senderFor(test, rateLimited) {
       const agent = userAgent(testKey(test.file, test.titles));

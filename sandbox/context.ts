@@ -17,6 +17,8 @@ export interface SandboxContext {
   webhooks: WebhookSender;
   /** merchantOrderId values already placed (part 7, 409 row). */
   placedOrders: Set<string>;
+  /** Requests whose handling ended without an answer (held open: token-never-answers); /__sandbox/health shows it. */
+  unanswered: number;
   /** http://host:port, known once the server listens. */
   origin: string;
 }

@@ -51,6 +51,7 @@ const healthHandler: Handler = (ctx, ex) =>
     rssBytes: process.memoryUsage().rss,
     heapUsedBytes: process.memoryUsage().heapUsed,
     cases: ctx.cases.size,
+    unanswered: ctx.unanswered,
   });
 
 const echoHandler: Handler = (_ctx, ex) => {
@@ -159,6 +160,7 @@ async function handleRequest(
     const ex: Exchange = { req, res, method, path, query, params, body };
     const handler = resource.methods.get(method) ?? resource.methods.get('*') ?? resource.wrongMethod;
     await handler(ctx, ex);
+    if (!res.writableEnded) ctx.unanswered += 1;
     return;
   }
   sendRefusal(res, refusal(404, 'not_found', `nothing is served at ${path}`));
@@ -309,6 +311,7 @@ function contextOf(behaviour: CoreBehaviour, options: SandboxOptions, settings: 
       options.webhookTimeoutMs,
     ),
     placedOrders: new Set(),
+    unanswered: 0,
     origin: '',
   };
 }

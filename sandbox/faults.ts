@@ -25,6 +25,12 @@ export interface Fault {
   description: string;
   /** The kind of traffic that shows it (faultClasses); a fault without one is of a single request's answer. */
   class?: FaultClass;
+  /**
+   * It breaks a precondition the suite's checks share (a document session's records, the run's token, the receiver's
+   * first delivery): once that failed, every check standing on it is blocked at once for the whole target, so the proof
+   * gives the fault a target of its own.
+   */
+  sharedPrecondition?: true;
 }
 
 /**
@@ -164,6 +170,13 @@ const faultList = [
     requirement: 'TOK-NO-STORE',
     description: 'The token response carries neither Cache-Control: no-store nor Pragma: no-cache.',
   },
+  {
+    id: 'token-never-answers',
+    requirement: 'TOK-ISSUED',
+    sharedPrecondition: true,
+    description:
+      'The token endpoint never answers: it reads a token request and holds the connection open without a response.',
+  },
 
   {
     id: 'correlation-id-required-on-step-up',
@@ -242,6 +255,13 @@ const faultList = [
     id: 'records-source-client-refused',
     requirement: 'DOCR-SOURCE-CLIENT-ID',
     description: 'Fetching document records with an x-source-client-id header is refused with 403.',
+  },
+  {
+    id: 'records-never-ready',
+    requirement: 'DOCR-DATA-VALUES',
+    sharedPrecondition: true,
+    description:
+      'The records of a document verification never appear: every fetch of them is answered 404, as records not ready yet.',
   },
 
   {
@@ -362,6 +382,7 @@ const faultList = [
   {
     id: 'webhooks-never-sent',
     requirement: 'EVT-FLOW-DELIVERY',
+    sharedPrecondition: true,
     description: 'The sandbox never delivers a webhook, whatever flow runs.',
   },
   {

@@ -239,7 +239,7 @@ export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void 
   }
   const authenticationId = ex.params['authenticationId'] ?? '';
   const found = reachable(ctx, ctx.cases.get(authenticationId), call.clientId);
-  if (!found) return sendRefusal(ex.res, unknownCaseRefusal(authenticationId));
+  if (!found || faults.has('records-never-ready')) return sendRefusal(ex.res, unknownCaseRefusal(authenticationId));
 
   const shown = faults.has('records-of-latest-session') ? (ctx.cases.latestDocumentCase() ?? found) : found;
   const session = ctx.cases.documentSessionOf(shown);

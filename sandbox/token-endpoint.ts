@@ -40,6 +40,8 @@ function authenticateClient(ex: Exchange, idOnly: boolean, exactScheme: boolean)
 export function tokenHandler(audience: TokenAudience) {
   return (ctx: SandboxContext, ex: Exchange): void => {
     const { faults } = ctx;
+    // Held until the client hangs up or the sandbox closes (server.closeAllConnections).
+    if (faults.has('token-never-answers')) return;
     if (ex.method !== 'POST') {
       sendOAuthError(ex, 405, 'invalid_request', 'the token endpoint accepts POST only', { allow: 'POST' });
       return;

@@ -86,10 +86,38 @@ test('a target that never delivers a webhook fails the gate: the flows fail EVT-
     /MUST requirements blocked by the target: .*EVT-SESSION-SCHEMA.*\(blocked by: /,
   );
   expect(run.stdout).toContain('Verdict (gate profile): not conformant');
+  // One flow waited its window; every later one, and the run-end check, was blocked at once: not tried.
+  const notTried = report.requirements
+    .find((r) => r.id === 'EVT-SESSION-SCHEMA')
+    ?.tests.filter((t) => t.detail?.startsWith('not tried: '));
+  expect(notTried?.length, output(run)).toBeGreaterThan(0);
+  expect(run.stdout).toMatch(/checks? not tried: blocked at once, not waited for again\)/);
   // Every test with a MUST blocked or failed is a failure (or error) in JUnit, and none passes.
   const cases = [...junit.matchAll(/<testcase name="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)];
   expect(cases.length).toBeGreaterThan(0);
   for (const [, name, body] of cases) expect(body, name).toMatch(/<failure|<error /);
+});
+
+test('records that never appear are waited for once: the first check that reads them is blocked, every later one not tried', async () => {
+  const { run, report } = await gateRun(
+    ['records-never-ready'],
+    ['--project', 'identity', '--grep', '@DOCR-DATA-VALUES'],
+    {
+      DOCUMENT_READY_TIMEOUT_MS: '300',
+    },
+  );
+  expect(run.code, output(run)).toBe(1);
+  const tests = report.requirements.find((r) => r.id === 'DOCR-DATA-VALUES')?.tests ?? [];
+  expect(tests.length, output(run)).toBeGreaterThan(2);
+  expect(tests.every((t) => t.outcome === 'blocked')).toBe(true);
+  const tried = tests.filter((t) => !t.detail?.startsWith('not tried: '));
+  expect(
+    tried.map((t) => t.title),
+    'waited for once',
+  ).toHaveLength(1);
+  for (const t of tests.filter((x) => x !== tried[0]))
+    expect(t.detail, "the first one's words and evidence").toBe(`not tried: ${tried[0]?.detail}`);
+  expect(run.stdout.match(/^ {2}Blocked: /gm), 'announced once').toHaveLength(1);
 });
 
 test('a filtered run that passes says it is partial, never conformant, and exits 0', async () => {

@@ -7,7 +7,7 @@ import { faults, type Fault, type FaultId } from '../sandbox/faults.ts';
 import type { Flavor } from '../sandbox/types.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { capitalisedHeaderName } from '../kit/builders/request-variants.ts';
-import { SandboxClient, validOrder, withSandbox, bothFlavors, validCall } from './sandbox/client.ts';
+import { SandboxClient, validOrder, withSandbox, bothFlavors, validCall, toReply } from './sandbox/client.ts';
 import type { Body, Reply, Delivery } from './sandbox/client.ts';
 
 type Conforms = (api: SandboxClient) => Promise<boolean>;
@@ -138,6 +138,19 @@ const faultChecks: Record<FaultId, Conforms> = {
   'token-response-not-json': async (api) =>
     typeof (await api.requestToken('identity')).body['access_token'] === 'string',
   'token-answered-201': async (api) => (await api.requestToken('identity')).status === 200,
+  'token-never-answers': async (api) => {
+    // Answered, or held: the sandbox's health says when a request's handling ended without an answer.
+    let answered: boolean | undefined;
+    void api.requestToken('identity').then(
+      (reply) => (answered = reply.status > 0),
+      () => (answered = false),
+    );
+    for (;;) {
+      const health = await fetch(`${api.sandbox.url}/__sandbox/health`).then(toReply);
+      if (answered !== undefined) return answered;
+      if (Number(health.body['unanswered']) > 0) return false;
+    }
+  },
   'token-any-scope': async (api) =>
     (await api.requestToken('identity', { form: { grant_type: 'client_credentials', scope: 'admin' } })).status === 400,
   'token-any-grant': async (api) =>
@@ -181,6 +194,7 @@ const faultChecks: Record<FaultId, Conforms> = {
   'docv-interview-id-number': async (api) =>
     typeof (await api.op('documentVerification', { body: {} })).body['interviewId'] === 'string',
   'records-all-refused': async (api) => (await recordsOf(api, 'data=all')).status === 200,
+  'records-never-ready': async (api) => (await recordsOf(api)).status === 200,
   'records-ocr-as-string': async (api) => typeof (await recordsOf(api)).body['ocrData'] === 'object',
   'records-source-client-refused': async (api) =>
     (await recordsOf(api, '', { 'x-source-client-id': 'child-org-001' })).status === 200,

@@ -53,6 +53,8 @@ export interface FaultRun {
   class?: string;
   /** Round targets: the tests this fault is given to (the tests citing its requirement, on its place). */
   tests?: string[];
+  /** It breaks a precondition the checks share (sandbox/faults.ts): it stands alone. */
+  sharedPrecondition?: true;
 }
 
 /**
@@ -85,12 +87,13 @@ export function checks(test: ListedTest, run: Pick<FaultRun, 'requirement' | 'pl
 
 /**
  * Faults that need a sandbox of their own: those of the webhook checks (one receiver judges every delivery of its run,
- * and a late delivery of one flow could meet the next flow's check). A token endpoint's fault goes in a round like the
- * others: the run's broker asks for its tokens with no test's User-Agent, so it is never given a fault, and the token
- * checks send their own requests.
+ * and a late delivery of one flow could meet the next flow's check), and those that break a precondition the checks
+ * share (its failure is remembered for the whole target: in a round it would block the checks of the other faults). A
+ * token endpoint's other faults go in a round like the others: the run's broker asks for its tokens with no test's
+ * User-Agent, so it is never given a fault, and the token checks send their own requests.
  */
-function standsAlone(area: Area): boolean {
-  return area === 'webhooks';
+function standsAlone(fault: Fault): boolean {
+  return requirement(fault.requirement).area === 'webhooks' || fault.sharedPrecondition === true;
 }
 
 function faultRun(fault: Fault): FaultRun {
@@ -102,6 +105,7 @@ function faultRun(fault: Fault): FaultRun {
     area: req.area,
     class: fault.class ?? 'request',
     ...(fault.place ? { place: fault.place } : {}),
+    ...(fault.sharedPrecondition ? { sharedPrecondition: true as const } : {}),
   };
 }
 
@@ -133,8 +137,8 @@ export async function startProofTargets(
   tests: readonly ListedTest[],
   seed: number,
 ): Promise<{ plan: ProofPlan; close: () => Promise<void>; sandboxes: RunningSandbox[] }> {
-  const alone = faults.filter((f) => standsAlone(requirement(f.requirement).area)).map(faultRun);
-  const rounds = roundsOf(faults.filter((f) => !standsAlone(requirement(f.requirement).area)).map(faultRun), tests);
+  const alone = faults.filter(standsAlone).map(faultRun);
+  const rounds = roundsOf(faults.filter((f) => !standsAlone(f)).map(faultRun), tests);
   const specs: Array<Omit<ProofTarget, 'env'>> = [
     { name: 'clean', kind: 'clean', flavor: 'reference', faults: [] },
     { name: 'portability/alternative', kind: 'portability', flavor: 'alternative', faults: [] },
@@ -216,8 +220,10 @@ export async function startProofTargets(
           : {}),
         // Loopback deliveries take milliseconds; a short wait keeps the faults that withhold an event quick.
         WEBHOOK_WAIT_MS: '1500',
-        // The reference sandbox has records at once; a fault that refuses their polls waits this long, not 5 s.
+        // The reference sandbox has records at once; a fault that refuses their polls waits this long, not 30 s.
         ...(spec.kind === 'fault' || spec.kind === 'round' ? { DOCUMENT_READY_TIMEOUT_MS: '2000' } : {}),
+        // A fault that holds a request unanswered (a token endpoint that never answers) costs this long, not 30 s.
+        ...(spec.faults.some((run) => run.sharedPrecondition) ? { HTTP_TIMEOUT_MS: '2000' } : {}),
         SEED: String(seed),
         RUN_TAG: runTag,
         PROFILE: 'gate',

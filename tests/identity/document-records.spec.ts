@@ -1,7 +1,7 @@
 import { operation } from '../../catalog/catalog.ts';
 import { expectAccepted, expectJsonBody, expectRefused, expectSchema } from '../../kit/checks/responses.ts';
 import { expectRecordsOfCase } from '../../kit/checks/identity.ts';
-import { bodyOf, type DocumentSessionRef } from '../../fixtures/preconditions.ts';
+import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues, schemaDocument } from '../../schemas/registry.ts';
 import { unknownCaseId } from '../../kit/builders/identity-bodies.ts';
@@ -136,8 +136,11 @@ test(
   ...cites(['DOCR-RES-ID'], 'the records of the earlier of two document sessions name that case, not the later one', {
     on: 'documentRecords',
   }),
-  async ({ api, verdict, documentSessions }) => {
-    const [first] = (await documentSessions(2)) as [DocumentSessionRef, DocumentSessionRef];
+  // The run's read session is the earlier one (its records are only read); a session of the test's own, started after
+  // it and ready, the later one.
+  async ({ api, verdict, recordsToRead, documentSession }) => {
+    const first = await recordsToRead();
+    await documentSession();
     const exchange = await api.call('documentRecords', {
       pathParams: { authenticationId: first.recordsPathId },
       note: 'the earlier of two sessions',

@@ -28,11 +28,14 @@ test(
     ['OBS-SECOND-CLIENT'],
     'what a second client sees of a case it did not create (fetch, records, update) is recorded, beside the same calls on a case of its own',
   ),
-  async ({ api, verdict, config, data, documentSession, fetchCase }) => {
+  // The records read are those of the run's read session (only read); the case fetched and updated is a new one.
+  async ({ api, verdict, config, data, newCase, recordsToRead, fetchCase }) => {
     const second = config.secondClient;
     if (!second) return verdict.notConfigured('no second client: set SECOND_CLIENT_API_KEY and SECOND_CLIENT_ID');
     const asSecond: CallOptions = { apiKey: second.apiKey, set: { 'x-client-id': second.clientId } };
-    const theirs = await documentSession();
+    const theirRecords = await recordsToRead();
+    const { inquiryId, authenticationId } = await newCase();
+    const theirs: CaseRef = { inquiryId, authenticationId };
 
     const assessment = minimalAssessment(data, config.strategies.assessment);
     const created = await api.call('assessment', {
@@ -68,7 +71,7 @@ test(
     const lines: string[] = [];
     for (const [verb, call] of Object.entries(calls)) {
       const [other, mine] = await Promise.all([
-        call(theirs, `the second client, on another client's case`),
+        call(verb === 'read the records of' ? theirRecords : theirs, `the second client, on another client's case`),
         own ? call(own, 'the second client, on its own case') : Promise.resolve(undefined),
       ]);
       lines.push(`${other.label}: ${reading(other, mine, verb)}`);

@@ -18,7 +18,7 @@ import { cites, test } from '../../fixtures/test.ts';
 interface FlowContext {
   api: Api;
   newCase: Preconditions['newCase'];
-  documentSession: Preconditions['documentSession'];
+  recordsToRead: Preconditions['recordsToRead'];
   verdict: Verdict;
   config: SuiteConfig;
   data: BodyContext;
@@ -81,7 +81,7 @@ const flows: ReadonlyArray<{ name: string; id: string; on: Place; run: (ctx: Flo
     id: 'DOCR-SOURCE-CLIENT-ID',
     on: 'documentRecords',
     run: async (ctx) => {
-      const { recordsPathId } = await ctx.documentSession({ asReseller: true });
+      const { recordsPathId } = await ctx.recordsToRead({ asReseller: true });
       return ctx.api.call('documentRecords', {
         asReseller: true,
         pathParams: { authenticationId: recordsPathId },
@@ -94,8 +94,8 @@ const flows: ReadonlyArray<{ name: string; id: string; on: Place; run: (ctx: Flo
 for (const flow of flows) {
   test(
     ...cites([flow.id], `a reseller acting for a child organisation succeeds: ${flow.name}`, { on: flow.on }),
-    async ({ api, newCase, documentSession, verdict, config, data, reseller }) => {
-      const exchange = await flow.run({ api, newCase, documentSession, verdict, config, data, reseller });
+    async ({ api, newCase, recordsToRead, verdict, config, data, reseller }) => {
+      const exchange = await flow.run({ api, newCase, recordsToRead, verdict, config, data, reseller });
       expectAccepted(verdict, flow.id, exchange);
     },
   );

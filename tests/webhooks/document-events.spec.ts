@@ -37,8 +37,9 @@ for (const variant of variants) {
       `a document verification ${variant.name} is reported by events tied to its inquiry and session`,
       { on: ['onboarding', 'results'] },
     ),
-    async ({ api, verdict, config, data, events, attachDeliveries, newCase }) => {
+    async ({ api, verdict, config, data, events, attachDeliveries, newCase, firstDelivery }) => {
       skipUnlessFlowsRun(verdict, config, events);
+      await firstDelivery.standsOn();
       const body = fullDocumentVerification(
         data,
         config.strategies.documentVerification,
@@ -68,11 +69,10 @@ for (const variant of variants) {
       expectFlowEvent(verdict, exchange, results, { expected, actual: `none of this inquiry; ${seen}` });
       if (documentEvents.length === 0) {
         const others = verdict.cited.filter((id) => id !== 'EVT-FLOW-DELIVERY');
-        verdict.blocked(
-          `no document event arrived within ${config.webhook.waitMs} ms of the document verification`,
-          { sent: verdict.sent(exchange), expected, actual: seen },
-          others,
-        );
+        const what = `no document event arrived within ${config.webhook.waitMs} ms of the document verification`;
+        const evidence = { sent: verdict.sent(exchange), expected, actual: seen };
+        await firstDelivery.missed(what, evidence);
+        verdict.blocked(what, evidence, others);
       }
       expectWellFormedDeliveries(verdict, documentEvents);
       expectValidEvents(verdict, documentEvents, ['onboarding', 'results']);

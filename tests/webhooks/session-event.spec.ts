@@ -9,7 +9,8 @@ import {
 import { ofKind } from '../../kit/webhooks/ties.ts';
 import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
 import { deliveryRequirements } from '../../kit/webhooks/events.ts';
-import type { Credit, FlowOutcome } from '../../kit/webhooks/run-events.ts';
+import type { Credit, FlowOutcome, StepUpTicket } from '../../kit/webhooks/run-events.ts';
+import type { Exchange } from '../../kit/http/exchange.ts';
 import { creditedStepUp } from '../../kit/webhooks/credited-step-up.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 import { requireSuccess } from '../../fixtures/preconditions.ts';
@@ -36,18 +37,30 @@ for (const { channel, name } of channels) {
       `a step-up ${name} is followed by a valid verification session event of its own`,
       { on: 'session' },
     ),
-    async ({ api, verdict, config, data, events, attachDeliveries, newCase }, testInfo) => {
+    async ({ api, verdict, config, data, events, attachDeliveries, newCase, firstDelivery }, testInfo) => {
       skipUnlessFlowsRun(verdict, config, events);
       const sendStepUp = async (credit: Credit) => {
+        // Also before a step-up sent again alone: it would wait out a window again.
+        await firstDelivery.standsOn();
         const ref = await newCase();
         const ticket = await events.begin(channel, credit);
         const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel), stepUp: ticket });
         requireSuccess({ verdict, config }, exchange, `the step-up ${name} is accepted`);
         return { ticket, exchange };
       };
-      const { sent, outcome, sentAgainBecause } = await creditedStepUp(sendStepUp, ({ ticket }) =>
-        events.stepUpOutcome(ticket),
-      );
+      const expected = `a verification session event of a new session within WEBHOOK_WAIT_MS (${config.webhook.waitMs} ms) of the step-up ${name} (6.3 is sent when the session completes)`;
+      // A window of its own or of a step-up beside it ended without an event: with nothing at the receiver at all, the
+      // run remembers it (firstDelivery).
+      const outcomeOf = async ({ ticket, exchange }: { ticket: StepUpTicket; exchange: Exchange }) => {
+        const outcome = await events.stepUpOutcome(ticket);
+        if (!outcome.event && (outcome.state === 'expired' || outcome.state === 'ambiguous'))
+          await firstDelivery.missed(
+            `no webhook reached the receiver within WEBHOOK_WAIT_MS (${config.webhook.waitMs} ms) of a step-up ${name}`,
+            { sent: verdict.sent(exchange), expected, actual: 'no delivery at all reached the receiver' },
+          );
+        return outcome;
+      };
+      const { sent, outcome, sentAgainBecause } = await creditedStepUp(sendStepUp, outcomeOf);
       const { ticket, exchange } = sent;
       if (sentAgainBecause)
         testInfo.annotations.push({
@@ -57,7 +70,6 @@ for (const { channel, name } of channels) {
       const first = outcome.event;
       const arrived = (await events.since(ticket.sentAt)).filter(isSession);
       await attachDeliveries(`verification session events after the step-up ${name}`, arrived);
-      const expected = `a verification session event of a new session within WEBHOOK_WAIT_MS (${config.webhook.waitMs} ms) of the step-up ${name} (6.3 is sent when the session completes)`;
       const actual = arrived.length
         ? `only redeliveries or events of sessions seen before the step-up arrived (${arrived.length})`
         : 'none arrived';

@@ -1,0 +1,194 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect, test, type TestInfo } from '@playwright/test';
+import { requirements } from '../catalog/catalog.ts';
+import type { FailedPrecondition } from '../kit/shared-preconditions.ts';
+import { Redactor } from '../kit/redact.ts';
+import { TokenProvider } from '../kit/tokens.ts';
+import { PreconditionFailure, Verdict } from '../kit/verdict.ts';
+import { citeAnnotation, marksOf, NOT_TRIED } from '../kit/verdict-marks.ts';
+import { brokenPreconditions } from '../reporters/run-summary.ts';
+import { runVerdict } from '../reporters/run-verdict.ts';
+import { verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
+import { BrokerClient } from '../runner/broker-client.ts';
+import { startBroker, type RunningBroker } from '../runner/broker.ts';
+import { HttpClient } from '../runner/http/client.ts';
+import { LocalBudget } from '../runner/http/rate-limit.ts';
+import { TokenCache } from '../runner/tokens.ts';
+
+// A broken precondition is waited for once: the run's memo of the preconditions its checks share, as the workers reach
+// it (the broker over HTTP), the run's token kept with its failure, and how a check blocked at once reads.
+
+const policy = { retries: 0, baseMs: 5, maxMs: 50, timeoutMs: 2_000 };
+
+async function withBroker(body: (workers: [BrokerClient, BrokerClient], broker: RunningBroker) => Promise<void>) {
+  const broker = await startBroker({ policy, rateLimitBudgetMs: 0, secrets: [] });
+  try {
+    await body([new BrokerClient(broker.url, broker.secret), new BrokerClient(broker.url, broker.secret)], broker);
+  } finally {
+    await broker.close();
+  }
+}
+
+const failure: FailedPrecondition = {
+  what: 'the records of the document verification did not appear within DOCUMENT_READY_TIMEOUT_MS (300 ms)',
+  evidence: { sent: 'GET http://target/records/c-1', expected: 'the records (4.4)', actual: '404 application/json {}' },
+  by: 'identity/document-records.spec.ts › document records are fetched without data',
+};
+
+test.describe('the run’s shared preconditions, through the broker', () => {
+  test('one claimer establishes a key; a claim made meanwhile waits for it and gets its value, a later one at once', async () => {
+    await withBroker(async ([first, second]) => {
+      const mine = await first.claim<string>('records to read', 60_000);
+      expect(mine.state).toBe('yours');
+      if (mine.state !== 'yours') return;
+      const waiting = second.claim<string>('records to read', 60_000);
+      await first.settle('records to read', mine.lease, { value: 'session-1' });
+      expect(await waiting).toEqual({ state: 'met', value: 'session-1' });
+      expect(await second.claim('records to read', 60_000)).toEqual({ state: 'met', value: 'session-1' });
+      expect((await second.claim('another inquiry', 60_000)).state, 'another key is another precondition').toBe(
+        'yours',
+      );
+    });
+  });
+
+  test('a failure is remembered: a claim that waited for it is blocked by it, a claim made after it is not tried', async () => {
+    await withBroker(async ([first, second]) => {
+      const mine = await first.claim('records to read', 60_000);
+      if (mine.state !== 'yours') throw new Error(`expected the lease, got ${mine.state}`);
+      const waiting = second.claim('records to read', 60_000);
+      await first.settle('records to read', mine.lease, { failure });
+      expect(await waiting).toEqual({ state: 'failed', failure, known: false });
+      expect(await second.claim('records to read', 60_000)).toEqual({ state: 'failed', failure, known: true });
+      expect(await first.failure('records to read')).toEqual(failure);
+    });
+  });
+
+  test('a lease released or run out (its worker ended mid-claim) passes to the next claim, with the head start offered', async () => {
+    await withBroker(async ([first, second]) => {
+      await first.offer('records to read', { session: 'started-early' });
+      const mine = await first.claim('records to read', 60_000);
+      expect(mine).toMatchObject({ state: 'yours', headStart: { session: 'started-early' } });
+      if (mine.state !== 'yours') return;
+      const waiting = second.claim('records to read', 60_000);
+      await first.release('records to read', mine.lease);
+      expect(await waiting).toMatchObject({ state: 'yours', headStart: { session: 'started-early' } });
+      // A lease of 1 ms runs out by itself: the claim waiting for it gets the key.
+      await first.offer('unended', 'ignored once claimed');
+      await first.claim('unended', 1);
+      expect(await second.claim('unended', 60_000)).toMatchObject({
+        state: 'yours',
+        headStart: 'ignored once claimed',
+      });
+    });
+  });
+
+  test('a failure recorded without a claim (the receiver’s first delivery) stands, the first one kept', async () => {
+    await withBroker(async ([first, second]) => {
+      expect(await second.failure('first delivery')).toBeUndefined();
+      await first.fail('first delivery', failure);
+      await second.fail('first delivery', { ...failure, what: 'a later window ended too' });
+      expect(await second.failure('first delivery')).toEqual(failure);
+      expect(await second.claim('first delivery', 60_000)).toEqual({ state: 'failed', failure, known: true });
+    });
+  });
+});
+
+test.describe('the run’s token', () => {
+  test('a token endpoint that never answers is asked once: every later check standing on it is not tried', async () => {
+    let connections = 0;
+    const held: Server = createServer(() => undefined).on('connection', () => void (connections += 1));
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const tokenUrl = `http://127.0.0.1:${(held.address() as AddressInfo).port}/v1/token`;
+    try {
+      const cache = new TokenCache(new HttpClient({ ...policy, timeoutMs: 300 }, new LocalBudget(0)), new Redactor());
+      const credential = { tokenUrl, apiKey: 'a2V5OnNlY3JldA==' };
+      const [first, meanwhile] = await Promise.all([cache.get(credential), cache.get(credential)]);
+      expect(first).toMatchObject({ ok: false, failure: { kind: 'no-answer' } });
+      expect(first.ok === false && first.known, 'the check that waited for it was tried').toBeFalsy();
+      expect(meanwhile, 'asked while the request was out: the same request').toEqual(first);
+      const later = await cache.get(credential);
+      expect(later).toMatchObject({ ok: false, failure: { kind: 'no-answer' }, known: true });
+      expect(connections, 'one token request went out').toBe(1);
+      const provider = new TokenProvider(cache, new Redactor());
+      const error = await provider.token(credential).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PreconditionFailure);
+      expect((error as PreconditionFailure).notTried).toBe(true);
+    } finally {
+      held.closeAllConnections();
+      held.close();
+    }
+  });
+});
+
+test.describe('a check blocked at once', () => {
+  const testInfoOf = (id: string) => {
+    const annotations = [citeAnnotation(id)];
+    const skipped: string[] = [];
+    const info = {
+      annotations,
+      skip: (_: boolean, reason: string) => {
+        skipped.push(reason);
+        throw new Error('skipped');
+      },
+    } as unknown as TestInfo;
+    return { annotations, skipped, info };
+  };
+  const record = (annotations: TestRecord['annotations'], title: string): TestRecord => ({
+    title,
+    project: 'identity',
+    location: `tests/identity/document-records.spec.ts:${title.length}`,
+    status: 'skipped',
+    annotations,
+  });
+
+  test('reads "not tried" with the first failure’s words and evidence, is blocked for the verdict, and one line in the summary', () => {
+    const tried = testInfoOf('DOCR-DATA-VALUES');
+    const verdict = new Verdict(tried.info, 'gate', new Redactor([]));
+    expect(() => verdict.blocked(failure.what, failure.evidence)).toThrow('skipped');
+    expect(verdict.blockedBy).toEqual({ what: failure.what, evidence: failure.evidence });
+
+    const later = testInfoOf('DOCR-DATA-VALUES');
+    expect(() => new Verdict(later.info, 'gate', new Redactor([])).notTried(failure)).toThrow('skipped');
+    const [mark] = marksOf(later.annotations);
+    const [firstMark] = marksOf(tried.annotations);
+    expect(mark?.kind).toBe('blocked');
+    expect(mark?.detail).toBe(`${NOT_TRIED}${firstMark?.detail}`);
+    expect(later.skipped).toEqual([`blocked: ${mark?.detail}`]);
+
+    const third = testInfoOf('DOCR-DATA-VALUES');
+    expect(() => new Verdict(third.info, 'gate', new Redactor([])).notTried(failure)).toThrow('skipped');
+    const records = [
+      record(tried.annotations, 'without data'),
+      record(later.annotations, 'data=all'),
+      record(third.annotations, 'data=ocrData'),
+    ];
+    const verdicts = verdictsFor(requirements, records);
+    expect(verdicts.find((v) => v.id === 'DOCR-DATA-VALUES')).toMatchObject({
+      outcome: 'blocked',
+      breakdown: 'blocked in 3 of 3; 2 not tried',
+    });
+    expect(brokenPreconditions(verdicts)).toEqual([
+      `${firstMark?.detail} (blocks 1 requirement; 2 checks not tried: blocked at once, not waited for again)`,
+    ]);
+    expect(runVerdict(verdicts, 'gate').exitCode).toBe(1);
+  });
+
+  test('its error names the check that met the failure and carries that evidence', () => {
+    const later = testInfoOf('DOCR-DATA-VALUES');
+    const verdict = new Verdict(later.info, 'gate', new Redactor([]));
+    verdict.check('DOCR-DATA-VALUES', false, () => ({ expected: 'a', actual: 'b' }));
+    const error = (() => {
+      try {
+        return verdict.notTried(failure);
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+    expect(error).toBeInstanceOf(PreconditionFailure);
+    const message = (error as PreconditionFailure).message;
+    expect(message).toContain(`Blocked, not tried: ${failure.what}`);
+    expect(message).toContain(`It failed for ${failure.by}, and is not waited for again`);
+    expect(message).toContain('Actual:   404 application/json {}');
+  });
+});
