@@ -1,6 +1,8 @@
 import { brokenPreconditions, outcomeLabel, verdictNotes } from './run-summary.ts';
 import { splitReplays } from './replay.ts';
 import type { RunVerdict } from './run-verdict.ts';
+import type { EventWaits } from './run-facts.ts';
+import { eventWaitsMarkdown } from './event-waits.ts';
 import { OUTCOMES, type RequirementVerdict } from './verdicts.ts';
 
 const LEVELS = ['MUST', 'SHOULD', 'INFO'] as const;
@@ -42,6 +44,8 @@ interface MatrixReport {
   rerun?: string;
   /** The run's verdict (reporters/run-verdict.ts): what it lists without failing, after the reasons. */
   run?: RunVerdict;
+  /** What the run's flows waited for, and every wait that ended on its window (reporters/event-waits.ts). */
+  events?: EventWaits;
 }
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -119,6 +123,7 @@ export function matrixMarkdown(report: MatrixReport): string {
       ? ['', `${uncovered.length} requirements have no test in this run (a filtered run) and are not listed.`]
       : []),
     '',
+    ...(report.events ? ['## Event waits', '', ...eventWaitsMarkdown(report.events), ''] : []),
   ];
   const head = `${lines.join('\n').split('\n').map(clip).join('\n')}\n`;
   if (detailed.length === 0) return head;

@@ -50,7 +50,6 @@ export function mergedReporters(suite: SuiteConfig, env: Env = process.env): Rep
     environment,
     ledger: suite.ledger,
     verbose,
-    eventWindowMs: suite.webhook.waitMs,
   };
   const allure: ConformanceAllureOptions = {
     resultsDir: allureResultsDir(env),

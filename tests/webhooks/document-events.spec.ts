@@ -44,7 +44,6 @@ for (const variant of variants) {
         config.strategies.documentVerification,
         await variant.inquiry(newCase),
       );
-      await events.documentFlow();
       const window: Window = { events, since: Date.now(), timeoutMs: config.webhook.waitMs };
       const exchange = await api.call('documentVerification', { body });
       verdict.precondition(

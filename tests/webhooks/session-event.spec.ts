@@ -40,9 +40,10 @@ for (const { channel, name } of channels) {
     ),
     async ({ api, verdict, config, data, events, attachDeliveries, newCase }, testInfo) => {
       skipUnlessFlowsRun(verdict, config, events);
+      const label = `${testInfo.project.name} › ${testInfo.title}`;
       const sendStepUp = async (credit: Credit) => {
         const ref = await newCase();
-        const ticket = await events.begin(channel, credit);
+        const ticket = await events.begin(channel, credit, { label });
         const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel), stepUp: ticket });
         verdict.precondition(
           exchange.status >= 200 && exchange.status < 300,
@@ -69,8 +70,8 @@ for (const { channel, name } of channels) {
       await attachDeliveries(`verification session events after the step-up ${name}`, arrived);
       const expected = `a verification session event of a new session within WEBHOOK_WAIT_MS (${config.webhook.waitMs} ms) of the step-up ${name} (6.3 is sent when the session completes)`;
       const actual = arrived.length
-        ? `only redeliveries or events of sessions seen before the step-up arrived (${arrived.length})`
-        : 'none arrived';
+        ? `${arrived.length} verification session event${arrived.length === 1 ? '' : 's'}, none its own (redeliveries, sessions seen before the step-up, events given to other step-ups)`
+        : `no verification session event within ${config.webhook.waitMs / 1000} s`;
       verdict.check('EVT-FLOW-DELIVERY', first !== undefined, () => ({
         sent: verdict.sent(exchange),
         expected,

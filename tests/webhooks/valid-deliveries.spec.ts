@@ -39,7 +39,7 @@ test(
     await events.othersEnded(testInfo.testId);
     let flows = 0;
     if (config.webhook.mode === 'passive') {
-      await new Promise((resolve) => setTimeout(resolve, config.webhook.passiveWindowMs));
+      await events.listen(Date.now() + config.webhook.passiveWindowMs);
     } else {
       ({ flows } = await events.settle(Date.now() + config.webhook.waitMs));
     }
