@@ -105,18 +105,26 @@ export class EventHub {
   /** A document wait (`kind`) for the event `awaits` names ended at its deadline without it. */
   private documentWaitEnded(kind: 'results' | 'onboarding', awaits: string, since: number, deadline: number): void {
     const endedAt = Date.now();
-    const field = kind === 'results' ? 'inquiryId' : 'sessionId';
+    const named = kind === 'results' ? 'inquiryId' : 'sessionId';
     const title = kind === 'results' ? 'document results event' : 'document onboarding event';
     const arrived = this.stepUps.arrivals(since, endedAt, [kind], (n) => {
       const value = kind === 'results' ? n.inquiryId : n.sessionId;
-      if (value === awaits) return `it carries ${field} ${awaits}: it came after the wait ended`;
-      return value === undefined ? `it carries no ${field}` : `it carries another ${field}, ${value}`;
+      if (value === awaits) return `it carries ${named} ${awaits}: it came after the wait ended`;
+      return value === undefined ? `it carries no ${named}` : `it carries another ${named}, ${value}`;
     });
     const flow =
       kind === 'results'
         ? `the ${title} of the ${this.stepUps.documentOf(awaits, endedAt) ?? `document verification (inquiry ${awaits})`}`
-        : `the ${title} of session ${awaits}, looked for after its results event`;
-    const seconds = Number(((deadline - since) / 1000).toFixed(1));
+        : `the ${title} of session ${awaits}, looked for briefly once its results event was in`;
+    const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+    // An onboarding event is looked for from the document verification until a moment after its results event.
+    const resultsAt = this.receiver
+      .since(since)
+      .find((d) => eventKind(d.json) === 'results' && field(d, 'sessionId') === awaits)?.receivedAt;
+    const within =
+      kind === 'onboarding' && resultsAt !== undefined
+        ? `${seconds(deadline - resultsAt)} of its results event (${seconds(deadline - since)} after the document verification)`
+        : seconds(deadline - since);
     this.windowEnds.push({
       kind,
       flow,
@@ -126,8 +134,8 @@ export class EventHub {
       windowMs: deadline - since,
       what:
         arrived.length === 0
-          ? `no ${title} arrived within ${seconds} s`
-          : `no ${title} of its ${field} arrived within ${seconds} s; ${arrived.length} of other ones did`,
+          ? `no ${title} arrived within ${within}`
+          : `no ${title} of its ${named} arrived within ${within}; ${arrived.length} of other ones did`,
       arrived,
     });
   }

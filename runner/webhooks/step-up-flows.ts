@@ -69,6 +69,8 @@ interface DocumentFlow {
   state: 'sending' | 'waiting' | 'tied' | 'expired' | 'dropped';
   session?: string;
   tiedBy?: 'results' | 'session';
+  /** When the event that tied it arrived (ms since the epoch). */
+  tiedAt?: number;
   timer?: NodeJS.Timeout;
 }
 
@@ -280,7 +282,7 @@ export class StepUpFlows {
       .sort((a, b) => Number(b.stepUp) - Number(a.stepUp) || a.sentAt - b.sentAt);
     const document = open[0];
     if (document) {
-      this.tieDocument(document, session, 'session');
+      this.tieDocument(document, session, 'session', delivery.receivedAt);
       note.givenTo = document;
       this.reconsider();
       return undefined;
@@ -438,8 +440,9 @@ export class StepUpFlows {
     for (const waiter of flow.waiters.splice(0)) waiter();
   }
 
-  private tieDocument(flow: DocumentFlow, session: string, by: 'results' | 'session'): void {
+  private tieDocument(flow: DocumentFlow, session: string, by: 'results' | 'session', at: number): void {
     flow.state = 'tied';
+    flow.tiedAt = at;
     flow.session = session;
     flow.tiedBy = by;
     if (shown(flow)) clearTimeout(flow.timer);
@@ -455,7 +458,7 @@ export class StepUpFlows {
         (d) => d.inquiryId === inquiryId && d.sentAt <= at && (isOpenDocument(d) || (d.state === 'tied' && !shown(d))),
       )
       .sort((a, b) => a.sentAt - b.sentAt)[0];
-    if (flow) this.tieDocument(flow, session, 'results');
+    if (flow) this.tieDocument(flow, session, 'results', at);
   }
 
   /** The document flows that may have caused a document session's event arriving at `at`: their session not shown. */
@@ -602,7 +605,10 @@ export class StepUpFlows {
 function outcomeOf(flow: Flow): FlowOutcome {
   const state = flow.counted ? (flow.counted.answer ?? 'waiting') : flow.state;
   const overlap = acceptedOverlap(flow);
-  const lastEventAt = Math.max(0, ...overlap.map((f) => f.event?.receivedAt ?? 0));
+  // The events its answer waited for: those of its overlap, and those that showed the sessions of the document flows
+  // that may have caused a document session's event of its overlap.
+  const shownAt = overlap.flatMap((f) => [...(f.documentSources ?? [])].map((d) => d.tiedAt ?? 0));
+  const lastEventAt = Math.max(0, ...overlap.map((f) => f.event?.receivedAt ?? 0), ...shownAt);
   return {
     state,
     sentAt: flow.sentAt,
