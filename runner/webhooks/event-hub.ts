@@ -135,7 +135,7 @@ export class EventHub {
       what:
         arrived.length === 0
           ? `no ${title} arrived within ${within}`
-          : `no ${title} of its ${named} arrived within ${within}; ${arrived.length} of other ones did`,
+          : `no ${title} of its ${named} arrived within ${within}; ${arrived.length} other${arrived.length === 1 ? ' one' : 's'} did`,
       arrived,
     });
   }
