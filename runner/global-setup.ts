@@ -94,7 +94,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     }
   }
   return async () => {
-    await Promise.all(hubs.map((h) => h.close()));
+    await Promise.all(hubs.map((h) => h.close({ writeWaits: true })));
     await broker.close();
     await state.sandbox?.stop();
   };

@@ -73,9 +73,11 @@ export class EventHub {
     return this.receiver.start();
   }
 
-  async close(): Promise<void> {
+  /** Ends every wait and stops listening; at the end of a run that ran, `writeWaits` writes them beside the journal. */
+  async close(options: { writeWaits?: boolean } = {}): Promise<void> {
     this.stepUps.close();
     await this.receiver.close();
+    if (!options.writeWaits) return;
     try {
       writeFileSync(this.waitsPath, `${JSON.stringify(this.stats(), null, 2)}\n`);
     } catch {
