@@ -152,29 +152,34 @@ export class EventHub {
     /** The longest this ask may wait: until the caller's deadline, one poll at most. */
     const untilDeadline = (body: Record<string, unknown>) =>
       Math.max(0, Math.min(LONGEST_POLL_MS, deadline(body) - Date.now()));
+    /**
+     * Whether this ask waits until the caller's deadline (else the caller asks again): decided before it waits, since a
+     * timer may fire a millisecond before the clock reads its end. The answer says so (`over`): the wait is then done.
+     */
+    const reachesDeadline = (body: Record<string, unknown>) => deadline(body) - Date.now() <= LONGEST_POLL_MS;
     const label = (body: Record<string, unknown>) => (typeof body['label'] === 'string' ? body['label'] : '');
     return {
       [`${prefix}/since`]: async (body) => this.receiver.since(since(body)).map(recordOf),
       [`${prefix}/results`]: async (body) => {
         const inquiryId = String(body['inquiryId']);
+        const over = reachesDeadline(body);
         const found = await this.receiver.waitFor(
           (d) => eventKind(d.json) === 'results' && field(d, 'inquiryId') === inquiryId,
           { since: since(body), timeoutMs: untilDeadline(body) },
         );
         if (found) this.waited(since(body), found);
-        else if (Date.now() >= deadline(body))
-          this.documentWaitEnded('results', inquiryId, since(body), deadline(body));
-        return { event: found ? recordOf(found) : null };
+        else if (over) this.documentWaitEnded('results', inquiryId, since(body), deadline(body));
+        return { event: found ? recordOf(found) : null, over: over || found !== undefined };
       },
       [`${prefix}/onboarding`]: async (body) => {
         const sessionId = String(body['sessionId']);
+        const over = reachesDeadline(body);
         const found = await this.receiver.waitFor(
           (d) => eventKind(d.json) === 'onboarding' && field(d, 'sessionId') === sessionId,
           { since: since(body), timeoutMs: untilDeadline(body) },
         );
-        if (!found && Date.now() >= deadline(body))
-          this.documentWaitEnded('onboarding', sessionId, since(body), deadline(body));
-        return { event: found ? recordOf(found) : null };
+        if (!found && over) this.documentWaitEnded('onboarding', sessionId, since(body), deadline(body));
+        return { event: found ? recordOf(found) : null, over: over || found !== undefined };
       },
       [`${prefix}/step-up/begin`]: async (body) => {
         // Asked again with the same request id until granted: a wait for a channel may outlast one poll.
@@ -220,6 +225,7 @@ export class EventHub {
       },
       [`${prefix}/settle`]: async (body) => {
         this.settling ??= Date.now();
+        const over = reachesDeadline(body);
         const until = Date.now() + untilDeadline(body);
         await within(this.stepUps.settled(), untilDeadline(body), undefined);
         const live = this.stepUps.live;
@@ -228,20 +234,20 @@ export class EventHub {
           if (onWindow) this.runEndWaited(`it ended when the window of the ${onWindow} ended, the last step-up live`);
           // Deliveries no flow awaits (other projects' document verifications) may still be on their way: a quiet moment.
           await this.receiver.settle(QUIET_MS, Math.max(0, until - Date.now()));
-        } else if (Date.now() >= deadline(body)) {
+        } else if (over) {
           const flows = this.stepUps.liveFlows();
           this.runEndWaited(
             `its window ended with ${flows.length} step-up${flows.length === 1 ? '' : 's'} still without an event (${flows.slice(0, 3).join('; ')})`,
           );
         }
-        return { live, flows: this.stepUps.started + this.stepUps.documentsStarted };
+        return { live, flows: this.stepUps.started + this.stepUps.documentsStarted, over: over || live === 0 };
       },
       [`${prefix}/listen`]: async (body) => {
         this.listening ??= { from: Date.now() };
+        const over = reachesDeadline(body);
         await new Promise((resolve) => setTimeout(resolve, untilDeadline(body)));
-        const done = Date.now() >= deadline(body);
-        if (done) this.listening.ms = Date.now() - this.listening.from;
-        return { done };
+        if (over) this.listening.ms = Date.now() - this.listening.from;
+        return { over };
       },
     };
   }

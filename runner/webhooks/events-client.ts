@@ -12,6 +12,12 @@ import type {
   StepUpTicket,
 } from '../../kit/webhooks/run-events.ts';
 
+/** A long poll's answer: the event, or null; and whether the wait reached its deadline. */
+interface Polled {
+  event: DeliveryRecord | null;
+  over: boolean;
+}
+
 /**
  * A worker's view of the run's webhook receiver, which lives in the runner process (runner/webhooks/event-hub.ts):
  * every wait is a long poll of at most LONGEST_POLL_MS, asked again until the caller's deadline, and ends as soon as the
@@ -44,16 +50,12 @@ export class EventsClient implements RunEvents {
 
   /** The first document results event carrying `inquiryId` that arrived since `since`, waiting until `deadline`. */
   results(inquiryId: string, since: number, deadline: number): Promise<DeliveryRecord | undefined> {
-    return this.polled(deadline, () =>
-      this.ask<{ event: DeliveryRecord | null }>('/results', { inquiryId, since, deadline }),
-    );
+    return this.polled(() => this.ask<Polled>('/results', { inquiryId, since, deadline }));
   }
 
   /** The first document onboarding event of `sessionId` that arrived since `since`, waiting until `deadline`. */
   onboarding(sessionId: string, since: number, deadline: number): Promise<DeliveryRecord | undefined> {
-    return this.polled(deadline, () =>
-      this.ask<{ event: DeliveryRecord | null }>('/onboarding', { sessionId, since, deadline }),
-    );
+    return this.polled(() => this.ask<Polled>('/onboarding', { sessionId, since, deadline }));
   }
 
   async begin(channel: MessageChannel, credit: Credit, about: StepUpAbout = {}): Promise<StepUpTicket> {
@@ -105,28 +107,27 @@ export class EventsClient implements RunEvents {
    */
   async settle(deadline: number): Promise<{ flows: number; live: number }> {
     for (;;) {
-      const answer = await this.ask<{ flows: number; live: number }>('/settle', { deadline });
-      if (answer.live === 0 || Date.now() >= deadline) return answer;
+      const { flows, live, over } = await this.ask<{ flows: number; live: number; over: boolean }>('/settle', {
+        deadline,
+      });
+      if (over) return { flows, live };
     }
   }
 
   /** Passive mode: listens until `deadline` (the receiver records it as listening, not as a wait). */
   async listen(deadline: number): Promise<void> {
     for (;;) {
-      const { done } = await this.ask<{ done: boolean }>('/listen', { deadline });
-      if (done) return;
+      const { over } = await this.ask<{ over: boolean }>('/listen', { deadline });
+      if (over) return;
     }
   }
 
-  /** Asks until the event is there or the deadline is past; the receiver waits one poll at most per ask. */
-  private async polled(
-    deadline: number,
-    ask: () => Promise<{ event: DeliveryRecord | null }>,
-  ): Promise<DeliveryRecord | undefined> {
+  /** Asks until the event is there or the receiver says the wait is over; it waits one poll at most per ask. */
+  private async polled(ask: () => Promise<Polled>): Promise<DeliveryRecord | undefined> {
     for (;;) {
-      const { event } = await ask();
+      const { event, over } = await ask();
       if (event) return event;
-      if (Date.now() >= deadline) return undefined;
+      if (over) return undefined;
     }
   }
 }

@@ -13,7 +13,8 @@ import type { WindowArrival, WindowEnd } from '../../reporters/run-facts.ts';
  *   to it or its window (WEBHOOK_WAIT_MS from the request) ends;
  * - an event goes to the earliest live flow of its channel (channelType, an absent one being SMS_OTP by its documented
  *   default) whose request was sent before the event arrived, else to the earliest live flow of any channel (its
- *   channelType then names the other channel); never to a flow whose request came after it;
+ *   channelType then names the other channel); never to a flow whose request came after it; of those, to one without
+ *   images before one with (which may still take a document session's event, as one without never does);
  * - a sessionId counts once: a redelivery, or a session that reached the receiver before any flow, is never given;
  * - an event with docVerification true reports a session of a document verification flow (6.3): it may answer a
  *   step-up that carried images (a step-up with document images can be one), never one without.
@@ -265,11 +266,14 @@ export class StepUpFlows {
           (!note.doc || (f.images && (f.credit !== 'alone' || sources.length === 0))),
       )
       .sort((a, b) => a.sentAt - b.sentAt);
-    const agreeing = candidates.find((f) => !channelTypeContradicts(f.channel, body['channelType']));
-    const flow = agreeing ?? candidates[0];
+    // Of the live step-ups it may answer, one without images first: one with images may still take a document
+    // session's event, which one without never takes.
+    const pick = (flows: Flow[]) => flows.find((f) => !f.images) ?? flows[0];
+    const agreeing = candidates.filter((f) => !channelTypeContradicts(f.channel, body['channelType']));
+    const flow = pick(agreeing) ?? pick(candidates);
     if (flow) {
       flow.event = delivery;
-      if (!agreeing) flow.otherChannel = true;
+      if (!agreeing.includes(flow)) flow.otherChannel = true;
       if (sources.length > 0) flow.documentSources = new Set(sources);
       note.givenTo = flow;
       this.finish(flow, 'answered');
