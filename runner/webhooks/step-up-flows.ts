@@ -70,8 +70,8 @@ interface DocumentFlow {
   state: 'sending' | 'waiting' | 'tied' | 'expired' | 'dropped';
   session?: string;
   tiedBy?: 'results' | 'session';
-  /** When the event that tied it arrived (ms since the epoch). */
-  tiedAt?: number;
+  /** When it was settled as a possible cause (ms since the epoch): the event that tied it arrived, or its refusal. */
+  settledAt?: number;
   timer?: NodeJS.Timeout;
 }
 
@@ -204,6 +204,7 @@ export class StepUpFlows {
       }
       clearTimeout(document.timer);
       document.state = 'dropped';
+      document.settledAt = this.now();
       return this.reconsider();
     }
     const flow = this.flows.get(ticket);
@@ -446,7 +447,7 @@ export class StepUpFlows {
 
   private tieDocument(flow: DocumentFlow, session: string, by: 'results' | 'session', at: number): void {
     flow.state = 'tied';
-    flow.tiedAt = at;
+    flow.settledAt = at;
     flow.session = session;
     flow.tiedBy = by;
     if (shown(flow)) clearTimeout(flow.timer);
@@ -609,9 +610,9 @@ export class StepUpFlows {
 function outcomeOf(flow: Flow): FlowOutcome {
   const state = flow.counted ? (flow.counted.answer ?? 'waiting') : flow.state;
   const overlap = acceptedOverlap(flow);
-  // The events its answer waited for: those of its overlap, and those that showed the sessions of the document flows
-  // that may have caused a document session's event of its overlap.
-  const shownAt = overlap.flatMap((f) => [...(f.documentSources ?? [])].map((d) => d.tiedAt ?? 0));
+  // The events its answer waited for: those of its overlap, and what settled the document flows that may have caused a
+  // document session's event of its overlap (the event that showed its session, or its refusal).
+  const shownAt = overlap.flatMap((f) => [...(f.documentSources ?? [])].map((d) => d.settledAt ?? 0));
   const lastEventAt = Math.max(0, ...overlap.map((f) => f.event?.receivedAt ?? 0), ...shownAt);
   return {
     state,
