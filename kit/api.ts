@@ -25,8 +25,13 @@ export interface ApiParts {
   step: <T>(title: string, body: () => Promise<T>) => Promise<T>;
   /** How the test stops when no token can be had. */
   blocked: Blocked;
-  /** The run's step-ups, when its flows cause events: every step-up on one channel waits for it and is registered. */
+  /**
+   * The run's flows, when they cause events: every step-up on one channel waits for it and is registered, and every
+   * request that may start a document verification session is registered beside them.
+   */
   stepUps?: StepUpGate;
+  /** The test the calls are made for, as the summary names it ("stepup › a step-up by email …"). */
+  label?: string;
 }
 
 /**
@@ -39,11 +44,12 @@ export class Api extends OperationRequests {
   private readonly record: ApiParts['record'];
   private readonly step: ApiParts['step'];
   private readonly stepUps: StepUpGate | undefined;
+  private readonly label: string | undefined;
   private readonly watchers: Array<(id: OperationId, exchange: Exchange) => void> = [];
 
   constructor(parts: ApiParts) {
     super(parts.config, parts.tokens, parts.blocked);
-    ({ http: this.http, record: this.record, step: this.step, stepUps: this.stepUps } = parts);
+    ({ http: this.http, record: this.record, step: this.step, stepUps: this.stepUps, label: this.label } = parts);
   }
 
   /** Hands every answer the Api receives from now on to `watcher` (the orders fixture judges error answers so). */
@@ -52,20 +58,38 @@ export class Api extends OperationRequests {
   }
 
   async call(id: OperationId, options: CallOptions = {}): Promise<Exchange> {
-    const stepUps = id === 'stepUp' ? this.stepUps : undefined;
-    // A ticket the caller took is answered whatever the body; else a step-up on one channel takes its own.
-    const channel =
-      stepUps && !options.stepUp ? messageChannelOf(options.body ?? parsedRaw(options.rawBody)) : undefined;
-    const ticket = options.stepUp ?? (stepUps && channel ? await stepUps.begin(channel, 'none') : undefined);
-    if (!stepUps || !ticket) return this.send(id, options);
+    const ticket = await this.flowTicket(id, options);
+    if (!this.stepUps || !ticket) return this.send(id, options);
     let accepted = false;
+    let inquiryId: string | undefined;
     try {
       const exchange = await this.send(id, options);
       accepted = exchange.status >= 200 && exchange.status < 300;
+      const answered = exchange.json;
+      if (id === 'documentVerification' && isObject(answered) && typeof answered['inquiryId'] === 'string')
+        inquiryId = answered['inquiryId'];
       return exchange;
     } finally {
-      await stepUps.answered(ticket, accepted);
+      await this.stepUps.answered(ticket, accepted, inquiryId);
     }
+  }
+
+  /**
+   * The call's place among the run's flows: a ticket the caller took is answered whatever the body; else a step-up on
+   * one message channel takes its own, and a document verification, or a step-up with images alone, is registered as a
+   * request that may start a document verification session.
+   */
+  private async flowTicket(id: OperationId, options: CallOptions): Promise<StepUpTicket | undefined> {
+    if (!this.stepUps || (id !== 'stepUp' && id !== 'documentVerification')) return undefined;
+    if (options.stepUp) return options.stepUp;
+    const body = options.body ?? parsedRaw(options.rawBody);
+    const label = this.label ? { label: this.label } : {};
+    const inquiryId = isObject(body) && typeof body['inquiryId'] === 'string' ? { inquiryId: body['inquiryId'] } : {};
+    if (id === 'documentVerification') return this.stepUps.beginDocument({ ...inquiryId, ...label });
+    const channel = messageChannelOf(body);
+    const images = isObject(body) && body['images'] !== undefined && body['images'] !== null;
+    if (channel) return this.stepUps.begin(channel, 'none', { images, ...label });
+    return images ? this.stepUps.beginDocument({ ...inquiryId, ...label, stepUp: true }) : undefined;
   }
 
   private async send(id: OperationId, options: CallOptions): Promise<Exchange> {

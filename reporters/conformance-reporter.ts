@@ -21,7 +21,7 @@ import { BROKEN_SHOWN, brokenPreconditions, summaryLines } from './run-summary.t
 import { failureBlock, ProjectProgress } from './console-progress.ts';
 import { runFacts } from './run-facts.ts';
 import { judgeRun } from './run-verdict.ts';
-import { eventWaitsLine } from './event-waits.ts';
+import { eventWaitsLines } from './event-waits.ts';
 import type { Profile, TestRecord } from './verdicts.ts';
 
 export interface ConformanceReporterOptions {
@@ -33,8 +33,6 @@ export interface ConformanceReporterOptions {
   ledger?: LedgerEntry[];
   /** CONFORMANCE_VERBOSE: Playwright's list reporter prints every test, so no line per project and no failure list here. */
   verbose?: boolean;
-  /** WEBHOOK_WAIT_MS, for the summary's line on the events the flows awaited. */
-  eventWindowMs?: number;
   /** The file GitHub Actions shows on a run's summary page (GITHUB_STEP_SUMMARY): conformance.md is appended to it. */
   stepSummary?: string;
   /** The variables that unlock each requirement (the doctor's table of optional settings): a row not configured names them all. */
@@ -159,10 +157,7 @@ export default class ConformanceReporter implements Reporter {
       this.printFailures(tests);
     }
     const matrixPath = join(this.outputDir, 'conformance.md');
-    const eventsLine =
-      events && this.options.eventWindowMs !== undefined
-        ? eventWaitsLine(events, this.options.eventWindowMs)
-        : undefined;
+    const eventsLine = events ? eventWaitsLines(events).join('\n') : undefined;
     console.log(
       summaryLines({
         run,

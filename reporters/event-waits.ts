@@ -1,10 +1,87 @@
-import type { EventWaits } from './run-facts.ts';
+import type { EventWaits, WindowArrival, WindowEnd } from './run-facts.ts';
 
-/** "Events: 4 awaited, the latest 8.1 s after its request; every wait ended within 3 ms of the last event it awaited; 31 deliveries". */
-export function eventWaitsLine(waits: EventWaits, windowMs: number): string {
-  const seconds = (ms: number) => (ms / 1000).toFixed(1);
-  const awaited = waits.awaited
-    ? `${waits.awaited} awaited, the latest ${seconds(waits.latestDelayMs)} s after its request (window ${seconds(windowMs)} s, WEBHOOK_WAIT_MS); every wait ended within ${waits.longestLagMs} ms of the last event it awaited`
-    : 'none awaited';
-  return `  Events: ${awaited}; ${waits.deliveries} deliveries received`;
+/** Waits that ended on their window shown in the console, and arrivals shown per wait; conformance.json has them all. */
+const ENDS_SHOWN = 5;
+const ARRIVALS_SHOWN = 3;
+/** The same in conformance.md. */
+const ENDS_IN_MARKDOWN = 40;
+const ARRIVALS_IN_MARKDOWN = 8;
+
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * What the run's flows waited for, in one sentence: how many events they awaited and got, the latest, and either how
+ * soon after its event every wait ended (only when every wait did end on an event) or how many ended on their window.
+ * "Events: 4 awaited, the latest 8.1 s after its request (window 60 s, WEBHOOK_WAIT_MS); every wait ended within 3 ms
+ * of the event it awaited; 31 deliveries received".
+ */
+export function eventWaitsSummary(waits: EventWaits): string {
+  const received = `${waits.deliveries} ${waits.deliveries === 1 ? 'delivery' : 'deliveries'} received`;
+  if (waits.mode === 'passive') {
+    const listened =
+      waits.listenedMs === undefined
+        ? 'passive mode, no flow run; the run ended before its listening window'
+        : `listened ${seconds(waits.listenedMs)} for deliveries (passive mode, WEBHOOK_PASSIVE_WINDOW_MS), no flow run`;
+    return `Events: ${listened}; ${received}`;
+  }
+  const ends = waits.windowEnds.length;
+  if (waits.awaited === 0 && ends === 0) return `Events: no flow of this run awaited an event; ${received}`;
+  const awaited =
+    waits.awaited === 0
+      ? 'no awaited event arrived'
+      : `${waits.awaited} awaited, the latest ${seconds(waits.latestDelayMs)} after its request (window ${seconds(waits.windowMs)}, WEBHOOK_WAIT_MS)`;
+  const how =
+    ends === 0
+      ? `every wait ended within ${waits.longestLagMs} ms of the event it awaited`
+      : `${plural(ends, 'wait')} ended on ${ends === 1 ? 'its' : 'their'} window, not on an event`;
+  return `Events: ${awaited}; ${how}; ${received}`;
+}
+
+/** One wait that ended on its window: its flow and what happened. */
+export function windowEndLine(end: WindowEnd): string {
+  return `${end.flow}: ${end.what}`;
+}
+
+/** One arrival during such a wait, and why it did not end it: "#12 at +35 ms, session s-1, docVerification true: …". */
+export function arrivalLine(arrival: WindowArrival): string {
+  const facts = [
+    arrival.kind === 'unknown' ? 'an event of untold kind' : `a ${arrival.kind} event`,
+    arrival.sessionId ? `session ${arrival.sessionId}` : '',
+    arrival.inquiryId ? `inquiry ${arrival.inquiryId}` : '',
+    arrival.docVerification ? 'docVerification true' : '',
+  ].filter(Boolean);
+  return `#${arrival.seq} at +${arrival.afterMs} ms (${facts.join(', ')}): ${arrival.why}`;
+}
+
+/** The console's lines: the summary, then each wait that ended on its window with what arrived meanwhile. */
+export function eventWaitsLines(waits: EventWaits): string[] {
+  const lines = [`  ${eventWaitsSummary(waits)}`];
+  for (const end of waits.windowEnds.slice(0, ENDS_SHOWN)) {
+    lines.push(`    - ${windowEndLine(end)}`);
+    for (const arrival of end.arrived.slice(0, ARRIVALS_SHOWN)) lines.push(`        ${arrivalLine(arrival)}`);
+    if (end.arrived.length > ARRIVALS_SHOWN)
+      lines.push(`        … ${end.arrived.length - ARRIVALS_SHOWN} more arrivals in conformance.json`);
+  }
+  if (waits.windowEnds.length > ENDS_SHOWN)
+    lines.push(`    - … ${waits.windowEnds.length - ENDS_SHOWN} more in conformance.md and conformance.json`);
+  return lines;
+}
+
+/** Text a target chose (ids, labels) as Markdown shows it, never opening a code span, emphasis or an HTML tag. */
+const inline = (text: string) => text.replace(/[\\`*_<>[\]|]/g, (c) => `\\${c}`);
+
+/** conformance.md's lines: the summary, then each wait that ended on its window, what arrived meanwhile nested. */
+export function eventWaitsMarkdown(waits: EventWaits): string[] {
+  const lines = [`- ${eventWaitsSummary(waits)}`];
+  for (const end of waits.windowEnds.slice(0, ENDS_IN_MARKDOWN)) {
+    lines.push(`  - ${inline(windowEndLine(end))}`);
+    for (const arrival of end.arrived.slice(0, ARRIVALS_IN_MARKDOWN))
+      lines.push(`    - ${inline(arrivalLine(arrival))}`);
+    if (end.arrived.length > ARRIVALS_IN_MARKDOWN)
+      lines.push(`    - … ${end.arrived.length - ARRIVALS_IN_MARKDOWN} more arrivals in conformance.json`);
+  }
+  if (waits.windowEnds.length > ENDS_IN_MARKDOWN)
+    lines.push(`  - … ${waits.windowEnds.length - ENDS_IN_MARKDOWN} more in conformance.json`);
+  return lines;
 }

@@ -2,6 +2,8 @@ import { brokenPreconditions, outcomeLabel, verdictNotes } from './run-summary.t
 import { code, fenced, htmlText, inline, shownValue, wrap } from './markdown-text.ts';
 import { splitReplays } from './replay.ts';
 import type { RunVerdict } from './run-verdict.ts';
+import type { EventWaits } from './run-facts.ts';
+import { eventWaitsMarkdown } from './event-waits.ts';
 import { OUTCOMES, type RequirementVerdict } from './verdicts.ts';
 
 const LEVELS = ['MUST', 'SHOULD', 'INFO'] as const;
@@ -44,6 +46,8 @@ interface MatrixReport {
   rerun?: string;
   /** The run's verdict (reporters/run-verdict.ts): what it lists without failing, after the reasons. */
   run?: RunVerdict;
+  /** What the run's flows waited for, and every wait that ended on its window (reporters/event-waits.ts). */
+  events?: EventWaits;
 }
 
 const cell = (text: string) => inline(text);
@@ -134,6 +138,7 @@ export function matrixMarkdown(report: MatrixReport): string {
       ? ['', `${uncovered.length} requirements have no test in this run (a filtered run) and are not listed.`]
       : []),
     '',
+    ...(report.events ? ['## Event waits', '', ...eventWaitsMarkdown(report.events), ''] : []),
   ];
   const head = `${lines.join('\n')}\n`;
   if (detailed.length === 0) return head;

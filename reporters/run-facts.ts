@@ -26,14 +26,65 @@ export interface RunCost {
   rounds?: { tried: number; rateLimited: number; unanswered: number };
 }
 
-/** What the run's flows waited for: how late their events came, and how soon after its event each wait ended. */
+/** One delivery that reached the receiver while a wait ran which then ended on its window, and why it did not end it. */
+export interface WindowArrival {
+  seq: number;
+  /** When it arrived, in ms after the wait began. */
+  afterMs: number;
+  /** Its kind by its fields (session, results, onboarding), or "unknown". */
+  kind: string;
+  sessionId?: string;
+  inquiryId?: string;
+  /** A verification session event's docVerification, when true. */
+  docVerification?: boolean;
+  /** Whether no delivery before it carried its session (false: a redelivery, or a session seen before). */
+  firstOfSession: boolean;
+  /** Whether its session is a document verification's (a document event carried its sessionId, or it was given to one). */
+  documentSession?: boolean;
+  /** The flow it was given to, when it was given to one. */
+  givenTo?: string;
+  /** Why it did not answer this wait, in words. */
+  why: string;
+}
+
+/** What a wait that ended on its window waited for. */
+export type WaitKind = 'step-up' | 'count' | 'results' | 'onboarding' | 'run-end';
+
+/** A wait that ended on its window rather than on an event. */
+export interface WindowEnd {
+  kind: WaitKind;
+  /** The flow that waited, in words: "step-up by phone with images (stepup › a step-up by email …)". */
+  flow: string;
+  /** A step-up's: whether it carried images (a document verification session's event may answer it). */
+  images?: boolean;
+  /** What the wait was for, when an id names it: the inquiry of a results event, the session of an onboarding event. */
+  awaits?: string;
+  /** When the wait began and ended (ms since the epoch), and its window (ms). */
+  startedAt: number;
+  endedAt: number;
+  windowMs: number;
+  /** What happened, in words: "no event arrived within 60 s". */
+  what: string;
+  /** What reached the receiver meanwhile that could bear on it, each with why it did not end the wait. */
+  arrived: WindowArrival[];
+}
+
+/** What the run's flows waited for: how late their events came, how soon after its event each wait ended, and which ended on their window. */
 export interface EventWaits {
+  /** WEBHOOK_MODE: active (flows run and wait for their events) or passive (the run only listens). */
+  mode: 'active' | 'passive';
+  /** WEBHOOK_WAIT_MS, the event window. */
+  windowMs: number;
   /** Events a flow awaited and got (document results, step-up session events). */
   awaited: number;
   /** The latest of them, from its flow's request to its arrival (ms). */
   latestDelayMs: number;
   /** The longest time from an awaited event's arrival to the end of its flow's wait (ms). */
   longestLagMs: number;
+  /** Every wait that ended on its window rather than on an event, the run-end's and every re-send's included. */
+  windowEnds: WindowEnd[];
+  /** Passive mode: how long the run listened (WEBHOOK_PASSIVE_WINDOW_MS), once it has. */
+  listenedMs?: number;
   /** Every delivery the receiver got. */
   deliveries: number;
 }

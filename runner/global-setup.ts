@@ -110,7 +110,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     }
   }
   return async () => {
-    await Promise.all(hubs.map((h) => h.close()));
+    await Promise.all(hubs.map((h) => h.close({ writeWaits: true })));
     await broker.close();
     await state.sandbox?.stop();
   };
@@ -143,10 +143,15 @@ async function startHubs(config: FullConfig, redactor: Redactor): Promise<EventH
 /** The run's event waits over all its receivers (one per WEBHOOK_LISTEN). */
 function combinedWaits(hubs: readonly EventHub[]): EventWaits {
   const all = hubs.map((hub) => hub.stats());
+  const listened = all.filter((w) => w.listenedMs !== undefined).map((w) => w.listenedMs as number);
   return {
+    mode: all.every((w) => w.mode === 'passive') ? 'passive' : 'active',
+    windowMs: Math.max(...all.map((w) => w.windowMs)),
     awaited: all.reduce((sum, w) => sum + w.awaited, 0),
     latestDelayMs: Math.max(...all.map((w) => w.latestDelayMs)),
     longestLagMs: Math.max(...all.map((w) => w.longestLagMs)),
+    windowEnds: all.flatMap((w) => w.windowEnds).sort((a, b) => a.endedAt - b.endedAt),
+    ...(listened.length ? { listenedMs: Math.max(...listened) } : {}),
     deliveries: all.reduce((sum, w) => sum + w.deliveries, 0),
   };
 }

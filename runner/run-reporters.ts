@@ -110,7 +110,6 @@ export function mergedReporters(run: RunConfig): ReporterDescription[] {
     environment,
     ledger: suite.ledger,
     verbose,
-    eventWindowMs: suite.webhook.waitMs,
     ...(reports.stepSummary ? { stepSummary: reports.stepSummary } : {}),
     unlocks: unlocks(),
   };

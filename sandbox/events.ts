@@ -47,9 +47,14 @@ const sent = {
 
 /**
  * 6.3: a step-up verification session completed, written in full or, as proto3 JSON does, without the members that
- * hold their default value (the flavor's choice).
+ * hold their default value (the flavor's choice). A document verification flow's session (`document`) says so in
+ * docVerification; one started without a message channel (a step-up with images alone) names no channelType.
  */
-export function verificationSessionEvent(ctx: SandboxContext, channel: VerificationChannel): Record<string, unknown> {
+export function verificationSessionEvent(
+  ctx: SandboxContext,
+  channel: VerificationChannel | undefined,
+  document = false,
+): Record<string, unknown> {
   const { faults } = ctx;
   const sessionId = randomUUID();
   const counter = (n: number): string | number => (faults.has('webhook-int64-as-number') ? n : String(n));
@@ -61,7 +66,9 @@ export function verificationSessionEvent(ctx: SandboxContext, channel: Verificat
       ? 'PHONE'
       : channel === 'phone'
         ? sent.smsChannel
-        : sent.emailChannel,
+        : channel === 'email'
+          ? sent.emailChannel
+          : undefined,
     verificationStatus: faults.has('webhook-status-outside-enum') ? 'SUCCESS' : sent.verificationStatus,
     resendStatus: faults.has('webhook-resend-outside-enum')
       ? 'DELIVERED'
@@ -71,10 +78,11 @@ export function verificationSessionEvent(ctx: SandboxContext, channel: Verificat
     remainingSendAttempts: counter(2),
     remainingVerificationAttempts: counter(2),
     autoTrustDevice: false,
-    docVerification: false,
+    docVerification: document,
     sentTimeStamp: new Date().toISOString(),
   };
   if (faults.has('webhook-session-missing-session-id')) delete event['sessionId'];
+  if (event['channelType'] === undefined) delete event['channelType'];
   return ctx.behaviour.omitEventDefaults ? withoutProto3Defaults(event, sessionDefaults()) : event;
 }
 

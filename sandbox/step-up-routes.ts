@@ -53,7 +53,10 @@ export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
   });
   const channel =
     typeof body['phoneNumber'] === 'string' ? 'phone' : typeof body['email'] === 'string' ? 'email' : undefined;
-  if (!channel) return;
+  // A step-up with images is a document verification flow where the flavor says so, with or without a message channel.
+  const document =
+    ctx.behaviour.imagesSession === 'document' && body['images'] !== undefined && body['images'] !== null;
+  if (!channel && !document) return;
   const redelivered =
     channel === 'email' && faults.has('webhook-session-redelivered-not-sent')
       ? ctx.webhooks.lastOf('verification-session')
@@ -61,6 +64,6 @@ export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
   const stale =
     channel === 'phone' && faults.has('webhook-session-stale-replayed') ? staleSessionEvent(ctx) : undefined;
   ctx.webhooks.send(
-    redelivered ?? stale ?? { kind: 'verification-session', body: verificationSessionEvent(ctx, channel) },
+    redelivered ?? stale ?? { kind: 'verification-session', body: verificationSessionEvent(ctx, channel, document) },
   );
 }

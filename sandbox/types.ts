@@ -3,7 +3,16 @@ import type { SandboxLayout } from './layout.ts';
 
 /** The flavors of the sandbox (sandbox/flavors/): each a correct implementation making the open choices its own way. */
 export type Flavor =
-  'reference' | 'alternative' | 'gateway' | 'rate-limited' | 'detached' | 'lenient' | 'proto3' | 'far' | 'normalising';
+  | 'reference'
+  | 'alternative'
+  | 'gateway'
+  | 'rate-limited'
+  | 'detached'
+  | 'lenient'
+  | 'proto3'
+  | 'document-step-up'
+  | 'far'
+  | 'normalising';
 
 export interface SandboxOptions {
   /** Default 127.0.0.1. */

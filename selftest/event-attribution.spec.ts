@@ -7,6 +7,15 @@ import { freePort } from '../runner/http/free-port.ts';
 import { RunProgress } from '../runner/run-progress.ts';
 import type { Credit } from '../kit/webhooks/run-events.ts';
 import { creditedStepUp } from '../kit/webhooks/credited-step-up.ts';
+import { eventWaitsSummary } from '../reporters/event-waits.ts';
+import { fileURLToPath } from 'node:url';
+import { Api } from '../kit/api.ts';
+import { TokenProvider } from '../kit/tokens.ts';
+import { loadConfig } from '../runner/config/load-config.ts';
+import { HttpClient } from '../runner/http/client.ts';
+import { TokenCache } from '../runner/tokens.ts';
+import { startSandbox } from '../sandbox/server.ts';
+import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 
 // The run's receiver ties each verification session event (6.3, which carries no id of the case) to a step-up by
 // channel and time (runner/webhooks/step-up-flows.ts). Events here are posted over HTTP to the real receiver, late,
@@ -38,18 +47,27 @@ async function hubWith(windowMs: number) {
       ...extra,
     });
   /** A step-up sent and accepted, as the Api registers it. */
-  const stepUp = async (channel: MessageChannel, credit: Credit = 'none') => {
-    const ticket = await hub.stepUps.begin(channel, credit);
+  const stepUp = async (channel: MessageChannel, credit: Credit = 'none', about: { images?: boolean } = {}) => {
+    const ticket = await hub.stepUps.begin(channel, credit, { ...about, label: `${channel} ${credit}` });
     hub.stepUps.answered(ticket.ticket, true);
     return ticket.ticket;
   };
+  /** A document verification of `inquiryId` sent and accepted, as the Api registers it. */
+  const documentVerification = (inquiryId: string) => {
+    const { ticket } = hub.stepUps.beginDocument({ inquiryId, label: `document ${inquiryId}` });
+    hub.stepUps.answered(ticket, true);
+    return ticket;
+  };
+  /** The document results event (6.2) of a document verification session. */
+  const results = (sessionId: string, inquiryId: string) =>
+    post({ sessionId, inquiryId, ocr: {}, score: {}, image: {}, form: {} });
   const outcome = async (ticket: string) => {
     for (;;) {
       const found = await hub.stepUps.outcome(ticket, WINDOW_MS);
       if (found && found.state !== 'waiting' && found.state !== 'sending') return found;
     }
   };
-  return { hub, post, session, stepUp, outcome };
+  return { hub, post, session, stepUp, documentVerification, results, outcome };
 }
 
 type Hub = Awaited<ReturnType<typeof hubWith>>;
@@ -226,12 +244,289 @@ test.describe('event attribution across the run', () => {
       const waiting = routes[`${eventsPath(hub.port)}/results`]?.({
         inquiryId: 'inq-ours',
         since,
-        timeoutMs: 10_000,
+        deadline: since + 10_000,
       }) as Promise<{ event: { json: unknown } | null }>;
       await post({ sessionId: 's-foreign', inquiryId: 'inq-of-another-run', ocr: {}, score: {}, image: {}, form: {} });
       await post({ sessionId: 's-ours', inquiryId: 'inq-ours', ocr: {}, score: {}, image: {}, form: {} });
       expect((await waiting).event?.json).toMatchObject({ inquiryId: 'inq-ours' });
     });
+  });
+});
+
+test.describe('document verification flows (6.3 docVerification true)', () => {
+  test("a document session's event answers a step-up that carried images, never one without, however early", async () => {
+    await withHub(3_000, async ({ session, stepUp, outcome }) => {
+      const plain = await stepUp('phone');
+      const withImages = await stepUp('phone', 'none', { images: true });
+      await session('document-session', 'SMS_OTP', { docVerification: true });
+      expect((await outcome(withImages)).event?.json).toMatchObject({ sessionId: 'document-session' });
+      expect(await outcome(plain)).toMatchObject({ state: 'expired' });
+    });
+  });
+
+  test("an event goes to a live step-up without images before one with images, which may still take a document session's event: events that cross leave no step-up without its own", async () => {
+    await withHub(WINDOW_MS, async ({ hub, session, stepUp, outcome }) => {
+      const withImages = await stepUp('phone', 'none', { images: true });
+      const plain = await stepUp('phone');
+      // The plain step-up's event comes first, the document session's event of the one with images after it.
+      await session('the-plain-one', 'SMS_OTP');
+      await session('the-document-one', 'SMS_OTP', { docVerification: true });
+      expect((await outcome(plain)).event?.json).toMatchObject({ sessionId: 'the-plain-one' });
+      expect((await outcome(withImages)).event?.json).toMatchObject({ sessionId: 'the-document-one' });
+      expect(hub.stats().windowEnds).toEqual([]);
+    });
+  });
+
+  test("a counted step-up beside a step-up that took a document session's event is answered once every document verification live then has shown a session of its own", async () => {
+    await withHub(WINDOW_MS, async ({ hub, session, stepUp, documentVerification, results, outcome }) => {
+      documentVerification('inq-doc');
+      await stepUp('phone', 'none', { images: true });
+      const counted = await stepUp('email', 'counted');
+      await session('taken-by-the-images-step-up', 'SMS_OTP', { docVerification: true });
+      await session('the-email', 'EMAIL_OTP');
+      expect(
+        (await hub.stepUps.outcome(counted, 200))?.state,
+        'the document verification may have caused the event the step-up with images took',
+      ).toBe('waiting');
+      await results('the-document-own', 'inq-doc');
+      expect(await outcome(counted)).toMatchObject({ state: 'answered', overlap: 2 });
+    });
+  });
+
+  test("a document verification's session event taken by a step-up with images cannot stand in: the counted step-up beside it proves nothing", async () => {
+    await withHub(WINDOW_MS, async ({ session, stepUp, documentVerification, results, outcome }) => {
+      documentVerification('inq-doc');
+      const withImages = await stepUp('phone', 'none', { images: true });
+      const counted = await stepUp('email', 'counted');
+      // The document verification's own session event comes first and is taken by the step-up with images; the
+      // step-up with images' own session (no document flow) then goes to the counted one, whose own never comes.
+      await session('the-document-session', 'SMS_OTP', { docVerification: true });
+      await session('the-images-step-up-session', 'EMAIL_OTP');
+      await results('the-document-session', 'inq-doc');
+      expect((await outcome(withImages)).event?.json).toMatchObject({ sessionId: 'the-document-session' });
+      const answer = await outcome(counted);
+      expect(answer.state).toBe('ambiguous');
+      expect(answer.why).toContain('document verification (inquiry inq-doc)');
+    });
+  });
+
+  test('a document verification that never shows its session leaves the count unproven at its window, and the wait is listed with what arrived', async () => {
+    await withHub(3_000, async ({ hub, session, stepUp, documentVerification, outcome }) => {
+      documentVerification('inq-silent');
+      await stepUp('phone', 'none', { images: true });
+      const counted = await stepUp('email', 'counted');
+      await session('document-kind', 'SMS_OTP', { docVerification: true });
+      await session('the-email', 'EMAIL_OTP');
+      expect(await outcome(counted)).toMatchObject({ state: 'ambiguous', overlap: 2 });
+      const ends = hub.stats().windowEnds.filter((end) => end.kind === 'count');
+      expect(ends).toHaveLength(1);
+      expect(ends[0]?.what).toContain('ended without showing a session of its own');
+      expect(ends[0]?.arrived.map((a) => a.sessionId)).toEqual(['document-kind', 'the-email']);
+    });
+  });
+
+  test("a step-up answered before a counted one's request by a document session's event not yet settled joins the counted one's overlap", async () => {
+    await withHub(WINDOW_MS, async ({ hub, session, stepUp, documentVerification, results, outcome }) => {
+      documentVerification('inq-doc');
+      const withImages = await stepUp('phone', 'none', { images: true });
+      await session('document-kind', 'SMS_OTP', { docVerification: true });
+      expect((await outcome(withImages)).state).toBe('answered');
+      // Its event may be the document verification's: its own session may still come, and be taken by the counted one.
+      const counted = await stepUp('phone', 'counted');
+      await session('phone-event', 'SMS_OTP');
+      expect((await hub.stepUps.outcome(counted, 200))?.state).toBe('waiting');
+      await results('the-document-own', 'inq-doc');
+      expect(await outcome(counted)).toMatchObject({ state: 'answered', overlap: 2 });
+    });
+  });
+
+  test("a step-up with images alone is a document flow: its session's event answers it when no step-up with images is live, and settles what it may have caused", async () => {
+    await withHub(WINDOW_MS, async ({ hub, session, stepUp, outcome }) => {
+      const imagesAlone = hub.stepUps.beginDocument({ inquiryId: 'inq-images', stepUp: true });
+      hub.stepUps.answered(imagesAlone.ticket, true);
+      const counted = await stepUp('phone', 'counted', { images: true });
+      await session('the-counted-own', 'SMS_OTP', { docVerification: true });
+      expect((await hub.stepUps.outcome(counted, 200))?.state, 'the step-up with images alone may have caused it').toBe(
+        'waiting',
+      );
+      await session('the-images-alone-own', undefined, { docVerification: true });
+      expect(await outcome(counted)).toMatchObject({
+        state: 'answered',
+        event: { json: { sessionId: 'the-counted-own' } },
+      });
+      expect(hub.stats().windowEnds).toEqual([]);
+    });
+  });
+});
+
+test('through the Api against a target whose step-ups with images are document verification flows: every step-up has its event, none waits out its window', async () => {
+  await withHub(WINDOW_MS, async ({ hub, outcome }) => {
+    const sandbox = await startSandbox({
+      flavor: 'document-step-up',
+      tokenSecret: 'attribution-secret',
+      webhookUrl: `${hub.receiver.url}/webhooks`,
+      webhookDelayMs: 0,
+    });
+    try {
+      const suite = loadConfig(
+        sandboxTargetEnv({ url: sandbox.url, flavor: 'document-step-up', tokenSecret: 'attribution-secret' }),
+        { repoRoot: fileURLToPath(new URL('..', import.meta.url)), embedded: false },
+      );
+      const http = new HttpClient({ retries: 0, baseMs: 10, maxMs: 10, timeoutMs: 5000 });
+      const tickets: string[] = [];
+      const api = new Api({
+        config: suite,
+        http,
+        tokens: new TokenProvider(new TokenCache(http, new Redactor()), new Redactor()),
+        record: async () => undefined,
+        step: (_title, body) => body(),
+        blocked: (what) => {
+          throw new Error(what);
+        },
+        label: 'attribution › through the Api',
+        stepUps: {
+          begin: async (channel, credit, about) => {
+            const ticket = await hub.stepUps.begin(channel, credit, about);
+            tickets.push(ticket.ticket);
+            return ticket;
+          },
+          beginDocument: async (about) => hub.stepUps.beginDocument(about),
+          answered: async (ticket, accepted, inquiryId) => hub.stepUps.answered(ticket.ticket, accepted, inquiryId),
+        },
+      });
+      const created = await api.call('assessment', { body: { strategy: 's', inquiryId: `inq-${Date.now()}` } });
+      const answer = created.json as Record<string, unknown>;
+      const ids = { inquiryId: answer['inquiryId'], authenticationId: answer['authenticationId'] };
+      await Promise.all([
+        api.call('stepUp', { body: { ...ids, phoneNumber: '+15555550100', images: { front: 'x' } } }),
+        api.call('stepUp', { body: { ...ids, email: 'a@example.com' } }),
+        api.call('stepUp', { body: { ...ids, images: { front: 'x' } } }),
+        api.call('documentVerification', { body: { inquiryId: ids.inquiryId } }),
+      ]);
+      const outcomes = await Promise.all(tickets.map(outcome));
+      expect(outcomes.map((o) => o.state)).toEqual(['answered', 'answered']);
+      expect(outcomes.map((o) => (o.event?.json as Record<string, unknown>)['docVerification']).sort()).toEqual([
+        false,
+        true,
+      ]);
+      expect(hub.stepUps.documentsStarted, 'the step-up with images alone and the document verification').toBe(2);
+      expect(hub.stats().windowEnds).toEqual([]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+test.describe('waits that end on their window', () => {
+  test('each is listed with its flow, what arrived meanwhile and why it was not credited; the summary then never says every wait ended on its event', async () => {
+    await withHub(1_500, async ({ hub, session, stepUp, outcome, post }) => {
+      const plain = await stepUp('phone');
+      await session('redelivered', 'SMS_OTP');
+      const routes = hub.routes();
+      // Long enough that the events posted below, on a busy machine too, arrive within it.
+      const since = Date.now();
+      const resultsWait = routes[`${eventsPath(hub.port)}/results`]?.({
+        inquiryId: 'inq-awaited',
+        since,
+        deadline: since + 2_000,
+      }) as Promise<{ event: unknown }>;
+      await session('redelivered', 'SMS_OTP');
+      await session('a-document-kind', 'SMS_OTP', { docVerification: true });
+      await post({ sessionId: 's-other', inquiryId: 'inq-other', ocr: {}, score: {}, image: {}, form: {} });
+      expect((await resultsWait).event).toBeNull();
+      const second = await stepUp('email');
+      expect((await outcome(plain)).event?.json).toMatchObject({ sessionId: 'redelivered' });
+      expect(await outcome(second)).toMatchObject({ state: 'expired' });
+      const { windowEnds } = hub.stats();
+      const ofStepUp = windowEnds.find((end) => end.kind === 'step-up');
+      expect(ofStepUp).toMatchObject({ flow: 'step-up by email of email none', what: 'no event arrived within 1.5 s' });
+      const ofResults = windowEnds.find((end) => end.kind === 'results');
+      expect(ofResults?.what).toBe('no document results event of its inquiryId arrived within 2 s; 1 other one did');
+      expect(ofResults?.arrived).toEqual([
+        expect.objectContaining({ inquiryId: 'inq-other', why: 'it carries another inquiryId, inq-other' }),
+      ]);
+      const summary = eventWaitsSummary(hub.stats());
+      expect(summary).toContain('2 waits ended on their window, not on an event');
+      expect(summary).not.toContain('every wait ended within');
+    });
+  });
+
+  test('why each event arriving in the window of a step-up without images was not its own', async () => {
+    await withHub(3_000, async ({ hub, session, stepUp, outcome }) => {
+      await session('seen-before', 'SMS_OTP');
+      const earlier = await stepUp('phone');
+      const plain = await stepUp('phone');
+      await session('seen-before', 'SMS_OTP');
+      await session('the-earlier-one', 'SMS_OTP');
+      await session('document-kind', 'SMS_OTP', { docVerification: true });
+      expect((await outcome(earlier)).state).toBe('answered');
+      expect((await outcome(plain)).state).toBe('expired');
+      const end = hub.stats().windowEnds.find((e) => e.flow === 'step-up by phone number of phone none');
+      expect(end?.what).toBe('no event was given to it within 3 s; 3 verification session events arrived meanwhile');
+      expect(end?.arrived.map((a) => [a.sessionId, a.why])).toEqual([
+        ['seen-before', 'a redelivery: its session had reached the receiver before'],
+        ['the-earlier-one', 'given to the step-up by phone number of phone none'],
+        ['document-kind', 'docVerification true (a document verification flow), and this step-up carried no images'],
+      ]);
+      expect(end?.arrived.every((a) => !(a.firstOfSession && !a.givenTo && !a.docVerification))).toBe(true);
+    });
+  });
+
+  test('the run-end wait ended by the window of the last step-up is listed; passive listening is reported as listening', async () => {
+    await withHub(1_500, async ({ hub, stepUp }) => {
+      await stepUp('phone');
+      const settle = hub.routes()[`${eventsPath(hub.port)}/settle`] as (
+        body: Record<string, unknown>,
+      ) => Promise<{ live: number }>;
+      expect((await settle({ deadline: Date.now() + 10_000 })).live).toBe(0);
+      expect(hub.stats().windowEnds.map((end) => end.kind)).toEqual(['step-up', 'run-end']);
+    });
+    const port = await freePort();
+    const config = {
+      runTag: 'attr',
+      webhook: { host: '127.0.0.1', port, waitMs: 60_000, mode: 'passive', passiveWindowMs: 100 },
+    } as unknown as SuiteConfig;
+    const hub = new EventHub(config, new Redactor([]), test.info().outputPath('passive'));
+    await hub.start();
+    try {
+      const listen = hub.routes()[`${eventsPath(port)}/listen`] as (body: Record<string, unknown>) => Promise<unknown>;
+      await listen({ deadline: Date.now() + 100 });
+      const stats = hub.stats();
+      expect(stats).toMatchObject({ mode: 'passive', windowEnds: [], awaited: 0 });
+      expect(eventWaitsSummary(stats)).toMatch(/^Events: listened 0\.\d s for deliveries \(passive mode/);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  test('the summary says what happened: no flow, every wait on its event, or none of the awaited events', () => {
+    const waits = {
+      mode: 'active' as const,
+      windowMs: 60_000,
+      awaited: 0,
+      latestDelayMs: 0,
+      longestLagMs: 0,
+      windowEnds: [],
+      deliveries: 0,
+    };
+    expect(eventWaitsSummary(waits)).toBe('Events: no flow of this run awaited an event; 0 deliveries received');
+    expect(eventWaitsSummary({ ...waits, awaited: 2, latestDelayMs: 8100, longestLagMs: 3, deliveries: 1 })).toBe(
+      'Events: 2 awaited, the latest 8.1 s after its request (window 60 s, WEBHOOK_WAIT_MS); every wait ended within 3 ms of the event it awaited; 1 delivery received',
+    );
+    const end = {
+      kind: 'step-up' as const,
+      flow: 'step-up by phone number',
+      startedAt: 0,
+      endedAt: 60_000,
+      windowMs: 60_000,
+      what: 'no event arrived within 60 s',
+      arrived: [],
+    };
+    const none = eventWaitsSummary({ ...waits, windowEnds: [end, end] });
+    expect(none).toBe(
+      'Events: no awaited event arrived; 2 waits ended on their window, not on an event; 0 deliveries received',
+    );
+    expect(none).not.toContain('none awaited');
   });
 });
 

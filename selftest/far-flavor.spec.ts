@@ -363,7 +363,7 @@ test('the webhook flows against the far process, as a user runs them (its URLs, 
     // The event window is the default (60 s): each wait ended with its event. Every event comes twice here; that they
     // cross is proved above, with a seed that makes them, and by the proof.
     expect(output).toMatch(
-      /Events: 4 awaited, the latest [0-9.]+ s after its request \(window 60\.0 s, WEBHOOK_WAIT_MS\)/,
+      /Events: 4 awaited, the latest [0-9.]+ s after its request \(window 60 s, WEBHOOK_WAIT_MS\)/,
     );
     const { queue } = await clientOf(far).state();
     expect(

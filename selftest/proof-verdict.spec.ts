@@ -3,6 +3,7 @@ import { requirements } from '../catalog/catalog.ts';
 import { citeAnnotation, markAnnotation, type MarkKind } from '../kit/verdict-marks.ts';
 import type { TestRecord } from '../reporters/verdicts.ts';
 import { profileVerdict } from './proof/profile-verdict.ts';
+import { heldAnswers } from './proof/analyse.ts';
 
 // How the proof reads a correct target's one run under gate and certify (selftest/proof/profile-verdict.ts), on
 // results made by hand: the proof's expectations rest on it, and the proof itself takes minutes.
@@ -49,4 +50,50 @@ test('event rows not configured: passed but incomplete under gate, not conforman
   expect(certify.outcome, certify.result).toBe('not-conformant');
   for (const verdict of [gate, certify])
     expect(verdict.mustNotConfigured).toEqual(events.map((id) => ({ id, detail: why })));
+});
+
+test("a wait that ended on its window while an event that could have answered it was held is the proof's to name; one whose events were not its own is not", () => {
+  const arrival = {
+    seq: 7,
+    afterMs: 12,
+    kind: 'session',
+    sessionId: 's-doc',
+    docVerification: true,
+    firstOfSession: true,
+    why: 'given to no flow',
+  };
+  const end = {
+    kind: 'step-up' as const,
+    flow: 'step-up by phone number with images',
+    images: true,
+    startedAt: 0,
+    endedAt: 60_000,
+    windowMs: 60_000,
+    what: 'no event was given to it within 60 s',
+    arrived: [arrival],
+  };
+  const waits = {
+    mode: 'active' as const,
+    windowMs: 60_000,
+    awaited: 0,
+    latestDelayMs: 0,
+    longestLagMs: 0,
+    deliveries: 1,
+  };
+  // The attribution before issue 40: a document session's event given to no step-up, one with images expiring.
+  expect(heldAnswers({ ...waits, windowEnds: [end] })).toEqual([
+    'step-up by phone number with images: no event was given to it within 60 s; #7 was held (given to no flow)',
+  ]);
+  expect(heldAnswers({ ...waits, windowEnds: [{ ...end, images: false }] }), 'a step-up without images').toEqual([]);
+  for (const other of [
+    { givenTo: 'step-up by email' },
+    { firstOfSession: false },
+    { documentSession: true },
+    { kind: 'results' },
+  ])
+    expect(heldAnswers({ ...waits, windowEnds: [{ ...end, arrived: [{ ...arrival, ...other }] }] })).toEqual([]);
+  const resultsEnd = { ...end, kind: 'results' as const, awaits: 'inq-1', arrived: [{ ...arrival, kind: 'results' }] };
+  expect(heldAnswers({ ...waits, windowEnds: [resultsEnd] }), 'a results event of another inquiry').toEqual([]);
+  const ours = { ...resultsEnd, arrived: [{ ...arrival, kind: 'results', inquiryId: 'inq-1' }] };
+  expect(heldAnswers({ ...waits, windowEnds: [ours] })).toHaveLength(1);
 });

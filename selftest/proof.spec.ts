@@ -33,11 +33,12 @@ const portabilityTargets = [
   'detached',
   'lenient',
   'proto3',
+  'document-step-up',
   'far',
   'normalising',
 ].map((flavor) => `portability/${flavor}`);
 
-test('the alternative, gateway, rate-limited, detached, lenient, proto3, far and normalising implementations pass the whole suite with no failure and no warning outside an erratum: no check asserts what the spec leaves open', ({
+test('the alternative, gateway, rate-limited, detached, lenient, proto3, document-step-up, far and normalising implementations pass the whole suite with no failure and no warning outside an erratum: no check asserts what the spec leaves open', ({
   proof,
 }) => {
   const { portability } = proof.analysis;
@@ -88,6 +89,16 @@ for (const target of exercisingEveryMust) {
     });
   }
 }
+
+test('against the clean and every correct target whose events reach the receiver, no wait ended on its window while an event that could have answered it was held', ({
+  proof,
+}) => {
+  for (const target of exercisingEveryMust) {
+    const waits = proof.analysis.waits[target];
+    expect(waits, `${target}: its receiver wrote its waits when the run ended`).toBeDefined();
+    expect(waits?.heldAnswers, `${target}: waits that ended on their window while their event was held`).toEqual([]);
+  }
+});
 
 test("portability/detached (webhooks out of the receiver's reach) passes incomplete under gate and is not conformant under certify, for its event rows not configured (WEBHOOK_PUBLIC_URL) alone", ({
   proof,

@@ -46,6 +46,22 @@ test.describe('sandbox: webhooks (part 6)', () => {
     });
   });
 
+  test('document-step-up flavor reports the session of a step-up with images as a document verification flow, with or without a message channel', async () => {
+    await withSandbox({ flavor: 'document-step-up' }, async (api) => {
+      const c = await api.newCase();
+      const ids = { inquiryId: c.inquiryId, authenticationId: c.authenticationId };
+      await api.op('stepUp', { body: { ...ids, phoneNumber: '+15555550100' } });
+      await api.op('stepUp', { body: { ...ids, email: 'a@example.com', images: { front: 'x' } } });
+      await api.op('stepUp', { body: { ...ids, images: { front: 'x' } } });
+      const sessions = await api.receiver.waitFor(3);
+      for (const session of sessions) expectSchema('webhook-verification-session', session?.body);
+      const reported = sessions.map(
+        (s) => `${s?.body['channelType'] ?? '(no channelType)'} ${s?.body['docVerification']}`,
+      );
+      expect(reported.sort()).toEqual(['(no channelType) true', 'EMAIL_OTP true', 'SMS_OTP false']);
+    });
+  });
+
   test('an unreachable receiver does not stop the sandbox', async () => {
     const sandbox = await startSandbox({
       tokenSecret: secret,

@@ -22,7 +22,7 @@ export async function creditedStepUp<Sent>(
   const counted = await send('counted');
   const outcome = await outcomeOf(counted);
   if (outcome.state !== 'ambiguous') return { sent: counted, outcome };
-  const sentAgainBecause = `${outcome.overlap ?? 0} step-ups of the run were live beside it, and one of them ended without an event, or not all had one within its window`;
+  const sentAgainBecause = `${outcome.overlap ?? 0} step-ups of the run were live beside it, and its count proved nothing: ${outcome.why ?? 'one of them ended without an event, or not all had one within its window'}`;
   const alone = await send('alone');
   return { sent: alone, outcome: await outcomeOf(alone), sentAgainBecause };
 }

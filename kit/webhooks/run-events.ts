@@ -50,19 +50,44 @@ export interface FlowOutcome {
   overlap?: number;
   /** When the last event of a counted flow's overlap arrived (ms since the epoch): the one its answer waited for. */
   lastEventAt?: number;
+  /** Why a counted flow's count proved nothing (ambiguous), in words. */
+  why?: string;
 }
 
-/** A step-up's place among the run's step-ups on its channel (runner/webhooks/step-up-flows.ts). */
+/** A flow's place among the run's flows (runner/webhooks/step-up-flows.ts). */
 export interface StepUpTicket {
   ticket: string;
   /** When its request may go out, and from when its event may come (ms since the epoch). */
   sentAt: number;
 }
 
-/** What every worker sends the run's step-ups through: each one waits for its channel and is registered with the receiver. */
+/** What the run's flows are told of a step-up besides its channel. */
+export interface StepUpAbout {
+  /** It carried images: its session may belong to a document verification flow (6.3 docVerification true). */
+  images?: boolean;
+  /** The test that sent it, for the summary ("stepup › a step-up by email …"). */
+  label?: string;
+}
+
+/**
+ * A request that may start a document verification session: a document verification (4.3), or a step-up with images
+ * and no message channel. Its session may be reported by a verification session event with docVerification true.
+ */
+export interface DocumentAbout {
+  /** The inquiry its document results event (6.2) will carry, when the request named one. */
+  inquiryId?: string;
+  label?: string;
+  /** A step-up with images and no message channel (else a document verification). */
+  stepUp?: boolean;
+}
+
+/** What every worker sends the run's flows through: each step-up waits for its channel and is registered with the receiver. */
 export interface StepUpGate {
-  begin(channel: MessageChannel, credit: Credit): Promise<StepUpTicket>;
-  answered(ticket: StepUpTicket, accepted: boolean): Promise<void>;
+  begin(channel: MessageChannel, credit: Credit, about?: StepUpAbout): Promise<StepUpTicket>;
+  /** Registers a request that may start a document verification session (it waits for nothing). */
+  beginDocument(about: DocumentAbout): Promise<StepUpTicket>;
+  /** Its answer came; an accepted document verification names the inquiry of its session when its request did not. */
+  answered(ticket: StepUpTicket, accepted: boolean, inquiryId?: string): Promise<void>;
 }
 
 /** What the run knows of the way from the target to its receiver, when a flow's event never came. */
@@ -86,8 +111,6 @@ export interface RunEvents extends StepUpGate {
   since(since: number): Promise<DeliveryRecord[]>;
   /** Every delivery of the run so far. */
   all(): Promise<DeliveryRecord[]>;
-  /** Counts a document verification whose events a flow awaits. */
-  documentFlow(): Promise<void>;
   /** The first document results event carrying `inquiryId` that arrived since `since`, waiting until `deadline`. */
   results(inquiryId: string, since: number, deadline: number): Promise<DeliveryRecord | undefined>;
   /** The first document onboarding event of `sessionId` that arrived since `since`, waiting until `deadline`. */
@@ -98,4 +121,6 @@ export interface RunEvents extends StepUpGate {
   othersEnded(testId: string): Promise<void>;
   /** Waits until every step-up of the run has its event or its window ended (at most until `deadline`). */
   settle(deadline: number): Promise<{ flows: number; live: number }>;
+  /** Passive mode: listens until `deadline` for whatever comes (the summary reports it as listening, not as a wait). */
+  listen(deadline: number): Promise<void>;
 }

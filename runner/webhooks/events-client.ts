@@ -5,11 +5,19 @@ import { eventsPath, LONGEST_POLL_MS } from './event-hub.ts';
 import type {
   Credit,
   DeliveryRecord,
+  DocumentAbout,
   FlowOutcome,
   ReceiverPath,
   RunEvents,
+  StepUpAbout,
   StepUpTicket,
 } from '../../kit/webhooks/run-events.ts';
+
+/** A long poll's answer: the event, or null; and whether the wait reached its deadline. */
+interface Polled {
+  event: DeliveryRecord | null;
+  over: boolean;
+}
 
 /**
  * A worker's view of the run's webhook receiver, which lives in the runner process (runner/webhooks/event-hub.ts):
@@ -46,40 +54,37 @@ export class EventsClient implements RunEvents {
     return this.since(0);
   }
 
-  /** Counts a document verification whose events a flow awaits. */
-  async documentFlow(): Promise<void> {
-    await this.ask('/document/started', {});
-  }
-
   /** The first document results event carrying `inquiryId` that arrived since `since`, waiting until `deadline`. */
   results(inquiryId: string, since: number, deadline: number): Promise<DeliveryRecord | undefined> {
-    return this.polled(deadline, (timeoutMs) =>
-      this.ask<{ event: DeliveryRecord | null }>('/results', { inquiryId, since, timeoutMs }),
-    );
+    return this.polled(() => this.ask<Polled>('/results', { inquiryId, since, deadline }));
   }
 
   /** The first document onboarding event of `sessionId` that arrived since `since`, waiting until `deadline`. */
   onboarding(sessionId: string, since: number, deadline: number): Promise<DeliveryRecord | undefined> {
-    return this.polled(deadline, (timeoutMs) =>
-      this.ask<{ event: DeliveryRecord | null }>('/onboarding', { sessionId, since, timeoutMs }),
-    );
+    return this.polled(() => this.ask<Polled>('/onboarding', { sessionId, since, deadline }));
   }
 
-  async begin(channel: MessageChannel, credit: Credit): Promise<StepUpTicket> {
+  async begin(channel: MessageChannel, credit: Credit, about: StepUpAbout = {}): Promise<StepUpTicket> {
     const request = randomUUID();
     for (;;) {
       const { ticket } = await this.ask<{ ticket: StepUpTicket | null }>('/step-up/begin', {
         request,
         channel,
         credit,
+        ...about,
         timeoutMs: LONGEST_POLL_MS,
       });
       if (ticket) return ticket;
     }
   }
 
-  async answered(ticket: StepUpTicket, accepted: boolean): Promise<void> {
-    await this.ask('/step-up/answered', { ticket: ticket.ticket, accepted });
+  async beginDocument(about: DocumentAbout): Promise<StepUpTicket> {
+    const { ticket } = await this.ask<{ ticket: StepUpTicket }>('/document/begin', about);
+    return ticket;
+  }
+
+  async answered(ticket: StepUpTicket, accepted: boolean, inquiryId?: string): Promise<void> {
+    await this.ask('/step-up/answered', { ticket: ticket.ticket, accepted, ...(inquiryId ? { inquiryId } : {}) });
   }
 
   /** The step-up's outcome: its event, or its window's end (WEBHOOK_WAIT_MS from its request), or for a counted one the count's answer. */
@@ -108,23 +113,27 @@ export class EventsClient implements RunEvents {
    */
   async settle(deadline: number): Promise<{ flows: number; live: number }> {
     for (;;) {
-      const left = deadline - Date.now();
-      const answer = await this.ask<{ flows: number; live: number }>('/settle', {
-        timeoutMs: Math.max(0, Math.min(left, LONGEST_POLL_MS)),
+      const { flows, live, over } = await this.ask<{ flows: number; live: number; over: boolean }>('/settle', {
+        deadline,
       });
-      if (answer.live === 0 || Date.now() >= deadline) return answer;
+      if (over) return { flows, live };
     }
   }
 
-  private async polled(
-    deadline: number,
-    ask: (timeoutMs: number) => Promise<{ event: DeliveryRecord | null }>,
-  ): Promise<DeliveryRecord | undefined> {
+  /** Passive mode: listens until `deadline` (the receiver records it as listening, not as a wait). */
+  async listen(deadline: number): Promise<void> {
     for (;;) {
-      const left = deadline - Date.now();
-      const { event } = await ask(Math.max(0, Math.min(left, LONGEST_POLL_MS)));
+      const { over } = await this.ask<{ over: boolean }>('/listen', { deadline });
+      if (over) return;
+    }
+  }
+
+  /** Asks until the event is there or the receiver says the wait is over; it waits one poll at most per ask. */
+  private async polled(ask: () => Promise<Polled>): Promise<DeliveryRecord | undefined> {
+    for (;;) {
+      const { event, over } = await ask();
       if (event) return event;
-      if (Date.now() >= deadline) return undefined;
+      if (over) return undefined;
     }
   }
 }

@@ -37,6 +37,12 @@ export interface CoreBehaviour {
   /** The resendStatus of a verification session event (3.2): SENT, or its default when no resend was asked for. */
   sessionResendStatus: 'SENT' | 'UNKNOWN_RESEND_STATUS';
   /**
+   * The session of a step-up that carried images (2.6: verification by phone number or email, with optional images):
+   * a verification session like any other (docVerification false; a step-up with images alone starts none), or a
+   * document verification flow's (6.3: docVerification true; a step-up with images alone reports its session too).
+   */
+  imagesSession?: 'verification' | 'document';
+  /**
    * A request member of another JSON type than stated (2.1 to 2.6 say how a wrong type is refused nowhere): refused,
    * or, for a number or boolean where a string is stated, read as its text (42 → "42", as Jackson and Java's
    * protobuf JSON parser do), and "true"/"false" where a boolean is stated read as the boolean.

@@ -2,6 +2,7 @@ import type { LayoutName } from '../layout.ts';
 import type { TokenKind } from '../tokens.ts';
 import type { Flavor, RunningSandbox, SandboxOptions } from '../types.ts';
 import { alternative } from './alternative.ts';
+import { documentStepUp } from './document-step-up.ts';
 import { lenient } from './lenient.ts';
 import { normalising } from './normalising.ts';
 import { proto3 } from './proto3.ts';
@@ -64,6 +65,12 @@ const modules: Readonly<Record<Flavor, FlavorModule>> = {
     tokenKind: proto3.tokens.kind,
     deliversToReceiver: true,
     start: async (options) => (await core()).startCore(options, proto3, 'proto3'),
+  },
+  'document-step-up': {
+    layout: 'reference',
+    tokenKind: documentStepUp.tokens.kind,
+    deliversToReceiver: true,
+    start: async (options) => (await core()).startCore(options, documentStepUp, 'document-step-up'),
   },
   far: {
     layout: 'reference',

@@ -5,6 +5,7 @@ import { outcomeInTest, type TestRecord } from '../../reporters/verdicts.ts';
 import { testKey } from '../../runner/http/user-agent.ts';
 import { suiteFile } from '../../scripts/suite-listing.ts';
 import type { ProofPlan } from './plan.ts';
+import type { EventWaits, WindowArrival, WindowEnd } from '../../reporters/run-facts.ts';
 import { profileVerdict, type ProfileVerdict } from './profile-verdict.ts';
 
 interface JsonSuite {
@@ -122,13 +123,56 @@ export interface ProofAnalysis {
   observations: Record<string, Record<string, string[]>>;
   /** Each correct target's one run, judged under gate and under certify. */
   verdicts: Record<string, Record<JudgedProfile, ProfileVerdict>>;
+  /**
+   * Each correct target's waits that ended on their window (its receiver's waits file), and of those the ones that
+   * ended while an event that could have answered them was held, given to no flow: "flow: #seq (why)".
+   */
+  waits: Record<string, { windowEnds: number; heldAnswers: string[] } | undefined>;
+}
+
+/**
+ * Whether an arrival could have ended the wait, by the document's rules alone (not the attribution's code): a first
+ * verification session event of a session no document event named, given to no flow, of the kind the step-up may take
+ * (one with docVerification true only when the step-up carried images); a document event of the awaited inquiry or session.
+ */
+export function couldHaveAnswered(end: WindowEnd, arrival: WindowArrival): boolean {
+  switch (end.kind) {
+    case 'step-up':
+    case 'count':
+      return (
+        arrival.kind === 'session' &&
+        arrival.firstOfSession &&
+        arrival.givenTo === undefined &&
+        arrival.documentSession !== true &&
+        (arrival.docVerification !== true || end.images === true)
+      );
+    case 'results':
+      return arrival.kind === 'results' && arrival.inquiryId === end.awaits;
+    case 'onboarding':
+      return arrival.kind === 'onboarding' && arrival.sessionId === end.awaits;
+    case 'run-end':
+      return false;
+  }
+}
+
+/** The waits of one receiver that ended on their window while an event that could have answered them was held. */
+export function heldAnswers(waits: EventWaits): string[] {
+  return waits.windowEnds.flatMap((end) =>
+    end.arrived
+      .filter((arrival) => couldHaveAnswered(end, arrival))
+      .map((arrival) => `${end.flow}: ${end.what}; #${arrival.seq} was held (${arrival.why})`),
+  );
 }
 
 /** The profiles every correct target is judged under. */
 export const judgedProfiles = ['gate', 'certify'] as const;
 export type JudgedProfile = (typeof judgedProfiles)[number];
 
-export function analyse(plan: ProofPlan, report: { config: { rootDir: string }; suites: JsonSuite[] }): ProofAnalysis {
+export function analyse(
+  plan: ProofPlan,
+  report: { config: { rootDir: string }; suites: JsonSuite[] },
+  waitsOf: (target: ProofPlan['targets'][number]) => EventWaits | undefined = () => undefined,
+): ProofAnalysis {
   const byProject = recordsByProject(report);
   const recordsOf = (prefix: string) =>
     [...byProject.entries()]
@@ -218,6 +262,14 @@ export function analyse(plan: ProofPlan, report: { config: { rootDir: string }; 
           return [t.name, byId];
         }),
     ),
+    waits: Object.fromEntries(
+      plan.targets
+        .filter((t) => t.kind === 'clean' || t.kind === 'portability')
+        .map((t) => {
+          const waits = waitsOf(t);
+          return [t.name, waits && { windowEnds: waits.windowEnds.length, heldAnswers: heldAnswers(waits) }];
+        }),
+    ),
     verdicts: Object.fromEntries(
       plan.targets
         .filter((t) => t.kind === 'clean' || t.kind === 'portability')
@@ -253,6 +305,11 @@ export function killMatrixMarkdown(analysis: ProofAnalysis, durationMs: number):
     `Verdicts of the correct targets (gate; certify): ${Object.entries(analysis.verdicts)
       .map(([name, v]) => `${name}: ${v.gate.result}; ${v.certify.result}`)
       .join(' | ')}.`,
+    `Waits that ended on their window against the correct targets (of them, while their event was held): ${Object.entries(
+      analysis.waits,
+    )
+      .map(([name, w]) => `${name}: ${w ? `${w.windowEnds} (${w.heldAnswers.length})` : 'no receiver'}`)
+      .join(', ')}.`,
     '',
     `Faults by class: ${[...new Set(analysis.kills.map((k) => k.class))].map((c) => `${c} ${analysis.kills.filter((k) => k.class === c && k.killed).length} of ${analysis.kills.filter((k) => k.class === c).length} caught`).join(', ')}.`,
     '',

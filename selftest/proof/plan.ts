@@ -40,6 +40,9 @@ export const PROOF_FAR: Omit<FarSettings, 'tls'> = {
   seed: 'proof-far',
 };
 
+/** Where the proof run's Playwright writes its output, each target's receiver its waits among it (proof.config.ts). */
+export const PROOF_OUTPUT_DIR = 'test-results/proof-run';
+
 export type TargetKind = 'clean' | 'portability' | 'fault' | 'round';
 
 /** A fault as the proof run uses it: what it breaks, and, in a round, the keys of the tests that run with it. */
@@ -151,6 +154,8 @@ export async function startProofTargets(
     // a proto3 JSON writer that leaves every default-valued member out.
     { name: 'portability/lenient', kind: 'portability', flavor: 'lenient', faults: [] },
     { name: 'portability/proto3', kind: 'portability', flavor: 'proto3', faults: [] },
+    // A target whose step-ups with images are document verification flows (6.3 docVerification true).
+    { name: 'portability/document-step-up', kind: 'portability', flavor: 'document-step-up', faults: [] },
     // A deployment far away: answers held, events late, crossed and some twice, records after a while, HTTPS through a private CA.
     { name: 'portability/far', kind: 'portability', flavor: 'far', faults: [] },
     // Policies for values the document leaves open: tags kept in NFC with their outer whitespace trimmed, values of

@@ -4,7 +4,7 @@ import { defineConfig } from '@playwright/test';
 import { loadConfig } from '../../runner/config/load-config.ts';
 import type { WorkerFixtures } from '../../fixtures/test.ts';
 import { serializeRedacted } from '../../reporters/serialize-redacted.ts';
-import type { FaultRun, ProofPlan, ProofTarget } from './plan.ts';
+import { PROOF_OUTPUT_DIR, type FaultRun, type ProofPlan, type ProofTarget } from './plan.ts';
 
 // The proof run: the whole suite against the clean sandbox and the correct implementations that differ from it, and,
 // for each fault, the checks that cite the faulted requirement against a sandbox giving them that fault (alone, or in
@@ -47,7 +47,7 @@ export default defineConfig<object, WorkerFixtures>({
   workers: Number(workers ?? 2),
   retries: 0,
   timeout: 60_000,
-  outputDir: `${repoRoot}test-results/proof-run`,
+  outputDir: `${repoRoot}${PROOF_OUTPUT_DIR}`,
   reporter: [['json', { outputFile: results ?? `${repoRoot}test-results/proof-results.json` }]],
   use: { trace: 'off' },
   // Every target is a sandbox this process started: the run's broker and receivers, without the preflight of a real

@@ -7,7 +7,9 @@ import { faults as allFaults, type Fault } from '../../sandbox/faults.ts';
 import type { QueuedEvent, RateLimitedCounts } from '../../sandbox/types.ts';
 import { analyse, killMatrixMarkdown, type ProofAnalysis } from './analyse.ts';
 import { listSuite } from '../../scripts/suite-listing.ts';
-import { startProofTargets } from './plan.ts';
+import { PROOF_OUTPUT_DIR, startProofTargets, type ProofTarget } from './plan.ts';
+import { waitsFileName } from '../../runner/webhooks/event-hub.ts';
+import type { EventWaits } from '../../reporters/run-facts.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -74,7 +76,13 @@ export async function runProofOnce(options: {
   }
   if (!existsSync(resultsFile))
     throw new Error(`The proof run wrote no results (exit ${exitCode}):\n${output.slice(-3000)}`);
-  const analysis = analyse(plan, JSON.parse(readFileSync(resultsFile, 'utf8')));
+  // Each target's receiver wrote its waits beside its journal when the run ended (runner/webhooks/event-hub.ts).
+  const waitsOf = (target: ProofTarget): EventWaits | undefined => {
+    const port = Number(target.env['WEBHOOK_LISTEN']?.split(':').at(-1));
+    const file = join(repoRoot, PROOF_OUTPUT_DIR, waitsFileName(port, target.env['RUN_TAG'] ?? ''));
+    return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as EventWaits) : undefined;
+  };
+  const analysis = analyse(plan, JSON.parse(readFileSync(resultsFile, 'utf8')), waitsOf);
   const durationMs = performance.now() - started;
   const reportsDir = options.reportsDir ?? `${repoRoot}reports`;
   mkdirSync(reportsDir, { recursive: true });

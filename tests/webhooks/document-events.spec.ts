@@ -45,7 +45,6 @@ for (const variant of variants) {
         config.strategies.documentVerification,
         await variant.inquiry(newCase),
       );
-      await events.documentFlow();
       const window: Window = { events, since: Date.now(), timeoutMs: config.webhook.waitMs };
       const exchange = await api.call('documentVerification', { body });
       requireSuccess({ verdict, config }, exchange, `the document verification ${variant.name} is accepted`);

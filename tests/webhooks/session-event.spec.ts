@@ -39,11 +39,12 @@ for (const { channel, name } of channels) {
     ),
     async ({ api, verdict, config, data, events, attachDeliveries, newCase, firstDelivery }, testInfo) => {
       skipUnlessFlowsRun(verdict, config, events);
+      const label = `${testInfo.project.name} › ${testInfo.title}`;
       const sendStepUp = async (credit: Credit) => {
         // Also before a step-up sent again alone: it would wait out a window again.
         await firstDelivery.standsOn();
         const ref = await newCase();
-        const ticket = await events.begin(channel, credit);
+        const ticket = await events.begin(channel, credit, { label });
         const exchange = await api.call('stepUp', { body: stepUp(data, ref, channel), stepUp: ticket });
         requireSuccess({ verdict, config }, exchange, `the step-up ${name} is accepted`);
         return { ticket, exchange };
@@ -71,8 +72,8 @@ for (const { channel, name } of channels) {
       const arrived = (await events.since(ticket.sentAt)).filter(isSession);
       await attachDeliveries(`verification session events after the step-up ${name}`, arrived);
       const actual = arrived.length
-        ? `only redeliveries or events of sessions seen before the step-up arrived (${arrived.length})`
-        : 'none arrived';
+        ? `${arrived.length} verification session event${arrived.length === 1 ? '' : 's'}, none its own (redeliveries, sessions seen before the step-up, events given to other step-ups)`
+        : `no verification session event within ${config.webhook.waitMs / 1000} s`;
       // Nothing at all reached the receiver, and the way to it is not proven: the target, or the public URL.
       if (!first) await requireReceiverReached(verdict, events, config, { sent: verdict.sent(exchange), expected });
       expectFlowEvent(verdict, exchange, first, { expected, actual });

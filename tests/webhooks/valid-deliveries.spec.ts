@@ -32,7 +32,7 @@ test(
     // waited out again.
     if (config.webhook.mode === 'active') await firstDelivery.standsOn();
     if (config.webhook.mode === 'passive') {
-      await new Promise((resolve) => setTimeout(resolve, config.webhook.passiveWindowMs));
+      await events.listen(Date.now() + config.webhook.passiveWindowMs);
     } else {
       ({ flows } = await events.settle(Date.now() + config.webhook.waitMs));
     }
