@@ -12,7 +12,9 @@ import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { listSuite } from './suite-listing.ts';
 import { freePorts } from '../runner/http/free-port.ts';
+import { checkoutAt, otherCommit, type Checkout } from './bench-checkout.ts';
 import { countOption, parseCli } from './cli.ts';
+import { configSchema } from '../schemas/variables.ts';
 import { replaceReadmeBlock } from './readme-block.ts';
 
 const cli = parseCli({
@@ -28,6 +30,9 @@ const cli = parseCli({
     'npm-ci-runs': { type: 'string' },
     'runtime-runs': { type: 'string' },
     'far-runs': { type: 'string' },
+    'flavor-runs': { type: 'string' },
+    'precondition-runs': { type: 'string' },
+    against: { type: 'string' },
     'no-readme': { type: 'boolean' },
   },
   describe: {
@@ -42,6 +47,12 @@ const cli = parseCli({
       "runs of npm ci in a scratch folder from package.json and the lock file, npm's cache as it is (default 1)",
     'runtime-runs':
       'runs of the runtime self-test alone (selftest/runtimes.spec.ts: the CLI smoke and a whole run on each other Node line; default 1)',
+    'flavor-runs':
+      'runs against each correct flavor without a rate limit, embedded, events at once, by turns (default: as --runs)',
+    'precondition-runs':
+      'runs at default timeouts against each fault that breaks a precondition the checks share (default 1)',
+    against:
+      'a commit to measure side by side on the same machine, by turns (the full run, the failing run, each flavor, npm test): made in a scratch folder, git worktree and npm ci',
     'no-readme': 'write reports/bench.json only, not the README tables',
   },
 });
@@ -53,16 +64,38 @@ const npmTestRuns = countOption('npm-test-runs', cli.values['npm-test-runs'], 1)
 const loadedRuns = countOption('loaded-runs', cli.values['loaded-runs'], 0);
 const npmCiRuns = countOption('npm-ci-runs', cli.values['npm-ci-runs'], 1);
 const runtimeRuns = countOption('runtime-runs', cli.values['runtime-runs'], 1);
+const flavorRuns = countOption('flavor-runs', cli.values['flavor-runs'], runs);
+const preconditionRuns = countOption('precondition-runs', cli.values['precondition-runs'], 1);
 
 // Figures, not assertions: the machines are shared and noisy, so the README shows medians of whole processes.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const playwrightCli = join(repoRoot, 'node_modules/@playwright/test/cli.js');
+const here = checkoutAt('this commit', repoRoot);
+const playwrightCli = here.playwrightCli;
 /** Each answer of the slow target comes this late. */
 const SLOW_MS = 200;
 /** A test that sends nothing (it records that the order update operation is not shown): what remains is fixed cost. */
 const TRIVIAL_TEST = '@ORD-400-UPDATE-ORDER-ID';
 /** A fault family whose checks fail on six operations: the failing run. */
 const FAILING_FAULTS = 'json-as-text-plain';
+/** The correct flavors that answer at once and set no rate limit: a run against each costs what the reference costs. */
+const PROMPT_FLAVORS = ['reference', 'alternative', 'gateway', 'lenient', 'proto3', 'document-step-up', 'normalising'];
+/** Whether a checkout's sandbox has a flavor (another commit's may not have the newer ones). */
+function hasFlavor(checkout: Checkout, flavor: string): boolean {
+  const schema = JSON.parse(readFileSync(join(checkout.root, 'schemas', 'config.schema.json'), 'utf8')) as {
+    properties: { SANDBOX_FLAVOR?: { enum?: string[] } };
+  };
+  return schema.properties.SANDBOX_FLAVOR?.enum?.includes(flavor) ?? false;
+}
+
+/**
+ * Faults that break a precondition many checks share, each with the timeout it touches: a run against one costs the
+ * failing run and that timeout once (the checks standing on it are blocked at once, not tried).
+ */
+const PRECONDITION_FAULTS = [
+  { fault: 'records-never-ready', timeout: 'DOCUMENT_READY_TIMEOUT_MS' },
+  { fault: 'token-never-answers', timeout: 'HTTP_TIMEOUT_MS' },
+  { fault: 'webhooks-never-sent', timeout: 'WEBHOOK_WAIT_MS' },
+] as const;
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -83,11 +116,11 @@ interface Timed {
 }
 
 /** Runs a command through bash, which reports the CPU time of everything the command started (`times`). */
-function timed(command: string, env: Record<string, string | undefined>): Promise<Timed> {
+function timed(command: string, env: Record<string, string | undefined>, cwd = repoRoot): Promise<Timed> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', `${command}; status=$?; times; exit $status`], {
-      cwd: repoRoot,
+      cwd,
       // eslint-disable-next-line no-restricted-properties -- the environment given to a child process
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -165,7 +198,10 @@ async function runAgainstSandbox(options: {
   workers?: number;
   expectedExit: number;
   loop?: boolean;
+  /** The suite that runs: this checkout's, or another commit's (--against). */
+  checkout?: Checkout;
 }): Promise<TargetRun> {
+  const checkout = options.checkout ?? here;
   const requests: ReceivedRequest[] = [];
   const tokenSecret = randomBytes(16).toString('hex');
   const [webhookPort] = await freePorts(1);
@@ -187,9 +223,11 @@ async function runAgainstSandbox(options: {
       ...(options.workers ? { CONFORMANCE_WORKERS: String(options.workers) } : {}),
       ...scratchRunEnv(scratch),
     };
-    const result = await timed(`node ${playwrightCli} test`, env);
+    const result = await timed(`node ${checkout.playwrightCli} test`, env, checkout.root);
     if (result.code !== options.expectedExit)
-      throw new Error(`The run exited ${result.code}, not ${options.expectedExit}:\n${result.output.slice(-2000)}`);
+      throw new Error(
+        `The run of ${checkout.name} exited ${result.code}, not ${options.expectedExit}:\n${result.output.slice(-2000)}`,
+      );
     const sent = [...requests];
     return {
       ...result,
@@ -250,6 +288,70 @@ async function runAgainstFarTarget(): Promise<FarRun> {
     await sandbox.close();
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+interface EmbeddedRun extends Timed {
+  /** Waits of the run that ended on their window rather than on an event (conformance.json), when it says. */
+  windowEnds?: number;
+}
+
+/**
+ * The whole suite against the embedded sandbox of a checkout (its own flavor and faults, as a user starts it), every
+ * reporter on, default timeouts: a correct flavor's run, or a fault's.
+ */
+async function embeddedRun(
+  checkout: Checkout,
+  options: { flavor?: string; faults?: string; expectedExit: readonly number[] },
+): Promise<EmbeddedRun> {
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-embedded-'));
+  try {
+    const [sandboxPort, webhookPort] = await freePorts(2);
+    const env = {
+      SANDBOX_PORT: String(sandboxPort),
+      WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
+      ...(options.flavor ? { SANDBOX_FLAVOR: options.flavor } : {}),
+      ...(options.faults ? { SANDBOX_FAULTS: options.faults } : {}),
+      ...scratchRunEnv(scratch),
+    };
+    const result = await timed(`node ${checkout.playwrightCli} test`, env, checkout.root);
+    const what = `${checkout.name}, ${options.flavor ?? 'reference'}${options.faults ? ` with ${options.faults}` : ''}`;
+    if (result.code === null || !options.expectedExit.includes(result.code))
+      throw new Error(`The run of ${what} exited ${result.code}:\n${result.output.slice(-2000)}`);
+    let windowEnds: number | undefined;
+    try {
+      const report = JSON.parse(readFileSync(join(scratch, 'reports', 'conformance.json'), 'utf8')) as {
+        events?: { windowEnds?: unknown[] };
+      };
+      windowEnds = report.events?.windowEnds?.length;
+    } catch {
+      // A run that stopped before its tests (exit 2) writes no events.
+    }
+    return { ...result, ...(windowEnds === undefined ? {} : { windowEnds }) };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The same measure in each checkout, by turns (this one, then the other, and again), so that the machine's drift over
+ * the bench falls on both alike.
+ */
+async function byTurns<T>(
+  label: string,
+  count: number,
+  checkouts: readonly Checkout[],
+  once: (checkout: Checkout) => Promise<T>,
+  describe: (one: T) => string,
+): Promise<Map<string, T[]>> {
+  const all = new Map<string, T[]>(checkouts.map((c) => [c.name, []]));
+  for (let i = 0; i < count; i += 1) {
+    for (const checkout of checkouts) {
+      const one = await once(checkout);
+      console.log(`  ${label} ${i + 1}${checkouts.length > 1 ? `, ${checkout.name}` : ''}: ${describe(one)}`);
+      all.get(checkout.name)?.push(one);
+    }
+  }
+  return all;
 }
 
 /** The fixed cost: one trivial test, with the embedded sandbox and every reporter, as node or npx starts it. */
@@ -390,22 +492,55 @@ async function main() {
   console.log(
     `bench: ${runs} run(s) of each fast measure, ${slowRuns} slow-target run(s), ${killRuns} proof run(s), ${npmTestRuns} npm test run(s)`,
   );
+  const against = cli.values.against ? otherCommit(repoRoot, cli.values.against) : undefined;
+  try {
+    await measure(against);
+  } finally {
+    against?.remove();
+  }
+}
+
+async function measure(against: Checkout | undefined) {
+  const checkouts = against ? [here, against] : [here];
+  const mine = <T>(all: Map<string, T[]>): T[] => all.get(here.name) ?? [];
   const floor = await floorRuns(runs);
-  const full = await repeat(
+  const fullRuns = await byTurns(
     'full run',
     runs,
-    () => runAgainstSandbox({ expectedExit: 0, loop: true }),
-    (one) => `${line(one)}, ${one.requests} requests, plain fetch loop ${seconds(one.loopMs ?? 0)} s`,
+    checkouts,
+    (checkout) => runAgainstSandbox({ expectedExit: 0, loop: checkout === here, checkout }),
+    (one) =>
+      `${line(one)}, ${one.requests} requests${one.loopMs === undefined ? '' : `, plain fetch loop ${seconds(one.loopMs)} s`}`,
   );
+  const full = mine(fullRuns);
   const oneNode = await repeat('one test (node)', runs, () => oneTestRun(`node ${playwrightCli}`), line);
   const oneNpx = await repeat('one test (npx)', runs, () => oneTestRun('npx playwright'), line);
   const doctor = await repeat('doctor', runs, doctorRun, line);
-  const failing = await repeat(
+  const failingRuns = await byTurns(
     'failing run',
     runs,
-    () => runAgainstSandbox({ faults: FAILING_FAULTS, expectedExit: 1 }),
+    checkouts,
+    (checkout) => runAgainstSandbox({ faults: FAILING_FAULTS, expectedExit: 1, checkout }),
     line,
   );
+  const failing = mine(failingRuns);
+  const flavorRunsOf: Record<string, Map<string, EmbeddedRun[]>> = {};
+  for (const flavor of PROMPT_FLAVORS)
+    flavorRunsOf[flavor] = await byTurns(
+      `flavor ${flavor}`,
+      flavorRuns,
+      checkouts.filter((checkout) => hasFlavor(checkout, flavor)),
+      (checkout) => embeddedRun(checkout, { flavor, expectedExit: [0] }),
+      (one) => `${line(one)}, ${one.windowEnds ?? 'no'} waits ended on their window`,
+    );
+  const preconditions: Record<string, EmbeddedRun[]> = {};
+  for (const { fault } of PRECONDITION_FAULTS)
+    preconditions[fault] = await repeat(
+      `precondition fault ${fault}`,
+      preconditionRuns,
+      () => embeddedRun(here, { faults: fault, expectedExit: [1, 2] }),
+      (one) => `${line(one)} (exit ${one.code})`,
+    );
   const slow = await repeat(
     'slow target, workers chosen from the round trip',
     slowRuns,
@@ -435,12 +570,14 @@ async function main() {
       ),
     line,
   );
-  const npmTest = await repeat(
+  const npmTestRunsOf = await byTurns(
     'npm test',
     npmTestRuns,
-    () => timed('npm test', { CI: '' }),
+    checkouts,
+    (checkout) => timed('npm test', { CI: '' }, checkout.root),
     (one) => `${line(one)} (exit ${one.code})${keptFailure('npm test', one)}`,
   );
+  const npmTest = mine(npmTestRunsOf);
   const loaded = await underLoad(() =>
     repeat(
       'npm test under load',
@@ -495,6 +632,45 @@ async function main() {
     },
     npmCi: figure(npmCi),
     runtimeSelftest: figure(runtimes),
+    flavors: Object.fromEntries(
+      PROMPT_FLAVORS.map((flavor) => {
+        const these = mine(flavorRunsOf[flavor] ?? new Map<string, EmbeddedRun[]>());
+        return [flavor, { ...figure(these), windowEnds: Math.max(0, ...these.map((r) => r.windowEnds ?? 0)) }];
+      }),
+    ),
+    preconditions: Object.fromEntries(
+      PRECONDITION_FAULTS.map(({ fault, timeout }) => {
+        const these = preconditions[fault] ?? [];
+        return [
+          fault,
+          {
+            ...figure(these),
+            exitCodes: these.map((r) => r.code),
+            timeout,
+            timeoutSeconds: seconds(Number(configSchema.properties[timeout]?.default ?? 0)),
+          },
+        ];
+      }),
+    ),
+    ...(against
+      ? {
+          against: {
+            commit: against.name,
+            fullRun: {
+              ...figure(fullRuns.get(against.name) ?? []),
+              requests: median((fullRuns.get(against.name) ?? []).map((r) => r.requests)),
+            },
+            failingRun: figure(failingRuns.get(against.name) ?? []),
+            npmTest: figure(npmTestRunsOf.get(against.name) ?? []),
+            flavors: Object.fromEntries(
+              PROMPT_FLAVORS.flatMap((flavor) => {
+                const these = flavorRunsOf[flavor]?.get(against.name) ?? [];
+                return these.length ? [[flavor, figure(these)]] : [];
+              }),
+            ),
+          },
+        }
+      : {}),
   };
   keepEarlierFigures(summary);
   mkdirSync(join(repoRoot, 'reports'), { recursive: true });
@@ -533,10 +709,16 @@ function keepEarlierFigures(summary: Summary): void {
     'npmTestUnderLoad',
     'npmCi',
     'runtimeSelftest',
+    'flavors',
+    'preconditions',
   ] as const;
   const slots = summary as unknown as Record<(typeof measures)[number], unknown>;
   for (const measure of measures)
     if (runsIn(summary[measure]) === 0 && earlier[measure]) slots[measure] = earlier[measure];
+  // Another commit's figures stand beside this one's full run, failing run and npm test: kept while those are.
+  const sideBySide = ['fullRun', 'failingRun', 'npmTest'] as const;
+  if (!summary.against && earlier.against && sideBySide.every((measure) => runsIn(summary[measure]) === 0))
+    summary.against = earlier.against;
   if (measures.every((measure) => runsIn(summary[measure]) === 0) && earlier.measuredAt && earlier.machine)
     Object.assign(summary, { measuredAt: earlier.measuredAt, machine: earlier.machine });
 }
@@ -596,6 +778,18 @@ interface Summary {
   npmTestUnderLoad: Figure & { exitCodes: Array<number | null>; loadRuns: number };
   npmCi: Figure;
   runtimeSelftest: Figure;
+  /** Each correct flavor without a rate limit, embedded, events at once; the most waits of a run that ended on a window. */
+  flavors: Record<string, Figure & { windowEnds: number }>;
+  /** Each fault that breaks a shared precondition, at default timeouts, with the timeout it touches. */
+  preconditions: Record<string, Figure & { exitCodes: Array<number | null>; timeout: string; timeoutSeconds: number }>;
+  /** The same measures of another commit, by turns with these (--against). */
+  against?: {
+    commit: string;
+    fullRun: Figure & { requests: number };
+    failingRun: Figure;
+    npmTest: Figure;
+    flavors: Record<string, Figure>;
+  };
 }
 
 /** The README's first lines: how long each of the two commands takes, from the same figures. */
@@ -609,34 +803,125 @@ function firstCommands(s: Summary): string {
 }
 
 function benchTable(s: Summary): string {
-  const cell = (f: Figure) => (f.runs === 0 ? 'not measured' : `${f.medianSeconds} s (${f.medianCpuSeconds} CPU-s)`);
+  const cell = (f: Figure | undefined) =>
+    !f || f.runs === 0 ? 'not measured' : `${f.medianSeconds} s (${f.medianCpuSeconds} CPU-s)`;
+  const other = s.against;
+  // With another commit measured by turns, its figure stands in a column of its own beside this one's.
+  const row = (measure: string, median: string, target: string, theirs?: string) =>
+    other ? `| ${measure} | ${median} | ${theirs ?? ''} | ${target} |` : `| ${measure} | ${median} | ${target} |`;
+  const reference = s.flavors['reference'];
+  const ratio = (f: Figure) =>
+    reference && reference.runs > 0 && f.runs > 0
+      ? ` (×${(f.medianSeconds / reference.medianSeconds).toFixed(2)})`
+      : '';
   return [
-    `Measured ${s.measuredAt.slice(0, 10)} on a ${s.machine.cpus}-core machine, Node ${s.machine.node} by \`npm run bench\` (\`reports/bench.json\`; medians of whole processes, wall time and CPU time of every process):`,
+    `Measured ${s.measuredAt.slice(0, 10)} on a ${s.machine.cpus}-core machine, Node ${s.machine.node} by \`npm run bench\` (\`reports/bench.json\`; medians of whole processes, wall time and CPU time of every process${other ? `; the commit ${other.commit} measured by turns with this one` : ''}):`,
     '',
-    '| Measure | Median | Target |',
-    '|---|---|---|',
-    `| Full conformance run against the sandbox, every reporter on (${s.fullRun.runs} runs) | ${cell(s.fullRun)} | 6 s |`,
-    `| Its floor, Playwright alone: the suite's six projects and ${s.floor.suite.tests} tests, each empty, on the base test the suite uses, 2 workers (${s.floor.suite.runs} runs) | ${cell(s.floor.suite)} | |`,
-    `| One trivial test with the embedded sandbox and every reporter: the fixed cost (\`node …/cli.js test\`, ${s.oneTest.node.runs} runs) | ${cell(s.oneTest.node)} | 1.5 s |`,
-    `| The same through \`npx playwright test\` (npx's own start included) | ${cell(s.oneTest.npx)} | |`,
-    `| Its floor, Playwright alone: one empty test, TypeScript in a package like this one (${s.floor.oneTest.runs} runs) | ${cell(s.floor.oneTest)} | |`,
-    `| A failing run: the full suite against faults \`${s.failingRun.faults}\` (${s.failingRun.runs} runs) | ${cell(s.failingRun)} | |`,
-    `| \`npm run doctor\` against the embedded sandbox: hosts, tokens, every route, the webhook path (\`node --import tsx\`, ${s.doctor.runs} runs) | ${cell(s.doctor)} | |`,
-    `| Slow target, every answer ${s.slowTarget.latencyMs} ms late, workers chosen from the round trip (the default; ${s.slowTarget.chosenWorkers?.runs ?? 0} runs) | ${s.slowTarget.chosenWorkers ? cell(s.slowTarget.chosenWorkers) : 'not measured'} | |`,
-    `| The same with \`CONFORMANCE_WORKERS=2\` (${s.slowTarget.twoWorkers.runs} runs) | ${cell(s.slowTarget.twoWorkers)} | |`,
-    `| Its requests one after the other at ${s.slowTarget.latencyMs} ms each | ${s.slowTarget.sequentialSeconds} s | |`,
+    other ? `| Measure | Median | ${other.commit} | Target |` : '| Measure | Median | Target |',
+    other ? '|---|---|---|---|' : '|---|---|---|',
+    row(
+      `Full conformance run against the sandbox, every reporter on (${s.fullRun.runs} runs)`,
+      cell(s.fullRun),
+      '6 s',
+      other && cell(other.fullRun),
+    ),
+    row(
+      `Its floor, Playwright alone: the suite's ${projectNames.length} projects and ${s.floor.suite.tests} tests, each empty, on the base test the suite uses, 2 workers (${s.floor.suite.runs} runs)`,
+      cell(s.floor.suite),
+      '',
+    ),
+    row(
+      `One trivial test with the embedded sandbox and every reporter: the fixed cost (\`node …/cli.js test\`, ${s.oneTest.node.runs} runs)`,
+      cell(s.oneTest.node),
+      '1.5 s',
+    ),
+    row(`The same through \`npx playwright test\` (npx's own start included)`, cell(s.oneTest.npx), ''),
+    row(
+      `Its floor, Playwright alone: one empty test, TypeScript in a package like this one (${s.floor.oneTest.runs} runs)`,
+      cell(s.floor.oneTest),
+      '',
+    ),
+    row(
+      `A failing run: the full suite against faults \`${s.failingRun.faults}\` (${s.failingRun.runs} runs)`,
+      cell(s.failingRun),
+      '',
+      other && cell(other.failingRun),
+    ),
+    ...Object.entries(s.flavors).map(([flavor, f]) =>
+      row(
+        `The full run against the embedded \`${flavor}\` flavor, events at once (${f.runs} runs): time against the reference's, and waits that ended on their window`,
+        f.runs === 0 ? 'not measured' : `${cell(f)}${ratio(f)}; ${f.windowEnds} on a window`,
+        flavor === 'reference' ? 'none on a window' : '≤ ×1.25, none on a window',
+        other && (other.flavors[flavor] ? cell(other.flavors[flavor]) : 'no such flavor'),
+      ),
+    ),
+    ...Object.entries(s.preconditions).map(([fault, f]) =>
+      row(
+        `A run against \`${fault}\`, a broken precondition the checks share, default timeouts (${f.runs} runs, exit ${f.exitCodes.join(', ') || '—'})`,
+        cell(f),
+        s.failingRun.runs > 0
+          ? `≤ ${(s.failingRun.medianSeconds + f.timeoutSeconds).toFixed(1)} s: the failing run + ${f.timeout} (${f.timeoutSeconds} s) once`
+          : `the failing run + ${f.timeout} once`,
+      ),
+    ),
+    row(
+      `\`npm run doctor\` against the embedded sandbox: hosts, tokens, every route, the webhook path (\`node --import tsx\`, ${s.doctor.runs} runs)`,
+      cell(s.doctor),
+      '',
+    ),
+    row(
+      `Slow target, every answer ${s.slowTarget.latencyMs} ms late, workers chosen from the round trip (the default; ${s.slowTarget.chosenWorkers?.runs ?? 0} runs)`,
+      cell(s.slowTarget.chosenWorkers),
+      '',
+    ),
+    row(
+      `The same with \`CONFORMANCE_WORKERS=2\` (${s.slowTarget.twoWorkers.runs} runs)`,
+      cell(s.slowTarget.twoWorkers),
+      '',
+    ),
+    row(
+      `Its requests one after the other at ${s.slowTarget.latencyMs} ms each`,
+      `${s.slowTarget.sequentialSeconds} s`,
+      '',
+    ),
     ...(s.farTarget.runs > 0
       ? [
-          `| Far target: HTTPS through its own CA (only \`TLS_CA_FILE\` set), every answer 150 ms late, events 6 to 9 s late, out of order, some twice; workers chosen from the round trip (${s.farTarget.runs} runs) | ${cell(s.farTarget)} | ≤ ${(3 * s.fullRun.medianSeconds + s.farTarget.latestEventDelaySeconds).toFixed(1)} s: 3 × the full run + the latest awaited event's delay (${s.farTarget.latestEventDelaySeconds} s) |`,
-          `| Its event waits: how long after the last event it awaited each flow's wait ended, at most (a counted step-up awaits the events of every step-up beside it) | ${s.farTarget.longestWaitLagMs} ms | ≤ 1000 ms |`,
+          row(
+            `Far target: HTTPS through its own CA (only \`TLS_CA_FILE\` set), every answer 150 ms late, events 6 to 9 s late, out of order, some twice; workers chosen from the round trip (${s.farTarget.runs} runs)`,
+            cell(s.farTarget),
+            `≤ ${(3 * s.fullRun.medianSeconds + s.farTarget.latestEventDelaySeconds).toFixed(1)} s: 3 × the full run + the latest awaited event's delay (${s.farTarget.latestEventDelaySeconds} s)`,
+          ),
+          row(
+            `Its event waits: how long after the last event it awaited each flow's wait ended, at most (a counted step-up awaits the events of every step-up beside it)`,
+            `${s.farTarget.longestWaitLagMs} ms`,
+            '≤ 1000 ms',
+          ),
         ]
       : []),
-    `| Requests per run / tokens fetched / the same requests in a plain \`fetch\` loop | ${s.fullRun.requests} / ${s.fullRun.tokensFetched} / ${s.fullRun.plainFetchLoopSeconds} s | |`,
-    `| Proof run: clean, portability and kill matrix (${s.proofRun.runs} runs) | ${cell(s.proofRun)} | |`,
-    `| \`npm test\` (${s.npmTest.runs} runs, exit ${s.npmTest.exitCodes.join(', ') || '—'}) | ${cell(s.npmTest)} | 180 s |`,
-    `| \`npm test\` in a row while full conformance runs load the machine (${s.npmTestUnderLoad.runs} runs alongside ${s.npmTestUnderLoad.loadRuns} conformance runs, exit ${s.npmTestUnderLoad.exitCodes.join(', ') || '—'}) | ${cell(s.npmTestUnderLoad)} | green |`,
-    `| \`npm ci\` from package.json and the lock file, npm's cache warm (${s.npmCi.runs} runs) | ${cell(s.npmCi)} | |`,
-    `| The runtime self-test alone, part of \`npm test\`: the CLI smoke and a whole conformance run on each Node line of \`package.json\`'s \`optionalDependencies\` (${s.runtimeSelftest.runs} runs) | ${cell(s.runtimeSelftest)} | |`,
+    row(
+      `Requests per run / tokens fetched / the same requests in a plain \`fetch\` loop`,
+      `${s.fullRun.requests} / ${s.fullRun.tokensFetched} / ${s.fullRun.plainFetchLoopSeconds} s`,
+      '',
+      other && `${other.fullRun.requests} requests`,
+    ),
+    row(`Proof run: clean, portability and kill matrix (${s.proofRun.runs} runs)`, cell(s.proofRun), ''),
+    row(
+      `\`npm test\` (${s.npmTest.runs} runs, exit ${s.npmTest.exitCodes.join(', ') || '—'})`,
+      cell(s.npmTest),
+      '180 s',
+      other && cell(other.npmTest),
+    ),
+    row(
+      `\`npm test\` in a row while full conformance runs load the machine (${s.npmTestUnderLoad.runs} runs alongside ${s.npmTestUnderLoad.loadRuns} conformance runs, exit ${s.npmTestUnderLoad.exitCodes.join(', ') || '—'})`,
+      cell(s.npmTestUnderLoad),
+      'green',
+    ),
+    row(`\`npm ci\` from package.json and the lock file, npm's cache warm (${s.npmCi.runs} runs)`, cell(s.npmCi), ''),
+    row(
+      `The runtime self-test alone, part of \`npm test\`: the CLI smoke and a conformance run on each Node line of \`package.json\`'s \`optionalDependencies\` (${s.runtimeSelftest.runs} runs)`,
+      cell(s.runtimeSelftest),
+      '',
+    ),
   ].join('\n');
 }
 
