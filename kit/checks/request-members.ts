@@ -11,7 +11,13 @@ import {
   type CaseRef,
 } from '../builders/identity-bodies.ts';
 import {
+  notAnObjectRequirement,
+  notAnObjectTitle,
   optionalMembers,
+  requiredRows,
+  requiredTitle,
+  wrongTypeRows,
+  wrongTypeTitle,
   type BodyOperation,
   type RequiredRow,
   type WrongTypeRow,
@@ -216,3 +222,52 @@ export async function checkOptionalMembers(ctx: MemberContext, op: BodyOperation
 }
 
 export { fullRequest };
+
+/** One generated member check of an operation: the requirements it cites, its title, and how it runs. */
+export interface MemberCheck {
+  op: BodyOperation;
+  ids: string[];
+  title: string;
+  run: (ctx: MemberContext) => Promise<void>;
+}
+
+/**
+ * Every member check generated from the request schemas of these operations: every JSON type but the stated one on
+ * every member, every required member missing or null, a body that is no object, every optional member left out.
+ * The spec of each project declares them (test() is called there, so that each check's file is its project's).
+ */
+export function memberChecks(ops: readonly BodyOperation[]): MemberCheck[] {
+  return ops.flatMap((op) => {
+    const shapeRequirement = notAnObjectRequirement(op);
+    return [
+      ...wrongTypeRows(op).map((row) => ({
+        op,
+        ids: [row.requirement, ...wrongTypeConsequences(op)],
+        title: wrongTypeTitle(row),
+        run: (ctx: MemberContext) => checkWrongTypes(ctx, row),
+      })),
+      ...requiredRows(op).map((row) => ({
+        op,
+        ids: [row.requirement],
+        title: requiredTitle(row),
+        run: (ctx: MemberContext) => checkRequired(ctx, row),
+      })),
+      ...(shapeRequirement
+        ? [
+            {
+              op,
+              ids: [shapeRequirement],
+              title: notAnObjectTitle(op),
+              run: (ctx: MemberContext) => checkBodyNotAnObject(ctx, op, shapeRequirement),
+            },
+          ]
+        : []),
+      {
+        op,
+        ids: ['GEN-OPTIONAL-MEMBERS'],
+        title: `${operation(op).noun} is accepted without any one of its optional members`,
+        run: (ctx: MemberContext) => checkOptionalMembers(ctx, op),
+      },
+    ];
+  });
+}
