@@ -95,6 +95,15 @@ test('the rules the issue names hold: the kit never imports the runner, the sand
   ]);
 });
 
+test('the runner reaches the sandbox from its configuration alone (runner/config/ starts the embedded sandbox)', () => {
+  const crossings = [...importGraph()].flatMap(([file, deps]) =>
+    file.startsWith('runner/') && !file.startsWith('runner/config/')
+      ? deps.filter((dep) => dep.startsWith('sandbox/')).map((dep) => `${file} -> ${dep}`)
+      : [],
+  );
+  expect(crossings).toEqual([]);
+});
+
 test('docs/architecture.md states the same table', () => {
   const doc = readFileSync(join(repoRoot, 'docs', 'architecture.md'), 'utf8');
   const block = /<!-- rooms -->\n([\s\S]*?)\n<!-- \/rooms -->/.exec(doc)?.[1];
