@@ -10,7 +10,10 @@ const test = base.extend<object, { proof: ProofResult }>({
   proof: [
     // eslint-disable-next-line no-restricted-properties -- the run id selftest/playwright.config.ts hands its workers
     async ({}, use) => use(await runProofOnce({ runId: process.env.SELFTEST_RUN_ID ?? String(process.pid) })),
-    { scope: 'worker', timeout: 600_000 },
+    // It waits for the child run's end, an event: a green proof takes a few minutes on a quiet machine and several
+    // times that on a busy one. A timeout would start the whole proof again in a new worker, on the machine that was
+    // already too slow for it, so the bound is generous.
+    { scope: 'worker', timeout: 1_800_000 },
   ],
 });
 test.describe.configure({ mode: 'default' });
