@@ -14,6 +14,7 @@ import type { FarSettings } from '../../sandbox/types.ts';
 import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
 import type { ListedTest } from '../../scripts/suite-listing.ts';
 import { freePorts } from '../../runner/http/free-port.ts';
+import { optionalSettings } from '../../runner/config/optional-settings.ts';
 
 /**
  * The rate-limited flavor's limits in the proof run: 8 token requests per client per second, operations 30 at once,
@@ -43,6 +44,18 @@ export const PROOF_FAR: Omit<FarSettings, 'tls'> = {
 
 /** Where the proof run's Playwright writes its output, each target's receiver its waits among it (proof.config.ts). */
 export const PROOF_OUTPUT_DIR = 'test-results/proof-run';
+
+/**
+ * The detached target runs as a real target configured bare: no variable of an optional setting
+ * (runner/config/optional-settings.ts), and none of the reseller's or the order triggers'. Its rows not configured are
+ * then exactly the table's, each naming the variable to set (the claim `npm run doctor` stands on).
+ */
+export function withoutOptionalSettings(env: Record<string, string>): Record<string, string> {
+  const optional = new Set(optionalSettings.flatMap((setting) => setting.variables));
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) => !optional.has(name) && !/^(RESELLER|ORDER_TRIGGER)_/.test(name)),
+  );
+}
 
 export type TargetKind = 'clean' | 'portability' | 'fault' | 'round';
 
@@ -187,7 +200,8 @@ export async function startProofTargets(
     { name: 'portability/alternative', kind: 'portability', flavor: 'alternative', faults: [] },
     { name: 'portability/gateway', kind: 'portability', flavor: 'gateway', faults: [] },
     // Correct targets a real deployment resembles: one that answers 429 with Retry-After (token endpoints, operations,
-    // orders), one whose webhooks never reach the receiver (run as a real target: without WEBHOOK_PUBLIC_URL).
+    // orders), one whose webhooks never reach the receiver (run as a real target with no optional setting, so without
+    // WEBHOOK_PUBLIC_URL).
     { name: 'portability/rate-limited', kind: 'portability', flavor: 'rate-limited', faults: [] },
     { name: 'portability/detached', kind: 'portability', flavor: 'detached', faults: [] },
     // Correct targets built as common stacks build them: a lenient parser (coercion, U+FFFD, no media-type check), and
@@ -264,8 +278,9 @@ export async function startProofTargets(
         warn: () => undefined,
       });
       sandboxes.push(sandbox);
+      const target = sandboxTargetEnv({ url: sandbox.url, flavor: spec.flavor, tokenSecret });
       const env = {
-        ...sandboxTargetEnv({ url: sandbox.url, flavor: spec.flavor, tokenSecret }),
+        ...(spec.flavor === 'detached' ? withoutOptionalSettings(target) : target),
         WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
         TLS_CA_FILE: caFile,
         // The sandbox posts to the receiver on loopback: a receiver URL the target reaches, so the flows run.
