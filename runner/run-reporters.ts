@@ -8,7 +8,7 @@ import { runEnvironment } from '../reporters/run-environment.ts';
 import type { RunConfig, RunReports } from './config/run-config.ts';
 import { markUnfinished, reportFiles, writeNotRun, type ReportFiles } from '../reporters/run-reports.ts';
 import { runState } from './run-state.ts';
-import { optionalSettings } from './config/optional-settings.ts';
+import { unlocksByRequirement } from './config/optional-settings.ts';
 import { ConfigError } from './config/load-config.ts';
 import { reportsOf, reportVariables, resolveVariables } from './config/resolve.ts';
 
@@ -23,14 +23,6 @@ export function environmentOf(run: Pick<RunConfig, 'suite' | 'sandbox'>): Record
 /** The files a run's reports go to: REPORTS_DIR's, and the Allure results. */
 export function runReportFiles(reports: RunReports): ReportFiles {
   return reportFiles(reports.dir, reports.allureResultsDir);
-}
-
-/** The variables that unlock each requirement, from the doctor's one table (runner/config/optional-settings.ts). */
-function unlocks(): Record<string, string[]> {
-  const table: Record<string, string[]> = {};
-  for (const setting of optionalSettings)
-    for (const id of setting.requirements) table[id] = [...new Set([...(table[id] ?? []), ...setting.variables])];
-  return table;
 }
 
 /** A listing writes no report, and a shard only its blob (npm run merge-reports writes the reports). */
@@ -111,7 +103,7 @@ export function mergedReporters(run: RunConfig): ReporterDescription[] {
     ledger: suite.ledger,
     verbose,
     ...(reports.stepSummary ? { stepSummary: reports.stepSummary } : {}),
-    unlocks: unlocks(),
+    unlocks: unlocksByRequirement(),
   };
   const allure: ConformanceAllureOptions = {
     resultsDir: reports.allureResultsDir,

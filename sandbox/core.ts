@@ -24,7 +24,7 @@ import { listening } from './listen.ts';
 import { stepUpHandler } from './step-up-routes.ts';
 import { tokenHandler } from './token-endpoint.ts';
 import { TokenIssuer } from './tokens.ts';
-import type { Flavor, ReceivedRequest, RecordedExchange, RunningSandbox, SandboxOptions } from './types.ts';
+import type { Flavor, ReceivedRequest, RecordedExchange, RunningSandbox, SandboxOptions, SecondCore } from './types.ts';
 import { WebhookSender } from './webhooks.ts';
 
 const operationHandlers: Record<Exclude<OperationId, 'createOrder'>, Handler> = {
@@ -316,6 +316,19 @@ function contextOf(behaviour: CoreBehaviour, options: SandboxOptions, settings: 
   };
 }
 
+/** The second core of SandboxOptions.beside: the first's options but for its faults and its webhooks' address. */
+function secondCore(behaviour: CoreBehaviour, first: SandboxOptions, beside: SecondCore) {
+  const options: SandboxOptions = {
+    ...first,
+    faults: [...beside.faults],
+    faultsOf: undefined,
+    beside: undefined,
+    webhookUrl: beside.webhookUrl,
+  };
+  const settings = coreSettings(options);
+  return { takes: beside.takes, options, settings, ctx: contextOf(behaviour, options, settings) };
+}
+
 /**
  * Every request of the core: counted, recorded when asked, answered 503 when the flaky selection picks it, else
  * handed to its route after the latency, within the faults its headers select; a route that throws is answered 500.
@@ -366,6 +379,7 @@ export async function startCore(
 ): Promise<RunningSandbox> {
   const settings = coreSettings(options);
   const ctx = contextOf(behaviour, options, settings);
+  const second = options.beside && secondCore(behaviour, options, options.beside);
   for (const name of ['DocumentRecordsData', 'CaseDecision', 'FulfillmentType'] as const) allowedValues(name);
   let requests = 0;
   // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough to cut a slow sender.
@@ -375,15 +389,19 @@ export async function startCore(
     headersTimeout: Math.min(requestTimeoutMs, 60_000),
     connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs),
   };
-  const server = createServer(
-    timeouts,
-    coreListener(ctx, options, settings, () => (requests += 1)),
+  const count = () => (requests += 1);
+  const first = coreListener(ctx, options, settings, count);
+  const other = second && coreListener(second.ctx, second.options, second.settings, count);
+  const server = createServer(timeouts, (req, res) =>
+    other && second.takes(req.headers) ? other(req, res) : first(req, res),
   );
   server.on('clientError', answerClientError);
   const host = options.host ?? '127.0.0.1';
   const port = await listening(server, settings.port, host);
   server.on('error', (error) => (options.warn ?? console.warn)(`sandbox: server error: ${error.message}`));
   ctx.origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (second) second.ctx.origin = ctx.origin;
+  const contexts = second ? [ctx, second.ctx] : [ctx];
 
   let closing: Promise<void> | undefined;
   return {
@@ -393,14 +411,14 @@ export async function startCore(
     faults: ctx.faults.ids,
     tokenLifetimeSeconds: ctx.tokens.lifetimeSeconds,
     get deliveries() {
-      return ctx.webhooks.deliveries;
+      return contexts.reduce((sum, c) => sum + c.webhooks.deliveries, 0);
     },
     get requests() {
       return requests;
     },
-    webhooksIdle: () => ctx.webhooks.idle(),
+    webhooksIdle: async () => void (await Promise.all(contexts.map((c) => c.webhooks.idle()))),
     caseOf: (authenticationId) => {
-      const found = ctx.cases.get(authenticationId);
+      const found = contexts.map((c) => c.cases.get(authenticationId)).find(Boolean);
       return found ? { inquiryId: found.inquiryId } : undefined;
     },
     checkToken: (token, service) => {
@@ -409,7 +427,7 @@ export async function startCore(
     },
     close() {
       closing ??= new Promise<void>((resolve) => {
-        ctx.webhooks.close();
+        for (const c of contexts) c.webhooks.close();
         server.close(() => resolve());
         server.closeAllConnections();
       });

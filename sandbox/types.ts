@@ -67,6 +67,20 @@ export interface SandboxOptions {
    * The proof run gives each test its fault on one shared sandbox; webhooks the request causes carry them too.
    */
   faultsOf?: (headers: IncomingHttpHeaders) => readonly string[] | undefined;
+  /**
+   * A second core of the flavor behind the same address, with faults, cases, tokens and a webhook sender of its own:
+   * it answers the requests `takes` picks by their headers, the first core every other. The proof run gives the tests of
+   * a webhook fault a core of their own beside a round's, so that the events its receiver gets are theirs alone. Only
+   * the flavors that are a core (sandbox/core.ts) have it.
+   */
+  beside?: SecondCore;
+}
+
+export interface SecondCore {
+  takes: (headers: IncomingHttpHeaders) => boolean;
+  faults: readonly string[];
+  /** Where its part-6 events are POSTed; without it nothing is delivered. */
+  webhookUrl?: string;
 }
 
 /** How much the rate-limited flavor lets through before it answers 429 with Retry-After. */

@@ -4,9 +4,16 @@ import { citeAnnotation, markAnnotation, type MarkKind } from '../kit/verdict-ma
 import type { TestRecord } from '../reporters/verdicts.ts';
 import { profileVerdict } from './proof/profile-verdict.ts';
 import { heldAnswers } from './proof/analyse.ts';
+import type { IncomingHttpHeaders } from 'node:http';
+import { testKeyIn, userAgent } from '../runner/http/user-agent.ts';
+import { faults } from '../sandbox/faults.ts';
+import { startSandbox } from '../sandbox/server.ts';
+import { faultRunOf, webhookBeside } from './proof/plan.ts';
+import { SandboxClient, secret, startReceiver } from './sandbox/client.ts';
 
 // How the proof reads a correct target's one run under gate and certify (selftest/proof/profile-verdict.ts), on
-// results made by hand: the proof's expectations rest on it, and the proof itself takes minutes.
+// results made by hand, and how it keeps a webhook fault's catch its own beside a round: the proof's expectations rest
+// on them, and the proof itself takes minutes.
 
 const mark = (kind: MarkKind, id: string, detail = '') => markAnnotation({ kind, id, detail });
 const record = (status: TestRecord['status'], id: string, kind: MarkKind, detail = ''): TestRecord => ({
@@ -96,4 +103,47 @@ test("a wait that ended on its window while an event that could have answered it
   expect(heldAnswers({ ...waits, windowEnds: [resultsEnd] }), 'a results event of another inquiry').toEqual([]);
   const ours = { ...resultsEnd, arrived: [{ ...arrival, kind: 'results', inquiryId: 'inq-1' }] };
   expect(heldAnswers({ ...waits, windowEnds: [ours] })).toHaveLength(1);
+});
+
+test("a webhook fault beside a round: its tests' requests reach a core of their own, the only one that posts to the receiver; the round's tests keep their faults, their cases and their events to themselves", async () => {
+  const receiver = await startReceiver();
+  const [own, round] = ['0a0a0a0a0a0a', '0b0b0b0b0b0b'];
+  const keyOf = (headers: IncomingHttpHeaders) => testKeyIn(headers['user-agent']) ?? '';
+  const fault = faults.find((f) => f.id === 'webhook-channel-outside-enum');
+  if (!fault) throw new Error('no fault webhook-channel-outside-enum');
+  const sandbox = await startSandbox({
+    tokenSecret: secret,
+    webhookDelayMs: 0,
+    faultsOf: (headers) => (keyOf(headers) === round ? ['step-up-ids-swapped'] : []),
+    beside: webhookBeside({ ...faultRunOf(fault), tests: [own] }, keyOf, receiver.url),
+  });
+  try {
+    const api = new SandboxClient(sandbox, receiver);
+    const as = (key: string) => ({ headers: { 'user-agent': userAgent(key) } });
+    const stepUpOf = async (key: string) => {
+      const inquiryId = `inq-${key}`;
+      const created = await api.op('assessment', { ...as(key), body: { strategy: 'default', inquiryId } });
+      const authenticationId = String(created.body['authenticationId']);
+      const stepUp = await api.op('stepUp', {
+        ...as(key),
+        body: { inquiryId, authenticationId, phoneNumber: '+15555550100' },
+      });
+      return { inquiryId, authenticationId, stepUp };
+    };
+    const ofRound = await stepUpOf(round);
+    expect(ofRound.stepUp.body['inquiryId'], "the round's test has its fault").toBe(ofRound.authenticationId);
+    const ofOwn = await stepUpOf(own);
+    expect(ofOwn.stepUp.body['inquiryId'], "the webhook fault's test has no other fault").toBe(ofOwn.inquiryId);
+    const [event] = await receiver.waitFor(1);
+    expect(event?.body['channelType'], "the webhook fault's event carries it").toBe('PHONE');
+    expect((await api.fetchCase(ofRound.authenticationId)).status, 'the round has cases of its own').toBe(200);
+    expect((await api.op('fetchAssessment', { ...as(own), params: { caseId: ofRound.authenticationId } })).status).toBe(
+      404,
+    );
+    await sandbox.webhooksIdle();
+    expect(receiver.deliveries, "the round's step-up posted nothing").toHaveLength(1);
+  } finally {
+    await sandbox.close();
+    await receiver.close();
+  }
 });

@@ -77,5 +77,13 @@ export const optionalSettings: readonly OptionalSetting[] = [
   },
 ];
 
+/** The variables that unlock each requirement, by the table above: a row not configured names them all (the reports). */
+export function unlocksByRequirement(): Record<string, string[]> {
+  const table: Record<string, string[]> = {};
+  for (const setting of optionalSettings)
+    for (const id of setting.requirements) table[id] = [...new Set([...(table[id] ?? []), ...setting.variables])];
+  return table;
+}
+
 // An ID the catalog no longer has fails at load, not in a table nobody reads.
 for (const setting of optionalSettings) for (const id of setting.requirements) requirement(id);

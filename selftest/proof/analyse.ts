@@ -1,63 +1,19 @@
 import { requirements, type Level } from '../../catalog/catalog.ts';
 import { citedIds, marksOf } from '../../kit/verdict-marks.ts';
-import { errorNameOf } from '../../reporters/test-record.ts';
 import { outcomeInTest, type TestRecord } from '../../reporters/verdicts.ts';
-import { testKey } from '../../runner/http/user-agent.ts';
-import { suiteFile } from '../../scripts/suite-listing.ts';
+import type { KeyedRecord, ProofResults } from './proof-reporter.ts';
 import type { ProofPlan } from './plan.ts';
 import type { EventWaits, WindowArrival, WindowEnd } from '../../reporters/run-facts.ts';
 import { profileVerdict, type ProfileVerdict } from './profile-verdict.ts';
 
-interface JsonSuite {
-  title: string;
-  file?: string;
-  specs?: Array<{ title: string; file: string; line: number; tests: JsonTest[] }>;
-  suites?: JsonSuite[];
-}
-interface JsonTest {
-  projectName: string;
-  annotations: Array<{ type: string; description?: string }>;
-  results: Array<{
-    status: TestRecord['status'];
-    annotations?: Array<{ type: string; description?: string }>;
-    errors?: Array<{ message?: string }>;
-  }>;
-}
-
-/** A test's final result, with its key (the one its requests' User-Agent carries). */
-export interface KeyedRecord extends TestRecord {
-  key: string;
-}
-
-/** The final result of every test of a Playwright JSON report, keyed by project. */
-export function recordsByProject(report: {
-  config: { rootDir: string };
-  suites: JsonSuite[];
-}): Map<string, KeyedRecord[]> {
+/** The final result of every test of the proof run, by project (its target). */
+export function recordsByProject(records: readonly KeyedRecord[]): Map<string, KeyedRecord[]> {
   const byProject = new Map<string, KeyedRecord[]>();
-  const visit = (suite: JsonSuite, describes: string[]) => {
-    for (const spec of suite.specs ?? []) {
-      const key = testKey(suiteFile(report.config.rootDir, spec.file), [...describes, spec.title]);
-      for (const test of spec.tests) {
-        const last = test.results[test.results.length - 1];
-        const message = last?.errors?.[0]?.message;
-        const record: KeyedRecord = {
-          key,
-          title: spec.title,
-          project: test.projectName,
-          location: `${spec.file}:${spec.line}`,
-          status: last?.status ?? 'skipped',
-          annotations: [...test.annotations, ...(last?.annotations ?? [])],
-          ...(message
-            ? { error: message.split('\n').slice(0, 8).join('\n'), errorName: errorNameOf(message) ?? 'Error' }
-            : {}),
-        };
-        byProject.set(test.projectName, [...(byProject.get(test.projectName) ?? []), record]);
-      }
-    }
-    for (const inner of suite.suites ?? []) visit(inner, [...describes, inner.title]);
-  };
-  for (const suite of report.suites) visit(suite, []);
+  for (const record of records) {
+    const ofProject = byProject.get(record.project) ?? [];
+    ofProject.push(record);
+    byProject.set(record.project, ofProject);
+  }
   return byProject;
 }
 
@@ -170,10 +126,10 @@ export type JudgedProfile = (typeof judgedProfiles)[number];
 
 export function analyse(
   plan: ProofPlan,
-  report: { config: { rootDir: string }; suites: JsonSuite[] },
+  results: ProofResults,
   waitsOf: (target: ProofPlan['targets'][number]) => EventWaits | undefined = () => undefined,
 ): ProofAnalysis {
-  const byProject = recordsByProject(report);
+  const byProject = recordsByProject(results.records);
   const recordsOf = (prefix: string) =>
     [...byProject.entries()]
       .filter(([name]) => name === prefix || name.startsWith(`${prefix}/`))

@@ -9,10 +9,12 @@ import type { Fault } from '../../sandbox/faults.ts';
 import { flavorModule } from '../../sandbox/flavors/index.ts';
 import { makeThrowawayPki } from '../../sandbox/pki.ts';
 import { startSandbox, type Flavor, type RateLimits, type RunningSandbox } from '../../sandbox/server.ts';
+import type { SecondCore } from '../../sandbox/types.ts';
 import type { FarSettings } from '../../sandbox/types.ts';
 import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
 import type { ListedTest } from '../../scripts/suite-listing.ts';
 import { freePorts } from '../../runner/http/free-port.ts';
+import { optionalSettings } from '../../runner/config/optional-settings.ts';
 
 /**
  * The rate-limited flavor's limits in the proof run: 8 token requests per client per second, operations 30 at once,
@@ -43,6 +45,18 @@ export const PROOF_FAR: Omit<FarSettings, 'tls'> = {
 /** Where the proof run's Playwright writes its output, each target's receiver its waits among it (proof.config.ts). */
 export const PROOF_OUTPUT_DIR = 'test-results/proof-run';
 
+/**
+ * The detached target runs as a real target configured bare: no variable of an optional setting
+ * (runner/config/optional-settings.ts), and none of the reseller's or the order triggers'. Its rows not configured are
+ * then exactly the table's, each naming the variable to set (the claim `npm run doctor` stands on).
+ */
+export function withoutOptionalSettings(env: Record<string, string>): Record<string, string> {
+  const optional = new Set(optionalSettings.flatMap((setting) => setting.variables));
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) => !optional.has(name) && !/^(RESELLER|ORDER_TRIGGER)_/.test(name)),
+  );
+}
+
 export type TargetKind = 'clean' | 'portability' | 'fault' | 'round';
 
 /** A fault as the proof run uses it: what it breaks, and, in a round, the keys of the tests that run with it. */
@@ -58,6 +72,11 @@ export interface FaultRun {
   tests?: string[];
   /** It breaks a precondition the checks share (sandbox/faults.ts): it stands alone. */
   sharedPrecondition?: true;
+  /**
+   * A webhook fault beside a round: its tests' requests are answered by a core of its own behind the round's address
+   * (SandboxOptions.beside), which alone posts to the target's receiver.
+   */
+  ownCore?: true;
 }
 
 /**
@@ -89,17 +108,22 @@ export function checks(test: ListedTest, run: Pick<FaultRun, 'requirement' | 'pl
 }
 
 /**
- * Faults that need a sandbox of their own: those of the webhook checks (one receiver judges every delivery of its run,
- * and a late delivery of one flow could meet the next flow's check), and those that break a precondition the checks
- * share (its failure is remembered for the whole target: in a round it would block the checks of the other faults). A
- * token endpoint's other faults go in a round like the others: the run's broker asks for its tokens with no test's
- * User-Agent, so it is never given a fault, and the token checks send their own requests.
+ * Faults that need a target of their own: those that break a precondition the checks share (its failure is remembered
+ * for the whole target: in a round it would block the checks of the other faults). A token endpoint's other faults go
+ * in a round like the others: the run's broker asks for its tokens with no test's User-Agent, so it is never given a
+ * fault, and the token checks send their own requests.
  */
-function standsAlone(fault: Fault): boolean {
-  return requirement(fault.requirement).area === 'webhooks' || fault.sharedPrecondition === true;
-}
+const standsAlone = (fault: Fault): boolean => fault.sharedPrecondition === true;
 
-function faultRun(fault: Fault): FaultRun {
+/**
+ * Faults of the webhook checks, one per target: the target's receiver judges every delivery of its run, and every
+ * such fault is checked by the same few webhook tests. Each goes beside a round (one worker for both) on a core of its
+ * own (webhookBeside), as long as there are rounds; the rest stand alone.
+ */
+const ofWebhooks = (fault: Fault): boolean => requirement(fault.requirement).area === 'webhooks';
+
+/** A fault as the proof run uses it. */
+export function faultRunOf(fault: Fault): FaultRun {
   const req = requirement(fault.requirement);
   return {
     id: fault.id,
@@ -131,6 +155,30 @@ export function roundsOf(faults: readonly FaultRun[], tests: readonly ListedTest
 }
 
 /**
+ * The core of a webhook fault beside a round (SandboxOptions.beside). Its catch stays its own, whatever the round's
+ * tests do and whenever their events would come:
+ * - the requests of the fault's tests (their User-Agent names the test) are answered by a reference core with that
+ *   fault, and no other request is: its cases, its last events (which a redelivering fault sends again) and its stale
+ *   event are made by those tests alone;
+ * - that core alone posts to the target's receiver; the round's core posts nowhere, so every delivery the webhook
+ *   checks judge was caused by a request of the fault's tests, with the fault, as on a target of its own;
+ * - the round's step-ups and document verifications still join the run's flows (runner/webhooks/step-up-flows.ts), and
+ *   never get an event: a flow without one can hold a later flow of its channel back until its window ends, or leave
+ *   a counted step-up's count unproven (its check then sends it again, alone, and judges every event that came after
+ *   the first request anyway); it never gives an event to another flow. No check outside tests/webhooks reads events.
+ * The round's tests run as in a round of their own (the events of no check of theirs are read), with the faults of
+ * their tests only.
+ */
+export function webhookBeside(
+  run: FaultRun,
+  keyOf: (headers: IncomingHttpHeaders) => string,
+  receiverUrl: string,
+): SecondCore {
+  const ownTests = new Set(run.tests ?? []);
+  return { takes: (headers) => ownTests.has(keyOf(headers)), faults: [run.id], webhookUrl: receiverUrl };
+}
+
+/**
  * Starts the sandboxes of a proof run: the clean reference, the correct implementations that differ from it
  * (portability), a reference sandbox per webhook fault (each stands alone), and one per round of the others. Each
  * gets its own webhook receiver port, so the runs never see each other's events.
@@ -140,14 +188,20 @@ export async function startProofTargets(
   tests: readonly ListedTest[],
   seed: number,
 ): Promise<{ plan: ProofPlan; close: () => Promise<void>; sandboxes: RunningSandbox[] }> {
-  const alone = faults.filter(standsAlone).map(faultRun);
-  const rounds = roundsOf(faults.filter((f) => !standsAlone(f)).map(faultRun), tests);
+  const alone = faults.filter(standsAlone).map(faultRunOf);
+  const rounds = roundsOf(faults.filter((f) => !standsAlone(f) && !ofWebhooks(f)).map(faultRunOf), tests);
+  const webhookRuns = faults
+    .filter((f) => !standsAlone(f) && ofWebhooks(f))
+    .map((f) => ({ ...faultRunOf(f), tests: tests.filter((t) => checks(t, faultRunOf(f))).map((t) => t.key) }));
+  const beside = webhookRuns.slice(0, rounds.length);
+  alone.push(...webhookRuns.slice(rounds.length).map(({ tests: _given, ...run }) => run));
   const specs: Array<Omit<ProofTarget, 'env'>> = [
     { name: 'clean', kind: 'clean', flavor: 'reference', faults: [] },
     { name: 'portability/alternative', kind: 'portability', flavor: 'alternative', faults: [] },
     { name: 'portability/gateway', kind: 'portability', flavor: 'gateway', faults: [] },
     // Correct targets a real deployment resembles: one that answers 429 with Retry-After (token endpoints, operations,
-    // orders), one whose webhooks never reach the receiver (run as a real target: without WEBHOOK_PUBLIC_URL).
+    // orders), one whose webhooks never reach the receiver (run as a real target with no optional setting, so without
+    // WEBHOOK_PUBLIC_URL).
     { name: 'portability/rate-limited', kind: 'portability', flavor: 'rate-limited', faults: [] },
     { name: 'portability/detached', kind: 'portability', flavor: 'detached', faults: [] },
     // Correct targets built as common stacks build them: a lenient parser (coercion, U+FFFD, no media-type check), and
@@ -167,12 +221,15 @@ export async function startProofTargets(
       flavor: 'reference' as const,
       faults: [run],
     })),
-    ...rounds.map((runs, index) => ({
-      name: `round/${index + 1}`,
-      kind: 'round' as const,
-      flavor: 'reference' as const,
-      faults: runs,
-    })),
+    ...rounds.map((runs, index) => {
+      const webhookFault = beside[index];
+      return {
+        name: `round/${index + 1}`,
+        kind: 'round' as const,
+        flavor: 'reference' as const,
+        faults: webhookFault ? [...runs, { ...webhookFault, ownCore: true as const }] : runs,
+      };
+    }),
   ];
   const ports = await freePorts(specs.length);
   const runTag = randomBytes(4).toString('hex');
@@ -192,11 +249,16 @@ export async function startProofTargets(
     for (const [index, spec] of specs.entries()) {
       const tokenSecret = randomBytes(16).toString('hex');
       const webhookPort = ports[index] as number;
+      const receiverUrl = `http://127.0.0.1:${webhookPort}/webhooks`;
+      const ownCore = spec.faults.find((run) => run.ownCore);
       const faultOfTest = new Map(
         spec.kind === 'round'
-          ? spec.faults.flatMap((run) => (run.tests ?? []).map((key) => [key, run.id] as const))
+          ? spec.faults
+              .filter((run) => !run.ownCore)
+              .flatMap((run) => (run.tests ?? []).map((key) => [key, run.id] as const))
           : [],
       );
+      const keyOf = (headers: IncomingHttpHeaders) => testKeyIn(headers['user-agent']) ?? '';
       const sandbox = await startSandbox({
         flavor: spec.flavor,
         rateLimits: PROOF_RATE_LIMITS,
@@ -207,16 +269,18 @@ export async function startProofTargets(
         ...(spec.kind === 'round'
           ? {
               faultsOf: (headers: IncomingHttpHeaders) =>
-                [faultOfTest.get(testKeyIn(headers['user-agent']) ?? '')].filter((id) => id !== undefined),
+                [faultOfTest.get(keyOf(headers))].filter((id) => id !== undefined),
             }
           : {}),
-        webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`,
+        // A webhook fault beside a round: its tests reach a core of their own, the only one that posts to the receiver.
+        ...(ownCore ? { beside: webhookBeside(ownCore, keyOf, receiverUrl) } : { webhookUrl: receiverUrl }),
         // A fault run without webhook checks has no receiver: its sandbox's delivery failures are expected.
         warn: () => undefined,
       });
       sandboxes.push(sandbox);
+      const target = sandboxTargetEnv({ url: sandbox.url, flavor: spec.flavor, tokenSecret });
       const env = {
-        ...sandboxTargetEnv({ url: sandbox.url, flavor: spec.flavor, tokenSecret }),
+        ...(spec.flavor === 'detached' ? withoutOptionalSettings(target) : target),
         WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
         TLS_CA_FILE: caFile,
         // The sandbox posts to the receiver on loopback: a receiver URL the target reaches, so the flows run.

@@ -22,14 +22,21 @@ const suiteFor = (target: ProofTarget) => {
   return serializeRedacted(suite, suite.secrets);
 };
 
-/** Selects the checks of a fault's requirement, on the place the fault breaks it when it names one. */
+/** A test of tests/webhooks/, by the file title Playwright matches a grep against with the test's titles and tags. */
+const webhookFile = '(^|\\s)(\\S*/)?tests/webhooks/[^\\s/]+\\.spec\\.ts\\s';
+
+/**
+ * Selects the checks of a fault's requirement, on the place the fault breaks it when it names one, in the tests of its
+ * area (plan.ts checks()): a webhook fault's in tests/webhooks/, any other's outside it.
+ */
 const grepOf = (run: FaultRun) =>
-  `(?=.*(^|\\s)@${escape(run.requirement)}(\\s|$))${run.place ? `(?=.*(^|\\s)@on:${escape(run.place)}(\\s|$))` : ''}`;
+  `^${run.area === 'webhooks' ? `(?=.*${webhookFile})` : `(?!.*${webhookFile})`}(?=.*(^|\\s)@${escape(run.requirement)}(\\s|$))${run.place ? `(?=.*(^|\\s)@on:${escape(run.place)}(\\s|$))` : ''}`;
 
 /**
  * One project, and so one worker, per target: a worker start is the largest cost of a target. The correct targets run
- * the whole suite; a fault target or a round runs the checks of its faults (webhook checks apart: their receiver
- * judges every delivery of its run, so a webhook fault stands alone).
+ * the whole suite; a fault target or a round runs the checks of its faults. Where webhook checks run, the tests run in
+ * the order of their files, so that the check of every delivery of the run (tests/webhooks/valid-deliveries.spec.ts,
+ * last) comes after the flows whose deliveries it judges.
  */
 function projectFor(target: ProofTarget) {
   const common = { name: target.name, testDir: `${repoRoot}tests`, use: { config: suiteFor(target) }, workers: 1 };
@@ -38,9 +45,15 @@ function projectFor(target: ProofTarget) {
   return {
     ...common,
     grep: new RegExp(target.faults.map(grepOf).join('|')),
-    ...(webhooks ? { fullyParallel: false, testMatch: 'webhooks/**/*.spec.ts' } : { testIgnore: 'webhooks/**' }),
+    ...(webhooks ? { fullyParallel: false } : {}),
   };
 }
+
+/**
+ * The targets whose run mostly waits (the rate-limited one's 429s, the far one's late events and records) start first:
+ * the other targets' work fills their waits instead of following them.
+ */
+const waitsMost = (target: ProofTarget) => (target.flavor === 'rate-limited' || target.flavor === 'far' ? 1 : 0);
 
 export default defineConfig<object, WorkerFixtures>({
   fullyParallel: true,
@@ -48,10 +61,15 @@ export default defineConfig<object, WorkerFixtures>({
   retries: 0,
   timeout: 60_000,
   outputDir: `${repoRoot}${PROOF_OUTPUT_DIR}`,
-  reporter: [['json', { outputFile: results ?? `${repoRoot}test-results/proof-results.json` }]],
+  reporter: [
+    [
+      `${repoRoot}selftest/proof/proof-reporter.ts`,
+      { outputFile: results ?? `${repoRoot}test-results/proof-results.json` },
+    ],
+  ],
   use: { trace: 'off' },
   // Every target is a sandbox this process started: the run's broker and receivers, without the preflight of a real
   // deployment (the global setup runs it for a run of playwright.config.ts only).
   globalSetup: `${repoRoot}runner/global-setup.ts`,
-  projects: plan.targets.map(projectFor),
+  projects: [...plan.targets].sort((a, b) => waitsMost(b) - waitsMost(a)).map(projectFor),
 });

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { faults as allFaults, type Fault } from '../../sandbox/faults.ts';
 import type { QueuedEvent, RateLimitedCounts } from '../../sandbox/types.ts';
 import { analyse, killMatrixMarkdown, type ProofAnalysis } from './analyse.ts';
+import type { ProofResults } from './proof-reporter.ts';
 import { listSuite } from '../../scripts/suite-listing.ts';
 import { PROOF_OUTPUT_DIR, startProofTargets, type ProofTarget } from './plan.ts';
 import { waitsFileName } from '../../runner/webhooks/event-hub.ts';
@@ -82,7 +83,7 @@ export async function runProofOnce(options: {
     const file = join(repoRoot, PROOF_OUTPUT_DIR, waitsFileName(port, target.env['RUN_TAG'] ?? ''));
     return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as EventWaits) : undefined;
   };
-  const analysis = analyse(plan, JSON.parse(readFileSync(resultsFile, 'utf8')), waitsOf);
+  const analysis = analyse(plan, JSON.parse(readFileSync(resultsFile, 'utf8')) as ProofResults, waitsOf);
   const durationMs = performance.now() - started;
   const reportsDir = options.reportsDir ?? `${repoRoot}reports`;
   mkdirSync(reportsDir, { recursive: true });
