@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { format } from 'node:util';
 import { configVariables } from '../schemas/variables.ts';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -75,6 +76,37 @@ export function runCli(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** What process.exit throws while a command runs in this process: the command stops there, as it would have. */
+class Exited extends Error {}
+
+/**
+ * A command of ours called in this process, as its script calls it (a script's whole work is a function returning its
+ * exit code): the exit code and what it printed, as a child process would give them, without a process of its own.
+ */
+export function inProcess(command: () => number): CliRun {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const { log, error } = console;
+  const { exit } = process;
+  let code: number | null = null;
+  console.log = (...args: unknown[]) => void stdout.push(`${format(...args)}\n`);
+  console.error = (...args: unknown[]) => void stderr.push(`${format(...args)}\n`);
+  process.exit = ((exitCode?: number) => {
+    code ??= exitCode ?? 0;
+    throw new Exited();
+  }) as typeof process.exit;
+  try {
+    code = command();
+  } catch (thrown) {
+    if (!(thrown instanceof Exited)) throw thrown;
+  } finally {
+    console.log = log;
+    console.error = error;
+    process.exit = exit;
+  }
+  return { code, stdout: stdout.join(''), stderr: stderr.join('') };
 }
 
 export function filesUnder(dir: string): string[] {
