@@ -41,7 +41,7 @@ const cli = parseCli({
     'npm-ci-runs':
       "runs of npm ci in a scratch folder from package.json and the lock file, npm's cache as it is (default 1)",
     'runtime-runs':
-      'runs of the runtime self-test alone (selftest/runtimes.spec.ts: the CLI smoke and a whole run on each other Node line; default 1)',
+      'runs of the runtime self-test alone (selftest/runtimes.spec.ts: a command of ours and a small run on each other Node line; default 1)',
     'no-readme': 'write reports/bench.json only, not the README tables',
   },
 });
@@ -636,7 +636,7 @@ function benchTable(s: Summary): string {
     `| \`npm test\` (${s.npmTest.runs} runs, exit ${s.npmTest.exitCodes.join(', ') || '—'}) | ${cell(s.npmTest)} | 180 s |`,
     `| \`npm test\` in a row while full conformance runs load the machine (${s.npmTestUnderLoad.runs} runs alongside ${s.npmTestUnderLoad.loadRuns} conformance runs, exit ${s.npmTestUnderLoad.exitCodes.join(', ') || '—'}) | ${cell(s.npmTestUnderLoad)} | green |`,
     `| \`npm ci\` from package.json and the lock file, npm's cache warm (${s.npmCi.runs} runs) | ${cell(s.npmCi)} | |`,
-    `| The runtime self-test alone, part of \`npm test\`: the CLI smoke and a whole conformance run on each Node line of \`package.json\`'s \`optionalDependencies\` (${s.runtimeSelftest.runs} runs) | ${cell(s.runtimeSelftest)} | |`,
+    `| The runtime self-test alone, part of \`npm test\`: a command of ours and a small conformance run on each Node line of \`package.json\`'s \`optionalDependencies\` (${s.runtimeSelftest.runs} runs) | ${cell(s.runtimeSelftest)} | |`,
   ].join('\n');
 }
 
