@@ -15,18 +15,36 @@ import { embeddedProbes } from '../runner/preflight.ts';
 import { settingsTable } from '../scripts/doctor-settings.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { childEnv, freePort, playwrightCli, repoRoot, runCli, TS_NODE, type CliRun } from './evidence-harness.ts';
+import { doctorCommand } from '../scripts/doctor.ts';
+import {
+  childEnv,
+  freePort,
+  inProcessAsync,
+  playwrightCli,
+  repoRoot,
+  runCli,
+  TS_NODE,
+  type CliRun,
+} from './evidence-harness.ts';
 
-// npm run doctor and the run's preflight, through the real commands, against the embedded sandbox or one started here
-// as a real target: wrong routes and a webhook path that does not reach the receiver are named and exit 2; a correct
-// configuration exits 0; what the tester cannot connect to is only a warning.
+// npm run doctor and the run's preflight, against the embedded sandbox or one started here as a real target: wrong
+// routes and a webhook path that does not reach the receiver are named and exit 2; a correct configuration exits 0;
+// what the tester cannot connect to is only a warning. The doctor runs through the real command once (a correct
+// configuration), and otherwise in this process (doctorCommand is the script's whole work, given the environment a
+// child process would get); the run's preflight through the real command.
 
 test.describe.configure({ timeout: 240_000 });
 
-async function doctor(env: Record<string, string>): Promise<CliRun & { output: string }> {
+async function doctor(
+  env: Record<string, string>,
+  how: 'in process' | 'real command' = 'in process',
+): Promise<CliRun & { output: string }> {
   const work = mkdtempSync(join(tmpdir(), 'doctor-'));
   try {
-    const run = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/doctor.ts'], childEnv(work, env), 120_000);
+    const run =
+      how === 'real command'
+        ? await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/doctor.ts'], childEnv(work, env), 120_000)
+        : await inProcessAsync(() => doctorCommand([], childEnv(work, env)));
     return { ...run, output: `${run.stdout}\n${run.stderr}` };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -102,11 +120,14 @@ test('a correct configuration against a real target: exit 0, every route and the
   const { sandbox, env, issued } = await realTarget();
   const listen = await freePort();
   try {
-    const { code, output } = await doctor({
-      ...env,
-      WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
-      WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${listen}/hooks`,
-    });
+    const { code, output } = await doctor(
+      {
+        ...env,
+        WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
+        WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${listen}/hooks`,
+      },
+      'real command',
+    );
     expect(code, output).toBe(0);
     expect(output).not.toMatch(/PROBLEM|WARNING/);
     for (const variable of [

@@ -133,6 +133,31 @@ export function inProcess(command: () => number): CliRun {
   return { code, stdout: stdout.join(''), stderr: stderr.join('') };
 }
 
+/** inProcess for a command whose work is asynchronous: nothing else runs in this process while it does. */
+export async function inProcessAsync(command: () => Promise<number>): Promise<CliRun> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const { log, error } = console;
+  const { exit } = process;
+  let code: number | null = null;
+  console.log = (...args: unknown[]) => void stdout.push(`${format(...args)}\n`);
+  console.error = (...args: unknown[]) => void stderr.push(`${format(...args)}\n`);
+  process.exit = ((exitCode?: number) => {
+    code ??= exitCode ?? 0;
+    throw new Exited();
+  }) as typeof process.exit;
+  try {
+    code = await command();
+  } catch (thrown) {
+    if (!(thrown instanceof Exited)) throw thrown;
+  } finally {
+    console.log = log;
+    console.error = error;
+    process.exit = exit;
+  }
+  return { code, stdout: stdout.join(''), stderr: stderr.join('') };
+}
+
 export function filesUnder(dir: string): string[] {
   const found: string[] = [];
   const walk = (at: string): void => {
