@@ -46,7 +46,7 @@ const cli = parseCli({
     'npm-ci-runs':
       "runs of npm ci in a scratch folder from package.json and the lock file, npm's cache as it is (default 1)",
     'runtime-runs':
-      'runs of the runtime self-test alone (selftest/runtimes.spec.ts: the CLI smoke and a whole run on each other Node line; default 1)',
+      'runs of the runtime self-test alone (selftest/runtimes.spec.ts: a command of ours and a small run on each other Node line; default 1)',
     'flavor-runs':
       'runs against each correct flavor without a rate limit, embedded, events at once, by turns (default: as --runs)',
     'precondition-runs':
@@ -918,7 +918,7 @@ function benchTable(s: Summary): string {
     ),
     row(`\`npm ci\` from package.json and the lock file, npm's cache warm (${s.npmCi.runs} runs)`, cell(s.npmCi), ''),
     row(
-      `The runtime self-test alone, part of \`npm test\`: the CLI smoke and a conformance run on each Node line of \`package.json\`'s \`optionalDependencies\` (${s.runtimeSelftest.runs} runs)`,
+      `The runtime self-test alone, part of \`npm test\`: a command of ours and a small conformance run on each Node line of \`package.json\`'s \`optionalDependencies\` (${s.runtimeSelftest.runs} runs)`,
       cell(s.runtimeSelftest),
       '',
     ),

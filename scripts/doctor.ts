@@ -17,7 +17,7 @@ import { parseCli } from './cli.ts';
 import { profilesNeeding, rowsOf, settingsTable } from './doctor-settings.ts';
 import { replaceMarkedBlock } from './readme-block.ts';
 
-const cli = parseCli({
+const doctorCli = {
   summary:
     'Checks the configuration against the target in seconds, without running a check: hosts, a token per service, every route, the webhook path, and the optional settings each profile needs.',
   usage: 'npm run doctor -- [options]',
@@ -27,7 +27,7 @@ const cli = parseCli({
     'write-docs': 'write that table into docs/doctor.md and exit, probing nothing',
   },
   epilogue: `Side effects on the target: ${SIDE_EFFECTS}\n\nExit codes: 0 nothing definite is wrong (warnings say what could not be decided), 2 the configuration is wrong, each problem named.`,
-});
+} as const;
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const DOCS = join(repoRoot, 'docs/doctor.md');
@@ -38,7 +38,15 @@ function section(title: string, findings: readonly Finding[], redactor: Redactor
   return [title, ...findings.map((f) => `  ${MARK[f.severity]} ${redactor.text(findingLine(f))}`)];
 }
 
-async function main(): Promise<number> {
+/**
+ * The doctor's whole work, its exit code returned: with the command line, and the environment it resolves the
+ * configuration from when one is given (the self-tests call it in their own process), else the process's own.
+ */
+export async function doctorCommand(
+  argv: string[] = process.argv.slice(2),
+  env?: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const cli = parseCli(doctorCli, argv);
   if (cli.values['settings-table']) {
     console.log(settingsTable());
     return 0;
@@ -51,7 +59,7 @@ async function main(): Promise<number> {
   const started = performance.now();
   let resolved: RunConfig;
   try {
-    resolved = resolveRun();
+    resolved = env ? resolveRun(env) : resolveRun();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);
@@ -120,4 +128,4 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = await doctorCommand();

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseCli, usageOf } from './cli.ts';
 import { publicKeyFromPem } from './evidence/dsse.ts';
 import { pinnedFileLines, type PinnedFile } from './evidence/read-files.ts';
@@ -11,9 +12,10 @@ import { statedVerdictLine, verdictProblems } from './evidence/stated-verdict.ts
  * by the key given, every file's SHA-256, no file added, a run of the whole suite, and prints the run's verdict as
  * signed; with --source <checkout>, the checkout's source files against those the run loaded. With --require-conformant
  * it also requires a certify-profile run that ended conformant (warnings allowed); --require-no-warnings, that and no
- * SHOULD warning. Exit 0 verified (and, when required, conformant), 1 not, 2 usage.
+ * SHOULD warning. Exit 0 verified (and, when required, conformant), 1 not, 2 usage. The command's whole work, its
+ * exit code returned: the self-tests call it in their own process.
  */
-function main(): number {
+export function verifyBundleCommand(argv: string[] = process.argv.slice(2)): number {
   const cli = {
     summary:
       'Checks a certification bundle offline: the signature of its statement against the public key you give, every file against its digest, and that the run covered the whole suite.',
@@ -39,7 +41,7 @@ function main(): number {
     epilogue:
       'Exit codes: 0 signature and files verified (and the verdict required, if asked), 1 not, 2 bad arguments. Without --require-*, a bundle whose run was not conformant verifies: the verdict printed is what it states.',
   };
-  const { values, positionals } = parseCli(cli);
+  const { values, positionals } = parseCli(cli, argv);
   const dir = positionals[0] ?? '';
   const keyFile = values['public-key'];
   if (!keyFile) {
@@ -103,4 +105,4 @@ function main(): number {
   return 0;
 }
 
-process.exitCode = main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = verifyBundleCommand();

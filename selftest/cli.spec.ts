@@ -1,17 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { parseCli, usageOf } from '../scripts/cli.ts';
-import { runCli, TS_NODE } from './evidence-harness.ts';
+import type { ProbedScript } from './cli-probe.ts';
+import { ourScripts, probeScripts, runCli, TS_NODE } from './evidence-harness.ts';
 
 // Every command of package.json that is one of ours (node --import tsx <file>) prints its usage on --help and exits 0,
 // and stops with exit code 2 on an option it does not know, before doing anything.
-const scripts = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }
-).scripts;
-const ours = Object.entries(scripts).flatMap(([name, command]) => {
-  const file = /^node --import tsx (\S+\.ts)$/.exec(command)?.[1];
-  return file ? [{ name, file }] : [];
-});
+const ours = ourScripts;
 
 // The environment of a command started by hand: Playwright sets FORCE_COLOR=1 in its workers, and Node 24 warns on
 // standard error when FORCE_COLOR meets a NO_COLOR of the user's.
@@ -35,17 +29,20 @@ test('every npm script of ours is a tsx file, and there are some', () => {
 });
 
 // Each script is started once, with an option it does not know: it must stop with exit 2 and its own usage before doing
-// anything, which proves that it reads its command line through parseCli first. The --help branch of parseCli is the
-// same for every script: checked through one real command, and on parseCli itself.
+// anything, which proves that it reads its command line through parseCli first. The scripts are started in one
+// process (selftest/cli-probe.ts: each as its npm script starts it, through tsx, stopped at its first exit), not one
+// each. The --help branch of parseCli is the same for every script: checked through one real command, and on parseCli
+// itself.
 test('every npm script of ours stops on an unknown option with exit 2, what is wrong and its own usage, before doing anything', async () => {
-  test.setTimeout(240_000);
-  const results = await Promise.all(
-    ours.map(async ({ name, file }) => ({
-      name,
-      unknown: await runCli(TS_NODE[0], [...TS_NODE.slice(1), file, '--no-such-option'], commandEnv, 60_000),
-    })),
+  const probed = await probeScripts(
+    '--no-such-option',
+    ours.map((s) => s.file),
+    commandEnv,
   );
-  for (const { name, unknown } of results) {
+  expect(probed.map((p) => p.file)).toEqual(ours.map((s) => s.file));
+  for (const [index, { name }] of ours.entries()) {
+    const unknown = probed[index] as ProbedScript;
+    expect(unknown.threw, `npm run ${name} -- --no-such-option`).toBeUndefined();
     expect(unknown.code, `npm run ${name} -- --no-such-option: ${unknown.stderr}`).toBe(2);
     expect(unknown.stderr, `npm run ${name} -- --no-such-option`).toMatch(/Unknown option '--no-such-option'/);
     expect(unknown.stderr, `npm run ${name} -- --no-such-option`).toContain(`Usage: npm run ${name}`);

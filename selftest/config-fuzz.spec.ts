@@ -2,13 +2,11 @@ import { expect, test } from '@playwright/test';
 import { ConfigError, loadConfig } from '../runner/config/load-config.ts';
 import { configSchema } from '../schemas/variables.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { childEnv, playwrightCli, runCli } from './evidence-harness.ts';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 // Configuration fuzz: every variable given values that are wrong in a typed way, one variable at a time, against an
-// otherwise valid configuration. Each must be refused before any test, with one line that names that variable.
+// otherwise valid configuration. Each must be refused before any test, with one line that names that variable. Through
+// the real command: the run of run-reports.spec.ts stopped by its configuration (a route, a webhook, a suite and a
+// sandbox variable at once).
 const wrongByKind: Record<string, string[]> = {
   httpUrl: ['not a url', 'ftp://files.example.com', 'https://', 'example.com/path'],
   route: ['GET', 'FETCH /assessment', 'POST assessment', 'POST /a b'],
@@ -63,26 +61,4 @@ test(`configuration fuzz: ${cases.length} wrong values, each refused with one li
   }
   expect(accepted, 'wrong values that were accepted').toEqual([]);
   expect(unclear, 'refusals that are not one line naming the variable').toEqual([]);
-});
-
-test('through the real command, a wrong value exits 2 before any test, naming the variable', async () => {
-  const work = mkdtempSync(join(tmpdir(), 'config-fuzz-'));
-  try {
-    // A suite variable and a sandbox variable; a route variable goes through the real command in config.spec.ts.
-    for (const [name, value] of [
-      ['HTTP_503_RETRIES', 'many'],
-      ['SANDBOX_FLAKY_503', 'half'],
-    ] as const) {
-      const run = await runCli(
-        process.execPath,
-        [playwrightCli, 'test', '--project', 'auth'],
-        childEnv(work, { [name]: value }),
-      );
-      expect(run.code, `${name}: ${run.stdout}${run.stderr}`).toBe(2);
-      expect(run.stderr).toContain(`${name}=`);
-      expect(`${run.stdout}${run.stderr}`).not.toMatch(/passed|failed \(/);
-    }
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
 });

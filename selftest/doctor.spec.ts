@@ -8,7 +8,6 @@ import { expect, test } from '@playwright/test';
 import { WebhookReceiver } from '../runner/webhooks/receiver.ts';
 import { PROBE_HEADER, webhookProbe } from '../runner/webhooks/probe.ts';
 import { loadConfig } from '../runner/config/load-config.ts';
-import { optionalSettings } from '../runner/config/optional-settings.ts';
 import { probeRoutes } from '../runner/doctor/route-probe.ts';
 import { HttpClient } from '../runner/http/client.ts';
 import { Redactor } from '../kit/redact.ts';
@@ -16,18 +15,36 @@ import { embeddedProbes } from '../runner/preflight.ts';
 import { settingsTable } from '../scripts/doctor-settings.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { childEnv, freePort, playwrightCli, repoRoot, runCli, TS_NODE, type CliRun } from './evidence-harness.ts';
+import { doctorCommand } from '../scripts/doctor.ts';
+import {
+  childEnv,
+  freePort,
+  inProcessAsync,
+  playwrightCli,
+  repoRoot,
+  runCli,
+  TS_NODE,
+  type CliRun,
+} from './evidence-harness.ts';
 
-// npm run doctor and the run's preflight, through the real commands, against the embedded sandbox or one started here
-// as a real target: wrong routes and a webhook path that does not reach the receiver are named and exit 2; a correct
-// configuration exits 0; what the tester cannot connect to is only a warning.
+// npm run doctor and the run's preflight, against the embedded sandbox or one started here as a real target: wrong
+// routes and a webhook path that does not reach the receiver are named and exit 2; a correct configuration exits 0;
+// what the tester cannot connect to is only a warning. The doctor runs through the real command once (a correct
+// configuration), and otherwise in this process (doctorCommand is the script's whole work, given the environment a
+// child process would get); the run's preflight through the real command.
 
 test.describe.configure({ timeout: 240_000 });
 
-async function doctor(env: Record<string, string>): Promise<CliRun & { output: string }> {
+async function doctor(
+  env: Record<string, string>,
+  how: 'in process' | 'real command' = 'in process',
+): Promise<CliRun & { output: string }> {
   const work = mkdtempSync(join(tmpdir(), 'doctor-'));
   try {
-    const run = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/doctor.ts'], childEnv(work, env), 120_000);
+    const run =
+      how === 'real command'
+        ? await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/doctor.ts'], childEnv(work, env), 120_000)
+        : await inProcessAsync(() => doctorCommand([], childEnv(work, env)));
     return { ...run, output: `${run.stdout}\n${run.stderr}` };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -103,11 +120,14 @@ test('a correct configuration against a real target: exit 0, every route and the
   const { sandbox, env, issued } = await realTarget();
   const listen = await freePort();
   try {
-    const { code, output } = await doctor({
-      ...env,
-      WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
-      WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${listen}/hooks`,
-    });
+    const { code, output } = await doctor(
+      {
+        ...env,
+        WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
+        WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${listen}/hooks`,
+      },
+      'real command',
+    );
     expect(code, output).toBe(0);
     expect(output).not.toMatch(/PROBLEM|WARNING/);
     for (const variable of [
@@ -319,17 +339,8 @@ function expectNotRun(
   expect(JSON.parse(reports.results).conformance).toMatchObject({ result: 'not run: configuration', exitCode: 2 });
 }
 
-test("the run's preflight with a wrong route: exit 2 before any test result is written, naming the variable and its value", async () => {
-  const { run, output, written, results, reports } = await conformanceRun(
-    await embedded({ ROUTE_FETCH_ASSESSMENT: 'GET /no-such-assessment/{caseId}' }),
-  );
-  expect(run.code, output).toBe(2);
-  expect(run.stderr).toContain('Preflight: the target cannot be used as configured (1 problem); no test was run:');
-  const problem = 'ROUTE_FETCH_ASSESSMENT: nothing serves ROUTE_FETCH_ASSESSMENT="GET /no-such-assessment/{caseId}"';
-  expect(run.stderr).toContain(problem);
-  expectNotRun(written, results, reports, problem);
-  expect(output).not.toMatch(/\d+ (passed|failed)/);
-});
+// The run's preflight with a wrong route (exit 2 before any test result is written, naming the variable and its
+// value): the run of run-reports.spec.ts stopped in preflight.
 
 test("the run's preflight with a public URL on another port than the listener, against the embedded sandbox: exit 2 naming both, no test result", async () => {
   const env = await embedded();
@@ -344,65 +355,8 @@ test("the run's preflight with a public URL on another port than the listener, a
   expectNotRun(written, results, reports, problem);
 });
 
-test('a whole run against a real target with no optional setting: the rows not configured are exactly those runner/config/optional-settings.ts names, each naming a variable of its setting', async () => {
-  const { sandbox, env } = await realTarget();
-  const optional = new Set(optionalSettings.flatMap((s) => s.variables));
-  const bare = Object.fromEntries(
-    Object.entries(env).filter(
-      ([name]) => !optional.has(name) && !name.startsWith('RESELLER_') && !name.startsWith('ORDER_TRIGGER_'),
-    ),
-  );
-  const work = mkdtempSync(join(tmpdir(), 'doctor-settings-'));
-  try {
-    const reports = join(work, 'reports');
-    const run = await runCli(
-      process.execPath,
-      [playwrightCli, 'test'],
-      childEnv(work, {
-        ...bare,
-        WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-        REPORTS_DIR: reports,
-        TEST_RESULTS_DIR: join(work, 'test-results'),
-        ALLURE_RESULTS_DIR: join(work, 'allure-results'),
-        CONFORMANCE_WORKERS: '2',
-      }),
-    );
-    expect(run.code, `${run.stdout.slice(-2000)}\n${run.stderr}`).toBe(0);
-    const report = JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as {
-      requirements: Array<{
-        id: string;
-        outcome: string;
-        configure?: string[];
-        tests: Array<{ outcome: string; detail?: string }>;
-      }>;
-    };
-    const markdown = readFileSync(join(reports, 'conformance.md'), 'utf8').replace(/\\(.)/g, '$1');
-    const notConfigured = report.requirements.filter((r) => r.outcome === 'not-configured');
-    expect(notConfigured.map((r) => r.id).sort()).toEqual(optionalSettings.flatMap((s) => s.requirements).sort());
-    for (const setting of optionalSettings) {
-      for (const id of setting.requirements) {
-        // The row names every variable of the doctor's table that unlocks it, first, in the table's order.
-        const row = report.requirements.find((r) => r.id === id);
-        expect(row?.configure?.slice(0, setting.variables.length), id).toEqual(setting.variables);
-        expect(markdown, id).toMatch(
-          new RegExp(`\\| ${id} \\| \\w+ \\| [^|]+ \\| not configured \\(set ${setting.variables.join(', ')}`),
-        );
-        const details = (report.requirements.find((r) => r.id === id)?.tests ?? [])
-          .filter((t) => t.outcome === 'not-configured')
-          .map((t) => t.detail ?? '');
-        expect(details.length, id).toBeGreaterThan(0);
-        for (const detail of details)
-          expect(
-            setting.variables.some((variable) => detail.includes(variable)),
-            `${id}: ${detail}`,
-          ).toBe(true);
-      }
-    }
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-    await sandbox.close();
-  }
-});
+// A whole run against a real target with no optional setting, whose rows not configured are exactly those
+// runner/config/optional-settings.ts names, each naming a variable of its setting: proof.spec.ts, on the detached target.
 
 test('the probe is answered like a delivery and kept out of the deliveries and the journal; a request only partly marked is a delivery', async () => {
   const work = mkdtempSync(join(tmpdir(), 'doctor-probe-'));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { STATEMENT_FILE } from '../scripts/evidence/statement.ts';
-import { childEnv, freePort, readText, runCli } from './evidence-harness.ts';
+import { childEnv, freePort, readText, runCli, TS_NODE } from './evidence-harness.ts';
 
 // The variables whose effect lies outside the run's resolved configuration, set in .env alone (the per-variable proof
 // that every variable resolves from .env is selftest/env-file.spec.ts): one certification run of one check, whose .env
@@ -36,7 +36,8 @@ test('a run whose .env sets SANDBOX_FLAVOR, REPORTS_DIR, CONFORMANCE_VERBOSE and
     const title = 'the identity token endpoint issues a token';
     // The child's environment leaves REPORTS_DIR to the .env: the environment would win over it.
     const { REPORTS_DIR: _reportsDir, ...env } = childEnv(work, { ENV_FILE: envFile });
-    const run = await runCli('npm', ['run', 'certify', '--', '--grep', title], env);
+    // npm run certify as its npm script starts it (node --import tsx scripts/certify.ts: cli.spec.ts).
+    const run = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/certify.ts', '--grep', title], env);
     const output = `${run.stdout}\n${run.stderr}`;
     // A certification of one check is partial: not conformant, exit 1, with its bundle written.
     expect(run.code, output.slice(-3000)).toBe(1);

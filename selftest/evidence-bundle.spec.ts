@@ -18,11 +18,14 @@ import { catalogSha256, interfaceInfo, isRequirementId } from '../catalog/catalo
 import { limitedClient, resellerClient } from '../sandbox/credentials.ts';
 import { expiredTokenFor } from '../sandbox/tokens.ts';
 import { suiteVersion } from '../reporters/run-environment.ts';
+import { newKeyPair } from '../scripts/evidence/dsse.ts';
 import { gitState, SOURCE_LIST_FILE, SOURCE_PATHS, type SourceClaim } from '../scripts/evidence/source-digest.ts';
+import { verifyBundleCommand } from '../scripts/verify-bundle.ts';
 import {
   childEnv,
   filesUnder,
   freePort,
+  inProcess,
   readText,
   repoRoot,
   runCli,
@@ -67,7 +70,9 @@ async function certifyWithCanaries(): Promise<CertifiedRun> {
   const testResultsDir = join(work, 'test-results');
   const certificationDir = join(work, 'certification');
   const keyDir = join(work, 'keys');
-  const newKey = await runCli('npm', ['run', 'certify', '--', '--new-key', '--key-dir', keyDir], childEnv(work, {}));
+  // The scripts started as their npm scripts start them (node --import tsx <file>: cli.spec.ts), without npm's processes.
+  const certify = [...TS_NODE.slice(1), 'scripts/certify.ts'];
+  const newKey = await runCli(TS_NODE[0], [...certify, '--new-key', '--key-dir', keyDir], childEnv(work, {}));
   if (newKey.code !== 0) throw new Error(`certify --new-key failed:\n${newKey.stdout}\n${newKey.stderr}`);
   const privateKey = readText(join(keyDir, 'certify-signing-key.pem'));
   const orderTemplate = join(work, 'my-order.json');
@@ -88,7 +93,7 @@ async function certifyWithCanaries(): Promise<CertifiedRun> {
     CERTIFICATION_DIR: certificationDir,
     SEED,
   });
-  const run = await runCli('npm', ['run', 'certify', '--', '--project', 'auth'], env, 150_000);
+  const run = await runCli(TS_NODE[0], [...certify, '--project', 'auth'], env, 150_000);
   const bundles = existsSync(certificationDir) ? readdirSync(certificationDir) : [];
   const tokens = readText(issuedTokens).split('\n').filter(Boolean);
   const secrets: Record<string, string> = {
@@ -210,12 +215,23 @@ test('certify exits with its verdict: a run of one project is partial, nothing f
   });
 });
 
-test("the signed bundle verifies offline against the signer's key, refused as partial without --allow-partial, refused with another key or one changed byte", async ({
+test("the signed bundle verifies offline against the signer's key, refused as partial without --allow-partial, refused with another key, without one, or with one changed byte", async ({
   certified,
 }) => {
-  const verify = (...args: string[]) =>
-    runCli('npm', ['run', 'verify-bundle', '--', ...args], childEnv(certified.work, {}));
-  const verified = await verify('--public-key', certified.publicKey, '--allow-partial', certified.bundle);
+  // Through the real command once; then its other exit paths called in this process (verifyBundleCommand is the
+  // script's whole work), on the same bundle. Each refusal's rule is a unit of evidence-units.spec.ts.
+  const verified = await runCli(
+    TS_NODE[0],
+    [
+      ...TS_NODE.slice(1),
+      'scripts/verify-bundle.ts',
+      '--public-key',
+      certified.publicKey,
+      '--allow-partial',
+      certified.bundle,
+    ],
+    childEnv(certified.work, {}),
+  );
   expect(verified.code, output(verified)).toBe(0);
   expect(verified.stdout).toContain('its 8 files match their digests');
   expect(verified.stdout).toMatch(
@@ -225,7 +241,8 @@ test("the signed bundle verifies offline against the signer's key, refused as pa
   expect(verified.stdout, 'the files the settings pointed at, beside their digests').toContain(
     `ORDER_TEMPLATE: ${certified.orderTemplate} SHA-256 ${templateDigest}`,
   );
-  const required = await verify(
+  const verify = (...args: string[]) => inProcess(() => verifyBundleCommand(args));
+  const required = verify(
     '--public-key',
     certified.publicKey,
     '--allow-partial',
@@ -234,20 +251,15 @@ test("the signed bundle verifies offline against the signer's key, refused as pa
   );
   expect(required.code, output(required)).toBe(1);
   expect(required.stderr).toContain('the run did not end conformant: not conformant: partial run');
-  const partial = await verify('--public-key', certified.publicKey, certified.bundle);
+  const partial = verify('--public-key', certified.publicKey, certified.bundle);
   expect(partial.code, output(partial)).toBe(1);
   expect(partial.stderr).toContain('the run was partial (--project auth)');
-  const otherKeyDir = join(certified.work, 'other-key');
-  await runCli('npm', ['run', 'certify', '--', '--new-key', '--key-dir', otherKeyDir], childEnv(certified.work, {}));
-  const wrongKey = await verify(
-    '--public-key',
-    join(otherKeyDir, 'certify-signing-key.pub.pem'),
-    '--allow-partial',
-    certified.bundle,
-  );
+  const otherKey = join(certified.work, 'other-key.pub.pem');
+  writeFileSync(otherKey, newKeyPair().publicPem);
+  const wrongKey = verify('--public-key', otherKey, '--allow-partial', certified.bundle);
   expect(wrongKey.code, output(wrongKey)).toBe(1);
   expect(wrongKey.stderr).toMatch(/statement\.dsse\.json: signed by key [0-9a-f]{64}, not by the key given/);
-  const missingKey = await verify(certified.bundle);
+  const missingKey = verify(certified.bundle);
   expect(missingKey.code, output(missingKey)).toBe(2);
   expect(missingKey.stderr).toContain('--public-key is required');
   const copy = join(certified.work, 'tampered');
@@ -256,12 +268,12 @@ test("the signed bundle verifies offline against the signer's key, refused as pa
   const bytes = readFileSync(target);
   bytes[10] = bytes[10]! ^ 0x01;
   writeFileSync(target, bytes);
-  const tampered = await verify('--public-key', certified.publicKey, '--allow-partial', copy);
+  const tampered = verify('--public-key', certified.publicKey, '--allow-partial', copy);
   expect(tampered.code, output(tampered)).toBe(1);
   expect(tampered.stderr).toContain('conformance.md: changed');
 });
 
-test('the statement pins the source that ran; verify-bundle --source passes on an unchanged copy of the checkout and names the file when one file of any source path differs', async ({
+test('the statement pins the source that ran; verify-bundle --source passes on an unchanged copy of the checkout and names the file when one file of any source path differs', ({
   certified,
 }) => {
   const certificate = JSON.parse(readText(join(certified.bundle, 'certificate.json'))) as { source: SourceClaim };
@@ -269,22 +281,19 @@ test('the statement pins the source that ran; verify-bundle --source passes on a
   // A copy outside any git checkout, as a tarball would give it: the digest does not need git.
   const checkout = join(certified.work, 'checkout');
   for (const path of SOURCE_PATHS) cpSync(join(repoRoot, path), join(checkout, path), { recursive: true });
+  // The command called in this process (its start through the real command: the test above).
   const verify = () =>
-    runCli(
-      TS_NODE[0],
-      [
-        ...TS_NODE.slice(1),
-        'scripts/verify-bundle.ts',
+    inProcess(() =>
+      verifyBundleCommand([
         '--public-key',
         certified.publicKey,
         '--allow-partial',
         '--source',
         checkout,
         certified.bundle,
-      ],
-      childEnv(certified.work, {}),
+      ]),
     );
-  const unchanged = await verify();
+  const unchanged = verify();
   expect(unchanged.code, output(unchanged)).toBe(0);
   expect(unchanged.stdout).toContain(
     `${certificate.source.files} source files of ${SOURCE_PATHS.join(', ')} identical to the run's`,
@@ -296,7 +305,7 @@ test('the statement pins the source that ran; verify-bundle --source passes on a
     const name = relative(checkout, file).split(sep).join('/');
     const original = readFileSync(file);
     writeFileSync(file, Buffer.concat([original, Buffer.from('\n')]));
-    const changed = await verify();
+    const changed = verify();
     writeFileSync(file, original);
     expect(changed.code, `${name} changed: ${output(changed)}`).toBe(1);
     expect(changed.stderr, `${name} changed`).toContain(`${name}: differs`);

@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { format } from 'node:util';
 import { configVariables } from '../schemas/variables.ts';
+import type { ProbedScript } from './cli-probe.ts';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 export const playwrightCli = join(repoRoot, 'node_modules', '@playwright', 'test', 'cli.js');
@@ -75,6 +77,85 @@ export function runCli(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** The commands of package.json that are ours (node --import tsx <file>), by their npm script's name. */
+export const ourScripts = Object.entries(
+  (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts,
+).flatMap(([name, command]) => {
+  const file = /^node --import tsx (\S+\.ts)$/.exec(command)?.[1];
+  return file ? [{ name, file }] : [];
+});
+
+/**
+ * Each script started with `option` in one process, through tsx on `node` (selftest/cli-probe.ts): what each did, in
+ * the order given.
+ */
+export async function probeScripts(
+  option: string,
+  files: readonly string[],
+  env: Record<string, string>,
+  node: string = process.execPath,
+): Promise<ProbedScript[]> {
+  const run = await runCli(node, [...TS_NODE.slice(1), 'selftest/cli-probe.ts', option, ...files], env, 120_000);
+  if (run.code !== 0) throw new Error(`selftest/cli-probe.ts ended with exit code ${run.code}:\n${run.stderr}`);
+  return JSON.parse(run.stdout) as ProbedScript[];
+}
+
+/** What process.exit throws while a command runs in this process: the command stops there, as it would have. */
+class Exited extends Error {}
+
+/**
+ * A command of ours called in this process, as its script calls it (a script's whole work is a function returning its
+ * exit code): the exit code and what it printed, as a child process would give them, without a process of its own.
+ */
+export function inProcess(command: () => number): CliRun {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const { log, error } = console;
+  const { exit } = process;
+  let code: number | null = null;
+  console.log = (...args: unknown[]) => void stdout.push(`${format(...args)}\n`);
+  console.error = (...args: unknown[]) => void stderr.push(`${format(...args)}\n`);
+  process.exit = ((exitCode?: number) => {
+    code ??= exitCode ?? 0;
+    throw new Exited();
+  }) as typeof process.exit;
+  try {
+    code = command();
+  } catch (thrown) {
+    if (!(thrown instanceof Exited)) throw thrown;
+  } finally {
+    console.log = log;
+    console.error = error;
+    process.exit = exit;
+  }
+  return { code, stdout: stdout.join(''), stderr: stderr.join('') };
+}
+
+/** inProcess for a command whose work is asynchronous: nothing else runs in this process while it does. */
+export async function inProcessAsync(command: () => Promise<number>): Promise<CliRun> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const { log, error } = console;
+  const { exit } = process;
+  let code: number | null = null;
+  console.log = (...args: unknown[]) => void stdout.push(`${format(...args)}\n`);
+  console.error = (...args: unknown[]) => void stderr.push(`${format(...args)}\n`);
+  process.exit = ((exitCode?: number) => {
+    code ??= exitCode ?? 0;
+    throw new Exited();
+  }) as typeof process.exit;
+  try {
+    code = await command();
+  } catch (thrown) {
+    if (!(thrown instanceof Exited)) throw thrown;
+  } finally {
+    console.log = log;
+    console.error = error;
+    process.exit = exit;
+  }
+  return { code, stdout: stdout.join(''), stderr: stderr.join('') };
 }
 
 export function filesUnder(dir: string): string[] {

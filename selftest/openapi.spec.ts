@@ -14,7 +14,7 @@ import {
   openApiServices,
   type OpenApiTarget,
 } from '../scripts/openapi/document.ts';
-import { childEnv, runCli } from './evidence-harness.ts';
+import { childEnv, runCli, TS_NODE } from './evidence-harness.ts';
 
 type Json = Record<string, unknown>;
 
@@ -203,12 +203,13 @@ test('a route variable that is not valid is refused, naming it', () => {
   ).toThrow(/^ROUTE_DOCUMENT_RECORDS=GET \/records is not valid: expected a path containing exactly the placeholder/);
 });
 
+// Started as its npm script starts it (node --import tsx scripts/openapi.ts: cli.spec.ts), without npm's processes.
 test('npm run openapi writes one description per service, of the configured routes', async () => {
   const work = mkdtempSync(join(tmpdir(), 'openapi-'));
   const out = join(work, 'openapi');
   const run = await runCli(
-    'npm',
-    ['run', 'openapi', '--', '--out', out],
+    TS_NODE[0],
+    [...TS_NODE.slice(1), 'scripts/openapi.ts', '--out', out],
     childEnv(work, {
       ROUTE_CASE_UPDATE: 'PATCH /cases',
       STEPUP_BASE_URL: 'https://api.example.com/business/step-up/v1',
@@ -226,8 +227,8 @@ test('npm run openapi writes one description per service, of the configured rout
   ]);
   for (const service of openApiServices) expect(await problemsOf(read(service)), service).toEqual([]);
   const refused = await runCli(
-    'npm',
-    ['run', 'openapi', '--', '--out', out],
+    TS_NODE[0],
+    [...TS_NODE.slice(1), 'scripts/openapi.ts', '--out', out],
     childEnv(work, { ROUTE_CASE_UPDATE: 'PATCH cases' }),
   );
   expect(refused.code).toBe(2);

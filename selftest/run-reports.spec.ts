@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -6,11 +6,14 @@ import { markUnfinished, reportFiles } from '../reporters/run-reports.ts';
 import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
 
 // A run's reports are its own: at its start each report says "not finished" in place of the last run's verdict, and
-// a run that ends before any test (exit 2) writes its own verdict, "not run: configuration", with the problems.
+// a run that ends before any test (exit 2) writes its own verdict, "not run: configuration", with the problems. The
+// green run before them is also the gate's filtered run that passes (partial, exit 0, a short console).
 
 test.describe.configure({ timeout: 240_000 });
 
 const REPORTS = ['conformance.md', 'conformance.json', 'conformance.html', 'junit.xml', 'results.json'];
+
+const listed = (dir: string) => (existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String) : []);
 
 function read(dir: string): Record<string, string> {
   return Object.fromEntries(REPORTS.map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
@@ -34,24 +37,53 @@ test('a run stopped in preflight, or by its configuration, after a green run lea
       }),
     );
   try {
+    // A filtered run that passes says it is partial, never conformant, and exits 0.
     const green = await run({}, ['--project', 'identity', '--grep', '@CU-TAGS-APPEND']);
     expect(green.code, green.stdout.slice(-2000)).toBe(0);
-    expect(JSON.parse(read(reportsDir)['conformance.json'] as string).result).toMatch(/^partial run: /);
+    const result = JSON.parse(read(reportsDir)['conformance.json'] as string).result as string;
+    const [, exercised, total] = /^partial run: (\d+) of (\d+) MUST exercised, no failures$/.exec(result) ?? [];
+    expect(Number(exercised), result).toBeGreaterThan(0);
+    expect(Number(exercised), result).toBeLessThan(Number(total));
+    expect(green.stdout).not.toMatch(/Verdict \(gate profile\): conformant/);
+    // A green run's console: the start, a line per project, the summary; no line per test (CONFORMANCE_VERBOSE=1 has those).
+    expect(green.stdout.trimEnd().split('\n').length, green.stdout).toBeLessThanOrEqual(40);
+    expect(green.stdout).toMatch(/^ {2}identity +\d+ tests?: \d+ passed$/m);
+    expect(green.stdout).not.toContain('✓');
+    expect(green.stdout).not.toContain('not conformant');
 
+    // The preflight stops a wrong route: exit 2 before any test result is written, naming the variable and its value.
     const problem = 'ROUTE_CASE_UPDATE: nothing serves ROUTE_CASE_UPDATE="POST /no-such-update"';
     const stopped = await run({ ROUTE_CASE_UPDATE: 'POST /no-such-update' });
     expect(stopped.code, stopped.stderr).toBe(2);
-    for (const [cause, reports] of [
-      ['the preflight', read(reportsDir)],
-      [
-        'the configuration',
-        await run({ WEBHOOK_WAIT_MS: 'soon' }).then((bad) => {
-          expect(bad.code, bad.stderr).toBe(2);
-          return read(reportsDir);
-        }),
-      ],
+    expect(stopped.stderr).toContain(
+      `Preflight: the target cannot be used as configured (1 problem); no test was run:\n  ${problem}`,
+    );
+    expect(`${stopped.stdout}\n${stopped.stderr}`).not.toMatch(/\d+ (passed|failed)/);
+    expect(listed(join(work, 'test-results')), 'no test result or attachment').toEqual([]);
+    expect(listed(reportsDir).sort(), 'the five reports, nothing else').toEqual([...REPORTS].sort());
+    const afterPreflight = read(reportsDir);
+    // A bad value stops the real command before any test, each named on a line of its own: a route, a webhook, a
+    // suite and a sandbox variable at once (every wrong value of every variable: config-fuzz.spec.ts, in process).
+    const wrong = [
+      'ROUTE_STEP_UP="SEND /step-up" is not valid: expected "METHOD /path" (Method and path of 4.7',
+      'WEBHOOK_WAIT_MS="soon" is not valid',
+      'HTTP_503_RETRIES="many" is not valid',
+      'SANDBOX_FLAKY_503="half" is not valid',
+    ];
+    const bad = await run({
+      ROUTE_STEP_UP: 'SEND /step-up',
+      WEBHOOK_WAIT_MS: 'soon',
+      HTTP_503_RETRIES: 'many',
+      SANDBOX_FLAKY_503: 'half',
+    });
+    expect(bad.code, bad.stderr).toBe(2);
+    expect(bad.stderr).toContain('Configuration is not valid (4 problems):');
+    for (const named of wrong) expect(bad.stderr.split('\n')).toContainEqual(expect.stringContaining(`  ${named}`));
+    expect(`${bad.stdout}\n${bad.stderr}`).not.toMatch(/\d+ (passed|failed)/);
+    for (const [cause, reports, named] of [
+      ['the preflight', afterPreflight, [problem]],
+      ['the configuration', read(reportsDir), wrong],
     ] as const) {
-      const named = cause === 'the preflight' ? problem : 'WEBHOOK_WAIT_MS="soon" is not valid';
       const json = JSON.parse(reports['conformance.json'] as string) as {
         result: string;
         reasons: string[];
@@ -60,12 +92,12 @@ test('a run stopped in preflight, or by its configuration, after a green run lea
       };
       expect(json.result, cause).toBe('not run: configuration');
       expect(json.verdict).toMatchObject({ exitCode: 2, conformant: false });
-      expect(json.reasons.join('\n'), cause).toContain(named);
+      for (const words of named) expect(json.reasons.join('\n'), cause).toContain(words);
       expect(json.requirements).toEqual([]);
       const markdown = reports['conformance.md'] as string;
       expect(markdown).toContain('Result: **not run: configuration** (profile gate)');
       expect(markdown).toContain('Exit code 2: no test was run.');
-      expect(markdown.replace(/\\(.)/g, '$1')).toContain(named);
+      for (const words of named) expect(markdown.replace(/\\(.)/g, '$1')).toContain(words);
       expect(markdown).not.toMatch(/partial run|conformant/);
       const junit = reports['junit.xml'] as string;
       expect(junit).toMatch(/<testcase name="verdict \(gate profile\)" classname="verdict"/);

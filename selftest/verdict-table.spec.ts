@@ -18,7 +18,8 @@ import {
   verdictTable,
   type VerdictScenario,
 } from '../scripts/evidence/verdict-scenarios.ts';
-import { childEnv, runCli, TS_NODE } from './evidence-harness.ts';
+import { inProcess } from './evidence-harness.ts';
+import { verifyBundleCommand } from '../scripts/verify-bundle.ts';
 
 // The table of docs/verdicts.md is the verdict function's own output, and every row of it reads the same in every
 // output: each scenario's tests go through the conformance reporter as Playwright would hand them over, then through
@@ -172,7 +173,7 @@ for (const scenario of VERDICT_SCENARIOS) {
   });
 }
 
-test('verify-bundle prints "signature and files verified; verdict: ..." and exits by the --require-* flags', async () => {
+test('verify-bundle prints "signature and files verified; verdict: ..." and exits by the --require-* flags', () => {
   const work = mkdtempSync(join(tmpdir(), 'verdict-verify-'));
   try {
     const keys = newKeyPair();
@@ -199,20 +200,15 @@ test('verify-bundle prints "signature and files verified; verdict: ..." and exit
     };
     const warned = bundle('warned', 'certify with warnings');
     const failed = bundle('failed', 'gate with a MUST failed');
-    const verify = (...args: string[]) =>
-      runCli(
-        TS_NODE[0],
-        [...TS_NODE.slice(1), 'scripts/verify-bundle.ts', '--public-key', keyFile, ...args],
-        childEnv(work, {}),
-        60_000,
-      );
-    const [plain, conformant, noWarnings, notConformant, gate] = await Promise.all([
+    // The command called in this process (its start through the real command: evidence-bundle.spec.ts).
+    const verify = (...args: string[]) => inProcess(() => verifyBundleCommand(['--public-key', keyFile, ...args]));
+    const [plain, conformant, noWarnings, notConformant, gate] = [
       verify(failed.dir),
       verify('--require-conformant', warned.dir),
       verify('--require-no-warnings', warned.dir),
       verify('--require-conformant', failed.dir),
       verify(warned.dir),
-    ]);
+    ];
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).toContain(`Signature and files verified; verdict: ${failed.words} (gate profile)`);
     expect(plain.stdout).not.toMatch(/^Verified:/m);
