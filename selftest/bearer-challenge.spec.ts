@@ -1,9 +1,8 @@
-import { expect, test, type TestInfo } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { expectBearerChallenge } from '../kit/checks/auth.ts';
 import type { Exchange } from '../kit/http/exchange.ts';
-import { Redactor } from '../kit/redact.ts';
-import { Verdict } from '../kit/verdict.ts';
-import { citeAnnotation, marksOf } from '../kit/verdict-marks.ts';
+import { marksOf } from '../kit/verdict-marks.ts';
+import { bareVerdict } from './bare-verdict.ts';
 
 /** A refused bearer request as the check sees it: its status and WWW-Authenticate header. */
 function refusal(status: number, challenge?: string): Exchange {
@@ -17,8 +16,7 @@ function refusal(status: number, challenge?: string): Exchange {
 }
 
 function judged(exchange: Exchange, malformed: boolean): string | undefined {
-  const annotations: TestInfo['annotations'] = [citeAnnotation('BEARER-CHALLENGE')];
-  const verdict = new Verdict({ annotations } as unknown as TestInfo, 'gate', new Redactor([]));
+  const { verdict, annotations } = bareVerdict(['BEARER-CHALLENGE']);
   expectBearerChallenge(verdict, exchange, { malformed });
   return marksOf(annotations).find((m) => m.id === 'BEARER-CHALLENGE')?.kind;
 }

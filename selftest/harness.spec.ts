@@ -7,12 +7,11 @@ import { NoAnswerError } from '../runner/http/wire.ts';
 import { Redactor } from '../kit/redact.ts';
 import { requirements } from '../catalog/catalog.ts';
 import { citeAnnotation, markAnnotation, type MarkKind } from '../kit/verdict-marks.ts';
-import type { TestInfo } from '@playwright/test';
 import { settingsNamedIn } from '../schemas/variables.ts';
-import { Verdict } from '../kit/verdict.ts';
 import { runVerdict } from '../reporters/run-verdict.ts';
 import { verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
 import { retryAfterMs } from '../kit/http/retry-after.ts';
+import { bareVerdict } from './bare-verdict.ts';
 
 async function serve(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
@@ -281,16 +280,7 @@ test.describe('verdict aggregation', () => {
     ]);
     expect(settingsNamedIn('IDENTITY_API_KEY and API_KEY, not MY_API_KEY_X')).toEqual(['IDENTITY_API_KEY', 'API_KEY']);
     expect(settingsNamedIn('not configured: --inject-503 0')).toEqual(['--inject-503']);
-    const annotations = [citeAnnotation('ORD-403')];
-    const skipped: string[] = [];
-    const info = {
-      annotations,
-      skip: (_: boolean, reason: string) => {
-        skipped.push(reason);
-        throw new Error('skipped');
-      },
-    } as unknown as TestInfo;
-    const verdict = new Verdict(info, 'gate', new Redactor([]));
+    const { verdict, annotations, skipped } = bareVerdict(['ORD-403']);
     expect(() => verdict.notConfigured('no client without the entitlements is configured')).toThrow(
       /names none of schemas\/config\.schema\.json/,
     );
@@ -306,8 +296,7 @@ test.describe('verdict aggregation', () => {
   });
 
   test('a requirement the target never produced reads "not exercised: the target never produced it" and fails no profile', () => {
-    const annotations = [citeAnnotation('ORD-403')];
-    const verdict = new Verdict({ annotations } as unknown as TestInfo, 'certify', new Redactor([]));
+    const { verdict, annotations } = bareVerdict(['ORD-403'], { profile: 'certify' });
     verdict.notProduced('ORD-403', 'no event carried it');
     const verdicts = verdictsFor(requirements, [record('passed', annotations)]);
     expect(verdicts.find((v) => v.id === 'ORD-403')?.outcome).toBe('not-produced');

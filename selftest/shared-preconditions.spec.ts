@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test, type TestInfo } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { requirements } from '../catalog/catalog.ts';
 import type { FailedPrecondition } from '../kit/shared-preconditions.ts';
 import { Redactor } from '../kit/redact.ts';
 import { TokenProvider } from '../kit/tokens.ts';
 import { PreconditionFailure, Verdict } from '../kit/verdict.ts';
-import { citeAnnotation, marksOf, NOT_TRIED } from '../kit/verdict-marks.ts';
+import { marksOf, NOT_TRIED } from '../kit/verdict-marks.ts';
 import { brokenPreconditions } from '../reporters/run-summary.ts';
 import { runVerdict } from '../reporters/run-verdict.ts';
 import { verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
@@ -15,6 +15,7 @@ import { startBroker, type RunningBroker } from '../runner/broker.ts';
 import { HttpClient } from '../runner/http/client.ts';
 import { LocalBudget } from '../runner/http/rate-limit.ts';
 import { TokenCache } from '../runner/tokens.ts';
+import { bareVerdict } from './bare-verdict.ts';
 
 // A broken precondition is waited for once: the run's memo of the preconditions its checks share, as the workers reach
 // it (the broker over HTTP), the run's token kept with its failure, and how a check blocked at once reads.
@@ -122,18 +123,7 @@ test.describe('the run’s token', () => {
 });
 
 test.describe('a check blocked at once', () => {
-  const testInfoOf = (id: string) => {
-    const annotations = [citeAnnotation(id)];
-    const skipped: string[] = [];
-    const info = {
-      annotations,
-      skip: (_: boolean, reason: string) => {
-        skipped.push(reason);
-        throw new Error('skipped');
-      },
-    } as unknown as TestInfo;
-    return { annotations, skipped, info };
-  };
+  const testInfoOf = (id: string) => bareVerdict([id]);
   const record = (annotations: TestRecord['annotations'], title: string): TestRecord => ({
     title,
     project: 'identity',

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { expect, test, type TestInfo } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import {
   CASE_TAGS_OVER,
   MANY_TAGS_PER_UPDATE,
@@ -20,9 +20,9 @@ import {
   tagsShown,
 } from '../kit/checks/value-round-trip.ts';
 import type { Exchange } from '../kit/http/exchange.ts';
-import { Redactor } from '../kit/redact.ts';
 import { Verdict } from '../kit/verdict.ts';
-import { citeAnnotation, marksOf } from '../kit/verdict-marks.ts';
+import { marksOf } from '../kit/verdict-marks.ts';
+import { bareVerdict } from './bare-verdict.ts';
 
 // The population of values (docs/traffic.md): each class what it says it is, drawn the same for the same seed, and
 // the checks that judge what comes back, each with a value that passes and one that fails.
@@ -145,8 +145,8 @@ function answer(status: number, json: unknown = {}): Exchange {
 }
 
 function judged(id: string, check: (verdict: Verdict) => void): string | undefined {
-  const annotations: TestInfo['annotations'] = [citeAnnotation(id)];
-  check(new Verdict({ annotations } as unknown as TestInfo, 'gate', new Redactor([])));
+  const { verdict, annotations } = bareVerdict([id]);
+  check(verdict);
   return marksOf(annotations).find((m) => m.id === id)?.kind;
 }
 

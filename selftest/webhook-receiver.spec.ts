@@ -3,11 +3,12 @@ import { connect } from 'node:net';
 import { expect, test, type TestInfo } from '@playwright/test';
 import { Redactor } from '../kit/redact.ts';
 import { RequirementFailure, Verdict } from '../kit/verdict.ts';
-import { citeAnnotation, marksOf } from '../kit/verdict-marks.ts';
+import { marksOf } from '../kit/verdict-marks.ts';
 import { expectValidEvents, expectWellFormedDeliveries } from '../kit/checks/webhook-events.ts';
 import { deliveryRequirements, eventKind, eventKinds } from '../kit/webhooks/events.ts';
 import { MAX_RETAINED_BODY_BYTES, readJournal, WebhookReceiver, type Delivery } from '../runner/webhooks/receiver.ts';
 import { deliveryMediaType, type DeliveryOutcome } from '../kit/webhooks/run-events.ts';
+import { bareVerdict } from './bare-verdict.ts';
 
 const SECRET = 'sk_live_selftest_4f9a2c';
 const EVT_IDS = deliveryRequirements();
@@ -44,8 +45,7 @@ const events = {
 
 /** A verdict outside a conformance run: it cites the webhook requirements and records into a bare annotation list. */
 function verdictFor(redactor = new Redactor([SECRET])): { verdict: Verdict; annotations: TestInfo['annotations'] } {
-  const annotations: TestInfo['annotations'] = EVT_IDS.map(citeAnnotation);
-  return { verdict: new Verdict({ annotations } as unknown as TestInfo, 'gate', redactor), annotations };
+  return bareVerdict(EVT_IDS, { redactor });
 }
 
 interface Answer {
