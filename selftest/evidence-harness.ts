@@ -110,52 +110,54 @@ class Exited extends Error {}
  * exit code): the exit code and what it printed, as a child process would give them, without a process of its own.
  */
 export function inProcess(command: () => number): CliRun {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const { log, error } = console;
-  const { exit } = process;
-  let code: number | null = null;
-  console.log = (...args: unknown[]) => void stdout.push(`${format(...args)}\n`);
-  console.error = (...args: unknown[]) => void stderr.push(`${format(...args)}\n`);
-  process.exit = ((exitCode?: number) => {
-    code ??= exitCode ?? 0;
-    throw new Exited();
-  }) as typeof process.exit;
+  const capture = captureOutput();
   try {
-    code = command();
+    return capture.end(command());
   } catch (thrown) {
-    if (!(thrown instanceof Exited)) throw thrown;
-  } finally {
-    console.log = log;
-    console.error = error;
-    process.exit = exit;
+    return capture.endOn(thrown);
   }
-  return { code, stdout: stdout.join(''), stderr: stderr.join('') };
 }
 
 /** inProcess for a command whose work is asynchronous: nothing else runs in this process while it does. */
 export async function inProcessAsync(command: () => Promise<number>): Promise<CliRun> {
+  const capture = captureOutput();
+  try {
+    return capture.end(await command());
+  } catch (thrown) {
+    return capture.endOn(thrown);
+  }
+}
+
+/** console.log, console.error and process.exit taken over until the command ends, by returning or by exiting. */
+function captureOutput(): { end: (code: number) => CliRun; endOn: (thrown: unknown) => CliRun } {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const { log, error } = console;
   const { exit } = process;
-  let code: number | null = null;
+  let exitCode: number | undefined;
   console.log = (...args: unknown[]) => void stdout.push(`${format(...args)}\n`);
   console.error = (...args: unknown[]) => void stderr.push(`${format(...args)}\n`);
-  process.exit = ((exitCode?: number) => {
-    code ??= exitCode ?? 0;
+  process.exit = ((code?: number) => {
+    exitCode ??= code ?? 0;
     throw new Exited();
   }) as typeof process.exit;
-  try {
-    code = await command();
-  } catch (thrown) {
-    if (!(thrown instanceof Exited)) throw thrown;
-  } finally {
+  const restore = () => {
     console.log = log;
     console.error = error;
     process.exit = exit;
-  }
-  return { code, stdout: stdout.join(''), stderr: stderr.join('') };
+  };
+  const end = (code: number | null): CliRun => {
+    restore();
+    return { code: exitCode ?? code, stdout: stdout.join(''), stderr: stderr.join('') };
+  };
+  return {
+    end,
+    endOn: (thrown) => {
+      if (thrown instanceof Exited) return end(null);
+      restore();
+      throw thrown;
+    },
+  };
 }
 
 export function filesUnder(dir: string): string[] {
