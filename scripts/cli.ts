@@ -1,3 +1,5 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { configSchema } from '../schemas/variables.ts';
 
@@ -79,4 +81,14 @@ export function countOption(name: string, text: string | undefined, fallback: nu
     process.exit(2);
   }
   return Number(text);
+}
+
+/**
+ * Whether the module of `moduleUrl` is the script Node was started with (`node --import tsx scripts/x.ts`), not one a
+ * self-test imports to call its command in process. Both paths are resolved through links: Node gives the module's
+ * URL by its real path and the script's as it was named.
+ */
+export function isStartedScript(moduleUrl: string): boolean {
+  const started = process.argv[1];
+  return started !== undefined && existsSync(started) && realpathSync(started) === fileURLToPath(moduleUrl);
 }

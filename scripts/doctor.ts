@@ -13,7 +13,7 @@ import { retryPolicyOf } from '../runner/http/retry.ts';
 import { Redactor } from '../kit/redact.ts';
 import { preflight } from '../runner/preflight.ts';
 import { TokenCache } from '../runner/tokens.ts';
-import { parseCli } from './cli.ts';
+import { isStartedScript, parseCli } from './cli.ts';
 import { profilesNeeding, rowsOf, settingsTable } from './doctor-settings.ts';
 import { replaceMarkedBlock } from './readme-block.ts';
 
@@ -128,4 +128,4 @@ export async function doctorCommand(
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = await doctorCommand();
+if (isStartedScript(import.meta.url)) process.exitCode = await doctorCommand();

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { operations } from '../catalog/catalog.ts';
 import { configSchema, configVariables } from '../schemas/variables.ts';
-import { parseCli } from './cli.ts';
+import { isStartedScript, parseCli } from './cli.ts';
 import { replaceMarkedBlock } from './readme-block.ts';
 
 /** The reference page of the configuration, whose tables this script writes. */
@@ -132,7 +132,7 @@ export function variableTable(): string {
   return lines.join('\n').trim();
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (isStartedScript(import.meta.url)) {
   parseCli({
     summary:
       'Writes .env.example and the route and variable tables of docs/configuration.md from schemas/config.schema.json and catalog/operations.json.',

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseCli, usageOf } from './cli.ts';
+import { isStartedScript, parseCli, usageOf } from './cli.ts';
 import { publicKeyFromPem } from './evidence/dsse.ts';
 import { pinnedFileLines, type PinnedFile } from './evidence/read-files.ts';
 import { verifyBundle } from './evidence/statement.ts';
@@ -105,4 +104,4 @@ export function verifyBundleCommand(argv: string[] = process.argv.slice(2)): num
   return 0;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = verifyBundleCommand();
+if (isStartedScript(import.meta.url)) process.exitCode = verifyBundleCommand();

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { parseCli } from './cli.ts';
+import { isStartedScript, parseCli } from './cli.ts';
 import { replaceMarkedBlock } from './readme-block.ts';
 
 // The two lists of docs/writing-checks.md, read from the code itself: every check of the kit by area, and every
@@ -160,7 +160,7 @@ export function fixturesIndex(): string {
   return lines.join('\n');
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (isStartedScript(import.meta.url)) {
   parseCli({
     summary:
       'Writes the lists of docs/writing-checks.md from the code: every check of kit/checks/ by area, every precondition helper and every fixture of fixtures/.',

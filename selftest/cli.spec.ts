@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parseCli, usageOf } from '../scripts/cli.ts';
 import type { ProbedScript } from './cli-probe.ts';
-import { ourScripts, probeScripts, runCli, TS_NODE } from './evidence-harness.ts';
+import { ourScripts, probeScripts, repoRoot, runCli, TS_NODE } from './evidence-harness.ts';
 
 // Every command of package.json that is one of ours (node --import tsx <file>) prints its usage on --help and exits 0,
 // and stops with exit code 2 on an option it does not know, before doing anything.
@@ -54,6 +57,22 @@ test('--help prints the usage on standard output and exits 0, through a real com
   expect(help.code, help.stderr).toBe(0);
   expect(help.stdout).toContain('Usage: npm run coverage');
   expect(help.stderr).toBe('');
+});
+
+// A command a self-test also calls in process (doctor, verify-bundle, and the two writers of docs) runs its work only
+// when it is the script Node was started with; started through a link to its file (a checkout reached by a link), it
+// must still run, never end at once with exit 0 and nothing done.
+test('a command started through a link to its file runs: doctor --help prints its usage', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'cli-link-'));
+  try {
+    const link = join(work, 'doctor.ts');
+    symlinkSync(join(repoRoot, 'scripts', 'doctor.ts'), link);
+    const help = await runCli(TS_NODE[0], [...TS_NODE.slice(1), link, '--help'], commandEnv, 60_000);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toContain('Usage: npm run doctor');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });
 
 test('parseCli: --help prints exactly the usage and exits 0; an unknown option prints what is wrong and the usage and exits 2', () => {
