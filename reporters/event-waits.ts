@@ -3,7 +3,7 @@ import type { EventWaits, WindowArrival, WindowEnd } from './run-facts.ts';
 /** Waits that ended on their window shown in the console, and arrivals shown per wait; conformance.json has them all. */
 const ENDS_SHOWN = 5;
 const ARRIVALS_SHOWN = 3;
-/** The same in conformance.md. */
+/** The same in conformance.md and conformance.html. */
 const ENDS_IN_MARKDOWN = 40;
 const ARRIVALS_IN_MARKDOWN = 8;
 
@@ -84,4 +84,18 @@ export function eventWaitsMarkdown(waits: EventWaits): string[] {
   if (waits.windowEnds.length > ENDS_IN_MARKDOWN)
     lines.push(`  - … ${waits.windowEnds.length - ENDS_IN_MARKDOWN} more in conformance.json`);
   return lines;
+}
+
+/** conformance.html's section: the summary, then each wait that ended on its window, what arrived meanwhile nested. */
+export function eventWaitsHtml(waits: EventWaits, escape: (text: string) => string): string {
+  const item = (text: string, nested = '') => `<li>${escape(text)}${nested}</li>`;
+  const ends = waits.windowEnds.slice(0, ENDS_IN_MARKDOWN).map((end) => {
+    const arrivals = end.arrived.slice(0, ARRIVALS_IN_MARKDOWN).map((arrival) => item(arrivalLine(arrival)));
+    if (end.arrived.length > ARRIVALS_IN_MARKDOWN)
+      arrivals.push(item(`… ${end.arrived.length - ARRIVALS_IN_MARKDOWN} more arrivals in conformance.json`));
+    return item(windowEndLine(end), arrivals.length > 0 ? `<ul>${arrivals.join('')}</ul>` : '');
+  });
+  if (waits.windowEnds.length > ENDS_IN_MARKDOWN)
+    ends.push(item(`… ${waits.windowEnds.length - ENDS_IN_MARKDOWN} more in conformance.json`));
+  return `<p id="event-waits">${escape(eventWaitsSummary(waits))}</p>${ends.length > 0 ? `<ul>${ends.join('')}</ul>` : ''}`;
 }

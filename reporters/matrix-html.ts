@@ -1,4 +1,6 @@
+import { eventWaitsHtml } from './event-waits.ts';
 import { splitReplays } from './replay.ts';
+import type { EventWaits } from './run-facts.ts';
 import { outcomeLabel, verdictNotes } from './run-summary.ts';
 import type { RunVerdict } from './run-verdict.ts';
 import type { RequirementVerdict } from './verdicts.ts';
@@ -13,9 +15,12 @@ interface HtmlReport {
   requirements: RequirementVerdict[];
   /** The run's verdict (reporters/run-verdict.ts): what it lists without failing, after the reasons. */
   run?: RunVerdict;
+  /** What the run's flows waited for, and every wait that ended on its window (reporters/event-waits.ts). */
+  events?: EventWaits;
 }
 
-const escape = (text: string) =>
+/** Text as HTML shows it, never opening a tag or an attribute. */
+export const escapeHtml = (text: string) =>
   text.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
@@ -23,7 +28,7 @@ const escape = (text: string) =>
 /** The evidence, then each replay command in a block of its own that pastes into a shell as it is. */
 function detailHtml(detail: string): string {
   const { evidence, replays } = splitReplays(detail);
-  return `<pre>${escape(evidence.join('\n'))}</pre>${replays.map((replay) => `<p>Replay (API_KEY from your .env):</p><pre class="replay">${escape(replay)}</pre>`).join('')}`;
+  return `<pre>${escapeHtml(evidence.join('\n'))}</pre>${replays.map((replay) => `<p>Replay (API_KEY from your .env):</p><pre class="replay">${escapeHtml(replay)}</pre>`).join('')}`;
 }
 
 const NEEDS_DETAIL = new Set(['failed', 'blocked', 'warning', 'known']);
@@ -38,8 +43,10 @@ export function matrixHtml(report: HtmlReport): string {
   const outcomes = [...new Set(report.requirements.map((v) => v.outcome))];
   const rows = report.requirements
     .map((v) => {
-      const name = NEEDS_DETAIL.has(v.outcome) ? `<a href="#${escape(v.id)}">${escape(v.id)}</a>` : escape(v.id);
-      return `<tr data-level="${v.level}" data-outcome="${escape(v.outcome)}"><td>${name}</td><td>${v.level}</td><td>${escape(v.part)}</td><td class="o-${escape(v.outcome)}">${escape(outcomeLabel(v))}</td><td>${v.tests.length}</td><td>${escape(v.breakdown)}</td></tr>`;
+      const name = NEEDS_DETAIL.has(v.outcome)
+        ? `<a href="#${escapeHtml(v.id)}">${escapeHtml(v.id)}</a>`
+        : escapeHtml(v.id);
+      return `<tr data-level="${v.level}" data-outcome="${escapeHtml(v.outcome)}"><td>${name}</td><td>${v.level}</td><td>${escapeHtml(v.part)}</td><td class="o-${escapeHtml(v.outcome)}">${escapeHtml(outcomeLabel(v))}</td><td>${v.tests.length}</td><td>${escapeHtml(v.breakdown)}</td></tr>`;
     })
     .join('\n');
   const details = report.requirements
@@ -49,31 +56,32 @@ export function matrixHtml(report: HtmlReport): string {
         .filter((t) => t.outcome !== 'passed' && t.outcome !== 'observed')
         .map(
           (t) =>
-            `<li><b>${escape(t.outcome)}</b>: ${escape(t.project)} › ${escape(t.title)} <code>${escape(t.location)}</code>${t.detail ? detailHtml(t.detail) : ''}</li>`,
+            `<li><b>${escapeHtml(t.outcome)}</b>: ${escapeHtml(t.project)} › ${escapeHtml(t.title)} <code>${escapeHtml(t.location)}</code>${t.detail ? detailHtml(t.detail) : ''}</li>`,
         )
         .join('\n');
-      return `<section id="${escape(v.id)}" data-level="${v.level}" data-outcome="${escape(v.outcome)}"><h3>${escape(v.id)} (${v.level}, part ${escape(v.part)}): ${escape(v.outcome)}</h3><p>${escape(v.statement)}</p>${v.breakdown ? `<p>${escape(v.breakdown)}</p>` : ''}<ul>${tests}</ul></section>`;
+      return `<section id="${escapeHtml(v.id)}" data-level="${v.level}" data-outcome="${escapeHtml(v.outcome)}"><h3>${escapeHtml(v.id)} (${v.level}, part ${escapeHtml(v.part)}): ${escapeHtml(v.outcome)}</h3><p>${escapeHtml(v.statement)}</p>${v.breakdown ? `<p>${escapeHtml(v.breakdown)}</p>` : ''}<ul>${tests}</ul></section>`;
     })
     .join('\n');
   const checkbox = (kind: string, value: string) =>
-    `<label><input type="checkbox" data-filter="${kind}" value="${escape(value)}" checked> ${escape(value)}</label>`;
+    `<label><input type="checkbox" data-filter="${kind}" value="${escapeHtml(value)}" checked> ${escapeHtml(value)}</label>`;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Conformance matrix: ${escape(report.interface.title)} ${escape(report.interface.version)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>Conformance matrix: ${escapeHtml(report.interface.title)} ${escapeHtml(report.interface.version)}</title>
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
 .o-failed,.o-blocked{background:#fdd}.o-warning,.o-known{background:#ffe9b3}.o-passed{background:#dfd}pre{white-space:pre-wrap;background:#f6f6f6;padding:4px}
 .filters label{margin-right:1em}section{border-top:1px solid #ddd;margin-top:1em}
 </style></head><body>
-<h1>Conformance matrix: ${escape(report.interface.title)} ${escape(report.interface.version)}</h1>
-<p id="result">Result: <b>${escape(report.result)}</b> (profile ${escape(report.profile)}), ${escape(report.finishedAt)}</p>
-<ul id="reasons">${report.reasons.map((r) => `<li>Fails: ${escape(r)}</li>`).join('')}${(report.run ? verdictNotes(report.run) : []).map((n) => `<li>${escape(n)}</li>`).join('')}</ul>
+<h1>Conformance matrix: ${escapeHtml(report.interface.title)} ${escapeHtml(report.interface.version)}</h1>
+<p id="result">Result: <b>${escapeHtml(report.result)}</b> (profile ${escapeHtml(report.profile)}), ${escapeHtml(report.finishedAt)}</p>
+<ul id="reasons">${report.reasons.map((r) => `<li>Fails: ${escapeHtml(r)}</li>`).join('')}${(report.run ? verdictNotes(report.run) : []).map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>
 <details><summary>Environment</summary><ul>${Object.entries(report.environment)
-    .map(([k, v]) => `<li>${escape(k)}: ${escape(v)}</li>`)
+    .map(([k, v]) => `<li>${escapeHtml(k)}: ${escapeHtml(v)}</li>`)
     .join('')}</ul></details>
 <p class="filters">Level: ${levels.map((l) => checkbox('level', l)).join('')} Outcome: ${outcomes.map((o) => checkbox('outcome', o)).join('')}</p>
 <table id="matrix"><thead><tr><th>Requirement</th><th>Level</th><th>Part</th><th>Outcome</th><th>Tests</th><th>Breakdown</th></tr></thead><tbody>
 ${rows}
 </tbody></table>
+${report.events ? `<h2>Event waits</h2>\n${eventWaitsHtml(report.events, escapeHtml)}` : ''}
 <h2>Failures, blocks and warnings</h2>
 ${details || '<p>None.</p>'}
 <script>

@@ -7,7 +7,8 @@ import { freePort } from '../runner/http/free-port.ts';
 import { RunProgress } from '../runner/run-progress.ts';
 import type { Credit } from '../kit/webhooks/run-events.ts';
 import { creditedStepUp } from '../kit/webhooks/credited-step-up.ts';
-import { eventWaitsSummary } from '../reporters/event-waits.ts';
+import { eventWaitsHtml, eventWaitsMarkdown, eventWaitsSummary } from '../reporters/event-waits.ts';
+import { escapeHtml } from '../reporters/matrix-html.ts';
 import { fileURLToPath } from 'node:url';
 import { Api } from '../kit/api.ts';
 import { TokenProvider } from '../kit/tokens.ts';
@@ -527,6 +528,41 @@ test.describe('waits that end on their window', () => {
       'Events: no awaited event arrived; 2 waits ended on their window, not on an event; 0 deliveries received',
     );
     expect(none).not.toContain('none awaited');
+  });
+
+  test('conformance.md and conformance.html list each wait that ended on its window with what arrived, the ids a target chose escaped', () => {
+    const arrival = {
+      seq: 7,
+      afterMs: 35,
+      kind: 'session',
+      sessionId: '<b>s`1*</b>',
+      docVerification: true,
+      firstOfSession: true,
+      why: 'given to a document verification flow',
+    };
+    const end = {
+      kind: 'step-up' as const,
+      flow: 'step-up by phone number',
+      startedAt: 0,
+      endedAt: 60_000,
+      windowMs: 60_000,
+      what: 'no event arrived within 60 s',
+      arrived: [arrival],
+    };
+    const waits = { mode: 'active' as const, windowMs: 60_000, awaited: 0, latestDelayMs: 0, longestLagMs: 0 };
+    const stats = { ...waits, windowEnds: [end], deliveries: 1 };
+    const markdown = eventWaitsMarkdown(stats).join('\n');
+    const html = eventWaitsHtml(stats, escapeHtml);
+    for (const text of [markdown, html]) {
+      expect(text).toContain('1 wait ended on its window, not on an event');
+      expect(text).toContain('step-up by phone number: no event arrived within 60 s');
+      expect(text).toContain('given to a document verification flow');
+    }
+    expect(markdown).toContain('session \\<b\\>s\\`1\\*\\</b\\>');
+    expect(html).toContain('session &lt;b&gt;s`1*&lt;/b&gt;');
+    expect(html).not.toContain('<b>s');
+    // A run whose every wait ended on its event lists none.
+    expect(eventWaitsHtml({ ...stats, windowEnds: [] }, escapeHtml)).not.toContain('<ul>');
   });
 });
 
