@@ -9,6 +9,7 @@ import type { Credit } from '../kit/webhooks/run-events.ts';
 import { creditedStepUp } from '../kit/webhooks/credited-step-up.ts';
 import { eventWaitsHtml, eventWaitsMarkdown, eventWaitsSummary } from '../reporters/event-waits.ts';
 import { escapeHtml } from '../reporters/matrix-html.ts';
+import type { WindowArrival, WindowEnd } from '../reporters/run-facts.ts';
 import { fileURLToPath } from 'node:url';
 import { Api } from '../kit/api.ts';
 import { TokenProvider } from '../kit/tokens.ts';
@@ -500,6 +501,17 @@ test.describe('waits that end on their window', () => {
     }
   });
 
+  /** A step-up's wait that ended on its 60 s window, with what arrived meanwhile. */
+  const stepUpWindowEnd = (arrived: WindowArrival[]): WindowEnd => ({
+    kind: 'step-up',
+    flow: 'step-up by phone number',
+    startedAt: 0,
+    endedAt: 60_000,
+    windowMs: 60_000,
+    what: 'no event arrived within 60 s',
+    arrived,
+  });
+
   test('the summary says what happened: no flow, every wait on its event, or none of the awaited events', () => {
     const waits = {
       mode: 'active' as const,
@@ -514,15 +526,7 @@ test.describe('waits that end on their window', () => {
     expect(eventWaitsSummary({ ...waits, awaited: 2, latestDelayMs: 8100, longestLagMs: 3, deliveries: 1 })).toBe(
       'Events: 2 awaited, the latest 8.1 s after its request (window 60 s, WEBHOOK_WAIT_MS); every wait ended within 3 ms of the event it awaited; 1 delivery received',
     );
-    const end = {
-      kind: 'step-up' as const,
-      flow: 'step-up by phone number',
-      startedAt: 0,
-      endedAt: 60_000,
-      windowMs: 60_000,
-      what: 'no event arrived within 60 s',
-      arrived: [],
-    };
+    const end = stepUpWindowEnd([]);
     const none = eventWaitsSummary({ ...waits, windowEnds: [end, end] });
     expect(none).toBe(
       'Events: no awaited event arrived; 2 waits ended on their window, not on an event; 0 deliveries received',
@@ -540,15 +544,7 @@ test.describe('waits that end on their window', () => {
       firstOfSession: true,
       why: 'given to a document verification flow',
     };
-    const end = {
-      kind: 'step-up' as const,
-      flow: 'step-up by phone number',
-      startedAt: 0,
-      endedAt: 60_000,
-      windowMs: 60_000,
-      what: 'no event arrived within 60 s',
-      arrived: [arrival],
-    };
+    const end = stepUpWindowEnd([arrival]);
     const waits = { mode: 'active' as const, windowMs: 60_000, awaited: 0, latestDelayMs: 0, longestLagMs: 0 };
     const stats = { ...waits, windowEnds: [end], deliveries: 1 };
     const markdown = eventWaitsMarkdown(stats).join('\n');
