@@ -10,7 +10,9 @@ export type { FailedPrecondition };
  * - the run's token of a credential (a token endpoint and an API key: the main client, the reseller, the client without
  *   entitlements): runner/tokens.ts keeps it with the token itself;
  * - the run's document session whose records checks only read, one per caller (recordsToReadKey);
- * - the first delivery of the run's webhook receiver (firstDeliveryKey).
+ * - the first delivery of the run's webhook receiver (firstDeliveryKey);
+ * - a token endpoint that gave no answer at all (tokenEndpointKey): the run's token of every credential it serves, and
+ *   the token checks' own requests to it, are not waited for again.
  * A key names one precondition exactly: the records of another inquiry, a token of another credential, another
  * receiver are other keys, and a check that needs one of them tries it itself.
  */
@@ -50,6 +52,9 @@ export type RecordsCaller = 'client' | 'reseller';
 /** The run's document session whose records checks only read, of one caller, on one target. */
 export const recordsToReadKey = (config: SuiteConfig, caller: RecordsCaller): string =>
   `records to read: ${config.services.identity.baseUrl} as ${caller === 'reseller' ? `reseller ${config.reseller?.clientId ?? ''}` : `client ${config.clientId}`}`;
+
+/** A token endpoint, once a request to it got no answer (none within HTTP_TIMEOUT_MS, or no connection). */
+export const tokenEndpointKey = (tokenUrl: string): string => `token endpoint answers: ${tokenUrl}`;
 
 /** The first delivery of the webhook receiver on WEBHOOK_LISTEN. */
 export const firstDeliveryKey = (config: SuiteConfig): string =>

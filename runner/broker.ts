@@ -93,8 +93,8 @@ export async function startBroker(options: {
 }): Promise<RunningBroker> {
   const budget = new RunBudget(options.rateLimitBudgetMs);
   const http = new HttpClient(options.policy, budget);
-  const cache = new TokenCache(http, new Redactor(options.secrets));
   const preconditions = new PreconditionMemo();
+  const cache = new TokenCache(http, new Redactor(options.secrets), preconditions);
   const workers: ClientStats = noClientStats();
   // A place not given back within one request's longest time (a worker that ended mid-request) returns by itself.
   const cap = new TargetCap(options.targetConcurrency ?? Number.MAX_SAFE_INTEGER, options.policy.timeoutMs + 5_000);

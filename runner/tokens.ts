@@ -3,6 +3,7 @@ import { RateLimitedError } from './http/rate-limit.ts';
 import { NoAnswerError } from './http/wire.ts';
 import { describeAnswer, type Exchange } from '../kit/http/exchange.ts';
 import type { Redactor } from '../kit/redact.ts';
+import { tokenEndpointKey, type FailedPrecondition, type SharedPreconditions } from '../kit/shared-preconditions.ts';
 import {
   accessTokenOf,
   credentialKey,
@@ -41,12 +42,17 @@ export class TokenCache implements TokenSource {
     private readonly http: HttpClient,
     /** Learns every token issued before anything describes an answer that carries one. */
     private readonly redactor: Redactor,
+    /** The run's memo: a token endpoint that gave no answer is known there, for every credential it serves. */
+    private readonly memo?: SharedPreconditions,
   ) {}
 
-  get(credential: Credential): Promise<TokenOutcome> {
+  async get(credential: Credential): Promise<TokenOutcome> {
     const key = credentialKey(credential);
     const failed = this.failed.get(key);
-    if (failed) return Promise.resolve({ ...failed, known: true });
+    if (failed) return { ...failed, known: true };
+    const silent = await this.memo?.failure(tokenEndpointKey(credential.tokenUrl));
+    if (silent && !this.entries.has(key))
+      return { ok: false, failure: { kind: 'no-answer', message: silent.what }, known: true };
     const cached = this.entries.get(key);
     if (cached) {
       return cached.then((outcome) =>
@@ -91,7 +97,10 @@ export class TokenCache implements TokenSource {
     } catch (error) {
       if (error instanceof RateLimitedError)
         return { ok: false, failure: { kind: 'rate-limited', message: error.message } };
-      if (error instanceof NoAnswerError) return { ok: false, failure: { kind: 'no-answer', message: error.message } };
+      if (error instanceof NoAnswerError) {
+        await this.memo?.fail(tokenEndpointKey(credential.tokenUrl), endpointSilent(credential.tokenUrl, error));
+        return { ok: false, failure: { kind: 'no-answer', message: error.message } };
+      }
       throw error;
     }
     this.redactor.add(issuedToken(exchange));
@@ -102,4 +111,13 @@ export class TokenCache implements TokenSource {
     const answer = `${exchange.request.method} ${credential.tokenUrl} was answered ${describeAnswer(exchange, this.redactor, 200)}`;
     return { ok: false, failure: { kind: credentialsRefused(exchange) ? 'refused' : 'answer', message: answer } };
   }
+}
+
+/** A token endpoint that gave no answer, as the run's memo keeps it (kit/shared-preconditions.ts, tokenEndpointKey). */
+export function endpointSilent(tokenUrl: string, error: NoAnswerError, by?: string): FailedPrecondition {
+  return {
+    what: `the token endpoint ${tokenUrl} gave no answer: ${error.message}`,
+    evidence: { sent: `POST ${tokenUrl}`, expected: 'an answer', actual: error.message },
+    ...(by ? { by } : {}),
+  };
 }

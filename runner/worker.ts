@@ -8,9 +8,10 @@ import { HttpClient } from './http/client.ts';
 import { LocalBudget, RateLimitedError } from './http/rate-limit.ts';
 import { retryPolicyOf } from './http/retry.ts';
 import { testKey, userAgent, withUserAgent } from './http/user-agent.ts';
-import { TokenCache } from './tokens.ts';
+import { NoAnswerError } from './http/wire.ts';
+import { endpointSilent, TokenCache } from './tokens.ts';
 import { PreconditionMemo } from './precondition-memo.ts';
-import type { SharedPreconditions } from '../kit/shared-preconditions.ts';
+import { tokenEndpointKey, type FailedPrecondition, type SharedPreconditions } from '../kit/shared-preconditions.ts';
 import { EventsClient } from './webhooks/events-client.ts';
 
 /**
@@ -32,6 +33,7 @@ export interface WorkerRun {
   senderFor(
     test: { file: string; titles: readonly string[] },
     rateLimited: (sent: SendOptions, why: string) => never,
+    notTried: (failure: FailedPrecondition) => never,
   ): Sender;
   /** Tells the run what this worker sent (the summary counts it). */
   leave(): Promise<void>;
@@ -40,19 +42,31 @@ export interface WorkerRun {
 export function joinRun(config: SuiteConfig, redactor: Redactor): WorkerRun {
   const broker = BrokerClient.fromEnv();
   const client = new HttpClient(retryPolicyOf(config.http), broker ?? new LocalBudget(config.http.rateLimitBudgetMs));
+  const preconditions = broker ?? new PreconditionMemo();
+  const tokenUrls = new Set(Object.values(config.services).map((service) => service.tokenUrl));
   return {
-    tokens: new TokenProvider(broker ?? new TokenCache(client, redactor), redactor),
-    preconditions: broker ?? new PreconditionMemo(),
+    tokens: new TokenProvider(broker ?? new TokenCache(client, redactor, preconditions), redactor),
+    preconditions,
     events: config.webhook.mode !== 'off' && broker ? new EventsClient(broker, config.webhook.port) : undefined,
-    senderFor(test, rateLimited) {
-      const agent = userAgent(testKey(test.file, test.titles));
+    senderFor(test, rateLimited, notTried) {
+      const key = testKey(test.file, test.titles);
+      const agent = userAgent(key);
       const marked = (options: SendOptions) => ({ ...options, headers: withUserAgent(options.headers, agent) });
       return {
-        send: (options) =>
-          client.send(marked(options)).catch((error: unknown) => {
+        // A token endpoint that gave no answer to one request of the run is not waited for again: a later request to
+        // it ends its test at once, not tried, with that first failure's evidence (kit/shared-preconditions.ts).
+        send: async (options) => {
+          const url = options.url.split('?')[0] ?? options.url;
+          const endpoint = tokenUrls.has(url) ? tokenEndpointKey(url) : undefined;
+          const silent = endpoint && (await preconditions.failure(endpoint));
+          if (silent) return notTried(silent);
+          return client.send(marked(options)).catch(async (error: unknown) => {
             if (error instanceof RateLimitedError) return rateLimited(options, error.message);
+            if (endpoint && error instanceof NoAnswerError)
+              await preconditions.fail(endpoint, endpointSilent(url, error, test.titles.join(' › ')));
             throw error;
-          }),
+          });
+        },
         sendAtOnce: (requests) => client.sendAtOnce(requests.map(marked)),
       };
     },

@@ -4,7 +4,6 @@ import { expect, test } from '@playwright/test';
 import { requirements } from '../catalog/catalog.ts';
 import type { FailedPrecondition } from '../kit/shared-preconditions.ts';
 import { Redactor } from '../kit/redact.ts';
-import { TokenProvider } from '../kit/tokens.ts';
 import { PreconditionFailure, Verdict } from '../kit/verdict.ts';
 import { marksOf, NOT_TRIED } from '../kit/verdict-marks.ts';
 import { brokenPreconditions } from '../reporters/run-summary.ts';
@@ -15,6 +14,12 @@ import { startBroker, type RunningBroker } from '../runner/broker.ts';
 import { HttpClient } from '../runner/http/client.ts';
 import { LocalBudget } from '../runner/http/rate-limit.ts';
 import { TokenCache } from '../runner/tokens.ts';
+import { loadConfig } from '../runner/config/load-config.ts';
+import { joinRun } from '../runner/worker.ts';
+import { startSandbox } from '../sandbox/server.ts';
+import { sandboxTargetEnv } from '../sandbox/target-env.ts';
+import { tokenRequest, TokenProvider } from '../kit/tokens.ts';
+import { repoRoot } from './evidence-harness.ts';
 import { bareVerdict } from './bare-verdict.ts';
 
 // A broken precondition is waited for once: the run's memo of the preconditions its checks share, as the workers reach
@@ -180,5 +185,57 @@ test.describe('a check blocked at once', () => {
     expect(message).toContain(`Blocked, not tried: ${failure.what}`);
     expect(message).toContain(`It failed for ${failure.by}, and is not waited for again`);
     expect(message).toContain('Actual:   404 application/json {}');
+  });
+});
+
+test.describe('a token endpoint that gives no answer', () => {
+  test('is waited for once: a later request to it, its query aside, and the run token of another credential it serves are not tried, with the first failure', async () => {
+    const sandbox = await startSandbox({
+      faults: ['token-never-answers'],
+      tokenSecret: 'silent',
+      warn: () => undefined,
+    });
+    try {
+      const env = { ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret: 'silent' }) };
+      const config = loadConfig({ ...env, HTTP_TIMEOUT_MS: '300' }, { repoRoot, embedded: false });
+      const run = joinRun(config, new Redactor(config.secrets));
+      const notTried = (failure: FailedPrecondition): never => {
+        throw new PreconditionFailure(`not tried: ${failure.what} (first met by ${failure.by ?? 'the run'})`, true);
+      };
+      const senderOf = (title: string) =>
+        run.senderFor(
+          { file: 'auth/token.spec.ts', titles: [title] },
+          () => notTried({ what: 'rate-limited', evidence: { expected: '', actual: '' } }),
+          notTried,
+        );
+      const identity = config.services.identity;
+      const started = sandbox.requests;
+
+      await expect(senderOf('first').send(tokenRequest(identity))).rejects.toThrow(/no answer within 300 ms/);
+      const query = {
+        ...tokenRequest(identity),
+        method: 'GET',
+        url: `${identity.tokenUrl}?grant_type=client_credentials`,
+      };
+      await expect(senderOf('second').send(query)).rejects.toThrow(
+        `not tried: the token endpoint ${identity.tokenUrl} gave no answer: POST ${identity.tokenUrl} got no answer: no answer within 300 ms (first met by first)`,
+      );
+      const error = await run.tokens
+        .token({ tokenUrl: identity.tokenUrl, apiKey: 'another-key' })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PreconditionFailure);
+      expect((error as PreconditionFailure).message).toContain(
+        `the token endpoint ${identity.tokenUrl} gave no answer`,
+      );
+      expect(sandbox.requests - started, 'one request reached the silent endpoint').toBe(1);
+
+      // Another endpoint is another key: the step-up service's token endpoint is still asked.
+      await expect(senderOf('third').send(tokenRequest(config.services.stepup))).rejects.toThrow(
+        /no answer within 300 ms/,
+      );
+      expect(sandbox.requests - started).toBe(2);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
