@@ -1,3 +1,4 @@
+import { escapeHtml } from './html-text.ts';
 import type { EventWaits, WindowArrival, WindowEnd } from './run-facts.ts';
 
 /** Waits that ended on their window shown in the console, and arrivals shown per wait; conformance.json has them all. */
@@ -87,8 +88,8 @@ export function eventWaitsMarkdown(waits: EventWaits): string[] {
 }
 
 /** conformance.html's section: the summary, then each wait that ended on its window, what arrived meanwhile nested. */
-export function eventWaitsHtml(waits: EventWaits, escape: (text: string) => string): string {
-  const item = (text: string, nested = '') => `<li>${escape(text)}${nested}</li>`;
+export function eventWaitsHtml(waits: EventWaits): string {
+  const item = (text: string, nested = '') => `<li>${escapeHtml(text)}${nested}</li>`;
   const ends = waits.windowEnds.slice(0, ENDS_IN_MARKDOWN).map((end) => {
     const arrivals = end.arrived.slice(0, ARRIVALS_IN_MARKDOWN).map((arrival) => item(arrivalLine(arrival)));
     if (end.arrived.length > ARRIVALS_IN_MARKDOWN)
@@ -97,5 +98,5 @@ export function eventWaitsHtml(waits: EventWaits, escape: (text: string) => stri
   });
   if (waits.windowEnds.length > ENDS_IN_MARKDOWN)
     ends.push(item(`… ${waits.windowEnds.length - ENDS_IN_MARKDOWN} more in conformance.json`));
-  return `<p id="event-waits">${escape(eventWaitsSummary(waits))}</p>${ends.length > 0 ? `<ul>${ends.join('')}</ul>` : ''}`;
+  return `<p id="event-waits">${escapeHtml(eventWaitsSummary(waits))}</p>${ends.length > 0 ? `<ul>${ends.join('')}</ul>` : ''}`;
 }

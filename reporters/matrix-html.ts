@@ -1,4 +1,5 @@
 import { eventWaitsHtml } from './event-waits.ts';
+import { escapeHtml } from './html-text.ts';
 import { splitReplays } from './replay.ts';
 import type { EventWaits } from './run-facts.ts';
 import { outcomeLabel, verdictNotes } from './run-summary.ts';
@@ -19,12 +20,6 @@ interface HtmlReport {
   events?: EventWaits;
 }
 
-/** Text as HTML shows it, never opening a tag or an attribute. */
-export const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
-  );
 /** The evidence, then each replay command in a block of its own that pastes into a shell as it is. */
 function detailHtml(detail: string): string {
   const { evidence, replays } = splitReplays(detail);
@@ -81,7 +76,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}table{border-col
 <table id="matrix"><thead><tr><th>Requirement</th><th>Level</th><th>Part</th><th>Outcome</th><th>Tests</th><th>Breakdown</th></tr></thead><tbody>
 ${rows}
 </tbody></table>
-${report.events ? `<h2>Event waits</h2>\n${eventWaitsHtml(report.events, escapeHtml)}` : ''}
+${report.events ? `<h2>Event waits</h2>\n${eventWaitsHtml(report.events)}` : ''}
 <h2>Failures, blocks and warnings</h2>
 ${details || '<p>None.</p>'}
 <script>

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { catalogSha256, interfaceInfo } from '../catalog/catalog.ts';
+import { escapeHtml } from './html-text.ts';
 import { runLevelJunit } from './junit.ts';
 import { code, inline, shownValue, wrap } from './markdown-text.ts';
 
@@ -160,12 +161,6 @@ function unjudgedMarkdown(run: UnjudgedRun): string {
     '',
   ].join('\n');
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
-  );
 
 function unjudgedHtml(run: UnjudgedRun): string {
   const title = `Conformance matrix: ${interfaceInfo.title} ${interfaceInfo.version}`;

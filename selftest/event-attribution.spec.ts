@@ -8,7 +8,6 @@ import { RunProgress } from '../runner/run-progress.ts';
 import type { Credit } from '../kit/webhooks/run-events.ts';
 import { creditedStepUp } from '../kit/webhooks/credited-step-up.ts';
 import { eventWaitsHtml, eventWaitsMarkdown, eventWaitsSummary } from '../reporters/event-waits.ts';
-import { escapeHtml } from '../reporters/matrix-html.ts';
 import type { WindowArrival, WindowEnd } from '../reporters/run-facts.ts';
 import { fileURLToPath } from 'node:url';
 import { Api } from '../kit/api.ts';
@@ -548,7 +547,7 @@ test.describe('waits that end on their window', () => {
     const waits = { mode: 'active' as const, windowMs: 60_000, awaited: 0, latestDelayMs: 0, longestLagMs: 0 };
     const stats = { ...waits, windowEnds: [end], deliveries: 1 };
     const markdown = eventWaitsMarkdown(stats).join('\n');
-    const html = eventWaitsHtml(stats, escapeHtml);
+    const html = eventWaitsHtml(stats);
     for (const text of [markdown, html]) {
       expect(text).toContain('1 wait ended on its window, not on an event');
       expect(text).toContain('step-up by phone number: no event arrived within 60 s');
@@ -558,7 +557,7 @@ test.describe('waits that end on their window', () => {
     expect(html).toContain('session &lt;b&gt;s`1*&lt;/b&gt;');
     expect(html).not.toContain('<b>s');
     // A run whose every wait ended on its event lists none.
-    expect(eventWaitsHtml({ ...stats, windowEnds: [] }, escapeHtml)).not.toContain('<ul>');
+    expect(eventWaitsHtml({ ...stats, windowEnds: [] })).not.toContain('<ul>');
   });
 });
 
