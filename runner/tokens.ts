@@ -98,7 +98,10 @@ export class TokenCache implements TokenSource {
       if (error instanceof RateLimitedError)
         return { ok: false, failure: { kind: 'rate-limited', message: error.message } };
       if (error instanceof NoAnswerError) {
-        await this.memo?.fail(tokenEndpointKey(credential.tokenUrl), endpointSilent(credential.tokenUrl, error));
+        await this.memo?.fail(
+          tokenEndpointKey(credential.tokenUrl),
+          endpointSilent(credential.tokenUrl, `POST ${credential.tokenUrl}`, error),
+        );
         return { ok: false, failure: { kind: 'no-answer', message: error.message } };
       }
       throw error;
@@ -113,11 +116,14 @@ export class TokenCache implements TokenSource {
   }
 }
 
-/** A token endpoint that gave no answer, as the run's memo keeps it (kit/shared-preconditions.ts, tokenEndpointKey). */
-export function endpointSilent(tokenUrl: string, error: NoAnswerError, by?: string): FailedPrecondition {
+/**
+ * A token endpoint that gave no answer, as the run's memo keeps it (kit/shared-preconditions.ts, tokenEndpointKey):
+ * `sent` is the request that met it ("METHOD url").
+ */
+export function endpointSilent(tokenUrl: string, sent: string, error: NoAnswerError, by?: string): FailedPrecondition {
   return {
     what: `the token endpoint ${tokenUrl} gave no answer: ${error.message}`,
-    evidence: { sent: `POST ${tokenUrl}`, expected: 'an answer', actual: error.message },
+    evidence: { sent, expected: 'an answer', actual: error.message },
     ...(by ? { by } : {}),
   };
 }

@@ -63,7 +63,10 @@ export function joinRun(config: SuiteConfig, redactor: Redactor): WorkerRun {
           return client.send(marked(options)).catch(async (error: unknown) => {
             if (error instanceof RateLimitedError) return rateLimited(options, error.message);
             if (endpoint && error instanceof NoAnswerError)
-              await preconditions.fail(endpoint, endpointSilent(url, error, test.titles.join(' › ')));
+              await preconditions.fail(
+                endpoint,
+                endpointSilent(url, `${options.method} ${options.url}`, error, test.titles.join(' › ')),
+              );
             throw error;
           });
         },
