@@ -160,6 +160,12 @@ function scratchRunEnv(scratch: string): Record<string, string> {
   };
 }
 
+/** Free ports for the embedded sandbox and the receiver of one run, so that runs side by side never share one. */
+async function embeddedPorts(): Promise<{ SANDBOX_PORT: string; WEBHOOK_LISTEN: string }> {
+  const [sandboxPort, webhookPort] = await freePorts(2);
+  return { SANDBOX_PORT: String(sandboxPort), WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}` };
+}
+
 /** Sends the same requests one after the other with fetch: no fixtures, no checks, no reports. */
 async function plainLoop(origin: string, requests: ReceivedRequest[]): Promise<number> {
   const skip = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
@@ -305,10 +311,8 @@ async function embeddedRun(
 ): Promise<EmbeddedRun> {
   const scratch = mkdtempSync(join(tmpdir(), 'bench-embedded-'));
   try {
-    const [sandboxPort, webhookPort] = await freePorts(2);
     const env = {
-      SANDBOX_PORT: String(sandboxPort),
-      WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
+      ...(await embeddedPorts()),
       ...(options.flavor ? { SANDBOX_FLAVOR: options.flavor } : {}),
       ...(options.faults ? { SANDBOX_FAULTS: options.faults } : {}),
       ...scratchRunEnv(scratch),
@@ -358,12 +362,7 @@ async function byTurns<T>(
 async function oneTestRun(launcher: string) {
   const scratch = mkdtempSync(join(tmpdir(), 'bench-one-'));
   try {
-    const [sandboxPort, webhookPort] = await freePorts(2);
-    const env = {
-      SANDBOX_PORT: String(sandboxPort),
-      WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
-      ...scratchRunEnv(scratch),
-    };
+    const env = { ...(await embeddedPorts()), ...scratchRunEnv(scratch) };
     const result = await timed(`${launcher} test --project orders --grep ${TRIVIAL_TEST}`, env);
     if (result.code !== 0)
       throw new Error(`The one-test run failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
@@ -375,11 +374,7 @@ async function oneTestRun(launcher: string) {
 
 /** npm run doctor against the embedded sandbox: every probe of the run's preflight, and its own start. */
 async function doctorRun() {
-  const [sandboxPort, webhookPort] = await freePorts(2);
-  const result = await timed('node --import tsx scripts/doctor.ts', {
-    SANDBOX_PORT: String(sandboxPort),
-    WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
-  });
+  const result = await timed('node --import tsx scripts/doctor.ts', await embeddedPorts());
   if (result.code !== 0)
     throw new Error(`The doctor found a problem (exit ${result.code}):\n${result.output.slice(-2000)}`);
   return result;
@@ -743,12 +738,7 @@ async function underLoad<T>(measure: () => Promise<T[]>): Promise<{ results: T[]
   const load = (async () => {
     while (!stop) {
       const scratch = mkdtempSync(join(tmpdir(), 'bench-load-'));
-      const [sandboxPort, webhookPort] = await freePorts(2);
-      await timed(`node ${playwrightCli} test`, {
-        SANDBOX_PORT: String(sandboxPort),
-        WEBHOOK_LISTEN: `127.0.0.1:${webhookPort}`,
-        ...scratchRunEnv(scratch),
-      });
+      await timed(`node ${playwrightCli} test`, { ...(await embeddedPorts()), ...scratchRunEnv(scratch) });
       rmSync(scratch, { recursive: true, force: true });
       loadRuns += 1;
     }
