@@ -2,11 +2,16 @@ import { escapeHtml } from './html-text.ts';
 import type { EventWaits, WindowArrival, WindowEnd } from './run-facts.ts';
 
 /** Waits that ended on their window shown in the console, and arrivals shown per wait; conformance.json has them all. */
-const ENDS_SHOWN = 5;
-const ARRIVALS_SHOWN = 3;
+const IN_CONSOLE: Shown = { ends: 5, arrivals: 3, restIn: 'conformance.md and conformance.json' };
 /** The same in conformance.md and conformance.html. */
-const ENDS_IN_MARKDOWN = 40;
-const ARRIVALS_IN_MARKDOWN = 8;
+const IN_REPORTS: Shown = { ends: 40, arrivals: 8, restIn: 'conformance.json' };
+
+interface Shown {
+  ends: number;
+  arrivals: number;
+  /** Where the waits left out are. */
+  restIn: string;
+}
 
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -55,18 +60,34 @@ export function arrivalLine(arrival: WindowArrival): string {
   return `#${arrival.seq} at +${arrival.afterMs} ms (${facts.join(', ')}): ${arrival.why}`;
 }
 
+/**
+ * The waits that ended on their window as a report shows them: each in words with what arrived meanwhile, at most as
+ * many as `most` says, and a line for what is left out.
+ */
+function shownEnds(waits: EventWaits, most: Shown): Array<{ text: string; arrivals: string[] }> {
+  const shown = waits.windowEnds.slice(0, most.ends).map((end) => ({
+    text: windowEndLine(end),
+    arrivals: [
+      ...end.arrived.slice(0, most.arrivals).map(arrivalLine),
+      ...(end.arrived.length > most.arrivals
+        ? [`… ${end.arrived.length - most.arrivals} more arrivals in conformance.json`]
+        : []),
+    ],
+  }));
+  if (waits.windowEnds.length > most.ends)
+    shown.push({ text: `… ${waits.windowEnds.length - most.ends} more in ${most.restIn}`, arrivals: [] });
+  return shown;
+}
+
 /** The console's lines: the summary, then each wait that ended on its window with what arrived meanwhile. */
 export function eventWaitsLines(waits: EventWaits): string[] {
-  const lines = [`  ${eventWaitsSummary(waits)}`];
-  for (const end of waits.windowEnds.slice(0, ENDS_SHOWN)) {
-    lines.push(`    - ${windowEndLine(end)}`);
-    for (const arrival of end.arrived.slice(0, ARRIVALS_SHOWN)) lines.push(`        ${arrivalLine(arrival)}`);
-    if (end.arrived.length > ARRIVALS_SHOWN)
-      lines.push(`        … ${end.arrived.length - ARRIVALS_SHOWN} more arrivals in conformance.json`);
-  }
-  if (waits.windowEnds.length > ENDS_SHOWN)
-    lines.push(`    - … ${waits.windowEnds.length - ENDS_SHOWN} more in conformance.md and conformance.json`);
-  return lines;
+  return [
+    `  ${eventWaitsSummary(waits)}`,
+    ...shownEnds(waits, IN_CONSOLE).flatMap(({ text, arrivals }) => [
+      `    - ${text}`,
+      ...arrivals.map((arrival) => `        ${arrival}`),
+    ]),
+  ];
 }
 
 /** Text a target chose (ids, labels) as Markdown shows it, never opening a code span, emphasis or an HTML tag. */
@@ -74,29 +95,21 @@ const inline = (text: string) => text.replace(/[\\`*_<>[\]|]/g, (c) => `\\${c}`)
 
 /** conformance.md's lines: the summary, then each wait that ended on its window, what arrived meanwhile nested. */
 export function eventWaitsMarkdown(waits: EventWaits): string[] {
-  const lines = [`- ${eventWaitsSummary(waits)}`];
-  for (const end of waits.windowEnds.slice(0, ENDS_IN_MARKDOWN)) {
-    lines.push(`  - ${inline(windowEndLine(end))}`);
-    for (const arrival of end.arrived.slice(0, ARRIVALS_IN_MARKDOWN))
-      lines.push(`    - ${inline(arrivalLine(arrival))}`);
-    if (end.arrived.length > ARRIVALS_IN_MARKDOWN)
-      lines.push(`    - … ${end.arrived.length - ARRIVALS_IN_MARKDOWN} more arrivals in conformance.json`);
-  }
-  if (waits.windowEnds.length > ENDS_IN_MARKDOWN)
-    lines.push(`  - … ${waits.windowEnds.length - ENDS_IN_MARKDOWN} more in conformance.json`);
-  return lines;
+  return [
+    `- ${eventWaitsSummary(waits)}`,
+    ...shownEnds(waits, IN_REPORTS).flatMap(({ text, arrivals }) => [
+      `  - ${inline(text)}`,
+      ...arrivals.map((arrival) => `    - ${inline(arrival)}`),
+    ]),
+  ];
 }
 
 /** conformance.html's section: the summary, then each wait that ended on its window, what arrived meanwhile nested. */
 export function eventWaitsHtml(waits: EventWaits): string {
-  const item = (text: string, nested = '') => `<li>${escapeHtml(text)}${nested}</li>`;
-  const ends = waits.windowEnds.slice(0, ENDS_IN_MARKDOWN).map((end) => {
-    const arrivals = end.arrived.slice(0, ARRIVALS_IN_MARKDOWN).map((arrival) => item(arrivalLine(arrival)));
-    if (end.arrived.length > ARRIVALS_IN_MARKDOWN)
-      arrivals.push(item(`… ${end.arrived.length - ARRIVALS_IN_MARKDOWN} more arrivals in conformance.json`));
-    return item(windowEndLine(end), arrivals.length > 0 ? `<ul>${arrivals.join('')}</ul>` : '');
-  });
-  if (waits.windowEnds.length > ENDS_IN_MARKDOWN)
-    ends.push(item(`… ${waits.windowEnds.length - ENDS_IN_MARKDOWN} more in conformance.json`));
-  return `<p id="event-waits">${escapeHtml(eventWaitsSummary(waits))}</p>${ends.length > 0 ? `<ul>${ends.join('')}</ul>` : ''}`;
+  const list = (items: string[]) => (items.length > 0 ? `<ul>${items.join('')}</ul>` : '');
+  const ends = shownEnds(waits, IN_REPORTS).map(
+    ({ text, arrivals }) =>
+      `<li>${escapeHtml(text)}${list(arrivals.map((arrival) => `<li>${escapeHtml(arrival)}</li>`))}</li>`,
+  );
+  return `<p id="event-waits">${escapeHtml(eventWaitsSummary(waits))}</p>${list(ends)}`;
 }
