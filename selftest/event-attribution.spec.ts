@@ -47,8 +47,13 @@ async function hubWith(windowMs: number) {
       ...(channelType ? { channelType } : {}),
       ...extra,
     });
-  /** A step-up sent and accepted, as the Api registers it. */
+  /**
+   * A step-up sent and accepted, as the Api registers it. It goes out a few milliseconds after any event posted before
+   * it: the receiver times arrivals and requests in milliseconds, and an answer on loopback can come within the one its
+   * request arrived in, where the event would count as arrived after the step-up's request.
+   */
   const stepUp = async (channel: MessageChannel, credit: Credit = 'none', about: { images?: boolean } = {}) => {
+    await new Promise((resolve) => setTimeout(resolve, 2));
     const ticket = await hub.stepUps.begin(channel, credit, { ...about, label: `${channel} ${credit}` });
     hub.stepUps.answered(ticket.ticket, true);
     return ticket.ticket;
