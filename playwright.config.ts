@@ -1,8 +1,12 @@
 import { defineConfig } from '@playwright/test';
+import { enableCompileCache } from './runner/config/compile-cache.ts';
 import { handedOff, handOff } from './runner/config/hand-off.ts';
 import { playwrightOptions } from './runner/config/playwright-options.ts';
 import type { RunConfig } from './runner/config/run-config.ts';
 import type { WorkerFixtures } from './fixtures/test.ts';
+
+// eslint-disable-next-line no-restricted-properties -- the workers inherit the compile cache through the environment
+enableCompileCache(process.env);
 
 // Playwright loads this file in the runner, then again in every worker. The runner resolves the run's configuration,
 // once (runner/config/resolve.ts); a worker takes the runner's (runner/config/hand-off.ts) and reads no variable of its

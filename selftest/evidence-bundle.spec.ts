@@ -123,17 +123,18 @@ async function certifyWithCanaries(): Promise<CertifiedRun> {
   };
 }
 
-const test = base.extend<object, { certified: CertifiedRun }>({
-  certified: [
-    async ({}, use) => {
-      const certified = await certifyWithCanaries();
-      await use(certified);
-      rmSync(certified.work, { recursive: true, force: true });
-    },
-    { scope: 'worker', timeout: 300_000 },
-  ],
+// The run is made before the file's first test, in a hook: a worker-scoped fixture would give the file a worker of its
+// own, which Playwright starts after every other self-test's, so that the run ended npm test alone.
+let shared: CertifiedRun | undefined;
+const test = base.extend<{ certified: CertifiedRun }>({
+  certified: async ({}, use) => use(shared as CertifiedRun),
 });
 test.describe.configure({ mode: 'default' });
+test.beforeAll(async () => {
+  test.setTimeout(300_000);
+  shared = await certifyWithCanaries();
+});
+test.afterAll(() => shared && rmSync(shared.work, { recursive: true, force: true }));
 
 const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`;
 

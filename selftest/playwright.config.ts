@@ -1,8 +1,47 @@
+import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
+import { enableCompileCache } from '../runner/config/compile-cache.ts';
 
 // One id per self-test run, shared by its workers: the proof run is done once and cached under it.
 // eslint-disable-next-line no-restricted-properties -- the hand-off of the run id to the self-tests' workers
 process.env.SELFTEST_RUN_ID ??= `${Date.now()}`;
+
+// The self-tests' workers, their child runs and the proof take Node's compile cache through the environment.
+// eslint-disable-next-line no-restricted-properties -- the hand-off of the compile cache to the processes started
+enableCompileCache(process.env);
+
+/** The self-test files whose tests take seconds each: measured, a run's JSON report (docs/performance.md). */
+const longFiles = [
+  'cli',
+  'client-certification',
+  'client-data',
+  'client-jitter',
+  'doctor',
+  'env-file-run',
+  'event-attribution',
+  'evidence-bundle',
+  'evidence-client',
+  'evidence-profiles',
+  'far-flavor',
+  'first-contact',
+  'honest-gate',
+  'openapi',
+  'rate-limit',
+  'reliability',
+  'replay',
+  'run-diff',
+  'run-reports',
+  'runtimes',
+  'sandbox-faults',
+  'sandbox-gateway',
+  'shards',
+  'tags',
+  'tls-proxy',
+  'worker-count',
+].map((file) => `${file}.spec.ts`);
+for (const file of longFiles)
+  if (!existsSync(new URL(file, import.meta.url)))
+    throw new Error(`selftest/playwright.config.ts lists ${file}: no such file`);
 
 // The suite's own tests: schema, configuration, sandbox, kit and runner units, then the kill matrix and the
 // portability run, which start sandboxes of their own and run the conformance suite against them.
@@ -18,10 +57,13 @@ export default defineConfig({
   timeout: 240_000,
   reporter: [['list'], ['./plain-summary-reporter.ts']],
   outputDir: '../test-results/selftest',
-  // The proof run is the longest single piece (two minutes of a child run on its own): listed first, it starts at once
-  // and the other self-tests fill the second worker and the gaps around it, instead of the proof running last, alone.
+  // Playwright starts the tests in the order of the projects, then of the files: the proof run, the longest single
+  // piece (a minute of a child run on its own), first; then the files whose tests take seconds each (child runs,
+  // sandboxes, waits on event windows); then the many short units, which fill the gaps and the end instead of one long
+  // test ending the run alone (docs/performance.md).
   projects: [
     { name: 'proof', testMatch: 'proof.spec.ts' },
-    { name: 'self', testIgnore: 'proof.spec.ts' },
+    { name: 'long', testMatch: longFiles },
+    { name: 'self', testIgnore: ['proof.spec.ts', ...longFiles] },
   ],
 });

@@ -27,50 +27,53 @@ interface FailingRun {
   received: ReceivedRequest[];
 }
 
-const test = base.extend<object, { failing: FailingRun }>({
-  failing: [
-    async ({}, use) => {
-      const work = mkdtempSync(join(tmpdir(), 'replay-'));
-      const tokenSecret = 'replay-self-test-token-secret-0123456789';
-      const received: ReceivedRequest[] = [];
-      const sandbox = await startSandbox({
-        tokenSecret,
-        faults: FAULTS,
-        onRequest: (request) => received.push(request),
-        warn: () => undefined,
-      });
-      try {
-        const url = sandbox.url;
-        const target = sandboxTargetEnv({ url, flavor: 'reference', tokenSecret });
-        const reports = join(work, 'reports');
-        // A receiver of its own: another run on this machine may hold WEBHOOK_LISTEN's default port.
-        const env = childEnv(work, {
-          ...target,
-          REPORTS_DIR: reports,
-          TEST_RESULTS_DIR: join(work, 'test-results'),
-          WEBHOOK_MODE: 'passive',
-          WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-        });
-        const run = await runCli(process.execPath, [playwrightCli, 'test', '--grep', GREP], env, 150_000);
-        if (run.code !== 1)
-          throw new Error(
-            `expected the faulty run to fail (exit 1), got ${run.code}:\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`,
-          );
-        await use({
-          work,
-          markdown: readFileSync(join(reports, 'conformance.md'), 'utf8'),
-          html: readFileSync(join(reports, 'conformance.html'), 'utf8'),
-          apiKey: target.API_KEY ?? '',
-          received,
-        });
-      } finally {
-        await sandbox.close();
-        rmSync(work, { recursive: true, force: true });
-      }
-    },
-    { scope: 'worker', timeout: 300_000 },
-  ],
+// The failing run is made before the file's first test, in a hook: a worker-scoped fixture would give the file a
+// worker of its own, which Playwright starts after every other self-test's.
+let shared: FailingRun | undefined;
+let release = async (): Promise<void> => undefined;
+const test = base.extend<{ failing: FailingRun }>({
+  failing: async ({}, use) => use(shared as FailingRun),
 });
+test.beforeAll(async () => {
+  test.setTimeout(300_000);
+  const work = mkdtempSync(join(tmpdir(), 'replay-'));
+  const tokenSecret = 'replay-self-test-token-secret-0123456789';
+  const received: ReceivedRequest[] = [];
+  const sandbox = await startSandbox({
+    tokenSecret,
+    faults: FAULTS,
+    onRequest: (request) => received.push(request),
+    warn: () => undefined,
+  });
+  release = async () => {
+    await sandbox.close();
+    rmSync(work, { recursive: true, force: true });
+  };
+  const url = sandbox.url;
+  const target = sandboxTargetEnv({ url, flavor: 'reference', tokenSecret });
+  const reports = join(work, 'reports');
+  // A receiver of its own: another run on this machine may hold WEBHOOK_LISTEN's default port.
+  const env = childEnv(work, {
+    ...target,
+    REPORTS_DIR: reports,
+    TEST_RESULTS_DIR: join(work, 'test-results'),
+    WEBHOOK_MODE: 'passive',
+    WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+  });
+  const run = await runCli(process.execPath, [playwrightCli, 'test', '--grep', GREP], env, 150_000);
+  if (run.code !== 1)
+    throw new Error(
+      `expected the faulty run to fail (exit 1), got ${run.code}:\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`,
+    );
+  shared = {
+    work,
+    markdown: readFileSync(join(reports, 'conformance.md'), 'utf8'),
+    html: readFileSync(join(reports, 'conformance.html'), 'utf8'),
+    apiKey: target.API_KEY ?? '',
+    received,
+  };
+});
+test.afterAll(() => release());
 
 test.describe.configure({ mode: 'default' });
 
