@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { projectLayout, projectNames } from '../runner/config/projects.ts';
 import { DEFAULT_WORKERS } from '../runner/config/worker-count.ts';
@@ -115,6 +115,19 @@ interface Timed {
   output: string;
 }
 
+/**
+ * The PATH npm gives a script of the checkout in `cwd`: its node_modules/.bin first, then the PATH the bench was
+ * started with, less the folders npm put before it for the bench itself. So each commit runs on the Node its own
+ * package.json brings (this one links Node 24 there), or on the Node that started npm when it brings none, never on
+ * the bench's.
+ */
+function scriptPath(cwd: string): string {
+  // eslint-disable-next-line no-restricted-properties -- the PATH the bench was started with
+  const started = (process.env['PATH'] ?? '').split(delimiter);
+  const own = started.filter((dir) => !dir.endsWith(join('node_modules', '.bin')) && !dir.endsWith('node-gyp-bin'));
+  return [join(cwd, 'node_modules', '.bin'), ...own].join(delimiter);
+}
+
 /** Runs a command through bash, which reports the CPU time of everything the command started (`times`). */
 function timed(command: string, env: Record<string, string | undefined>, cwd = repoRoot): Promise<Timed> {
   const started = performance.now();
@@ -122,7 +135,7 @@ function timed(command: string, env: Record<string, string | undefined>, cwd = r
     const child = spawn('bash', ['-c', `${command}; status=$?; times; exit $status`], {
       cwd,
       // eslint-disable-next-line no-restricted-properties -- the environment given to a child process
-      env: { ...process.env, ...env },
+      env: { ...process.env, PATH: scriptPath(cwd), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
