@@ -26,10 +26,10 @@ const majorOf = (binary: string) => /^v(\d+)\./.exec(execFileSync(binary, ['--ve
 // npm names the Node it runs on to its scripts; a self-test run started otherwise has no such line to try.
 // eslint-disable-next-line no-restricted-properties -- what npm tells the scripts it starts
 const npmNode = process.env['npm_node_execpath'];
-const startedNpm = npmNode && existsSync(npmNode) && majorOf(npmNode) !== newest?.line ? npmNode : undefined;
+const npmLine = npmNode && existsSync(npmNode) ? majorOf(npmNode) : undefined;
 const runtimes = [
   ...packaged.filter((runtime) => runtime !== newest),
-  ...(startedNpm ? [{ line: majorOf(startedNpm) ?? '', spec: 'the Node that started npm', binary: startedNpm }] : []),
+  ...(npmNode && npmLine && npmLine !== newest?.line ? [{ line: npmLine, binary: npmNode }] : []),
 ];
 
 test('package.json brings the LTS lines 22 and 24 from the registry, pinned, and its engines declare them', () => {
