@@ -5,18 +5,18 @@ type Project = NonNullable<PlaywrightTestConfig<object, { config: SuiteConfig }>
 
 /**
  * The suite's projects, one per part of the document, in the order they start. Against a far target the run's end is
- * the later of two things: its longest chain of requests, and its last accepted step-up's event (the check of every
- * delivery waits for it, and the webhook flows' step-ups are answered once every step-up beside them has its event:
- * runner/webhooks/step-up-flows.ts). So: the webhook flows first (they mostly wait for events), identity (the longest
- * chain) and stepup (most of the run's step-ups) beside them, then auth (its step-up tests first in it:
- * tests/auth/protected-calls.ts), reseller, and orders, which cause no event; run-end after all. Against the far
- * flavor (150 ms, events 6 to 9 s late), on 2026-11-26, two runs each: 29.9 and 30.2 s, against 36.2 and 37.6 s for the
- * order before (webhooks, auth, identity, reseller, stepup, orders), whose stepup project began 15 s into the run;
- * identity on 5 or 6 workers, or 9 or 15 workers in all, were no better (31 to 34 s; docs/performance.md).
- * The webhook flows on two workers instead of four (auth then starts in the first wave): 32.9 and 29.8 s against 34.0
- * and 34.4 s, by turns.
+ * the latest of three things: identity's work (the most test time of any project), the webhook flows (each waits for
+ * events 6 to 9 s late; a step-up's is answered once every step-up beside it has its event:
+ * runner/webhooks/step-up-flows.ts), and the last accepted step-up's event (the check of every delivery waits for it).
+ * So: the webhook flows first, identity and stepup (most of the run's step-ups) beside them, then reseller (a step-up
+ * among its five tests) and auth (its step-up tests first in it: tests/auth/protected-calls.ts), and orders, which cause
+ * no event; run-end after all.
+ *
+ * Against the far flavor (150 ms, events 6 to 9 s late, 12 workers), on 2026-11-27: 19.6 to 20.5 s, against 21.0 to
+ * 24.5 s for the order before (auth before reseller, identity on four workers and the webhook flows on two), whose
+ * identity ended last and whose step-up flows began 10 s into the run, after the document flows (docs/performance.md).
  */
-export const projectNames = ['webhooks', 'identity', 'stepup', 'auth', 'reseller', 'orders', 'run-end'] as const;
+export const projectNames = ['webhooks', 'identity', 'stepup', 'reseller', 'auth', 'orders', 'run-end'] as const;
 
 /**
  * run-end's one test, the check of every delivery of the run: it waits for every other test of the run to end
@@ -25,17 +25,16 @@ export const projectNames = ['webhooks', 'identity', 'stepup', 'auth', 'reseller
  * after the others, so that a run of every test on one worker in file order (the proof's) ends with it too.
  */
 const RUN_END = 'run-end';
-/** The most workers the webhook flows run on (see conformanceProjects). */
-const WEBHOOK_FLOW_WORKERS = 2;
+/** The webhook flows' tests: they run on as many workers at most, each mostly waiting for its events. */
+const WEBHOOK_FLOWS = 4;
 const RUN_END_FILE = 'valid-deliveries.spec.ts';
 
 /**
  * The Playwright projects of a conformance run. With the default 2 workers, one worker per project: the projects run
  * side by side, so that one project's worker boots (about half a second of loading) while another project's tests
  * run, and a run starts 6 workers, not more. With more workers (a slow target), a project runs on up to a third of
- * them (measured: npm run bench, docs/performance.md), but the webhook flows on two at most: their four tests mostly
- * wait (the document flows for their events, then the step-ups for the events of every step-up beside them), and a
- * third and fourth worker would only wait beside them while auth waits for a worker. The run's receiver lives in the
+ * them (measured: npm run bench, docs/performance.md), identity on up to two fifths, and the webhook flows each on a
+ * worker of its own: a flow that waits for a worker starts its events' delay late. The run's receiver lives in the
  * runner process, so the webhook flows run side by side like any others.
  */
 export function conformanceProjects(suite: SuiteConfig, testsDir: string): Project[] {
@@ -55,9 +54,14 @@ export function projectLayout(workers: number, testsDir: string) {
         ? {
             name,
             testDir: `${testsDir}/${name}`,
-            workers: Math.min(perProject, WEBHOOK_FLOW_WORKERS),
+            workers: Math.min(perProject, WEBHOOK_FLOWS),
             testIgnore: RUN_END_FILE,
           }
-        : { name, testDir: `${testsDir}/${name}`, workers: perProject },
+        : {
+            name,
+            testDir: `${testsDir}/${name}`,
+            // About two fifths of the run's test time is identity's.
+            workers: name === 'identity' ? Math.max(1, Math.ceil((2 * workers) / 5)) : perProject,
+          },
   );
 }

@@ -25,6 +25,12 @@ import { knownPath, type KnownPath } from '../doctor/webhook-probe.ts';
 export const LONGEST_POLL_MS = 25_000;
 /** How long the receiver must be quiet before the run's last deliveries are taken as in. */
 const QUIET_MS = 300;
+/**
+ * The longest the run-end check waits for the deliveries no flow awaits (other projects' document events), from when it
+ * began to settle. Against a far target they come as a stream for as long as its events are late, with no quiet moment
+ * between them, and no check awaits them: what has come by then is judged.
+ */
+const UNAWAITED_MS = 1000;
 
 export type HubRoute = (body: Record<string, unknown>) => Promise<unknown>;
 
@@ -239,16 +245,18 @@ export class EventHub {
         return { done: await within(ended, poll(body), false) };
       },
       [`${prefix}/settle`]: async (body) => {
-        this.settling ??= Date.now();
+        const settling = (this.settling ??= Date.now());
         const over = reachesDeadline(body);
         const until = Date.now() + untilDeadline(body);
         await within(this.stepUps.settled(), untilDeadline(body), undefined);
         const live = this.stepUps.live;
         if (live === 0) {
-          const onWindow = this.stepUps.lastEndedOnWindow(this.settling);
+          const onWindow = this.stepUps.lastEndedOnWindow(settling);
           if (onWindow) this.runEndWaited(`it ended when the window of the ${onWindow} ended, the last step-up live`);
-          // Deliveries no flow awaits (other projects' document verifications) may still be on their way: a quiet moment.
-          await this.receiver.settle(QUIET_MS, Math.max(0, until - Date.now()));
+          // Deliveries no flow awaits (other projects' document verifications) may still be on their way: a quiet moment,
+          // within UNAWAITED_MS of the settling's start.
+          const unawaitedUntil = Math.min(until, settling + UNAWAITED_MS);
+          await this.receiver.settle(QUIET_MS, Math.max(0, unawaitedUntil - Date.now()));
         } else if (over) {
           const flows = this.stepUps.liveFlows();
           this.runEndWaited(
