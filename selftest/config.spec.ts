@@ -9,7 +9,7 @@ import { flavors } from '../sandbox/server.ts';
 import { configurationPage, envExample, routeTable, variableTable } from '../scripts/env-example.ts';
 
 test.describe('configuration', () => {
-  test('CONFORMANCE_WORKERS: 2 by default, one worker per project; more spread over the projects, identity on two fifths, the webhook flows on four at most; run-end, last, on one', () => {
+  test('CONFORMANCE_WORKERS: 2 by default, one worker per project; more spread over the projects, identity on half, the webhook flows on four at most; run-end, last, on one', () => {
     const workersOf = (env: Record<string, string>) => {
       const suite = loadConfig({ ...validEnv, ...env }, { repoRoot, embedded: false });
       return {
@@ -22,10 +22,10 @@ test.describe('configuration', () => {
         projectNames.map((name) => [name, name === 'run-end' ? 1 : name === 'identity' ? identity : count]),
       );
     expect(workersOf({})).toEqual({ total: 2, perProject: everyProject(1) });
-    expect(workersOf({ CONFORMANCE_WORKERS: '12' })).toEqual({ total: 12, perProject: everyProject(4, 5) });
+    expect(workersOf({ CONFORMANCE_WORKERS: '12' })).toEqual({ total: 12, perProject: everyProject(4, 6) });
     expect(workersOf({ CONFORMANCE_WORKERS: '15' })).toEqual({
       total: 15,
-      perProject: { ...everyProject(5, 6), webhooks: 4 },
+      perProject: { ...everyProject(5, 8), webhooks: 4 },
     });
     expect(problemsOf({ ...validEnv, CONFORMANCE_WORKERS: '0' })).toEqual([
       expect.stringMatching(/^CONFORMANCE_WORKERS="0" is not valid: expected a whole number from 1 /),

@@ -15,42 +15,42 @@ import { TokenCache } from '../runner/tokens.ts';
 // What the suite claims it sent is what arrived: the sandbox's echo endpoint reports the raw headers it received.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
-const test = base.extend<object, { sandbox: RunningSandbox; api: Api; http: HttpClient }>({
-  sandbox: [
-    async ({}, use) => {
-      const sandbox = await startSandbox({ tokenSecret: 'wire-test-secret' });
-      await use(sandbox);
-      await sandbox.close();
-    },
-    { scope: 'worker' },
-  ],
-  http: [
-    async ({}, use) => use(new HttpClient({ retries: 0, baseMs: 10, maxMs: 10, timeoutMs: 5000 })),
-    { scope: 'worker' },
-  ],
-  api: [
-    async ({ sandbox, http }, use) => {
-      const suite = loadConfig(
-        sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret: 'wire-test-secret' }),
-        { repoRoot, embedded: false },
-      );
-      const tokens = new TokenProvider(new TokenCache(http, new Redactor()), new Redactor());
-      await use(
-        new Api({
-          config: suite,
-          http,
-          tokens,
-          record: async () => undefined,
-          step: (_title, body) => body(),
-          blocked: (what) => {
-            throw new Error(what);
-          },
-        }),
-      );
-    },
-    { scope: 'worker' },
-  ],
+interface Wire {
+  sandbox: RunningSandbox;
+  api: Api;
+  http: HttpClient;
+}
+
+// One sandbox for the file, started in a hook: worker-scoped fixtures would give the file a worker of its own, started
+// after every other self-test.
+let shared: Wire | undefined;
+const test = base.extend<Wire>({
+  sandbox: async ({}, use) => use((shared as Wire).sandbox),
+  http: async ({}, use) => use((shared as Wire).http),
+  api: async ({}, use) => use((shared as Wire).api),
 });
+test.describe.configure({ mode: 'default' });
+test.beforeAll(async () => {
+  const sandbox = await startSandbox({ tokenSecret: 'wire-test-secret' });
+  const http = new HttpClient({ retries: 0, baseMs: 10, maxMs: 10, timeoutMs: 5000 });
+  const suite = loadConfig(
+    sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret: 'wire-test-secret' }),
+    { repoRoot, embedded: false },
+  );
+  const tokens = new TokenProvider(new TokenCache(http, new Redactor()), new Redactor());
+  const api = new Api({
+    config: suite,
+    http,
+    tokens,
+    record: async () => undefined,
+    step: (_title, body) => body(),
+    blocked: (what) => {
+      throw new Error(what);
+    },
+  });
+  shared = { sandbox, http, api };
+});
+test.afterAll(async () => shared?.sandbox.close());
 
 async function received(
   sandbox: RunningSandbox,

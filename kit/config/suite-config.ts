@@ -27,7 +27,7 @@ export interface SuiteConfig {
   embedded: boolean;
   profile: Profile;
   /**
-   * Tests at once; a project runs on up to a third of them (identity on two fifths), at least one. CONFORMANCE_WORKERS when set, else 2 until
+   * Tests at once; a project runs on up to a third of them (identity on half), at least one. CONFORMANCE_WORKERS when set, else 2 until
    * playwright.config.ts chooses from the target's round trip (runner/config/worker-count.ts).
    */
   workers: number;

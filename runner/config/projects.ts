@@ -8,15 +8,16 @@ type Project = NonNullable<PlaywrightTestConfig<object, { config: SuiteConfig }>
  * the latest of three things: identity's work (the most test time of any project), the webhook flows (each waits for
  * events 6 to 9 s late; a step-up's is answered once every step-up beside it has its event:
  * runner/webhooks/step-up-flows.ts), and the last accepted step-up's event (the check of every delivery waits for it).
- * So: the webhook flows first, identity and stepup (most of the run's step-ups) beside them, then reseller (a step-up
- * among its five tests) and auth (its step-up tests first in it: tests/auth/protected-calls.ts), and orders, which cause
- * no event; run-end after all.
+ * So: the webhook flows first, then the projects that send step-ups, so that all of the run's step-ups go out in its
+ * first seconds and their events come while the rest runs: stepup, reseller (a step-up among its five tests) and auth
+ * (its step-up tests first in it: tests/auth/protected-calls.ts). Identity then takes every worker they leave, up to
+ * half of them; orders, which cause no event, follow; run-end after all.
  *
- * Against the far flavor (150 ms, events 6 to 9 s late, 12 workers), on 2026-11-27: 19.6 to 20.5 s, against 21.0 to
- * 24.5 s for the order before (auth before reseller, identity on four workers and the webhook flows on two), whose
- * identity ended last and whose step-up flows began 10 s into the run, after the document flows (docs/performance.md).
+ * Against the far flavor (150 ms, events 6 to 9 s late, 12 workers), on 2026-11-27, two runs each: 19.8 and 20.5 s,
+ * against 22.3 and 22.4 s with identity second (auth's step-ups then went out 8 s into the run, and the webhook flows
+ * waited for their events) and 21.1 and 21.3 s with identity on two fifths of the workers (docs/performance.md).
  */
-export const projectNames = ['webhooks', 'identity', 'stepup', 'reseller', 'auth', 'orders', 'run-end'] as const;
+export const projectNames = ['webhooks', 'stepup', 'reseller', 'auth', 'identity', 'orders', 'run-end'] as const;
 
 /**
  * run-end's one test, the check of every delivery of the run: it waits for every other test of the run to end
@@ -33,7 +34,7 @@ const RUN_END_FILE = 'valid-deliveries.spec.ts';
  * The Playwright projects of a conformance run. With the default 2 workers, one worker per project: the projects run
  * side by side, so that one project's worker boots (about half a second of loading) while another project's tests
  * run, and a run starts 6 workers, not more. With more workers (a slow target), a project runs on up to a third of
- * them (measured: npm run bench, docs/performance.md), identity on up to two fifths, and the webhook flows each on a
+ * them (measured: npm run bench, docs/performance.md), identity on up to half, and the webhook flows each on a
  * worker of its own: a flow that waits for a worker starts its events' delay late. The run's receiver lives in the
  * runner process, so the webhook flows run side by side like any others.
  */
@@ -60,8 +61,8 @@ export function projectLayout(workers: number, testsDir: string) {
         : {
             name,
             testDir: `${testsDir}/${name}`,
-            // About two fifths of the run's test time is identity's.
-            workers: name === 'identity' ? Math.max(1, Math.ceil((2 * workers) / 5)) : perProject,
+            // Identity has the most test time, and starts last: it takes the workers the others leave.
+            workers: name === 'identity' ? Math.max(1, Math.ceil(workers / 2)) : perProject,
           },
   );
 }

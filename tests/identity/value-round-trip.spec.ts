@@ -1,20 +1,18 @@
-import { jsonText, populatedWith, tagClassUpdates, valueClasses } from '../../kit/builders/value-population.ts';
+import { jsonText, populatedWith, valueClasses } from '../../kit/builders/value-population.ts';
 import { minimalAssessment, minimalDocumentVerification } from '../../kit/builders/identity-bodies.ts';
-import { expectNothingChanged } from '../../kit/checks/nothing-changed.ts';
 import { expectAccepted } from '../../kit/checks/responses.ts';
 import {
   expectAcceptedOrRefused,
   expectIdentifierBack,
-  expectTagsShown,
   outcomeOf,
   recordClassOutcomes,
-  tagsShown,
 } from '../../kit/checks/value-round-trip.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 // What the document shows back comes back exactly, for every class of value a real population sends (docs/traffic.md):
-// one round trip per member shown back. Elsewhere the values ride on requests the run sends anyway.
+// one round trip per member shown back (the tags: case-update-tags.spec.ts). Elsewhere the values ride on requests the
+// run sends anyway.
 
 test(
   ...cites(
@@ -74,50 +72,6 @@ test(
       verdict,
       'inquiryId in document verifications',
       outcomes.map(({ valueClass, started }) => ({ valueClass, outcome: outcomeOf(started) })),
-    );
-  },
-);
-
-test(
-  ...cites(
-    ['CU-TAGS-APPEND', 'OBS-VALUE-CLASSES'],
-    'tags of every class of value, an update per class, then two updates of 20 to 50 tags: the case shows every tag of every accepted update, more than a hundred, each as sent',
-    { on: 'caseUpdate' },
-  ),
-  async ({ api, verdict, data, newCase, fetchCase }) => {
-    const ref = await newCase();
-    const sent = [];
-    // One after the other: 2.5 does not say a target takes overlapping updates of one case.
-    for (const update of tagClassUpdates(data, ref)) {
-      const exchange = await api.call('caseUpdate', { rawBody: update.text, note: `tags: ${update.valueClass.id}` });
-      expectAcceptedOrRefused(verdict, 'CU-TAGS-APPEND', exchange);
-      sent.push({ update, exchange, tags: update.body['tags'] as string[] });
-    }
-    const after = await fetchCase(ref);
-    const accepted = sent.filter(({ exchange }) => exchange.status >= 200 && exchange.status < 300);
-    expectTagsShown(
-      verdict,
-      'CU-TAGS-APPEND',
-      accepted.flatMap(({ tags }) => tags),
-      after,
-    );
-    // A refused update (a value the target does not take) left nothing: none of its fresh tags is on the case.
-    expectNothingChanged(
-      verdict,
-      'CU-TAGS-APPEND',
-      sent.map(({ exchange, tags }) => ({ exchange, markers: { tags } })),
-      { tags: [], decision: undefined },
-      after,
-    );
-    recordClassOutcomes(
-      verdict,
-      'tags of case updates, shown by the case',
-      sent.flatMap(({ update, exchange, tags }) =>
-        tagsShown(tags, after.body['tags']).map(({ shown }) => ({
-          valueClass: update.valueClass.id,
-          outcome: outcomeOf(exchange, shown.join(' and ')),
-        })),
-      ),
     );
   },
 );

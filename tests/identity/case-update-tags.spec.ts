@@ -1,0 +1,58 @@
+import { tagClassUpdates } from '../../kit/builders/value-population.ts';
+import { expectNothingChanged } from '../../kit/checks/nothing-changed.ts';
+import {
+  expectAcceptedOrRefused,
+  expectTagsShown,
+  outcomeOf,
+  recordClassOutcomes,
+  tagsShown,
+} from '../../kit/checks/value-round-trip.ts';
+import { cites, test } from '../../fixtures/test.ts';
+
+// The tags a case update appends come back exactly, for every class of value a real population sends (docs/traffic.md).
+// The run's longest chain of requests: its file sorts before most of its project's, so that against a far target it
+// starts early rather than end the run alone (docs/performance.md).
+
+test(
+  ...cites(
+    ['CU-TAGS-APPEND', 'OBS-VALUE-CLASSES'],
+    'tags of every class of value, an update per class, then two updates of 20 to 50 tags: the case shows every tag of every accepted update, more than a hundred, each as sent',
+    { on: 'caseUpdate' },
+  ),
+  async ({ api, verdict, data, newCase, fetchCase }) => {
+    const ref = await newCase();
+    const sent = [];
+    // One after the other: 2.5 does not say a target takes overlapping updates of one case.
+    for (const update of tagClassUpdates(data, ref)) {
+      const exchange = await api.call('caseUpdate', { rawBody: update.text, note: `tags: ${update.valueClass.id}` });
+      expectAcceptedOrRefused(verdict, 'CU-TAGS-APPEND', exchange);
+      sent.push({ update, exchange, tags: update.body['tags'] as string[] });
+    }
+    const after = await fetchCase(ref);
+    const accepted = sent.filter(({ exchange }) => exchange.status >= 200 && exchange.status < 300);
+    expectTagsShown(
+      verdict,
+      'CU-TAGS-APPEND',
+      accepted.flatMap(({ tags }) => tags),
+      after,
+    );
+    // A refused update (a value the target does not take) left nothing: none of its fresh tags is on the case.
+    expectNothingChanged(
+      verdict,
+      'CU-TAGS-APPEND',
+      sent.map(({ exchange, tags }) => ({ exchange, markers: { tags } })),
+      { tags: [], decision: undefined },
+      after,
+    );
+    recordClassOutcomes(
+      verdict,
+      'tags of case updates, shown by the case',
+      sent.flatMap(({ update, exchange, tags }) =>
+        tagsShown(tags, after.body['tags']).map(({ shown }) => ({
+          valueClass: update.valueClass.id,
+          outcome: outcomeOf(exchange, shown.join(' and ')),
+        })),
+      ),
+    );
+  },
+);
