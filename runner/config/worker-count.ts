@@ -13,8 +13,12 @@ export const NEAR_MS = 20;
 export const RUN_REQUESTS = 900;
 /** The wall time one more worker costs on the 2-core machines: about 0.6 CPU-s to start, shared by 2 cores. */
 export const WORKER_START_MS = 300;
-/** The most workers measured to shorten a run against a far target (12: 27 s against 87.5 s on 2, docs/performance.md). */
-export const MOST_USEFUL_WORKERS = 12;
+/**
+ * The most workers measured to shorten a run against a far target (docs/performance.md): 12 against 2 took 27 s
+ * instead of 87.5 s; 16 against 12, since identity takes the workers the step-ups' projects leave
+ * (runner/config/projects.ts), 18.1 to 18.2 s instead of 19.1 to 20.2 s (2026-11-27). The default TARGET_CONCURRENCY.
+ */
+export const MOST_USEFUL_WORKERS = 16;
 
 export type RoundTrip = { ms: number; origin: string; samples: number } | { problem: string; origin: string };
 
