@@ -100,6 +100,21 @@ test.describe('event attribution across the run', () => {
     });
   });
 
+  test('an event given to a step-up whose refusal was still on its way goes to the step-up it may answer once the refusal comes', async () => {
+    await withHub(1_500, async ({ hub, session, stepUp, outcome }) => {
+      // Sent, its answer (a refusal) not yet registered: live, and the earliest of its channel.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      const refused = (await hub.stepUps.begin('phone', 'none', { label: 'refused' })).ticket;
+      const accepted = await stepUp('phone', 'none', { images: true });
+      await session('of-the-accepted', 'SMS_OTP');
+      await expect.poll(() => hub.stepUps.live, 'the refused step-up took the event first').toBe(1);
+      hub.stepUps.answered(refused, false);
+      expect((await outcome(accepted)).event?.json).toMatchObject({ sessionId: 'of-the-accepted' });
+      expect(await outcome(refused)).toMatchObject({ state: 'dropped' });
+      expect((await outcome(refused)).event).toBeUndefined();
+    });
+  });
+
   test('late and out of order: each channel gets the events of its channel, whatever order they come in', async () => {
     await withHub(WINDOW_MS, async ({ session, stepUp, outcome }) => {
       const phone = await stepUp('phone');

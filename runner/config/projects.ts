@@ -4,20 +4,37 @@ import type { SuiteConfig } from '../../kit/config/suite-config.ts';
 type Project = NonNullable<PlaywrightTestConfig<object, { config: SuiteConfig }>['projects']>[number];
 
 /**
- * The suite's projects, one per part of the document, in the order they start. Against a far target the run's end is
- * the latest of three things: identity's work (the most test time of any project), the webhook flows (each waits for
- * events 6 to 9 s late; a step-up's is answered once every step-up beside it has its event:
- * runner/webhooks/step-up-flows.ts), and the last accepted step-up's event (the check of every delivery waits for it).
- * So: the webhook flows first, then the projects that send step-ups, so that all of the run's step-ups go out in its
- * first seconds and their events come while the rest runs: stepup, reseller (a step-up among its five tests) and auth
- * (its step-up tests first in it: tests/auth/protected-calls.ts). Identity then takes every worker they leave, up to
- * half of them; orders, which cause no event, follow; run-end after all.
+ * The suite's projects, one per part of the document, in the order they start on one worker each (the embedded
+ * sandbox, a near target): the webhook flows beside identity, the longest, which sends no step-up, so that the flows'
+ * counted step-ups run beside few others (runner/webhooks/step-up-flows.ts): a step-up beside a counted one that ends
+ * without an event (a target may answer it within a session it already has) leaves the count unproven, and the check
+ * then waits for its step-up sent again alone. Then stepup, auth (its step-up tests first in it:
+ * tests/auth/protected-calls.ts), reseller and orders; run-end after all.
+ */
+export const projectNames = ['webhooks', 'identity', 'stepup', 'auth', 'reseller', 'orders', 'run-end'] as const;
+
+/**
+ * The order with more workers (a far target), where every project starts at once anyway. The run's end is then the
+ * latest of three things: identity's work (the most test time of any project), the webhook flows (each waits for
+ * events 6 to 9 s late; a step-up's is answered once every step-up beside it has its event), and the last accepted
+ * step-up's event (the check of every delivery waits for it). So the projects that send step-ups start right after the
+ * webhook flows, and all of the run's step-ups go out in its first seconds: stepup, reseller (a step-up among its five
+ * tests) and auth. Identity then takes every worker they leave, up to half of them; orders, which cause no event,
+ * follow.
  *
  * Against the far flavor (150 ms, events 6 to 9 s late, 12 workers), on 2026-11-27, two runs each: 19.8 and 20.5 s,
  * against 22.3 and 22.4 s with identity second (auth's step-ups then went out 8 s into the run, and the webhook flows
  * waited for their events) and 21.1 and 21.3 s with identity on two fifths of the workers (docs/performance.md).
  */
-export const projectNames = ['webhooks', 'stepup', 'reseller', 'auth', 'identity', 'orders', 'run-end'] as const;
+const stepUpsFirst: ReadonlyArray<(typeof projectNames)[number]> = [
+  'webhooks',
+  'stepup',
+  'reseller',
+  'auth',
+  'identity',
+  'orders',
+  'run-end',
+];
 
 /**
  * run-end's one test, the check of every delivery of the run: it waits for every other test of the run to end
@@ -48,7 +65,7 @@ export function conformanceProjects(suite: SuiteConfig, testsDir: string): Proje
 /** The projects' names, folders and workers for a run on `workers` workers, without their configuration. */
 export function projectLayout(workers: number, testsDir: string) {
   const perProject = Math.max(1, Math.ceil(workers / 3));
-  return projectNames.map((name) =>
+  return (perProject === 1 ? projectNames : stepUpsFirst).map((name) =>
     name === RUN_END
       ? { name, testDir: `${testsDir}/webhooks`, testMatch: RUN_END_FILE, workers: 1 }
       : name === 'webhooks'
@@ -61,7 +78,7 @@ export function projectLayout(workers: number, testsDir: string) {
         : {
             name,
             testDir: `${testsDir}/${name}`,
-            // Identity has the most test time, and starts last: it takes the workers the others leave.
+            // Identity has the most test time: it takes the workers the others leave.
             workers: name === 'identity' ? Math.max(1, Math.ceil(workers / 2)) : perProject,
           },
   );

@@ -14,7 +14,8 @@ import type { WindowArrival, WindowEnd } from '../../reporters/run-facts.ts';
  * - an event goes to the earliest live flow of its channel (channelType, an absent one being SMS_OTP by its documented
  *   default) whose request was sent before the event arrived, else to the earliest live flow of any channel (its
  *   channelType then names the other channel); never to a flow whose request came after it; of those, to one without
- *   images before one with (which may still take a document session's event, as one without never does);
+ *   images before one with (which may still take a document session's event, as one without never does); a flow whose
+ *   answer turns out a refusal gives back an event given to it meanwhile, which goes on as if it had just come;
  * - a sessionId counts once: a redelivery, or a session that reached the receiver before any flow, is never given;
  * - an event with docVerification true reports a session of a document verification flow (6.3): it may answer a
  *   step-up that carried images (a step-up with document images can be one), never one without.
@@ -208,6 +209,7 @@ export class StepUpFlows {
       return this.reconsider();
     }
     const flow = this.flows.get(ticket);
+    if (flow && !accepted && flow.state === 'answered') return this.refusedAfterEvent(flow);
     if (!flow || flow.state !== 'sending') return;
     if (!accepted) return this.finish(flow, 'dropped');
     flow.state = 'waiting';
@@ -258,6 +260,30 @@ export class StepUpFlows {
       return undefined;
     }
     if (!note.first || this.documentSessions.has(session)) return undefined;
+    return this.place(delivery, note);
+  }
+
+  /**
+   * A refused step-up causes no session: an event given to it while its answer was on its way was another step-up's,
+   * and is handed again to the flows as they are now (seen: the event a stepup test's step-up with images awaited went
+   * to an auth check's refused step-up, and its wait ended on its window).
+   */
+  private refusedAfterEvent(flow: Flow): void {
+    const { event } = flow;
+    const note = this.notes.find((n) => n.givenTo === flow);
+    delete flow.event;
+    delete flow.otherChannel;
+    delete flow.documentSources;
+    this.finish(flow, 'dropped');
+    if (!event || !note) return;
+    delete note.givenTo;
+    this.place(event, note);
+  }
+
+  /** Gives a verification session event, first of its session and of no document session, to the flow it may answer. */
+  private place(delivery: DeliveryRecord, note: Note): string | undefined {
+    const body = isObject(delivery.json) ? delivery.json : {};
+    const session = note.sessionId ?? `#${delivery.seq}`;
     const sources = note.doc ? this.possibleDocuments(delivery.receivedAt) : [];
     const candidates = [...this.flows.values()]
       .filter(
