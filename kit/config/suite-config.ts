@@ -27,8 +27,8 @@ export interface SuiteConfig {
   embedded: boolean;
   profile: Profile;
   /**
-   * Tests at once; a project runs on up to a third of them (identity on half), at least one. CONFORMANCE_WORKERS when set, else 2 until
-   * playwright.config.ts chooses from the target's round trip (runner/config/worker-count.ts).
+   * Tests at once; a project runs on up to a third of them (identity on half), at least one. CONFORMANCE_WORKERS when
+   * set, else 2 until playwright.config.ts chooses from the target's round trip (runner/config/worker-count.ts).
    */
   workers: number;
   /** CONFORMANCE_WORKERS was set: the count is the user's, not measured. */
