@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { HttpClient } from '../runner/http/client.ts';
+import { freePorts } from '../runner/http/free-port.ts';
 import { backoffMs, sendWithRetry } from '../runner/http/retry.ts';
 import { NoAnswerError } from '../runner/http/wire.ts';
 import { Redactor } from '../kit/redact.ts';
@@ -304,4 +305,12 @@ test.describe('verdict aggregation', () => {
       expect(runVerdict(verdicts, profile).notProduced).toEqual(['ORD-403']);
     expect(runVerdict(verdicts, 'certify').reasons.join('\n')).not.toContain('ORD-403');
   });
+});
+
+test('a free port is handed out once: asked again from the same place before anything listens on it, the next one comes', async () => {
+  const from = 20_000 + Math.floor(Math.random() * 7_000);
+  const [first] = await freePorts(1, from);
+  const [second] = await freePorts(1, from);
+  expect(first).toBeDefined();
+  expect(second, 'the port reserved by the first call').not.toBe(first);
 });

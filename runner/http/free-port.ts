@@ -1,4 +1,7 @@
+import { mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * Free loopback ports for a sandbox, a receiver or a client started next, taken below the ephemeral range that
@@ -22,13 +25,46 @@ function isFree(port: number): Promise<boolean> {
   });
 }
 
-/** `count` free ports to serve on, the first found from `from` upward, wrapping within their range. */
+/**
+ * Ports handed out, across processes: a file per port, made only if absent. A port is bound only later, and meanwhile
+ * looks free to every other process's probe (seen: a child run's receiver found its port taken, EADDRINUSE for five
+ * seconds, while the run was starting). A reservation lapses after RESERVED_MS; by then its owner listens on it, or
+ * has let it go (the proof run binds its last receivers minutes after it chose their ports on a busy machine).
+ */
+const RESERVED_DIR = join(tmpdir(), `identity-proofing-conformance-ports-${process.getuid?.() ?? 'user'}`);
+const RESERVED_MS = 600_000;
+
+/** Whether this caller may take the port: reserved now, or reserved by nobody for RESERVED_MS. */
+function reserve(port: number): boolean {
+  const file = join(RESERVED_DIR, String(port));
+  try {
+    mkdirSync(RESERVED_DIR, { recursive: true });
+    writeFileSync(file, '', { flag: 'wx' });
+    return true;
+  } catch (error) {
+    // Nowhere to note it: the port as probed, as before reservations.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return true;
+  }
+  try {
+    if (Date.now() - statSync(file).mtimeMs < RESERVED_MS) return false;
+    const now = new Date();
+    utimesSync(file, now, now);
+    return true;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * `count` free ports to serve on, the first found from `from` upward, wrapping within their range; each reserved for
+ * this caller, so that no other process of ours takes it before it is bound.
+ */
 export async function freePorts(count: number, from = randomIn(SERVED)): Promise<number[]> {
   const ports: number[] = [];
   const size = SERVED.high - SERVED.low;
   for (let i = 0; ports.length < count && i < size; i += 1) {
     const port = SERVED.low + ((from - SERVED.low + i) % size);
-    if (await isFree(port)) ports.push(port);
+    if ((await isFree(port)) && reserve(port)) ports.push(port);
   }
   if (ports.length < count) throw new Error(`Only ${ports.length} free ports from ${from}; ${count} needed`);
   return ports;

@@ -91,11 +91,17 @@ export class WebhookReceiver {
     for (;;) {
       try {
         await new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(this.options.port, this.options.host, () => {
-            server.off('error', reject);
+          const listening = () => {
+            server.off('error', failed);
             resolve();
-          });
+          };
+          const failed = (error: Error) => {
+            server.off('listening', listening);
+            reject(error);
+          };
+          server.once('error', failed);
+          server.once('listening', listening);
+          server.listen(this.options.port, this.options.host);
         });
         break;
       } catch (error) {
