@@ -328,12 +328,19 @@ test('JUnit gives every test the requirement IDs it verifies as properties, and 
     .filter(([, , classname]) => classname !== 'verdict')
     .map(([whole, name, , inner]) => [whole, name, inner] as const);
   expect(cases.length).toBeGreaterThan(0);
-  for (const [, name = '', inner = ''] of cases) {
+  // Every case judged, then one assertion: the list of what is wrong, whole.
+  const problems = cases.flatMap(([, name = '', inner = '']) => {
     const cited = [...inner.matchAll(/<property name="requirement" value="([^"]*)"\s*\/?>/g)].map((m) => m[1] ?? '');
-    expect(cited.length, `JUnit test without a requirement property: ${name}`).toBeGreaterThan(0);
-    for (const id of cited) expect(isRequirementId(id), `unknown requirement ${id} on ${name}`).toBe(true);
-    expect(name.split(/\s+/).filter(isRequirementId), `JUnit test name carries requirement IDs: ${name}`).toEqual([]);
-  }
+    return [
+      ...(cited.length === 0 ? [`${name}: no requirement property`] : []),
+      ...cited.filter((id) => !isRequirementId(id)).map((id) => `${name}: unknown requirement ${id}`),
+      ...name
+        .split(/\s+/)
+        .filter(isRequirementId)
+        .map((id) => `${name}: its name carries the requirement ID ${id}`),
+    ];
+  });
+  expect(problems, 'JUnit test cases').toEqual([]);
 });
 
 test('Allure results carry the labels, the environment and the exchanges', ({ certified }) => {
@@ -343,25 +350,31 @@ test('Allure results carry the labels, the environment and the exchanges', ({ ce
     .map(
       (f) =>
         JSON.parse(readText(join(dir, f))) as {
+          name: string;
           labels: Array<{ name: string; value: string }>;
           links: Array<{ url: string }>;
         },
     );
   expect(results.length).toBeGreaterThan(0);
-  for (const result of results) {
+  // Every result judged, then one assertion: the list of what is wrong, whole.
+  const problems = results.flatMap((result) => {
+    const label = (name: string) => result.labels.find((l) => l.name === name)?.value;
     const names = new Set(result.labels.map((l) => l.name));
-    for (const label of ['epic', 'feature', 'parentSuite', 'severity', 'tag', 'verdict'])
-      expect(names, `label ${label}`).toContain(label);
-    expect(result.labels.find((l) => l.name === 'parentSuite')?.value).toBe('auth');
-    expect(result.labels.find((l) => l.name === 'epic')?.value, 'grouped by spec part').toMatch(
-      /^(\d+(\.\d+)?|part \d)/,
-    );
-    expect(result.labels.find((l) => l.name === 'feature')?.value, 'then by requirement').toMatch(
-      /^[A-Z0-9-]+ \((MUST|SHOULD|INFO)\)$/,
-    );
-    expect(result.links.length).toBeGreaterThan(0);
-    for (const link of result.links) expect(link.url.startsWith(`${SPEC_URL}#`), link.url).toBe(true);
-  }
+    const wrong = (what: string) => [`${result.name}: ${what}`];
+    return [
+      ...['epic', 'feature', 'parentSuite', 'severity', 'tag', 'verdict']
+        .filter((name) => !names.has(name))
+        .flatMap((name) => wrong(`no ${name} label`)),
+      ...(label('parentSuite') === 'auth' ? [] : wrong(`parentSuite ${label('parentSuite')}, not auth`)),
+      ...(/^(\d+(\.\d+)?|part \d)/.test(label('epic') ?? '') ? [] : wrong(`epic ${label('epic')}, not a spec part`)),
+      ...(/^[A-Z0-9-]+ \((MUST|SHOULD|INFO)\)$/.test(label('feature') ?? '')
+        ? []
+        : wrong(`feature ${label('feature')}, not a requirement with its level`)),
+      ...(result.links.length > 0 ? [] : wrong('no link')),
+      ...result.links.filter((l) => !l.url.startsWith(`${SPEC_URL}#`)).flatMap((l) => wrong(`link ${l.url}`)),
+    ];
+  });
+  expect(problems, 'Allure results').toEqual([]);
   const environment = readText(join(dir, 'environment.properties'));
   for (const key of [
     'suite\\ version',
