@@ -43,8 +43,11 @@ const stepUpsFirst: ReadonlyArray<(typeof projectNames)[number]> = [
  * after the others, so that a run of every test on one worker in file order (the proof's) ends with it too.
  */
 const RUN_END = 'run-end';
-/** The webhook flows' tests: they run on as many workers at most, each mostly waiting for its events. */
-const WEBHOOK_FLOWS = 4;
+/**
+ * The webhook flows' tests: they run on as many workers at most, each mostly waiting for its events. The number of
+ * tests of the webhooks project (selftest/tags.spec.ts counts them in the suite's listing).
+ */
+export const WEBHOOK_FLOWS = 4;
 const RUN_END_FILE = 'valid-deliveries.spec.ts';
 
 /**
