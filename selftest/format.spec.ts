@@ -4,8 +4,9 @@ import { expect, test } from '@playwright/test';
 import * as prettier from 'prettier';
 import { repoRoot } from './evidence-harness.ts';
 
-// `npm run lint` runs `prettier --check --cache .` after eslint: a file the formatter would change fails it. What the check
-// holds is the repository's own Prettier configuration, so it is asked here for the file a contributor would write.
+// `npm run lint` runs `prettier --check` on the whole tree after eslint (with Prettier's cache): a file the formatter
+// would change fails it. What the check holds is the repository's own Prettier configuration, so it is asked here for
+// the file a contributor would write.
 const lintScript = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: { lint: string } })
   .scripts.lint;
 
