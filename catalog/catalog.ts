@@ -127,7 +127,7 @@ export interface TokenEndpointRules {
 const requirementsFile = new URL('./requirements.json', import.meta.url);
 const requirementsText = readFileSync(requirementsFile, 'utf8');
 const requirementsData = JSON.parse(requirementsText) as {
-  interface: { title: string; version: string; document: string };
+  interface: { title: string; version: string; document: string; headings: string[] };
   requirements: Requirement[];
   errata: Erratum[];
   orderErrorTable: OrderErrorRow[];

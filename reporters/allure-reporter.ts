@@ -65,7 +65,7 @@ export default class ConformanceAllureReporter extends AllureReporter {
         ? config
         : { ...config, projects: [{ outputDir: `${config.rootDir}/test-results` } as FullConfig['projects'][number]] },
     );
-    this.parts = SpecParts.load(config.rootDir, this.conformance.specUrl);
+    this.parts = new SpecParts(this.conformance.specUrl);
   }
 
   override onBegin(suite: Suite): void {

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { FullResult, TestCase, TestResult } from '@playwright/test/reporter';
 import { expect, test } from '@playwright/test';
-import { requirement, requirements } from '../catalog/catalog.ts';
+import { interfaceInfo, requirement, requirements } from '../catalog/catalog.ts';
 import { loadConfig } from '../runner/config/load-config.ts';
 import { citeAnnotation, markAnnotation } from '../kit/verdict-marks.ts';
 import { allureEnrichment, TEST_VERDICT } from '../reporters/allure-enrichment.ts';
@@ -18,7 +18,7 @@ import { ProjectProgress } from '../reporters/console-progress.ts';
 import { loadLedger, type LedgerEntry } from '../schemas/ledger.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { serializeRedacted } from '../reporters/serialize-redacted.ts';
-import { SpecParts } from '../reporters/spec-parts.ts';
+import { documentHeadings, SPEC_DOCUMENT, SpecParts } from '../reporters/spec-parts.ts';
 import type { Profile, TestRecord } from '../reporters/verdicts.ts';
 import { offlineHtml, remoteReferences } from '../scripts/evidence/allure-single-file.ts';
 import { redactedConfiguration } from '../scripts/evidence/configuration.ts';
@@ -41,6 +41,7 @@ import {
   SOURCE_PATHS,
 } from '../scripts/evidence/source-digest.ts';
 import { redactedCommand } from '../scripts/evidence/client-identity.ts';
+import { repoRoot } from './evidence-harness.ts';
 import { Redactor } from '../kit/redact.ts';
 import { curlOf, redactExchange, type Exchange } from '../kit/http/exchange.ts';
 
@@ -290,10 +291,8 @@ test.describe('conformance reporter: matrix, summary and exit status', () => {
 });
 
 test.describe('Allure labels from the catalog', () => {
-  const parts = new SpecParts(
-    'spec/interface.md',
-    '## 4. Endpoints\n### 4.1 Token endpoint\n## 5. Authentication\n1. OAuth\n',
-  );
+  // The catalog's headings: the reports title and link a part alike in every clone, the document beside it or not.
+  const parts = new SpecParts('spec/interface.md');
   const record = (annotations: TestRecord['annotations'], status: TestRecord['status'] = 'passed'): TestRecord => ({
     title: 't',
     project: 'auth',
@@ -349,12 +348,19 @@ test.describe('Allure labels from the catalog', () => {
     });
   });
 
-  test('without the interface document, a part still links to the document', () => {
-    expect(new SpecParts('https://spec.example/interface.md', undefined).of('7')).toEqual({
+  test('a part no heading has still links to the document', () => {
+    expect(new SpecParts('https://spec.example/interface.md', []).of('7')).toEqual({
       part: '7',
       title: '',
       url: 'https://spec.example/interface.md',
     });
+  });
+
+  test("the catalog's headings are the interface document's, where the document is beside the repository", () => {
+    const document = resolve(repoRoot, SPEC_DOCUMENT);
+    test.skip(!existsSync(document), `${SPEC_DOCUMENT} is not beside this clone: nothing to compare the headings with`);
+    expect(interfaceInfo.headings).toEqual(documentHeadings(readFileSync(document, 'utf8')));
+    expect(interfaceInfo.headings.length).toBeGreaterThan(0);
   });
 });
 
