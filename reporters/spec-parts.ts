@@ -27,16 +27,19 @@ export function headingAnchor(heading: string): string {
     .replace(/\s/g, '-');
 }
 
+/** A numbered heading's text: "4.1 Token endpoint", "5. Authentication". */
+const NUMBERED = /^(\d+(?:\.\d+)*)\.?\s+(.*)$/;
+
 /** The numbered headings of the document (parts 1 to 9 and their sections) as written, without their #. */
 export function documentHeadings(markdown: string): string[] {
-  return markdown.split('\n').flatMap((line) => {
-    const match = /^#{2,4}\s+(\d+(?:\.\d+)*\.?\s+.*)$/.exec(line.trim());
-    return match?.[1] ? [match[1].trim()] : [];
-  });
+  return markdown
+    .split('\n')
+    .map((line) => /^#{2,4}\s+(.*)$/.exec(line.trim())?.[1]?.trim() ?? '')
+    .filter((heading) => NUMBERED.test(heading));
 }
 
 function parseHeading(heading: string): Heading {
-  const [, number = '', title = ''] = /^(\d+(?:\.\d+)*)\.?\s+(.*)$/.exec(heading) ?? [];
+  const [, number = '', title = ''] = NUMBERED.exec(heading) ?? [];
   return { number, title: title.trim(), anchor: headingAnchor(heading) };
 }
 
