@@ -32,7 +32,6 @@ const longFiles = [
   'run-diff',
   'run-reports',
   'runtimes',
-  'sandbox-faults',
   'sandbox-gateway',
   'shards',
   'tags',

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { operations } from '../catalog/catalog.ts';
+import { isRequirementId, operations } from '../catalog/catalog.ts';
+import { faults } from '../sandbox/faults.ts';
 import { startSandbox } from '../sandbox/server.ts';
 import { secret, toReply, validCall, withSandbox } from './sandbox/client.ts';
 import type { Body } from './sandbox/client.ts';
@@ -120,6 +122,22 @@ test.describe('sandbox: plumbing', () => {
     await expect(startSandbox({ tokenSecret: '' })).rejects.toThrow(/tokenSecret/);
     await expect(startSandbox({ tokenSecret: secret, webhookUrl: 'ftp://x' })).rejects.toThrow(/webhookUrl/);
   });
-});
 
-/** For each fault: a check that passes on the clean sandbox and fails with the fault on. */
+  // Whether each fault breaks its requirement is the kill matrix's to prove (selftest/proof.spec.ts); what it cannot
+  // see is a fault entry that no sandbox code reads, or one citing a requirement the catalog does not have.
+  test('every fault names an existing requirement, once, and is checked in sandbox code', () => {
+    const sandboxDir = new URL('../sandbox/', import.meta.url);
+    const source = readdirSync(sandboxDir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts') && f !== 'faults.ts')
+      .map((f) => readFileSync(new URL(f, sandboxDir), 'utf8'))
+      .join('\n');
+    expect(new Set(faults.map((f) => f.id)).size).toBe(faults.length);
+    for (const f of faults) {
+      expect(isRequirementId(f.requirement), `${f.id} -> ${f.requirement}`).toBe(true);
+      expect(
+        source.includes(`'${f.family ?? f.id}'`),
+        `${f.family ?? f.id} is named in sandbox code, where it changes a behaviour`,
+      ).toBe(true);
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, request as httpRequest } from 'node:http';
+import { createServer } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from '@playwright/test';
@@ -104,8 +104,6 @@ export interface OpOptions {
   headers?: Record<string, string | undefined>;
   params?: Record<string, string>;
   query?: string;
-  /** How each header name is written on the wire: sent with node:http, which keeps names as given (fetch lower-cases them). */
-  headerCase?: (name: string) => string;
 }
 
 /** A client of one running sandbox, configured the way the suite is: from sandboxTargetEnv. */
@@ -124,39 +122,21 @@ export class SandboxClient {
     return this.sandbox.flavor;
   }
 
-  requestToken(
-    service: Service,
-    options: {
-      apiKey?: string | null;
-      authorization?: string;
-      form?: Record<string, string>;
-      raw?: string;
-      contentType?: string;
-      method?: string;
-    } = {},
-  ): Promise<Reply> {
-    const url = service === 'identity' ? this.env['IDENTITY_TOKEN_URL'] : this.env['STEPUP_TOKEN_URL'];
-    const headers: Record<string, string> = { 'content-type': options.contentType ?? tokenEndpoint.contentType };
-    const apiKey = options.apiKey === undefined ? this.env['API_KEY'] : options.apiKey;
-    if (options.authorization !== undefined) headers['authorization'] = options.authorization;
-    else if (apiKey !== null) headers['authorization'] = `Basic ${apiKey}`;
-    const form = options.form ?? { grant_type: tokenEndpoint.grantType, scope: tokenEndpoint.scope };
-    const method = options.method ?? 'POST';
-    const body = method === 'GET' ? undefined : Buffer.from(options.raw ?? new URLSearchParams(form).toString());
-    return fetch(url ?? '', { method, headers, ...(body ? { body } : {}) }).then(toReply);
-  }
-
   async token(service: Service, apiKey = this.env['API_KEY'] ?? ''): Promise<string> {
     const key = `${service}:${apiKey}`;
     const cached = this.cachedTokens.get(key);
     if (cached) return cached;
-    const reply = await this.requestToken(service, { apiKey });
+    const url = service === 'identity' ? this.env['IDENTITY_TOKEN_URL'] : this.env['STEPUP_TOKEN_URL'];
+    const reply = await fetch(url ?? '', {
+      method: 'POST',
+      headers: { 'content-type': tokenEndpoint.contentType, authorization: `Basic ${apiKey}` },
+      body: new URLSearchParams({ grant_type: tokenEndpoint.grantType, scope: tokenEndpoint.scope }).toString(),
+    }).then(toReply);
     expect(reply.status, `token for ${service}: ${reply.text}`).toBe(200);
     const token = String(reply.body['access_token']);
     this.cachedTokens.set(key, token);
     return token;
   }
-
   opUrl(id: OperationId, params: Record<string, string> = {}, query = ''): { method: string; url: string } {
     const op = operation(id);
     const [method = 'GET', path = '/'] = (this.env[op.routeEnv ?? ''] ?? '').split(' ');
@@ -176,7 +156,6 @@ export class SandboxClient {
     };
     const headers = withOverrides(defaults, options.headers);
     const body = method === 'GET' ? undefined : Buffer.from(options.raw ?? JSON.stringify(options.body ?? {}));
-    if (options.headerCase) return sendNamed(method, url, headers, options.headerCase, body);
     return fetch(url, { method, headers, ...(body ? { body } : {}) }).then(toReply);
   }
 
@@ -219,38 +198,6 @@ export class SandboxClient {
       ...(body ? { body } : {}),
     }).then(toReply);
   }
-}
-
-/** A request whose header names go on the wire as `spell` writes them. */
-function sendNamed(
-  method: string,
-  url: string,
-  headers: Record<string, string>,
-  spell: (name: string) => string,
-  body: Buffer | undefined,
-): Promise<Reply> {
-  // Given a raw list, node:http adds no Host of its own.
-  const names = [
-    'Host',
-    new URL(url).host,
-    ...Object.entries(headers).flatMap(([name, value]) => [spell(name), value]),
-  ];
-  if (body) names.push('Content-Length', String(body.length));
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers: names }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const answer = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') answer.set(name, value);
-        void toReply(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: answer })).then(
-          resolve,
-        );
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 function withOverrides(
@@ -308,7 +255,6 @@ export function expectEnvelope(reply: Reply, row: string): void {
   if (tableRow.messagePattern) expect(message).toMatch(new RegExp(tableRow.messagePattern));
 }
 
-export const bothFlavors: readonly Flavor[] = ['reference', 'alternative'];
 export const protectedOps = operations.filter((op) => op.service !== 'orders').map((op) => op.id);
 
 /** A request each protected operation accepts, given a case of the sandbox. */
