@@ -6,11 +6,16 @@ import type { FarSettings, Flavor, SandboxOptions } from './types.ts';
 import { variableProblems } from '../schemas/config-problems.ts';
 import { configSchema, configVariables } from '../schemas/variables.ts';
 
-// The small reader of `npm run sandbox` (sandbox/main.ts): its SANDBOX_* variables, from its own environment. A
-// conformance run's embedded sandbox is given its options by the run's configuration (runner/config/resolve.ts).
+// The one reader of the sandbox's SANDBOX_* variables: for `npm run sandbox` (sandbox/main.ts), from its own
+// environment, and for a conformance run's embedded sandbox, from the run's variables (runner/config/resolve.ts), which
+// takes the options typed and sets what the run decides (host, webhook URL, warnings).
 
-/** A SANDBOX_* variable with a wrong value: the message names it and says what is expected. */
-export class SandboxSettingsError extends Error {}
+/** SANDBOX_* variables with a wrong value: one line each, naming it and saying what is expected. */
+export class SandboxSettingsError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+  }
+}
 
 /** The SANDBOX_* variables of schemas/config.schema.json: their shapes are checked there, their meaning here. */
 export const sandboxVariables = configVariables.filter((name) => name.startsWith('SANDBOX_'));
@@ -24,24 +29,41 @@ export interface SandboxSettings {
   secretGenerated: boolean;
 }
 
-/** npm run sandbox's settings from its SANDBOX_* variables; a wrong one throws one line naming it. */
-export function readSandboxSettings(env: Record<string, string | undefined>): SandboxSettings {
+/** How a caller reads them: npm run sandbox (the default), or a conformance run (its far seed, its far-only variables). */
+export interface SandboxReading {
+  /** The far flavor's event seed when SANDBOX_EVENT_SEED is unset. */
+  farSeed?: () => string;
+  /** The variables refused with a flavor other than far. */
+  farOnly?: readonly string[];
+}
+
+/** The sandbox's settings from its SANDBOX_* variables; wrong ones throw, one line each naming it. */
+export function readSandboxSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  reading: SandboxReading = {},
+): SandboxSettings {
   const problems = variableProblems(env, sandboxVariables);
-  if (problems.length > 0) throw new SandboxSettingsError(problems.join('\n'));
+  if (problems.length > 0) throw new SandboxSettingsError(problems);
   const given = faultIdsOf(env.SANDBOX_FAULTS ?? '');
-  if ('problem' in given) throw new SandboxSettingsError(given.problem);
+  if ('problem' in given) problems.push(given.problem);
   // Self-test hooks: extra clients for canary credentials, and a file that receives every token issued.
   const extraApiKeys = (env.SANDBOX_EXTRA_API_KEYS ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
   if (!extraApiKeys.every(isExtraApiKey))
-    throw new SandboxSettingsError(
+    problems.push(
       'SANDBOX_EXTRA_API_KEYS holds a key that is not base64("id:secret"): expected a comma-separated list of such keys',
     );
   const flavor = (env.SANDBOX_FLAVOR || defaultOf('SANDBOX_FLAVOR')) as Flavor;
-  const far = farSettingsOf(env, flavor, () => randomBytes(6).toString('hex'), [...farVariables, 'SANDBOX_TLS_CA_OUT']);
-  if ('problem' in far) throw new SandboxSettingsError(far.problem);
+  const far = farSettingsOf(
+    env,
+    flavor,
+    reading.farSeed ?? (() => randomBytes(6).toString('hex')),
+    reading.farOnly ?? [...farVariables, 'SANDBOX_TLS_CA_OUT'],
+  );
+  if ('problem' in far) problems.push(far.problem);
+  if ('problem' in given || 'problem' in far || problems.length > 0) throw new SandboxSettingsError(problems);
   const givenSecret = env.SANDBOX_TOKEN_SECRET || undefined;
   const issuedTokensFile = env.SANDBOX_ISSUED_TOKENS_FILE || undefined;
   return {

@@ -5,12 +5,12 @@ import { fileURLToPath } from 'node:url';
 import dotenv from 'dotenv';
 import { variableProblems } from '../../schemas/config-problems.ts';
 import { configSchema, configVariables, environmentOnlyVariables } from '../../schemas/variables.ts';
-import { isExtraApiKey } from '../../sandbox/credentials.ts';
-import { farSettingsOf } from '../../sandbox/far-settings.ts';
-import { faultIdsOf } from '../../sandbox/faults.ts';
-import { flavorModule, flavors } from '../../sandbox/flavors/index.ts';
+import { farVariables } from '../../sandbox/far-settings.ts';
+import { flavorModule } from '../../sandbox/flavors/index.ts';
+import { readSandboxSettings, SandboxSettingsError, type SandboxSettings } from '../../sandbox/settings.ts';
 import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
 import type { Flavor } from '../../sandbox/types.ts';
+import type { SuiteConfig } from '../../kit/config/suite-config.ts';
 import { ConfigError, loadConfig } from './load-config.ts';
 import type { Certification, EmbeddedSandbox, RunConfig, RunConsole, RunReports } from './run-config.ts';
 
@@ -145,55 +145,55 @@ export function resolveRun(env: Env = process.env, repoRoot: string = REPO_ROOT)
     const variables = { ...given, ...chosen };
     return { suite: loadConfig(variables, { repoRoot, embedded: false }), ...common, variables };
   }
-  const { sandbox, variables, receiverReachable } = embeddedSandbox({ ...given, ...chosen });
-  const suite = loadConfig(variables, { repoRoot, embedded: true, receiverReachable });
-  const problems: string[] = [];
-  const faults = faultIdsOf(given.SANDBOX_FAULTS ?? '');
-  if ('problem' in faults) problems.push(faults.problem);
-  const far = farSettingsOf(given, sandbox.flavor, () => `run-${chosen.SEED}`);
-  if ('problem' in far) problems.push(far.problem);
-  const extraApiKeys = (given.SANDBOX_EXTRA_API_KEYS ?? '')
-    .split(',')
-    .map((key) => key.trim())
-    .filter(Boolean);
-  if (!extraApiKeys.every(isExtraApiKey))
-    problems.push(
-      'SANDBOX_EXTRA_API_KEYS holds a key that is not base64("id:secret"): expected a comma-separated list of such keys',
-    );
-  if ('problem' in faults || 'problem' in far || problems.length > 0) throw new ConfigError(problems);
+  // The sandbox's own settings, read by the sandbox's reader; a wrong one is named with the run's other problems.
+  let settings: SandboxSettings | undefined;
+  let sandboxProblems: string[] = [];
+  try {
+    settings = readSandboxSettings(given, { farSeed: () => `run-${chosen.SEED}`, farOnly: farVariables });
+  } catch (error) {
+    if (!(error instanceof SandboxSettingsError)) throw error;
+    sandboxProblems = error.problems;
+  }
+  const { sandbox, variables, receiverReachable } = embeddedSandbox({ ...given, ...chosen }, settings);
+  let suite: SuiteConfig;
+  try {
+    suite = loadConfig(variables, { repoRoot, embedded: true, receiverReachable });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError([...new Set([...error.problems, ...sandboxProblems])]);
+  }
+  if (!settings) throw new ConfigError(sandboxProblems);
+  const { options } = settings;
   const embedded: EmbeddedSandbox = {
     url: sandbox.url,
     options: {
       host: '127.0.0.1',
       port: sandbox.port,
       flavor: sandbox.flavor,
-      faults: faults.ids,
+      faults: options.faults,
       tokenSecret: sandbox.tokenSecret,
       // The suite judges every delivery itself; a refused one after the receiver closed is not news.
       webhookWarnings: false,
-      flaky503Rate: Number(given.SANDBOX_FLAKY_503 ?? '0'),
+      flaky503Rate: options.flaky503Rate ?? 0,
       ...(suite.webhook.mode === 'off' ? {} : { webhookUrl: suite.webhook.publicUrl }),
-      ...(far.far ? { far: far.far } : {}),
-      ...(extraApiKeys.length > 0 ? { extraApiKeys } : {}),
-      ...(given.SANDBOX_ISSUED_TOKENS_FILE ? { issuedTokensFile: given.SANDBOX_ISSUED_TOKENS_FILE } : {}),
+      ...(options.far ? { far: options.far } : {}),
+      ...(options.extraApiKeys ? { extraApiKeys: options.extraApiKeys } : {}),
+      ...(options.issuedTokensFile ? { issuedTokensFile: options.issuedTokensFile } : {}),
     },
   };
   return { suite, sandbox: embedded, ...common, variables };
 }
 
 /**
- * The embedded sandbox's origin, flavor and token secret, and the variables that target it (sandbox/target-env.ts)
- * under the user's own. A flavor or port that is not valid is named by the configuration's validation, which runs
- * next; the target's URLs are built with the defaults meanwhile, so that they add no problem of their own.
+ * The embedded sandbox's origin, flavor and token secret, as the sandbox's settings give them, and the variables that
+ * target it (sandbox/target-env.ts) under the user's own. With settings that are not valid (named next, with the
+ * configuration's other problems) the target's URLs are built with the defaults, so that they add no problem of their own.
  */
-function embeddedSandbox(given: Variables) {
-  const flavor = (flavors as readonly string[]).includes(given.SANDBOX_FLAVOR ?? '')
-    ? (given.SANDBOX_FLAVOR as Flavor)
-    : (defaultOf('SANDBOX_FLAVOR') as Flavor);
-  const portText = variableProblems(given, ['SANDBOX_PORT']).length === 0 ? given.SANDBOX_PORT : undefined;
-  const port = Number(portText ?? defaultOf('SANDBOX_PORT'));
+function embeddedSandbox(given: Variables, settings: SandboxSettings | undefined) {
+  const flavor = settings?.options.flavor ?? (defaultOf('SANDBOX_FLAVOR') as Flavor);
+  const port = settings?.options.port ?? Number(defaultOf('SANDBOX_PORT'));
   const url = `http://127.0.0.1:${port}`;
-  const tokenSecret = given.SANDBOX_TOKEN_SECRET ?? randomBytes(24).toString('hex');
+  const tokenSecret = settings?.options.tokenSecret ?? randomBytes(24).toString('hex');
   return {
     sandbox: { url, port, flavor, tokenSecret },
     // The token secret among them, so that it is a secret of the run's like any other (redacted wherever it appears).

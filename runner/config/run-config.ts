@@ -3,8 +3,8 @@ import type { Flavor, SandboxOptions } from '../../sandbox/types.ts';
 
 // The run's configuration: one typed value, resolved once from .env and the environment by runner/config/resolve.ts,
 // and taken as it is by playwright.config.ts, the global setup, the reporters (runner/run-reporters.ts), the embedded
-// sandbox and the workers (runner/config/hand-off.ts hands them its one serialization, which
-// schemas/run-config.schema.json checks). The checks see the part of it that is theirs: `suite`.
+// sandbox and the workers (runner/config/hand-off.ts hands them its one serialization, a JSON round trip of this type:
+// nothing in it is a function, a Date or undefined). The checks see the part of it that is theirs: `suite`.
 
 /** The embedded sandbox's options: data only, no callback, so that they cross to the workers with the rest. */
 export type EmbeddedSandboxOptions = Pick<
