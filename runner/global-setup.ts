@@ -68,11 +68,13 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   if (!state.run?.preflight)
     for (const h of hubs) if (!h.path.proven) h.path = { ...h.path, probe: 'not run (PREFLIGHT=0)' };
   if (state.run?.preflight) {
-    const probe = state.sandbox ? embeddedProbes(new Set(state.run.given)) : undefined;
+    const given = new Set(state.run.given);
+    const probe = state.sandbox ? embeddedProbes(given) : undefined;
     const findings = await preflight(suite, broker.cache, {
       http: broker.http,
       redactor,
       targetIsHere: state.sandbox !== undefined,
+      ...(state.sandbox ? { embeddedGiven: given } : {}),
       ...(probe ? { probe } : {}),
       ...(hub ? { receiver: hub.receiver } : {}),
     });

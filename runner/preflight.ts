@@ -89,7 +89,10 @@ function credentialUses(config: SuiteConfig): CredentialUse[] {
 async function hostsAndTokens(
   config: SuiteConfig,
   tokens: TokenSource,
+  embeddedGiven?: ReadonlySet<string>,
 ): Promise<{ findings: Finding[]; tokenless: Map<ServiceName, string> }> {
+  // Against the embedded sandbox, a URL the user did not set is the sandbox's own: named by the setting they have.
+  const named = (variable: string) => (embeddedGiven && !embeddedGiven.has(variable) ? 'SANDBOX_PORT' : variable);
   const services = ['identity', 'stepup', 'orders'] as const;
   const uses = new Map<string, { variables: Set<string>; services: Set<ServiceName> }>();
   for (const service of services) {
@@ -100,7 +103,7 @@ async function hostsAndTokens(
     ] as const) {
       const origin = new URL(url).origin;
       const use = uses.get(origin) ?? { variables: new Set<string>(), services: new Set<ServiceName>() };
-      use.variables.add(variable);
+      use.variables.add(named(variable));
       use.services.add(service);
       uses.set(origin, use);
     }
@@ -208,6 +211,8 @@ export interface PreflightParts {
   redactor: Redactor;
   /** The target is the embedded sandbox: it posts its webhooks from this machine. */
   targetIsHere: boolean;
+  /** Against the embedded sandbox: the variables the user set (the others are the sandbox's, named by SANDBOX_PORT). */
+  embeddedGiven?: ReadonlySet<string>;
   /** Which of the probes beyond hosts and tokens to run (default both). */
   probe?: { routes: boolean; webhook: boolean };
   /** The run's receiver, already listening on WEBHOOK_LISTEN (else the webhook probe listens there itself). */
@@ -237,7 +242,7 @@ export function embeddedProbes(userSet: ReadonlySet<string>): { routes: boolean;
  * to judge, and the routes of that service are not probed. npm run doctor runs the same probes and prints every finding.
  */
 export async function preflight(config: SuiteConfig, tokens: TokenSource, parts: PreflightParts): Promise<Finding[]> {
-  const reach = await hostsAndTokens(config, tokens);
+  const reach = await hostsAndTokens(config, tokens, parts.embeddedGiven);
   if (problemsIn(reach.findings).length > 0) return reach.findings;
   const probe = parts.probe ?? { routes: true, webhook: true };
   const [routes, webhooks] = await Promise.all([

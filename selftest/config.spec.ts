@@ -1,7 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { loadConfig } from '../runner/config/load-config.ts';
+import { resolveRun } from '../runner/config/resolve.ts';
+import { preflight, type PreflightParts } from '../runner/preflight.ts';
+import type { TokenSource } from '../kit/tokens.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
 import { conformanceProjects, projectNames } from '../runner/config/projects.ts';
 import { configSchema, configVariables } from '../schemas/variables.ts';
@@ -253,5 +257,28 @@ test.describe('configuration', () => {
     for (const name of configVariables) expect(variables, `${name} is in the table`).toContain(`| \`${name}\``);
     expect(variables, 'regenerate with npm run env:example').toBe(variableTable());
     expect(block('routes'), 'regenerate with npm run env:example').toBe(routeTable());
+  });
+
+  test('SANDBOX_PORT=0: the embedded sandbox takes a free port, which its target carries; an origin of it that does not answer is named by SANDBOX_PORT, not by URL variables the user never set', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'any-port-'));
+    const envFile = join(dir, 'empty.env');
+    writeFileSync(envFile, '');
+    try {
+      const run = resolveRun({ SANDBOX_PORT: '0', ENV_FILE: envFile }, repoRoot);
+      const port = run.sandbox?.options.port ?? 0;
+      expect(port, 'a port of its own').toBeGreaterThan(0);
+      expect(run.sandbox?.url).toBe(`http://127.0.0.1:${port}`);
+      expect(run.suite.services.identity.baseUrl.startsWith(`http://127.0.0.1:${port}/`)).toBe(true);
+      // Nothing listens there (the sandbox was never started): the host is refused before any token is asked for.
+      const tokens = {
+        get: () => Promise.reject(new Error('no token is asked for of a host that cannot be reached')),
+      } as unknown as TokenSource;
+      const parts = { targetIsHere: true, embeddedGiven: new Set(run.given) } as unknown as PreflightParts;
+      const lines = (await preflight(run.suite, tokens, parts)).map((finding) => JSON.stringify(finding)).join('\n');
+      expect(lines).toContain(`http://127.0.0.1:${port} (SANDBOX_PORT)`);
+      expect(lines).not.toMatch(/IDENTITY_BASE_URL|STEPUP_TOKEN_URL/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -11,6 +11,7 @@ import { readSandboxSettings, SandboxSettingsError, type SandboxSettings } from 
 import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
 import type { Flavor } from '../../sandbox/types.ts';
 import type { SuiteConfig } from '../../kit/config/suite-config.ts';
+import { freePort } from './free-port.ts';
 import { ConfigError, loadConfig } from './load-config.ts';
 import type { Certification, EmbeddedSandbox, RunConfig, RunConsole, RunReports } from './run-config.ts';
 
@@ -166,6 +167,7 @@ export function resolveRun(env: Env = process.env, repoRoot: string = REPO_ROOT)
   const { options } = settings;
   const embedded: EmbeddedSandbox = {
     url: sandbox.url,
+    ...(sandbox.anyPort ? { anyPort: true } : {}),
     options: {
       host: '127.0.0.1',
       port: sandbox.port,
@@ -191,11 +193,13 @@ export function resolveRun(env: Env = process.env, repoRoot: string = REPO_ROOT)
  */
 function embeddedSandbox(given: Variables, settings: SandboxSettings | undefined) {
   const flavor = settings?.options.flavor ?? (defaultOf('SANDBOX_FLAVOR') as Flavor);
-  const port = settings?.options.port ?? Number(defaultOf('SANDBOX_PORT'));
+  const setting = settings?.options.port ?? Number(defaultOf('SANDBOX_PORT'));
+  // 0: any free port, as for npm run sandbox; chosen now, since the target's URLs carry it.
+  const port = setting === 0 ? freePort('127.0.0.1') : setting;
   const url = `http://127.0.0.1:${port}`;
   const tokenSecret = settings?.options.tokenSecret ?? randomBytes(24).toString('hex');
   return {
-    sandbox: { url, port, flavor, tokenSecret },
+    sandbox: { url, port, flavor, tokenSecret, anyPort: setting === 0 },
     // The token secret among them, so that it is a secret of the run's like any other (redacted wherever it appears).
     variables: { ...sandboxTargetEnv({ url, flavor, tokenSecret }), ...given, SANDBOX_TOKEN_SECRET: tokenSecret },
     receiverReachable: flavorModule(flavor).deliversToReceiver,

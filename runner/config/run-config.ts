@@ -16,6 +16,8 @@ export type EmbeddedSandboxOptions = Pick<
 export interface EmbeddedSandbox {
   /** http://127.0.0.1:<SANDBOX_PORT> */
   url: string;
+  /** SANDBOX_PORT=0: the port of url was chosen free when the run was resolved. */
+  anyPort?: true;
   /** What it is started with: the flavor and the faults the run's evidence names are these. */
   options: EmbeddedSandboxOptions;
 }
