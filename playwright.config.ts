@@ -3,6 +3,7 @@ import { enableCompileCache } from './runner/config/compile-cache.ts';
 import { handedOff, handOff } from './runner/config/hand-off.ts';
 import { playwrightOptions } from './runner/config/playwright-options.ts';
 import type { RunConfig } from './runner/config/run-config.ts';
+import type { WorkerChoice } from './reporters/run-facts.ts';
 import type { WorkerFixtures } from './fixtures/test.ts';
 
 // eslint-disable-next-line no-restricted-properties -- the workers inherit the compile cache through the environment
@@ -20,15 +21,17 @@ const listing = process.argv.includes('--list');
 /** In the runner: the configuration, the worker count, the start line, the embedded sandbox and the run's state. */
 async function prepareRun(): Promise<RunConfig> {
   // Loaded here, in the runner only: a worker needs none of it.
-  const [{ ConfigError }, { resolveRun }, { decideWorkers }, { workersLine }] = await Promise.all([
+  const [{ ConfigError }, { resolveRun }, { resolveRunWithWorkers }, { workersLine }] = await Promise.all([
     import('./runner/config/load-config.ts'),
     import('./runner/config/resolve.ts'),
     import('./runner/config/run-workers.ts'),
     import('./runner/config/worker-count.ts'),
   ]);
-  const resolveOrExit = async (): Promise<RunConfig> => {
+  // Playwright fixes the worker count here, before the global setup: the runner chooses it (from the target's round
+  // trip unless CONFORMANCE_WORKERS is set) as part of the configuration, which its workers take with the rest.
+  const resolveOrExit = async (): Promise<{ run: RunConfig; workers?: WorkerChoice }> => {
     try {
-      return resolveRun();
+      return listing ? { run: resolveRun() } : await resolveRunWithWorkers();
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       console.error(error.message);
@@ -37,12 +40,8 @@ async function prepareRun(): Promise<RunConfig> {
       process.exit(2);
     }
   };
-  const run = await resolveOrExit();
+  const { run, workers: workerChoice } = await resolveOrExit();
   const { suite, sandbox } = run;
-  // Playwright fixes the worker count here, before the global setup: the runner chooses it (from the target's round
-  // trip unless CONFORMANCE_WORKERS is set), and its workers take it with the rest.
-  const workerChoice = listing ? undefined : await decideWorkers(suite);
-  if (workerChoice) suite.workers = workerChoice.workers;
   // eslint-disable-next-line no-restricted-properties -- the hand-off to the workers, which inherit this environment
   handOff(run, process.env);
   if (!run.console.quiet) {

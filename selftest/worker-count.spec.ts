@@ -155,9 +155,8 @@ test.describe('the round trip, measured against a real server', () => {
       expect(slow.seen, 'nothing measured').toEqual([]);
       const measured = await decideWorkers({ ...suite, workersSet: false });
       expect(slow.seen.length, 'the target was measured').toBeGreaterThan(0);
-      suite.workers = measured.workers;
       const env: Record<string, string | undefined> = {};
-      handOff(run, env);
+      handOff({ ...run, suite: { ...suite, workers: measured.workers } }, env);
       expect(handedOff(env, process.pid)?.suite.workers, 'what a worker of this runner reads').toBe(measured.workers);
       expect(handedOff(env, process.pid + 1), "another process's: not this runner's worker").toBeUndefined();
       expect(handedOff({}, process.pid), 'outside a run: nothing handed off').toBeUndefined();

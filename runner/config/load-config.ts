@@ -33,7 +33,13 @@ type Env = Record<string, string | undefined>;
  */
 export function loadConfig(
   env: Env,
-  options: { repoRoot: string; embedded: boolean; receiverReachable?: boolean },
+  options: {
+    repoRoot: string;
+    embedded: boolean;
+    receiverReachable?: boolean;
+    /** The seed and run tag a run takes when SEED and RUN_TAG are unset: chosen once, by resolveRun. */
+    chosen?: { seed: number; runTag: string };
+  },
 ): SuiteConfig {
   const problems: string[] = [];
   const raw: Record<string, unknown> = {};
@@ -192,8 +198,8 @@ export function loadConfig(
         : Math.min(DEFAULT_WORKERS, integer('TARGET_CONCURRENCY')),
     workersSet: text('CONFORMANCE_WORKERS') !== undefined,
     targetConcurrency: integer('TARGET_CONCURRENCY'),
-    seed: seedText ? Number(seedText) : Math.floor(Math.random() * 1e9),
-    runTag: text('RUN_TAG') ?? Math.random().toString(36).slice(2, 10),
+    seed: seedText ? Number(seedText) : (options.chosen?.seed ?? Math.floor(Math.random() * 1e9)),
+    runTag: text('RUN_TAG') ?? options.chosen?.runTag ?? Math.random().toString(36).slice(2, 10),
     clientId: required('CLIENT_ID'),
     services,
     routes,

@@ -131,10 +131,13 @@ function consoleOf(given: Variables, env: Env): RunConsole {
  */
 export function resolveRun(env: Env = process.env, repoRoot: string = REPO_ROOT): RunConfig {
   const given = readVariables(env, repoRoot);
-  const chosen = {
-    SEED: given.SEED ?? String(randomInt(1e9)),
-    RUN_TAG: given.RUN_TAG ?? randomBytes(4).toString('hex'),
-  };
+  // Chosen once, as values, for a run that sets no SEED or RUN_TAG; the record of the run's variables shows them.
+  const chosen = { seed: randomInt(1e9), runTag: randomBytes(4).toString('hex') };
+  const record = (variables: Variables): Variables => ({
+    ...variables,
+    SEED: given.SEED ?? String(chosen.seed),
+    RUN_TAG: given.RUN_TAG ?? chosen.runTag,
+  });
   const common = {
     preflight: (given.PREFLIGHT ?? defaultOf('PREFLIGHT')) !== '0',
     reports: reportsOf(given, env),
@@ -143,22 +146,21 @@ export function resolveRun(env: Env = process.env, repoRoot: string = REPO_ROOT)
     given: Object.keys(given),
   };
   if (given.IDENTITY_BASE_URL) {
-    const variables = { ...given, ...chosen };
-    return { suite: loadConfig(variables, { repoRoot, embedded: false }), ...common, variables };
+    return { suite: loadConfig(given, { repoRoot, embedded: false, chosen }), ...common, variables: record(given) };
   }
   // The sandbox's own settings, read by the sandbox's reader; a wrong one is named with the run's other problems.
   let settings: SandboxSettings | undefined;
   let sandboxProblems: string[] = [];
   try {
-    settings = readSandboxSettings(given, { farSeed: () => `run-${chosen.SEED}`, farOnly: farVariables });
+    settings = readSandboxSettings(given, { farSeed: () => `run-${given.SEED ?? chosen.seed}`, farOnly: farVariables });
   } catch (error) {
     if (!(error instanceof SandboxSettingsError)) throw error;
     sandboxProblems = error.problems;
   }
-  const { sandbox, variables, receiverReachable } = embeddedSandbox({ ...given, ...chosen }, settings);
+  const { sandbox, variables, receiverReachable } = embeddedSandbox(given, settings);
   let suite: SuiteConfig;
   try {
-    suite = loadConfig(variables, { repoRoot, embedded: true, receiverReachable });
+    suite = loadConfig(variables, { repoRoot, embedded: true, receiverReachable, chosen });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     throw new ConfigError([...new Set([...error.problems, ...sandboxProblems])]);
@@ -183,7 +185,7 @@ export function resolveRun(env: Env = process.env, repoRoot: string = REPO_ROOT)
       ...(options.issuedTokensFile ? { issuedTokensFile: options.issuedTokensFile } : {}),
     },
   };
-  return { suite, sandbox: embedded, ...common, variables };
+  return { suite, sandbox: embedded, ...common, variables: record(variables) };
 }
 
 /**

@@ -2,6 +2,8 @@ import type { SuiteConfig } from '../../kit/config/suite-config.ts';
 import { measureRoundTrips } from './round-trip.ts';
 import { chooseWorkers } from './worker-count.ts';
 import type { WorkerChoice } from '../../reporters/run-facts.ts';
+import { resolveRun } from './resolve.ts';
+import type { RunConfig } from './run-config.ts';
 
 /** The target URLs whose origins the run talks to: every service's base URL and token endpoint. */
 export const targetUrls = (suite: SuiteConfig) =>
@@ -20,4 +22,17 @@ export async function decideWorkers(suite: SuiteConfig): Promise<WorkerChoice> {
     cap: suite.targetConcurrency,
     ...(roundTrips ? { roundTrips } : {}),
   });
+}
+
+/**
+ * In the runner: the run's configuration with its worker count decided in it, before anything takes the value (the
+ * workers, the reporters, the global setup); Playwright fixes the count before the global setup.
+ */
+export async function resolveRunWithWorkers(
+  env?: Readonly<Record<string, string | undefined>>,
+  repoRoot?: string,
+): Promise<{ run: RunConfig; workers: WorkerChoice }> {
+  const resolved = resolveRun(env, repoRoot);
+  const workers = await decideWorkers(resolved.suite);
+  return { run: { ...resolved, suite: { ...resolved.suite, workers: workers.workers } }, workers };
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { devNull } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
-import { loadConfig } from '../../runner/config/load-config.ts';
+import { resolveRun } from '../../runner/config/resolve.ts';
 import type { WorkerFixtures } from '../../fixtures/test.ts';
 import { serializeRedacted } from '../../reporters/serialize-redacted.ts';
 import { PROOF_OUTPUT_DIR, type FaultRun, type ProofPlan, type ProofTarget } from './plan.ts';
@@ -18,7 +19,9 @@ const plan = JSON.parse(readFileSync(planFile, 'utf8')) as ProofPlan;
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const suiteFor = (target: ProofTarget) => {
-  const suite = { ...loadConfig(target.env, { repoRoot, embedded: false }), failurePolicy: 'record-only' as const };
+  // Through the resolver of a user's run, given the target's variables alone (no .env of the developer's).
+  const { suite: resolved } = resolveRun({ ...target.env, ENV_FILE: devNull }, repoRoot);
+  const suite = { ...resolved, failurePolicy: 'record-only' as const };
   return serializeRedacted(suite, suite.secrets);
 };
 
