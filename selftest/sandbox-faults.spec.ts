@@ -219,6 +219,41 @@ const faultChecks: Record<FaultId, Conforms> = {
     );
   },
   'update-valid-refused': async (api) => (await updateOf(api, {})).status === 200,
+  'update-case-id-truncated': async (api) => {
+    const c = await api.newCase();
+    const body = { inquiryId: c.inquiryId, authenticationId: `${c.authenticationId}0` };
+    return (await api.op('caseUpdate', { body })).status === 404;
+  },
+  'update-inquiry-prefix-maps': async (api) => {
+    const c = await api.newCase();
+    const body = { inquiryId: c.inquiryId.slice(0, -1), authenticationId: c.authenticationId };
+    return (await api.op('caseUpdate', { body })).status === 400;
+  },
+  'step-up-case-id-prefix': async (api) => {
+    const c = await api.newCase();
+    const body = { inquiryId: c.inquiryId, authenticationId: c.authenticationId.slice(0, -1), phoneNumber: '+1555' };
+    return (await api.op('stepUp', { body })).status === 404;
+  },
+  'step-up-inquiry-truncated': async (api) => {
+    const c = await api.newCase();
+    const body = { inquiryId: `${c.inquiryId}0`, authenticationId: c.authenticationId, phoneNumber: '+1555' };
+    return (await api.op('stepUp', { body })).status === 400;
+  },
+  'fetch-case-id-prefix': async (api) =>
+    (await api.fetchCase((await api.newCase()).authenticationId.slice(0, -1))).status === 404,
+  'records-case-id-truncated': async (api) => {
+    const c = await api.newCase();
+    const params = { authenticationId: `${c.authenticationId}0` };
+    return (await api.op('documentRecords', { params })).status === 404;
+  },
+  'assessment-offset-date-time-refused': async (api) => {
+    const body = {
+      strategy: 'default',
+      inquiryId: 'inq-offset-1',
+      creationDateTime: '2026-01-02T03:04:05.123456+00:00',
+    };
+    return (await api.op('assessment', { body })).status === 200;
+  },
   'update-documents-refused': async (api) =>
     (await updateOf(api, { documents: [{ type: 'passport' }] })).status === 200,
   'update-decision-any': async (api) => (await updateOf(api, { decision: 'MAYBE' })).status === 400,
@@ -349,6 +384,10 @@ const faultChecks: Record<FaultId, Conforms> = {
   'update-decision-clears-tags': async (api) =>
     JSON.stringify(((await decisionAfter(api, [{ tags: ['a'] }, { decision: 'DENY' }])) as Body)['tags']) === '["a"]',
   // Values of one class (docs/traffic.md): each comes back as it was sent.
+  'assessment-inquiry-escapes-dropped': async (api) => {
+    const inquiryId = `inq-"${randomUUID()}\\\u0007`;
+    return (await api.op('assessment', { body: { strategy: 'default', inquiryId } })).body['inquiryId'] === inquiryId;
+  },
   'assessment-inquiry-nfc': async (api) => {
     const inquiryId = `inq-Nguyễn-${randomUUID()}`.normalize('NFD');
     return (await api.op('assessment', { body: { strategy: 'default', inquiryId } })).body['inquiryId'] === inquiryId;
