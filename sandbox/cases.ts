@@ -71,7 +71,12 @@ export class CaseStore {
   private latest: StoredCase | undefined;
   private latestWithSession: StoredCase | undefined;
 
-  constructor(private readonly behaviour: Pick<CoreBehaviour, 'ids' | 'initialDecision'>) {}
+  constructor(private readonly behaviour: Pick<CoreBehaviour, 'ids' | 'initialDecision' | 'serviceIdCase'>) {}
+
+  /** The key a case is kept under: its id, or its id in lower case where service ids compare case-insensitively. */
+  private key(authenticationId: string): string {
+    return this.behaviour.serviceIdCase === 'insensitive' ? authenticationId.toLowerCase() : authenticationId;
+  }
 
   create(input: NewCase): StoredCase {
     this.caseCounter += 1;
@@ -94,7 +99,7 @@ export class CaseStore {
       ...(input.sharedContext !== undefined ? { sharedContext: input.sharedContext } : {}),
       ...(input.ownerClientId !== undefined ? { ownerClientId: input.ownerClientId } : {}),
     };
-    this.byId.set(authenticationId, stored);
+    this.byId.set(this.key(authenticationId), stored);
     this.latestByInquiry.set(stored.inquiryId, stored);
     this.latest = stored;
     if (this.byId.size > MAX_CASES) this.forgetOldest();
@@ -102,7 +107,21 @@ export class CaseStore {
   }
 
   get(authenticationId: string): StoredCase | undefined {
-    return this.byId.get(authenticationId);
+    return this.byId.get(this.key(authenticationId));
+  }
+
+  /**
+   * Faults' lookups of a near miss (sandbox/faults.ts): the latest case whose id the given one is a prefix of (a
+   * `LIKE 'id%'` query), or whose id the given one starts with (a column of fixed width truncating it).
+   */
+  nearMiss(given: string, how: 'prefix-of-case' | 'case-is-prefix'): StoredCase | undefined {
+    if (given === '') return undefined;
+    let found: StoredCase | undefined;
+    for (const c of this.byId.values()) {
+      const id = c.authenticationId;
+      if (how === 'prefix-of-case' ? id.startsWith(given) : given.startsWith(id)) found = c;
+    }
+    return found;
   }
 
   latestCase(): StoredCase | undefined {

@@ -286,6 +286,47 @@ const faultList = [
     description: 'A case update whose inquiryId belongs to another case is accepted.',
   },
   {
+    id: 'update-case-id-truncated',
+    requirement: 'CU-CASE-KNOWN',
+    description:
+      'A case update looks its authenticationId up as a column of fixed width keeps it: an id with characters appended resolves to the case it starts with.',
+  },
+  {
+    id: 'update-inquiry-prefix-maps',
+    requirement: 'CU-INQUIRY-MAPS',
+    description: "A case update whose inquiryId is the case's cut short maps to the case (a LIKE 'id%' comparison).",
+  },
+  {
+    id: 'step-up-case-id-prefix',
+    requirement: 'SU-CASE-KNOWN',
+    description:
+      "A step-up looks its authenticationId up with LIKE 'id%': an id cut short resolves to the case it begins.",
+  },
+  {
+    id: 'step-up-inquiry-truncated',
+    requirement: 'SU-INQUIRY-MAPS',
+    description:
+      "A step-up compares its inquiryId truncated to the length of the case's: the case's inquiryId with characters appended maps.",
+  },
+  {
+    id: 'fetch-case-id-prefix',
+    requirement: 'ASM-FETCH-UNKNOWN',
+    description:
+      "The fetch by case identifier looks the id up with LIKE 'id%': an id cut short shows the case it begins.",
+  },
+  {
+    id: 'records-case-id-truncated',
+    requirement: 'DOCR-UNKNOWN',
+    description:
+      'The records of 4.4 are looked up by the path id truncated as a column of fixed width keeps it: an id with characters appended shows the records of the case it starts with.',
+  },
+  {
+    id: 'assessment-offset-date-time-refused',
+    requirement: 'ASM-ACCEPTED',
+    description:
+      'An assessment whose creationDateTime carries a numeric offset (+00:00, -07:00), not Z, is refused with 400, though RFC 3339 allows it.',
+  },
+  {
     id: 'update-documents-refused',
     requirement: 'CU-FIELDS-ACCEPTED',
     description: 'A case update carrying documents is refused with 400.',
@@ -566,6 +607,13 @@ const faultList = [
   },
 
   // Values of one class losing information on one member in one way (class values, docs/traffic.md).
+  {
+    id: 'assessment-inquiry-escapes-dropped',
+    requirement: 'ASM-RES-IDS',
+    class: 'values',
+    description:
+      'The assessment keeps and answers the inquiryId without its double quotes, backslashes and control characters, as an answer written by hand that cannot escape them.',
+  },
   {
     id: 'assessment-inquiry-nfc',
     requirement: 'ASM-RES-IDS',

@@ -110,6 +110,14 @@ export function assessmentHandler(ctx: SandboxContext, ex: Exchange): void {
   if (faults.has('assessment-co-applicant-needs-applicant') && 'coApplicant' in body && !('applicant' in body)) {
     return sendRefusal(ex.res, refusal(400, 'validation_failed', 'coApplicant needs an applicant'));
   }
+  const written = body['creationDateTime'];
+  if (
+    faults.has('assessment-offset-date-time-refused') &&
+    typeof written === 'string' &&
+    /[+-]\d\d:\d\d$/.test(written)
+  ) {
+    return sendRefusal(ex.res, refusal(400, 'validation_failed', 'creationDateTime must be in UTC (Z)'));
+  }
 
   const deviceSessionId = optionalString(body, 'deviceSessionId');
   if (
@@ -167,7 +175,10 @@ export function fetchAssessmentHandler(ctx: SandboxContext, ex: Exchange): void 
   const call = guardOperation(ctx, ex, 'fetchAssessment');
   if (!call) return;
   const caseId = ex.params['caseId'] ?? '';
-  const found = reachable(ctx, ctx.cases.get(caseId), call.clientId);
+  const looked =
+    ctx.cases.get(caseId) ??
+    (ctx.faults.has('fetch-case-id-prefix') ? ctx.cases.nearMiss(caseId, 'prefix-of-case') : undefined);
+  const found = reachable(ctx, looked, call.clientId);
   if (!found) return sendRefusal(ex.res, unknownCaseRefusal(caseId));
   const shown = ctx.faults.has('fetch-returns-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
   const view = assessmentView(ctx, shown, { created: false, correlationId: undefined });
@@ -238,7 +249,10 @@ export function documentRecordsHandler(ctx: SandboxContext, ex: Exchange): void 
     return sendRefusal(ex.res, refusal(400, 'invalid_parameter', `data must be one of ${accepted.join(', ')}`));
   }
   const authenticationId = ex.params['authenticationId'] ?? '';
-  const found = reachable(ctx, ctx.cases.get(authenticationId), call.clientId);
+  const looked =
+    ctx.cases.get(authenticationId) ??
+    (faults.has('records-case-id-truncated') ? ctx.cases.nearMiss(authenticationId, 'case-is-prefix') : undefined);
+  const found = reachable(ctx, looked, call.clientId);
   if (!found || faults.has('records-never-ready')) return sendRefusal(ex.res, unknownCaseRefusal(authenticationId));
 
   const shown = faults.has('records-of-latest-session') ? (ctx.cases.latestDocumentCase() ?? found) : found;
@@ -289,12 +303,25 @@ export function caseUpdateHandler(ctx: SandboxContext, ex: Exchange): void {
     sendSuccess(ctx, ex, 'caseUpdate', 200, answer);
   };
 
-  const found = reachable(ctx, ctx.cases.get(authenticationId), call.clientId);
+  const looked =
+    ctx.cases.get(authenticationId) ??
+    (faults.has('update-case-id-truncated') ? ctx.cases.nearMiss(authenticationId, 'case-is-prefix') : undefined);
+  const found = reachable(ctx, looked, call.clientId);
   if (!found) {
     if (faults.has('update-unknown-case-accepted')) return respond({ inquiryId: inquiryId ?? '', authenticationId });
     return sendRefusal(ex.res, unknownCaseRefusal(authenticationId));
   }
-  if (inquiryId !== undefined && inquiryId !== found.inquiryId && !faults.has('update-inquiry-unchecked')) {
+  const prefixMaps =
+    faults.has('update-inquiry-prefix-maps') &&
+    inquiryId !== undefined &&
+    inquiryId !== '' &&
+    found.inquiryId.startsWith(inquiryId);
+  if (
+    inquiryId !== undefined &&
+    inquiryId !== found.inquiryId &&
+    !prefixMaps &&
+    !faults.has('update-inquiry-unchecked')
+  ) {
     if (faults.has('update-foreign-inquiry-tags-kept') && Array.isArray(body['tags']))
       found.tags = [...found.tags, ...body['tags'].filter((t): t is string => typeof t === 'string')];
     return sendRefusal(ex.res, validationRefusal(ctx, 'inquiryId is not the inquiry of this case'));

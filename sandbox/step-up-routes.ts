@@ -25,10 +25,15 @@ export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
 
   const inquiryId = body['inquiryId'] as string;
   const authenticationId = optionalString(body, 'authenticationId');
-  const found = authenticationId !== undefined ? ctx.cases.get(authenticationId) : ctx.cases.byInquiry(inquiryId);
+  const found =
+    authenticationId !== undefined
+      ? (ctx.cases.get(authenticationId) ??
+        (faults.has('step-up-case-id-prefix') ? ctx.cases.nearMiss(authenticationId, 'prefix-of-case') : undefined))
+      : ctx.cases.byInquiry(inquiryId);
   let ids: { inquiryId: string; authenticationId: string; strategyName: string };
   if (found) {
-    if (found.inquiryId !== inquiryId && !faults.has('step-up-inquiry-unchecked')) {
+    const truncatedMaps = faults.has('step-up-inquiry-truncated') && inquiryId.startsWith(found.inquiryId);
+    if (found.inquiryId !== inquiryId && !truncatedMaps && !faults.has('step-up-inquiry-unchecked')) {
       return sendRefusal(ex.res, validationRefusal(ctx, 'inquiryId is not the inquiry of this case'));
     }
     ids = { inquiryId: found.inquiryId, authenticationId: found.authenticationId, strategyName: found.strategyName };

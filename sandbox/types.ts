@@ -12,7 +12,8 @@ export type Flavor =
   | 'proto3'
   | 'document-step-up'
   | 'far'
-  | 'normalising';
+  | 'normalising'
+  | 'case-insensitive-ids';
 
 export interface SandboxOptions {
   /** Default 127.0.0.1. */

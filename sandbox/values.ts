@@ -38,8 +38,14 @@ export function keptTags(ctx: SandboxContext, tags: string[]): string[] {
   return ctx.faults.has('case-tags-capped-at-100') ? tags.slice(0, 100) : tags;
 }
 
-/** An inquiryId as an assessment keeps it: as sent, unless assessment-inquiry-nfc normalises it. */
+/**
+ * An inquiryId as an assessment keeps it: as sent, unless assessment-inquiry-nfc normalises it, or
+ * assessment-inquiry-escapes-dropped drops what a hand-written JSON answer cannot write unescaped (quote, backslash,
+ * control characters).
+ */
 export function storedInquiryId(ctx: SandboxContext, inquiryId: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (ctx.faults.has('assessment-inquiry-escapes-dropped')) return inquiryId.replace(/["\\\u0000-\u001f]/g, '');
   return ctx.faults.has('assessment-inquiry-nfc') ? inquiryId.normalize('NFC') : inquiryId;
 }
 

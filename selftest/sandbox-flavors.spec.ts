@@ -303,3 +303,15 @@ test.describe('sandbox: the normalising flavor (tags in NFC with their outer whi
     });
   });
 });
+
+test('sandbox: the case-insensitive-ids flavor resolves a service id in other letter case; the reference does not', async () => {
+  for (const flavor of ['case-insensitive-ids', 'reference'] as const) {
+    await withSandbox({ flavor }, async (api) => {
+      const c = await api.newCase();
+      const upper = c.authenticationId.toUpperCase();
+      expect((await api.fetchCase(upper)).status, flavor).toBe(flavor === 'reference' ? 404 : 200);
+      const update = await api.op('caseUpdate', { body: { inquiryId: c.inquiryId, authenticationId: upper } });
+      expect(update.status, flavor).toBe(flavor === 'reference' ? 404 : 200);
+    });
+  }
+});

@@ -12,6 +12,9 @@ import {
   valueClasses,
 } from '../kit/builders/value-population.ts';
 import { seededFaker } from '../kit/builders/seeded-faker.ts';
+import { customerIdNearMisses, nearMissBase, serviceIdNearMisses } from '../kit/builders/near-misses.ts';
+import { dateTimeForms, writeDateTime } from '../kit/builders/date-time-forms.ts';
+import { schemaIdFor, schemaIssues } from '../schemas/registry.ts';
 import {
   expectAcceptedOrRefused,
   expectIdentifierBack,
@@ -50,6 +53,11 @@ const classIs: Record<string, { is: string; holds: (value: string) => boolean }>
   control: {
     is: 'every control character listed',
     holds: (v) => [...'\t\n\r\b\f\u0001\u001f'].every((ch) => v.includes(ch)),
+  },
+  'identifier-escapes': {
+    is: 'a double quote, a backslash and a control character, no NUL',
+    // eslint-disable-next-line no-control-regex
+    holds: (v) => v.includes('"') && v.includes('\\') && /[\u0001-\u001f]/.test(v) && !v.includes('\u0000'),
   },
   'line-separators': { is: 'U+2028 then U+2029', holds: (v) => /\u2028[^]*\u2029/.test(v) },
   'script-close': { is: 'a </script>', holds: (v) => v.includes('</script>') },
@@ -208,8 +216,41 @@ test('expectAcceptedOrRefused: a success or a refusal passes, a 5xx fails', () =
   expect([500, 503].map(judge)).toEqual(['fail', 'fail']);
 });
 
+test('near misses: a prefix and an extension of the real id, and every kind of a customer id differs from its base', () => {
+  const base = nearMissBase('inq-run1-abcd1234');
+  expect(base, 'the base is what a normalising store keeps').toBe(base.normalize('NFC').trim().toLowerCase());
+  const derived = customerIdNearMisses.map((miss) => [miss.id, miss.derive(base)] as const);
+  expect(derived.filter(([, near]) => near === undefined || near === base).map(([id]) => id)).toEqual([]);
+  const [prefix, extension] = serviceIdNearMisses.map((miss) => miss.derive('CASE-000012'));
+  expect([prefix, extension]).toEqual(['CASE-00001', 'CASE-0000120']);
+  const letterCase = serviceIdNearMisses.find((miss) => miss.id === 'letter-case');
+  expect(letterCase?.derive('000012'), 'no letters: no letter-case variant').toBeUndefined();
+});
+
+test('date-time forms: each is RFC 3339 with an upper-case T and Z, names the instant, and the client judge takes it', () => {
+  const instant = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+  const rfc3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$/;
+  const schema = schemaIdFor('assessment-request.schema.json');
+  for (const form of dateTimeForms) {
+    const written = writeDateTime(form, instant, 901234);
+    expect(written, form.id).toMatch(rfc3339);
+    expect(written.endsWith('-00:00'), form.id).toBe(false);
+    expect(new Date(written).getTime(), form.id).toBe(
+      instant - (form.digits === 0 ? 678 : form.digits < 3 ? 678 % 10 ** (3 - form.digits) : 0),
+    );
+    expect(schemaIssues(schema, { strategy: 's', inquiryId: 'i', creationDateTime: written }), form.id).toEqual([]);
+  }
+  expect(new Set(dateTimeForms.map((form) => form.digits))).toEqual(new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
+});
+
 test('docs/traffic.md names every class of value and of contact', () => {
   const doc = readFileSync(new URL('../docs/traffic.md', import.meta.url), 'utf8');
-  for (const cls of [...valueClasses, ...contactClasses, { id: 'many-tags' }])
+  for (const cls of [
+    ...valueClasses,
+    ...contactClasses,
+    ...customerIdNearMisses,
+    ...dateTimeForms,
+    { id: 'many-tags' },
+  ])
     expect(doc, `docs/traffic.md names ${cls.id}`).toContain(`\`${cls.id}\``);
 });

@@ -188,6 +188,13 @@ export const valueClasses: readonly ValueClass[] = [
     around: (core, faker) => `${word(faker)}\t${core}\n${word(faker)}\r\n\b\f\u0001\u001f${word(faker)}`,
   },
   {
+    id: 'identifier-escapes',
+    family: 'escaping',
+    name: 'a double quote, a backslash and a control character (U+0007) around the core, for identifiers outside a path',
+    pathSafe: false,
+    around: (core, faker) => `${word(faker)}"${core}\\${word(faker)}\u0007`,
+  },
+  {
     id: 'line-separators',
     family: 'escaping',
     name: 'U+2028 and U+2029 (valid in JSON, not in JavaScript before ES2019)',

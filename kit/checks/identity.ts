@@ -74,3 +74,20 @@ export function expectRecordsOfCase(
     actual: `authenticationId ${JSON.stringify(answered)}`,
   }));
 }
+
+/**
+ * A request that named a near miss of a real case's identifier (kit/builders/near-misses.ts) was not answered as that
+ * case: a success names another case or none. Where ids are sequential a near miss may be another real case, so the
+ * consequence is judged, not the status.
+ */
+export function expectNotTheCase(verdict: Verdict, id: string, exchange: Exchange, original: string): boolean {
+  const answered =
+    exchange.status >= 200 && exchange.status < 300 && typeof exchange.json === 'object' && exchange.json !== null
+      ? (exchange.json as Record<string, unknown>)['authenticationId']
+      : undefined;
+  return verdict.check(id, answered !== original, () => ({
+    sent: verdict.sent(exchange),
+    expected: `no answer naming the case ${JSON.stringify(original)} whose identifier was nearly sent`,
+    actual: `${exchange.status} naming authenticationId ${JSON.stringify(answered)}`,
+  }));
+}

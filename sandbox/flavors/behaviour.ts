@@ -22,6 +22,8 @@ export interface CoreBehaviour {
   orderCredentialsBeforeHeaders: boolean;
   /** Identifiers the service issues: random UUIDs, or counters. */
   ids: 'uuid' | 'sequential';
+  /** How a service id (authenticationId, the case id of 4.4 and 4.5) is looked up: as sent (unset), or ignoring letter case (ULID and UUID compare so). */
+  serviceIdCase?: 'insensitive';
   /** The decision of a new case (2.2 shows no values). */
   initialDecision: string;
   /** Members of the assessment response beyond 2.2 (a correct server may add some). */

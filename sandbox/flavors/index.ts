@@ -2,6 +2,7 @@ import type { LayoutName } from '../layout.ts';
 import type { TokenKind } from '../tokens.ts';
 import type { Flavor, RunningSandbox, SandboxOptions } from '../types.ts';
 import { alternative } from './alternative.ts';
+import { caseInsensitiveIds } from './case-insensitive-ids.ts';
 import { documentStepUp } from './document-step-up.ts';
 import { lenient } from './lenient.ts';
 import { normalising } from './normalising.ts';
@@ -83,6 +84,12 @@ const modules: Readonly<Record<Flavor, FlavorModule>> = {
     tokenKind: normalising.tokens.kind,
     deliversToReceiver: true,
     start: async (options) => (await core()).startCore(options, normalising, 'normalising'),
+  },
+  'case-insensitive-ids': {
+    layout: 'reference',
+    tokenKind: caseInsensitiveIds.tokens.kind,
+    deliversToReceiver: true,
+    start: async (options) => (await core()).startCore(options, caseInsensitiveIds, 'case-insensitive-ids'),
   },
 };
 

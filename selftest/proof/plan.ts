@@ -214,6 +214,8 @@ export async function startProofTargets(
     // Policies for values the document leaves open: tags kept in NFC with their outer whitespace trimmed, values of
     // more than 1,024 characters refused.
     { name: 'portability/normalising', kind: 'portability', flavor: 'normalising', faults: [] },
+    // Service ids looked up ignoring letter case, as a store of UUIDs or ULIDs may: the near misses' case variant is observed.
+    { name: 'portability/case-insensitive-ids', kind: 'portability', flavor: 'case-insensitive-ids', faults: [] },
     ...alone.map((run) => ({
       name: `fault/${run.id}`,
       kind: 'fault' as const,

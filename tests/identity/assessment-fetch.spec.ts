@@ -2,6 +2,8 @@ import { expectAccepted, expectEqual, expectRefused } from '../../kit/checks/res
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { unknownCaseId } from '../../kit/builders/identity-bodies.ts';
+import { serviceIdNearMisses } from '../../kit/builders/near-misses.ts';
+import { expectNotTheCase } from '../../kit/checks/identity.ts';
 
 test(
   ...cites(['ASM-FETCH-SAME-CASE'], 'fetching the earlier of two cases yields that case, not the later one'),
@@ -48,6 +50,25 @@ for (const header of ['x-client-id', 'x-correlation-id']) {
         omit: [header],
       });
       verdict.observe('HDR-FETCH-ASSESSMENT', `without ${header}: answered ${exchange.status}`);
+    },
+  );
+}
+
+// Near misses of a real case identifier (docs/traffic.md). Where ids are sequential a near miss may be another real
+// case: the fetch is judged by whose case it shows, not by its status.
+for (const miss of serviceIdNearMisses) {
+  const id = miss.binding ? 'ASM-FETCH-UNKNOWN' : 'OBS-SERVICE-ID-FORM';
+  test(
+    ...cites([id], `fetching a case identifier near a real one does not show that case: ${miss.name}`, {
+      on: 'fetchAssessment',
+    }),
+    async ({ api, verdict, newCase }) => {
+      const ref = await newCase();
+      const near = miss.derive(ref.authenticationId);
+      if (near === undefined) return verdict.observe(id, `${miss.id}: not sent, the authenticationId has no letters`);
+      const exchange = await api.call('fetchAssessment', { pathParams: { caseId: near }, note: `caseId: ${miss.id}` });
+      if (!miss.binding) return verdict.observe(id, `fetch, caseId ${miss.id}: answered ${exchange.status}`);
+      expectNotTheCase(verdict, id, exchange, ref.authenticationId);
     },
   );
 }

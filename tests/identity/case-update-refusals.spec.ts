@@ -1,7 +1,9 @@
 import { expectRefused } from '../../kit/checks/responses.ts';
 import { watchCase } from '../../kit/checks/nothing-changed.ts';
-import { caseUpdate, unknownCaseId, type BodyContext } from '../../kit/builders/identity-bodies.ts';
+import { caseUpdate, inquiryId, unknownCaseId, type BodyContext } from '../../kit/builders/identity-bodies.ts';
 import { foreignInquiries, foreignInquiryId } from '../../kit/builders/foreign-inquiries.ts';
+import { customerIdNearMisses, nearMissBase, serviceIdNearMisses } from '../../kit/builders/near-misses.ts';
+import { expectNotTheCase } from '../../kit/checks/identity.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const notes = ({ faker }: BodyContext) => ({ notes: faker.lorem.sentence() });
@@ -48,6 +50,58 @@ for (const variant of foreignInquiries) {
       });
       expectRefused(verdict, 'CU-INQUIRY-MAPS', exchange);
       await watched.judge(verdict, 'CU-INQUIRY-MAPS', [{ exchange, markers }]);
+    },
+  );
+}
+
+// Near misses of the case's real ids (docs/traffic.md): each with the rest of a valid update, so that only the id is off.
+for (const miss of serviceIdNearMisses) {
+  const id = miss.binding ? 'CU-CASE-KNOWN' : 'OBS-SERVICE-ID-FORM';
+  test(
+    ...cites([id], `a case update for an authenticationId near the case's is not applied to the case: ${miss.name}`, {
+      on: 'caseUpdate',
+    }),
+    async ({ api, verdict, data, newCase, fetchCase }) => {
+      const ref = await newCase();
+      const near = miss.derive(ref.authenticationId);
+      if (near === undefined) return verdict.observe(id, `${miss.id}: not sent, the authenticationId has no letters`);
+      const watched = await watchCase(fetchCase, ref, data);
+      const markers = watched.markers();
+      const exchange = await api.call('caseUpdate', {
+        body: caseUpdate({ inquiryId: ref.inquiryId, authenticationId: near }, { ...notes(data), ...markers }),
+        note: `authenticationId: ${miss.id}`,
+      });
+      if (!miss.binding)
+        return verdict.observe(id, `case update, authenticationId ${miss.id}: answered ${exchange.status}`);
+      expectRefused(verdict, id, exchange);
+      expectNotTheCase(verdict, id, exchange, ref.authenticationId);
+      await watched.judge(verdict, id, [{ exchange, markers }]);
+    },
+  );
+}
+
+for (const miss of customerIdNearMisses) {
+  const id = miss.binding ? 'CU-INQUIRY-MAPS' : 'OBS-INQUIRY-ID-FORM';
+  test(
+    ...cites(
+      [id],
+      `a case update whose inquiryId is near the case's is refused, and the case is left as it was: ${miss.name}`,
+      {
+        on: 'caseUpdate',
+      },
+    ),
+    async ({ api, verdict, data, newCase, fetchCase }) => {
+      const ref = await newCase({ extra: { inquiryId: nearMissBase(inquiryId(data)) } });
+      const near = miss.derive(ref.inquiryId) as string;
+      const watched = await watchCase(fetchCase, ref, data);
+      const markers = watched.markers();
+      const exchange = await api.call('caseUpdate', {
+        body: caseUpdate({ inquiryId: near, authenticationId: ref.authenticationId }, { ...notes(data), ...markers }),
+        note: `inquiryId: ${miss.id}`,
+      });
+      if (!miss.binding) return verdict.observe(id, `case update, inquiryId ${miss.id}: answered ${exchange.status}`);
+      expectRefused(verdict, id, exchange);
+      await watched.judge(verdict, id, [{ exchange, markers }]);
     },
   );
 }

@@ -2,6 +2,8 @@ import { operation } from '../../catalog/catalog.ts';
 import { expectAccepted, expectJsonBody, expectRefused, expectSchema } from '../../kit/checks/responses.ts';
 import { expectRecordsOfCase } from '../../kit/checks/identity.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
+import { serviceIdNearMisses } from '../../kit/builders/near-misses.ts';
+import { expectNotTheCase } from '../../kit/checks/identity.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues, schemaDocument } from '../../schemas/registry.ts';
 import { unknownCaseId } from '../../kit/builders/identity-bodies.ts';
@@ -148,3 +150,21 @@ test(
     expectRecordsOfCase(verdict, 'DOCR-RES-ID', exchange, first, 'the earlier case');
   },
 );
+
+// Near misses of the identifier the run's records are fetched by (docs/traffic.md): judged by whose records come back.
+for (const miss of serviceIdNearMisses.filter((m) => m.binding)) {
+  test(
+    ...cites(
+      ['DOCR-UNKNOWN'],
+      `fetching the records of an identifier near a real one does not show that case: ${miss.name}`,
+    ),
+    async ({ api, verdict, recordsToRead }) => {
+      const session = await recordsToRead();
+      const exchange = await api.call('documentRecords', {
+        pathParams: { authenticationId: miss.derive(session.recordsPathId) as string },
+        note: `path id: ${miss.id}`,
+      });
+      expectNotTheCase(verdict, 'DOCR-UNKNOWN', exchange, session.authenticationId);
+    },
+  );
+}

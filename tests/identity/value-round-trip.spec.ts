@@ -1,4 +1,4 @@
-import { jsonText, populatedWith, valueClasses } from '../../kit/builders/value-population.ts';
+import { jsonText, populatedWith, valueClass, valueClasses } from '../../kit/builders/value-population.ts';
 import { minimalAssessment, minimalDocumentVerification } from '../../kit/builders/identity-bodies.ts';
 import { expectAccepted } from '../../kit/checks/responses.ts';
 import {
@@ -7,6 +7,7 @@ import {
   outcomeOf,
   recordClassOutcomes,
 } from '../../kit/checks/value-round-trip.ts';
+import { callPopulated } from '../../kit/populated-call.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
@@ -73,5 +74,29 @@ test(
       'inquiryId in document verifications',
       outcomes.map(({ valueClass, started }) => ({ valueClass, outcome: outcomeOf(started) })),
     );
+  },
+);
+
+// An inquiryId that goes into no path carries what JSON must escape (a quote, a backslash, a control character): a
+// target that writes its answer by hand without escaping the echo answers something else, or no JSON at all.
+test(
+  ...cites(
+    ['ASM-ACCEPTED', 'ASM-RES-IDS', 'OBS-VALUE-CLASSES'],
+    'an inquiryId with a quote, a backslash and a control character comes back exactly in the assessment answer',
+    { on: 'assessment' },
+  ),
+  async ({ api, verdict, config, data }) => {
+    const populated = populatedWith(
+      data,
+      minimalAssessment(data, config.strategies.assessment),
+      ['inquiryId'],
+      valueClass('identifier-escapes'),
+    );
+    const { exchange, body } = await callPopulated({ api, verdict }, 'assessment', populated, {
+      note: 'inquiryId with escapes',
+    });
+    expectAccepted(verdict, 'ASM-ACCEPTED', exchange);
+    if (exchange.status >= 200 && exchange.status < 300)
+      expectIdentifierBack(verdict, 'ASM-RES-IDS', 'inquiryId', bodyOf(exchange).inquiryId, body.inquiryId, exchange);
   },
 );
