@@ -12,7 +12,8 @@ export type Flavor =
   | 'proto3'
   | 'document-step-up'
   | 'far'
-  | 'normalising';
+  | 'normalising'
+  | 'trailing';
 
 export interface SandboxOptions {
   /** Default 127.0.0.1. */
@@ -60,6 +61,8 @@ export interface SandboxOptions {
   rateLimits?: RateLimits;
   /** How far away the far flavor is (sandbox/flavors/far.ts). */
   far?: FarSettings;
+  /** The trailing flavor's longest read lag (sandbox/flavors/trailing.ts, SANDBOX_READ_LAG_MS). Default 1 000 ms. */
+  readLagMs?: number;
   /** Every answer waits this long before it is worked out and sent: a slow target (npm run bench). Default 0. */
   latencyMs?: number;
   /**

@@ -348,6 +348,8 @@ const faultChecks: Record<FaultId, Conforms> = {
     JSON.stringify(((await decisionAfter(api, [{ decision: 'DENY', tags: ['a'] }])) as Body)['tags']) === '["a"]',
   'update-decision-clears-tags': async (api) =>
     JSON.stringify(((await decisionAfter(api, [{ tags: ['a'] }, { decision: 'DENY' }])) as Body)['tags']) === '["a"]',
+  'fetch-tags-never-caught-up': async (api) =>
+    JSON.stringify(((await decisionAfter(api, [{ tags: ['a'] }])) as Body)['tags']) === '["a"]',
   // Values of one class (docs/traffic.md): each comes back as it was sent.
   'assessment-inquiry-nfc': async (api) => {
     const inquiryId = `inq-Nguyễn-${randomUUID()}`.normalize('NFD');

@@ -174,6 +174,9 @@ export function resolveRun(env: Env = process.env, repoRoot: string = REPO_ROOT)
       flaky503Rate: Number(given.SANDBOX_FLAKY_503 ?? '0'),
       ...(suite.webhook.mode === 'off' ? {} : { webhookUrl: suite.webhook.publicUrl }),
       ...(far.far ? { far: far.far } : {}),
+      ...(sandbox.flavor === 'trailing' && given.SANDBOX_READ_LAG_MS
+        ? { readLagMs: Number(given.SANDBOX_READ_LAG_MS) }
+        : {}),
       ...(extraApiKeys.length > 0 ? { extraApiKeys } : {}),
       ...(given.SANDBOX_ISSUED_TOKENS_FILE ? { issuedTokensFile: given.SANDBOX_ISSUED_TOKENS_FILE } : {}),
     },
