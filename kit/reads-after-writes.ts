@@ -49,6 +49,16 @@ const comparable = (tag: string) => tag.normalize('NFC').trim().toLowerCase();
 /** The writes of this worker's run, by case id, and the routes that answered a case of the run at least once. */
 const writtenCases = new Map<string, Written>();
 const answeringRoutes = new Set<OperationId>();
+/** What this worker has seen of the target's reads: none yet, every one showing its write at once, or some trailing. */
+let readsSeen: 'none' | 'prompt' | 'trailing' = 'none';
+
+/**
+ * Whether a request that stands on a case the run just created (a negative variant of a fetch) should first wait for a
+ * read that shows it: unless every read so far showed its write at once.
+ */
+export function readBeforeUse(): boolean {
+  return readsSeen !== 'prompt';
+}
 
 /** A read of the route answered a case the run wrote: a 404 there says the case is not visible yet, not that nothing is there. */
 export function routeAnsweredACase(id: OperationId): boolean {
@@ -156,7 +166,9 @@ export async function readShowingWrites(
   if (!written) return first;
   let state = reading(first, caseId, written);
   if (state === 'shown') answeringRoutes.add(id);
+  if (state === 'shown' && readsSeen === 'none') readsSeen = 'prompt';
   if (state !== 'earlier') return first;
+  readsSeen = 'trailing';
   const started = Date.now();
   const broken = shared ? await shared.failure(readsTrailKey(config)) : undefined;
   // Once a read of the run never showed its write, later reads are sent once more, not waited out again.
