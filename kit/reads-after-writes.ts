@@ -60,6 +60,14 @@ export function readBeforeUse(): boolean {
   return readsSeen !== 'prompt';
 }
 
+let lastWait: ReadWait | undefined;
+/** The wait of the latest read this worker sent again (undefined: none since the last call), taken once. */
+export function takeReadWait(): ReadWait | undefined {
+  const wait = lastWait;
+  lastWait = undefined;
+  return wait;
+}
+
 /** A read of the route answered a case the run wrote: a 404 there says the case is not visible yet, not that nothing is there. */
 export function routeAnsweredACase(id: OperationId): boolean {
   return answeringRoutes.has(id);
@@ -193,7 +201,8 @@ export async function readShowingWrites(
     JSON.stringify(last.json),
   );
   if (shown || succeeded(last)) answeringRoutes.add(id);
-  onWait?.({ waitedMs: Date.now() - started, reads, shown, boundMs: config.readAfterWriteTimeoutMs });
+  lastWait = { waitedMs: Date.now() - started, reads, shown, boundMs: config.readAfterWriteTimeoutMs };
+  onWait?.(lastWait);
   if (!shown && !broken && shared && reads > 1)
     await shared.fail(readsTrailKey(config), {
       what: `a read of the case did not show the run's write within READ_AFTER_WRITE_TIMEOUT_MS (${config.readAfterWriteTimeoutMs} ms)`,
