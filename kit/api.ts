@@ -7,6 +7,8 @@ import type { MessageChannel } from './checks/session-channel.ts';
 import type { StepUpGate, StepUpTicket } from './webhooks/run-events.ts';
 import { isObject } from '../schemas/json-value.ts';
 import { OperationRequests, type Blocked, type RequestOptions } from './operation-requests.ts';
+import { noteWrite, readShowingWrites, type ReadWait } from './reads-after-writes.ts';
+import type { SharedPreconditions } from './shared-preconditions.ts';
 
 export type { Blocked };
 
@@ -32,6 +34,10 @@ export interface ApiParts {
   stepUps?: StepUpGate;
   /** The test the calls are made for, as the summary names it ("stepup › a step-up by email …"). */
   label?: string;
+  /** The run's memo, whose breaker stops reads from waiting out READ_AFTER_WRITE_TIMEOUT_MS again (kit/reads-after-writes.ts). */
+  shared?: SharedPreconditions;
+  /** Told of every read sent again until it showed the run's write (the summary's read waits). */
+  onReadWait?: (wait: ReadWait) => void;
 }
 
 /**
@@ -45,11 +51,16 @@ export class Api extends OperationRequests {
   private readonly step: ApiParts['step'];
   private readonly stepUps: StepUpGate | undefined;
   private readonly label: string | undefined;
+  private readonly reReads: Pick<ApiParts, 'shared' | 'onReadWait'>;
   private readonly watchers: Array<(id: OperationId, exchange: Exchange) => void> = [];
 
   constructor(parts: ApiParts) {
     super(parts.config, parts.tokens, parts.blocked);
     ({ http: this.http, record: this.record, step: this.step, stepUps: this.stepUps, label: this.label } = parts);
+    this.reReads = {
+      ...(parts.shared ? { shared: parts.shared } : {}),
+      ...(parts.onReadWait ? { onReadWait: parts.onReadWait } : {}),
+    };
   }
 
   /** Hands every answer the Api receives from now on to `watcher` (the orders fixture judges error answers so). */
@@ -57,7 +68,31 @@ export class Api extends OperationRequests {
     this.watchers.push(watcher);
   }
 
+  /**
+   * One call of the operation. A write answered a success is noted, and a read that must show the run's writes is sent
+   * again while it shows an earlier state (kit/reads-after-writes.ts): its last answer is the call's.
+   */
   async call(id: OperationId, options: CallOptions = {}): Promise<Exchange> {
+    const exchange = await this.flowCall(id, options);
+    noteWrite(id, options, exchange);
+    return readShowingWrites(
+      id,
+      options,
+      exchange,
+      (attempt) =>
+        this.send(id, {
+          ...options,
+          note: [options.note, `read again (${attempt + 1}): reads may trail writes`].filter(Boolean).join('; '),
+        }),
+      {
+        config: this.config,
+        ...(this.reReads.shared ? { shared: this.reReads.shared } : {}),
+        ...(this.reReads.onReadWait ? { onWait: this.reReads.onReadWait } : {}),
+      },
+    );
+  }
+
+  private async flowCall(id: OperationId, options: CallOptions): Promise<Exchange> {
     const ticket = await this.flowTicket(id, options);
     if (!this.stepUps || !ticket) return this.send(id, options);
     let accepted = false;
@@ -137,7 +172,10 @@ export class Api extends OperationRequests {
         if (!('exchange' in answer)) continue;
         await this.record(answer.exchange);
         // A 429 is not an answer to judge (part 8 shows no limits): its round is discarded and counted apart.
-        if (answer.exchange.status !== 429) this.answered(calls[index]?.id as OperationId, answer.exchange);
+        if (answer.exchange.status === 429) continue;
+        const call = calls[index] as (typeof calls)[number];
+        noteWrite(call.id, call.options ?? {}, answer.exchange);
+        this.answered(call.id, answer.exchange);
       }
       return answers;
     });

@@ -22,6 +22,7 @@ import { failureBlock, ProjectProgress } from './console-progress.ts';
 import { runFacts } from './run-facts.ts';
 import { judgeRun } from './run-verdict.ts';
 import { eventWaitsLines } from './event-waits.ts';
+import { readWaitsOfRun, readWaitsSummary } from './read-waits.ts';
 import type { Profile, TestRecord } from './verdicts.ts';
 
 export interface ConformanceReporterOptions {
@@ -115,6 +116,7 @@ export default class ConformanceReporter implements Reporter {
     const uncovered = uncoveredMust(verdicts);
     const cost = runFacts().cost?.();
     const events = runFacts().eventWaits?.();
+    const reads = readWaitsOfRun(tests);
     const { reasons, ...verdict } = run;
     const report = {
       interface: interfaceInfo,
@@ -130,6 +132,7 @@ export default class ConformanceReporter implements Reporter {
       uncoveredMust: uncovered,
       ...(cost ? { cost } : {}),
       ...(events ? { events } : {}),
+      ...(reads ? { reads } : {}),
       requirements: verdicts,
     };
     mkdirSync(this.outputDir, { recursive: true });
@@ -157,7 +160,8 @@ export default class ConformanceReporter implements Reporter {
       this.printFailures(tests);
     }
     const matrixPath = join(this.outputDir, 'conformance.md');
-    const eventsLine = events ? eventWaitsLines(events).join('\n') : undefined;
+    const eventLines = [...(events ? eventWaitsLines(events) : []), ...(reads ? [`  ${readWaitsSummary(reads)}`] : [])];
+    const eventsLine = eventLines.length > 0 ? eventLines.join('\n') : undefined;
     console.log(
       summaryLines({
         run,

@@ -4,6 +4,7 @@ import { splitReplays } from './replay.ts';
 import type { RunVerdict } from './run-verdict.ts';
 import type { EventWaits } from './run-facts.ts';
 import { eventWaitsMarkdown } from './event-waits.ts';
+import { readWaitsSummary, type ReadWaits } from './read-waits.ts';
 import { OUTCOMES, type RequirementVerdict } from './verdicts.ts';
 
 const LEVELS = ['MUST', 'SHOULD', 'INFO'] as const;
@@ -48,6 +49,8 @@ interface MatrixReport {
   run?: RunVerdict;
   /** What the run's flows waited for, and every wait that ended on its window (reporters/event-waits.ts). */
   events?: EventWaits;
+  /** What the run's reads waited for their writes (reporters/read-waits.ts). */
+  reads?: ReadWaits;
 }
 
 const cell = (text: string) => inline(text);
@@ -139,6 +142,7 @@ export function matrixMarkdown(report: MatrixReport): string {
       : []),
     '',
     ...(report.events ? ['## Event waits', '', ...eventWaitsMarkdown(report.events), ''] : []),
+    ...(report.reads ? ['## Read waits', '', `- ${readWaitsSummary(report.reads)}`, ''] : []),
   ];
   const head = `${lines.join('\n')}\n`;
   if (detailed.length === 0) return head;

@@ -605,6 +605,12 @@ const faultList = [
     requirement: 'CU-TAGS-APPEND',
     description: 'A case update that changes the decision clears the tags added before it.',
   },
+  {
+    id: 'fetch-tags-never-caught-up',
+    requirement: 'CU-TAGS-APPEND',
+    description:
+      'The fetch by case id reads a replica that never catches up on tags: the case shows the tags it was created with, never those of a later update (its decision does follow).',
+  },
 
   // Values of one class losing information on one member in one way (class values, docs/traffic.md).
   {

@@ -180,7 +180,9 @@ export function fetchAssessmentHandler(ctx: SandboxContext, ex: Exchange): void 
     (ctx.faults.has('fetch-case-id-prefix') ? ctx.cases.nearMiss(caseId, 'prefix-of-case') : undefined);
   const found = reachable(ctx, looked, call.clientId);
   if (!found) return sendRefusal(ex.res, unknownCaseRefusal(caseId));
-  const shown = ctx.faults.has('fetch-returns-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
+  const latest = ctx.faults.has('fetch-returns-latest-case') ? (ctx.cases.latestCase() ?? found) : found;
+  // A replica that never caught up on tags: the case as created, with its later decision.
+  const shown = ctx.faults.has('fetch-tags-never-caught-up') ? { ...latest, tags: [] } : latest;
   const view = assessmentView(ctx, shown, { created: false, correlationId: undefined });
   sendSuccess(ctx, ex, 'fetchAssessment', 200, { ...view, inquiryId: fetchedInquiryId(ctx, shown.inquiryId) });
 }

@@ -13,7 +13,8 @@ export type Flavor =
   | 'document-step-up'
   | 'far'
   | 'normalising'
-  | 'case-insensitive-ids';
+  | 'case-insensitive-ids'
+  | 'trailing';
 
 export interface SandboxOptions {
   /** Default 127.0.0.1. */
@@ -61,6 +62,8 @@ export interface SandboxOptions {
   rateLimits?: RateLimits;
   /** How far away the far flavor is (sandbox/flavors/far.ts). */
   far?: FarSettings;
+  /** The trailing flavor's longest read lag (sandbox/flavors/trailing.ts, SANDBOX_READ_LAG_MS). Default 1 000 ms. */
+  readLagMs?: number;
   /** Every answer waits this long before it is worked out and sent: a slow target (npm run bench). Default 0. */
   latencyMs?: number;
   /**

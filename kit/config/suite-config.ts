@@ -80,6 +80,8 @@ export interface SuiteConfig {
   ledger: LedgerEntry[];
   /** How long document records (4.4) may take to appear after a verification started. */
   documentReadyTimeoutMs: number;
+  /** How long a read that must show a write of the run is sent again while it shows an earlier state (reads may trail writes). */
+  readAfterWriteTimeoutMs: number;
   /** Every configured secret value, so that redaction can remove it from any artifact. */
   secrets: string[];
   /**

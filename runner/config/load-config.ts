@@ -253,6 +253,7 @@ export function loadConfig(
     },
     concurrency: { rounds: integer('CONCURRENCY_ROUNDS'), calls: integer('CONCURRENCY_CALLS') },
     documentReadyTimeoutMs: integer('DOCUMENT_READY_TIMEOUT_MS'),
+    readAfterWriteTimeoutMs: integer('READ_AFTER_WRITE_TIMEOUT_MS'),
     ledger: ledgerFrom(resolve(options.repoRoot, required('CONFORMANCE_LEDGER'))),
     secrets: [
       ...configVariables

@@ -181,6 +181,7 @@ export function resolveRun(env: Env = process.env, repoRoot: string = REPO_ROOT)
       flaky503Rate: options.flaky503Rate ?? 0,
       ...(suite.webhook.mode === 'off' ? {} : { webhookUrl: suite.webhook.publicUrl }),
       ...(options.far ? { far: options.far } : {}),
+      ...(options.readLagMs !== undefined ? { readLagMs: options.readLagMs } : {}),
       ...(options.extraApiKeys ? { extraApiKeys: options.extraApiKeys } : {}),
       ...(options.issuedTokensFile ? { issuedTokensFile: options.issuedTokensFile } : {}),
     },

@@ -9,7 +9,7 @@ import type { Flavor, SandboxOptions } from '../../sandbox/types.ts';
 /** The embedded sandbox's options: data only, no callback, so that they cross to the workers with the rest. */
 export type EmbeddedSandboxOptions = Pick<
   SandboxOptions,
-  'webhookUrl' | 'webhookWarnings' | 'flaky503Rate' | 'far' | 'extraApiKeys' | 'issuedTokensFile'
+  'webhookUrl' | 'webhookWarnings' | 'flaky503Rate' | 'far' | 'readLagMs' | 'extraApiKeys' | 'issuedTokensFile'
 > & { host: string; port: number; flavor: Flavor; faults: string[]; tokenSecret: string };
 
 /** The sandbox the run starts in its own process when no target is configured (IDENTITY_BASE_URL unset). */

@@ -91,6 +91,12 @@ const modules: Readonly<Record<Flavor, FlavorModule>> = {
     deliversToReceiver: true,
     start: async (options) => (await core()).startCore(options, caseInsensitiveIds, 'case-insensitive-ids'),
   },
+  trailing: {
+    layout: 'reference',
+    tokenKind: reference.tokens.kind,
+    deliversToReceiver: true,
+    start: async (options) => (await import('./trailing.ts')).startTrailingSandbox(options),
+  },
 };
 
 export const flavors = Object.keys(modules) as readonly Flavor[];

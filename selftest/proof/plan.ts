@@ -41,6 +41,9 @@ export const PROOF_FAR: Omit<FarSettings, 'tls'> = {
   seed: 'proof-far',
 };
 
+/** How far the trailing flavor's reads trail in the proof run: enough that most reads after a write are re-sent. */
+export const PROOF_READ_LAG_MS = 300;
+
 /** Where the proof run's Playwright writes its output, each target's receiver its waits among it (proof.config.ts). */
 export const PROOF_OUTPUT_DIR = 'test-results/proof-run';
 
@@ -216,6 +219,8 @@ export async function startProofTargets(
     { name: 'portability/normalising', kind: 'portability', flavor: 'normalising', faults: [] },
     // Service ids looked up ignoring letter case, as a store of UUIDs or ULIDs may: the near misses' case variant is observed.
     { name: 'portability/case-insensitive-ids', kind: 'portability', flavor: 'case-insensitive-ids', faults: [] },
+    // A deployment whose reads trail its writes (a replica, a read model): 404 or an earlier state for a while.
+    { name: 'portability/trailing', kind: 'portability', flavor: 'trailing', faults: [] },
     ...alone.map((run) => ({
       name: `fault/${run.id}`,
       kind: 'fault' as const,
@@ -264,6 +269,7 @@ export async function startProofTargets(
         flavor: spec.flavor,
         rateLimits: PROOF_RATE_LIMITS,
         far: { ...PROOF_FAR, tls: { key: pki.key, cert: pki.cert } },
+        readLagMs: PROOF_READ_LAG_MS,
         tokenSecret,
         faults: spec.kind === 'fault' ? spec.faults.map((run) => run.id) : [],
         // A round: each request has the fault of the test that sent it, none when it names no test of the round.
@@ -291,7 +297,9 @@ export async function startProofTargets(
         // Loopback deliveries take milliseconds; a short wait keeps the faults that withhold an event quick.
         WEBHOOK_WAIT_MS: '1500',
         // The reference sandbox has records at once; a fault that refuses their polls waits this long, not 30 s.
-        ...(spec.kind === 'fault' || spec.kind === 'round' ? { DOCUMENT_READY_TIMEOUT_MS: '2000' } : {}),
+        ...(spec.kind === 'fault' || spec.kind === 'round'
+          ? { DOCUMENT_READY_TIMEOUT_MS: '2000', READ_AFTER_WRITE_TIMEOUT_MS: '2000' }
+          : {}),
         // A fault that holds a request unanswered (a token endpoint that never answers) costs this long, not 30 s.
         ...(spec.faults.some((run) => run.sharedPrecondition) ? { HTTP_TIMEOUT_MS: '2000' } : {}),
         SEED: String(seed),

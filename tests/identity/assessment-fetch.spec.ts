@@ -1,7 +1,10 @@
 import { expectAccepted, expectEqual, expectRefused } from '../../kit/checks/responses.ts';
-import { bodyOf } from '../../fixtures/preconditions.ts';
+import { bodyOf, requireSuccess } from '../../fixtures/preconditions.ts';
+
+import { clientTags } from '../../kit/builders/client-values.ts';
+import { takeReadWait } from '../../kit/reads-after-writes.ts';
 import { cites, test } from '../../fixtures/test.ts';
-import { unknownCaseId } from '../../kit/builders/identity-bodies.ts';
+import { caseUpdate, unknownCaseId } from '../../kit/builders/identity-bodies.ts';
 import { serviceIdNearMisses } from '../../kit/builders/near-misses.ts';
 import { expectNotTheCase } from '../../kit/checks/identity.ts';
 
@@ -72,3 +75,26 @@ for (const miss of serviceIdNearMisses) {
     },
   );
 }
+
+test(
+  ...cites(['OBS-READ-LAG'], 'how long after its writes the fetch by case identifier shows them is recorded', {
+    on: 'fetchAssessment',
+  }),
+  async ({ api, verdict, config, data, newCase, fetchCase }) => {
+    const ref = await newCase();
+    const created = await fetchCase(ref);
+    const afterCreation = takeReadWait();
+    const update = await api.call('caseUpdate', { body: caseUpdate(ref, { tags: clientTags(data) }) });
+    requireSuccess({ verdict, config }, update, 'a case update with tags is accepted (4.6)');
+    await fetchCase(ref);
+    const afterUpdate = takeReadWait();
+    const lag = (wait: ReturnType<typeof takeReadWait>) =>
+      wait
+        ? `${wait.shown ? 'shown' : 'not shown'} after ${wait.waitedMs} ms (${wait.reads} reads)`
+        : 'shown by the first read';
+    verdict.observe(
+      'OBS-READ-LAG',
+      `the case created: ${lag(afterCreation)}; the update's tags: ${lag(afterUpdate)} (first read status ${created.exchange.status})`,
+    );
+  },
+);
