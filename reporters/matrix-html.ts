@@ -1,7 +1,8 @@
 import { eventWaitsHtml } from './event-waits.ts';
 import { escapeHtml } from './html-text.ts';
 import { splitReplays } from './replay.ts';
-import type { EventWaits } from './run-facts.ts';
+import type { EventWaits, RunCost } from './run-facts.ts';
+import { costHtml, nightsHtml, type NightsView } from './nights.ts';
 import { outcomeLabel, verdictNotes } from './run-summary.ts';
 import type { RunVerdict } from './run-verdict.ts';
 import type { RequirementVerdict } from './verdicts.ts';
@@ -18,6 +19,10 @@ interface HtmlReport {
   run?: RunVerdict;
   /** What the run's flows waited for, and every wait that ended on its window (reporters/event-waits.ts). */
   events?: EventWaits;
+  /** What the run cost the target (reporters/run-facts.ts). */
+  cost?: RunCost;
+  /** A nightly run's history and what changed since the night before, drawn as a chart. */
+  history?: NightsView;
 }
 
 /** The evidence, then each replay command in a block of its own that pastes into a shell as it is. */
@@ -76,6 +81,8 @@ body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}table{border-col
 <table id="matrix"><thead><tr><th>Requirement</th><th>Level</th><th>Part</th><th>Outcome</th><th>Tests</th><th>Breakdown</th></tr></thead><tbody>
 ${rows}
 </tbody></table>
+${report.history ? nightsHtml(report.history) : ''}
+${report.cost ? `<h2>What the run cost</h2>\n${costHtml(report.cost)}` : ''}
 ${report.events ? `<h2>Event waits</h2>\n${eventWaitsHtml(report.events)}` : ''}
 <h2>Failures, blocks and warnings</h2>
 ${details || '<p>None.</p>'}

@@ -2,7 +2,8 @@ import { brokenPreconditions, outcomeLabel, verdictNotes } from './run-summary.t
 import { code, fenced, htmlText, inline, shownValue, wrap } from './markdown-text.ts';
 import { splitReplays } from './replay.ts';
 import type { RunVerdict } from './run-verdict.ts';
-import type { EventWaits } from './run-facts.ts';
+import type { EventWaits, RunCost } from './run-facts.ts';
+import { costMarkdown, nightsMarkdown, type NightsView } from './nights.ts';
 import { eventWaitsMarkdown } from './event-waits.ts';
 import { OUTCOMES, type RequirementVerdict } from './verdicts.ts';
 
@@ -48,6 +49,10 @@ interface MatrixReport {
   run?: RunVerdict;
   /** What the run's flows waited for, and every wait that ended on its window (reporters/event-waits.ts). */
   events?: EventWaits;
+  /** What the run cost the target (reporters/run-facts.ts). */
+  cost?: RunCost;
+  /** A nightly run's history and what changed since the night before. */
+  history?: NightsView;
 }
 
 const cell = (text: string) => inline(text);
@@ -138,6 +143,8 @@ export function matrixMarkdown(report: MatrixReport): string {
       ? ['', `${uncovered.length} requirements have no test in this run (a filtered run) and are not listed.`]
       : []),
     '',
+    ...(report.history ? ['## Nights', '', ...nightsMarkdown(report.history), ''] : []),
+    ...(report.cost ? ['## What the run cost', '', ...costMarkdown(report.cost), ''] : []),
     ...(report.events ? ['## Event waits', '', ...eventWaitsMarkdown(report.events), ''] : []),
   ];
   const head = `${lines.join('\n')}\n`;
