@@ -49,6 +49,8 @@ export interface ConformanceReporterOptions {
   unlocks?: Record<string, string[]>;
   /** ALLURE_HISTORY_PATH, under the nightly profile: the night is kept beside it, per target and catalog digest. */
   allureHistoryPath?: string;
+  /** The target whose history the night joins (the identity base URL, or the embedded sandbox and its flavor). */
+  historyTarget?: string;
 }
 
 /** Failed tests printed in full in the console; conformance.md has every one. */
@@ -217,7 +219,11 @@ export default class ConformanceReporter implements Reporter {
     source: NightSource,
     stoppedEarly: boolean,
   ): { dir: string; view: NightsView } {
-    const dir = historyDir(allureHistoryPath, this.options.environment?.['target'] ?? 'unknown', catalogSha256);
+    const dir = historyDir(
+      allureHistoryPath,
+      this.options.historyTarget ?? this.options.environment?.['target'] ?? 'unknown',
+      catalogSha256,
+    );
     const before = readNights(nightsFile(dir));
     const tonight = nightOf(source, stoppedEarly);
     const since = sinceLastNight(before, tonight);

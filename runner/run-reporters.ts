@@ -106,7 +106,16 @@ export function mergedReporters(run: RunConfig): ReporterDescription[] {
     ...(reports.stepSummary ? { stepSummary: reports.stepSummary } : {}),
     unlocks: unlocksByRequirement(),
     // A nightly run keeps its night in the target's history and says what changed since the night before.
-    ...(keepsAllureHistory(suite.profile) ? { allureHistoryPath: reports.allureHistoryPath } : {}),
+    // Its target: the identity base URL as the reports show it, or the embedded sandbox's flavor (its faults aside: a
+    // fault is the target breaking a requirement tonight, still the same target).
+    ...(keepsAllureHistory(suite.profile)
+      ? {
+          allureHistoryPath: reports.allureHistoryPath,
+          historyTarget: run.sandbox
+            ? `embedded sandbox (${run.sandbox.options.flavor} flavor)`
+            : (environment['identity base URL'] ?? 'unknown'),
+        }
+      : {}),
   };
   const allure: ConformanceAllureOptions = {
     resultsDir: reports.allureResultsDir,
