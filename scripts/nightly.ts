@@ -84,7 +84,9 @@ export function main(argv: string[] = process.argv.slice(2)): number {
       name: `${interfaceInfo.title} ${interfaceInfo.version} conformance (nightly profile, ${count} night${count === 1 ? '' : 's'})`,
       historyPath: allureHistoryFile(dir),
     });
-    console.log(`Nightly: Allure report with the trend of ${count} nights (${allure.tests} tests): ${allure.file}`);
+    console.log(
+      `Nightly: Allure report with the trend of ${count} night${count === 1 ? '' : 's'} (${allure.tests} tests): ${allure.file}`,
+    );
   } catch (error) {
     console.error(`Nightly: the Allure report failed: ${error instanceof Error ? error.message : String(error)}`);
     return runExit === 0 ? 1 : runExit;
