@@ -104,6 +104,12 @@ test('the HTML matrix opens offline in Chromium, filters by level and outcome, a
     await expect(rows.filter({ visible: true })).toHaveCount(2);
     await page.locator('input[data-filter="level"][value="SHOULD"]').uncheck();
     await expect(rows.filter({ visible: true })).toHaveCount(1);
+    // What the Markdown says: the count per level and outcome, each requirement's statement.
+    const must = verdicts.filter((v) => v.level === 'MUST');
+    await expect(page.locator('#counts tr[data-counts="MUST"] td').last()).toHaveText(String(must.length));
+    await expect(page.locator('#counts tr[data-counts="MUST"] td').first()).toHaveText('1');
+    const statement = requirements.find((r) => r.id === 'ORD-409')?.statement ?? '';
+    await expect(rows.filter({ hasText: 'ORD-409' }).locator('td.statement')).toHaveText(statement);
     await expect(page.locator('#history')).toContainText('History: 3 nights');
     const sinceText = page.locator('#since-last-night');
     await expect(sinceText).toContainText('ORD-409 (MUST) passed -> failed (worse)');
