@@ -185,6 +185,7 @@ export default class ConformanceReporter implements Reporter {
         known,
         outcomes,
         run,
+        ...(cost ? { cost } : {}),
         name: `${interfaceInfo.title} ${interfaceInfo.version} conformance`,
       }),
     );

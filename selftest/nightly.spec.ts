@@ -54,6 +54,9 @@ test('npm run nightly three times against a flaky embedded sandbox: three nights
     expect(third.stdout).toMatch(/Latency ms \(median\/p95\/max\): .*createOrder \d+\/\d+\/\d+/);
     expect(markdown).toContain(`- Requests: ${matrix.cost.requests}; retries ${retries} (`);
     expect(markdown).toMatch(/\| createOrder \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \|/);
+    const junit = readText(join(reportsDir, 'junit.xml'));
+    expect(junit).toContain(`<property name="requests" value="${matrix.cost.requests}"/>`);
+    expect(junit).toContain(`<property name="retries-after-503" value="${matrix.cost.retried503}"/>`);
     // The nights file and the Allure history of this target each hold the three nights; the report shows the trend.
     const lines = (file: string) => readFileSync(join(matrix.nights.dir, file), 'utf8').trim().split('\n');
     expect(lines('nights.jsonl')).toHaveLength(3);
