@@ -149,12 +149,23 @@ export function sinceLines(since: SinceLastNight): string[] {
   const head = `Since last night (${since.previous.finishedAt}, ${since.previous.result}${since.previous.stoppedEarly ? ', stopped early' : ''}):`;
   if (since.requirements.length === 0 && since.operations.length === 0)
     return [`${head} no requirement changed outcome; no operation's p95 or retries moved beyond noise`];
+  // A night that stopped early leaves the rest without a test: one line for them, not one each.
+  const unreached = since.requirements.filter((c) => c.after === 'uncovered' && c.before !== 'uncovered');
+  const named = since.requirements.filter((c) => !unreached.includes(c));
   return [
     head,
-    ...since.requirements.map((c) => `requirement ${reqChange(c)}`),
+    ...named.map((c) => `requirement ${reqChange(c)}`),
+    ...(unreached.length
+      ? [
+          `${unreached.length} requirement${unreached.length === 1 ? '' : 's'} without a test tonight (were ${[...new Set(unreached.map((c) => c.before))].join(', ')})`,
+        ]
+      : []),
     ...since.operations.map((c) => `operation ${opChange(c)}`),
   ];
 }
+
+/** Changes the console names; the matrices name every one. */
+export const SINCE_SHOWN = 12;
 
 const waited = (ms: number) => (ms < 10_000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
 

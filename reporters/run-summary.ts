@@ -1,5 +1,5 @@
 import type { RunCost } from './run-facts.ts';
-import { costLines, sinceLines, type NightsView } from './nights.ts';
+import { costLines, SINCE_SHOWN, sinceLines, type NightsView } from './nights.ts';
 import { blockedCause, isCertifying, isNotTried, warningsFail } from '../kit/verdict-marks.ts';
 import { BLOCKED_REASON, idList, NOT_PRODUCED_WORDS, type RunVerdict } from './run-verdict.ts';
 import type { RequirementVerdict } from './verdicts.ts';
@@ -128,7 +128,12 @@ export function summaryLines(summary: ConsoleSummary): string[] {
   if (summary.nights) {
     const { nights, since } = summary.nights;
     lines.push(`  History: ${nights.length} night${nights.length === 1 ? '' : 's'} of this target and catalog`);
-    if (since) lines.push(...sinceLines(since).map((line, i) => `  ${i === 0 ? '' : '  - '}${line}`));
+    if (since) {
+      const [head = '', ...changes] = sinceLines(since);
+      lines.push(`  ${head}`, ...changes.slice(0, SINCE_SHOWN).map((line) => `    - ${line}`));
+      if (changes.length > SINCE_SHOWN)
+        lines.push(`    - … ${changes.length - SINCE_SHOWN} more in ${summary.matrixPath}`);
+    }
   }
   lines.push(`  Verdict (${run.profile} profile): ${run.words}. Matrix: ${summary.matrixPath}`, '');
   return lines;

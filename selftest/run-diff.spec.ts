@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { diffRuns, type RunReport } from '../reporters/run-diff.ts';
-import { regressed, sinceLastNight, type Night } from '../reporters/nights.ts';
+import { regressed, sinceLastNight, sinceLines, type Night } from '../reporters/nights.ts';
 import { childEnv, runCli, TS_NODE } from './evidence-harness.ts';
 
 const run = (outcomes: Record<string, string>): RunReport => ({
@@ -90,4 +90,8 @@ test('since last night: a p95 or retries change counts only past its floor, its 
   );
   expect(since?.requirements.map((c) => `${c.before} -> ${c.after}`)).toEqual(['failed -> passed']);
   expect(regressed(since)).toBe(false);
+  const stopped = sinceLastNight([night([op(30, 0)])], night([], true, 'uncovered'));
+  expect(stopped && sinceLines(stopped).slice(1), 'one line for what a stopped night did not reach').toEqual([
+    '1 requirement without a test tonight (were passed)',
+  ]);
 });
