@@ -20,6 +20,16 @@ import type { LedgerEntry } from '../schemas/ledger.ts';
 import { BROKEN_SHOWN, brokenPreconditions, summaryLines } from './run-summary.ts';
 import { failureBlock, ProjectProgress } from './console-progress.ts';
 import { runFacts } from './run-facts.ts';
+import {
+  appendNight,
+  historyDir,
+  nightOf,
+  nightsFile,
+  readNights,
+  sinceLastNight,
+  type NightSource,
+  type NightsView,
+} from './nights.ts';
 import { judgeRun } from './run-verdict.ts';
 import { eventWaitsLines } from './event-waits.ts';
 import { readWaitsOfRun, readWaitsSummary } from './read-waits.ts';
@@ -38,6 +48,10 @@ export interface ConformanceReporterOptions {
   stepSummary?: string;
   /** The variables that unlock each requirement (the doctor's table of optional settings): a row not configured names them all. */
   unlocks?: Record<string, string[]>;
+  /** ALLURE_HISTORY_PATH, under the nightly profile: the night is kept beside it, per target and catalog digest. */
+  allureHistoryPath?: string;
+  /** The target whose history the night joins (the identity base URL, or the embedded sandbox and its flavor). */
+  historyTarget?: string;
 }
 
 /** Failed tests printed in full in the console; conformance.md has every one. */
@@ -118,6 +132,19 @@ export default class ConformanceReporter implements Reporter {
     const events = runFacts().eventWaits?.();
     const reads = readWaitsOfRun(tests);
     const { reasons, ...verdict } = run;
+    const stoppedEarly = result.status === 'interrupted' || result.status === 'timedout';
+    const nights = this.options.allureHistoryPath
+      ? this.keepNight(
+          this.options.allureHistoryPath,
+          {
+            finishedAt: new Date().toISOString(),
+            result: run.words,
+            requirements: verdicts,
+            ...(cost ? { cost } : {}),
+          },
+          stoppedEarly,
+        )
+      : undefined;
     const report = {
       interface: interfaceInfo,
       catalogSha256,
@@ -133,13 +160,24 @@ export default class ConformanceReporter implements Reporter {
       ...(cost ? { cost } : {}),
       ...(events ? { events } : {}),
       ...(reads ? { reads } : {}),
+      ...(nights
+        ? {
+            nights: {
+              dir: nights.dir,
+              count: nights.view.nights.length,
+              stoppedEarly,
+              ...(nights.view.since ? { sinceLastNight: nights.view.since } : {}),
+            },
+          }
+        : {}),
       requirements: verdicts,
     };
     mkdirSync(this.outputDir, { recursive: true });
     writeFileSync(join(this.outputDir, 'conformance.json'), `${JSON.stringify(report, null, 2)}\n`);
-    const markdown = matrixMarkdown({ ...report, run });
+    const view = nights ? { history: nights.view } : {};
+    const markdown = matrixMarkdown({ ...report, run, ...view });
     writeFileSync(join(this.outputDir, 'conformance.md'), markdown);
-    writeFileSync(join(this.outputDir, 'conformance.html'), matrixHtml({ ...report, run }));
+    writeFileSync(join(this.outputDir, 'conformance.html'), matrixHtml({ ...report, run, ...view }));
     const known = new Set(verdicts.filter((v) => v.outcome === 'known').map((v) => v.id));
     const outcomes = new Map(verdicts.map((v) => [v.id, v.outcome]));
     writeFileSync(
@@ -150,6 +188,7 @@ export default class ConformanceReporter implements Reporter {
         known,
         outcomes,
         run,
+        ...(cost ? { cost } : {}),
         name: `${interfaceInfo.title} ${interfaceInfo.version} conformance`,
       }),
     );
@@ -169,6 +208,7 @@ export default class ConformanceReporter implements Reporter {
         broken: brokenPreconditions(verdicts),
         ...(cost ? { cost } : {}),
         ...(eventsLine ? { eventsLine } : {}),
+        ...(nights ? { nights: nights.view } : {}),
         concurrency: this.concurrency,
         matrixPath,
       }).join('\n'),
@@ -176,6 +216,24 @@ export default class ConformanceReporter implements Reporter {
 
     if (result.status === 'interrupted' || result.status === 'timedout') return undefined;
     return { status: run.exitCode === 0 ? 'passed' : 'failed' };
+  }
+
+  /** Tonight in the target's history: the nights before it, what changed since the last, and the night appended. */
+  private keepNight(
+    allureHistoryPath: string,
+    source: NightSource,
+    stoppedEarly: boolean,
+  ): { dir: string; view: NightsView } {
+    const dir = historyDir(
+      allureHistoryPath,
+      this.options.historyTarget ?? this.options.environment?.['target'] ?? 'unknown',
+      catalogSha256,
+    );
+    const before = readNights(nightsFile(dir));
+    const tonight = nightOf(source, stoppedEarly);
+    const since = sinceLastNight(before, tonight);
+    appendNight(nightsFile(dir), tonight);
+    return { dir, view: { nights: [...before, tonight], ...(since ? { since } : {}) } };
   }
 
   /** Each failed test once, with its evidence and one replay per exchange; the rest are in the matrix. */

@@ -1,4 +1,5 @@
 import { settingsNamedIn } from '../schemas/variables.ts';
+import type { RunCost } from './run-facts.ts';
 import { citedIds, isCertifying } from '../kit/verdict-marks.ts';
 import { failsRun, NOT_PRODUCED_WORDS, type RunVerdict } from './run-verdict.ts';
 import {
@@ -40,6 +41,8 @@ export interface JunitOptions {
   run?: RunVerdict;
   /** Each requirement's outcome over the run: not configured or not exercised fails a test only when it fails the run. */
   outcomes?: ReadonlyMap<string, RequirementOutcome>;
+  /** What the run cost the target: its request and retry counts are properties of the verdict case. */
+  cost?: RunCost;
 }
 
 /** What the run-level "verdict" test case says: a judged run's verdict, or why a run has none (not run, not finished). */
@@ -55,7 +58,7 @@ export interface RunLevelVerdict {
 }
 
 /** The run-level test case: passes exactly when the run exits 0; its message is the verdict, its body the reasons. */
-function verdictSuite(run: RunLevelVerdict): string {
+function verdictSuite(run: RunLevelVerdict, cost?: RunCost): string {
   const name = `verdict (${run.profile} profile)`;
   const notes = [run.words, ...run.notices];
   const fails = run.exitCode !== 0;
@@ -66,6 +69,16 @@ function verdictSuite(run: RunLevelVerdict): string {
     ['profile', run.profile],
     ['exit-code', run.exitCode === undefined ? 'none' : String(run.exitCode)],
     ['conformant', String(run.conformant)],
+    ...(cost
+      ? [
+          ['requests', String(cost.requests)],
+          ['retries-after-503', String(cost.retried503 ?? 0)],
+          ['retries-after-dropped-connection', String(cost.retriedDropped ?? 0)],
+          ['backoff-ms', String(cost.backoffMs ?? 0)],
+          ['rate-limit-waits', String(cost.rateLimitWaits)],
+          ['rate-limit-wait-ms', String(cost.rateLimitWaitMs)],
+        ]
+      : []),
   ]
     .map(([k, v]) => `      <property name="${k}" value="${escape(v ?? '')}"/>`)
     .join('\n');
@@ -153,7 +166,7 @@ export function junitXml(tests: readonly TestRecord[], options: JunitOptions): s
     return `<testsuite name="${escape(project)}" tests="${inProject.length}">\n${cases.join('\n')}\n</testsuite>`;
   });
   if (options.run) {
-    suites.push(verdictSuite(options.run));
+    suites.push(verdictSuite(options.run, options.cost));
     if (options.run.exitCode !== 0) failures += 1;
   }
   const count = tests.length + (options.run ? 1 : 0);

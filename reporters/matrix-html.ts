@@ -1,10 +1,11 @@
 import { eventWaitsHtml } from './event-waits.ts';
 import { escapeHtml } from './html-text.ts';
 import { splitReplays } from './replay.ts';
-import type { EventWaits } from './run-facts.ts';
+import type { EventWaits, RunCost } from './run-facts.ts';
+import { costHtml, nightsHtml, type NightsView } from './nights.ts';
 import { outcomeLabel, verdictNotes } from './run-summary.ts';
 import type { RunVerdict } from './run-verdict.ts';
-import type { RequirementVerdict } from './verdicts.ts';
+import { OUTCOMES, type RequirementVerdict } from './verdicts.ts';
 
 interface HtmlReport {
   interface: { title: string; version: string };
@@ -18,12 +19,30 @@ interface HtmlReport {
   run?: RunVerdict;
   /** What the run's flows waited for, and every wait that ended on its window (reporters/event-waits.ts). */
   events?: EventWaits;
+  /** What the run cost the target (reporters/run-facts.ts). */
+  cost?: RunCost;
+  /** A nightly run's history and what changed since the night before, drawn as a chart. */
+  history?: NightsView;
 }
 
 /** The evidence, then each replay command in a block of its own that pastes into a shell as it is. */
 function detailHtml(detail: string): string {
   const { evidence, replays } = splitReplays(detail);
   return `<pre>${escapeHtml(evidence.join('\n'))}</pre>${replays.map((replay) => `<p>Replay (API_KEY from your .env):</p><pre class="replay">${escapeHtml(replay)}</pre>`).join('')}`;
+}
+
+/** The count of outcomes per level, as the console and conformance.md print it (reporters/matrix-markdown.ts). */
+function countsHtml(verdicts: readonly RequirementVerdict[]): string {
+  const levels = ['MUST', 'SHOULD', 'INFO'] as const;
+  const head = ['level', ...OUTCOMES, 'total'].map((h) => `<th>${escapeHtml(h)}</th>`).join('');
+  const rows = levels
+    .map((level) => {
+      const of = verdicts.filter((v) => v.level === level);
+      const cells = OUTCOMES.map((o) => `<td>${of.filter((v) => v.outcome === o).length}</td>`).join('');
+      return `<tr data-counts="${level}"><th>${level}</th>${cells}<td>${of.length}</td></tr>`;
+    })
+    .join('');
+  return `<h2>Conformance by requirement</h2><table id="counts"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 const NEEDS_DETAIL = new Set(['failed', 'blocked', 'warning', 'known']);
@@ -41,7 +60,7 @@ export function matrixHtml(report: HtmlReport): string {
       const name = NEEDS_DETAIL.has(v.outcome)
         ? `<a href="#${escapeHtml(v.id)}">${escapeHtml(v.id)}</a>`
         : escapeHtml(v.id);
-      return `<tr data-level="${v.level}" data-outcome="${escapeHtml(v.outcome)}"><td>${name}</td><td>${v.level}</td><td>${escapeHtml(v.part)}</td><td class="o-${escapeHtml(v.outcome)}">${escapeHtml(outcomeLabel(v))}</td><td>${v.tests.length}</td><td>${escapeHtml(v.breakdown)}</td></tr>`;
+      return `<tr data-level="${v.level}" data-outcome="${escapeHtml(v.outcome)}"><td>${name}</td><td>${v.level}</td><td>${escapeHtml(v.part)}</td><td class="o-${escapeHtml(v.outcome)}">${escapeHtml(outcomeLabel(v))}</td><td>${v.tests.length}</td><td>${escapeHtml(v.breakdown)}</td><td class="statement">${escapeHtml(v.statement)}</td></tr>`;
     })
     .join('\n');
   const details = report.requirements
@@ -64,7 +83,7 @@ export function matrixHtml(report: HtmlReport): string {
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
 .o-failed,.o-blocked{background:#fdd}.o-warning,.o-known{background:#ffe9b3}.o-passed{background:#dfd}pre{white-space:pre-wrap;background:#f6f6f6;padding:4px}
-.filters label{margin-right:1em}section{border-top:1px solid #ddd;margin-top:1em}
+.filters label{margin-right:1em}td.statement{max-width:40em;font-size:12px}#counts{margin-bottom:1em}section{border-top:1px solid #ddd;margin-top:1em}
 </style></head><body>
 <h1>Conformance matrix: ${escapeHtml(report.interface.title)} ${escapeHtml(report.interface.version)}</h1>
 <p id="result">Result: <b>${escapeHtml(report.result)}</b> (profile ${escapeHtml(report.profile)}), ${escapeHtml(report.finishedAt)}</p>
@@ -73,9 +92,12 @@ body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}table{border-col
     .map(([k, v]) => `<li>${escapeHtml(k)}: ${escapeHtml(v)}</li>`)
     .join('')}</ul></details>
 <p class="filters">Level: ${levels.map((l) => checkbox('level', l)).join('')} Outcome: ${outcomes.map((o) => checkbox('outcome', o)).join('')}</p>
-<table id="matrix"><thead><tr><th>Requirement</th><th>Level</th><th>Part</th><th>Outcome</th><th>Tests</th><th>Breakdown</th></tr></thead><tbody>
+${countsHtml(report.requirements)}
+<table id="matrix"><thead><tr><th>Requirement</th><th>Level</th><th>Part</th><th>Outcome</th><th>Tests</th><th>Breakdown</th><th>Statement</th></tr></thead><tbody>
 ${rows}
 </tbody></table>
+${report.history ? nightsHtml(report.history) : ''}
+${report.cost ? `<h2>What the run cost</h2>\n${costHtml(report.cost)}` : ''}
 ${report.events ? `<h2>Event waits</h2>\n${eventWaitsHtml(report.events)}` : ''}
 <h2>Failures, blocks and warnings</h2>
 ${details || '<p>None.</p>'}

@@ -2,7 +2,8 @@ import { brokenPreconditions, outcomeLabel, verdictNotes } from './run-summary.t
 import { code, fenced, htmlText, inline, shownValue, wrap } from './markdown-text.ts';
 import { splitReplays } from './replay.ts';
 import type { RunVerdict } from './run-verdict.ts';
-import type { EventWaits } from './run-facts.ts';
+import type { EventWaits, RunCost } from './run-facts.ts';
+import { costMarkdown, nightsMarkdown, type NightsView } from './nights.ts';
 import { eventWaitsMarkdown } from './event-waits.ts';
 import { readWaitsSummary, type ReadWaits } from './read-waits.ts';
 import { OUTCOMES, type RequirementVerdict } from './verdicts.ts';
@@ -51,6 +52,10 @@ interface MatrixReport {
   events?: EventWaits;
   /** What the run's reads waited for their writes (reporters/read-waits.ts). */
   reads?: ReadWaits;
+  /** What the run cost the target (reporters/run-facts.ts). */
+  cost?: RunCost;
+  /** A nightly run's history and what changed since the night before. */
+  history?: NightsView;
 }
 
 const cell = (text: string) => inline(text);
@@ -141,6 +146,8 @@ export function matrixMarkdown(report: MatrixReport): string {
       ? ['', `${uncovered.length} requirements have no test in this run (a filtered run) and are not listed.`]
       : []),
     '',
+    ...(report.history ? ['## Nights', '', ...nightsMarkdown(report.history), ''] : []),
+    ...(report.cost ? ['## What the run cost', '', ...costMarkdown(report.cost), ''] : []),
     ...(report.events ? ['## Event waits', '', ...eventWaitsMarkdown(report.events), ''] : []),
     ...(report.reads ? ['## Read waits', '', `- ${readWaitsSummary(report.reads)}`, ''] : []),
   ];

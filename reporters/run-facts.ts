@@ -24,6 +24,48 @@ export interface RunCost {
   cap: { initial: number; final: number; lowered: number };
   /** Rounds of calls sent at once by the concurrency checks, and those discarded (a 429, a call without an answer). */
   rounds?: { tried: number; rateLimited: number; unanswered: number };
+  /** Requests sent again after a 503 and after a dropped connection (no answer), and the backoff waited before them. */
+  retried503?: number;
+  retriedDropped?: number;
+  backoffMs?: number;
+  /** Per operation: its calls, their latency (ms, each call's attempts without the waits between them) and retries. */
+  operations?: OperationCost[];
+}
+
+/** What one operation cost: calls, latency (median, 95th percentile, max, in ms) and retries after 503 or no answer. */
+export interface OperationCost {
+  operation: string;
+  calls: number;
+  medianMs: number;
+  p95Ms: number;
+  maxMs: number;
+  retries: number;
+}
+
+/** The value at a quantile of sorted samples (nearest rank). */
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
+}
+
+/** Each operation's latencies and retries as the reports show them, by operation name. */
+export function operationCosts(
+  operations: Record<string, { latencies: readonly number[]; retries: number }>,
+): OperationCost[] {
+  return Object.entries(operations)
+    .filter(([, samples]) => samples.latencies.length > 0)
+    .map(([operation, samples]) => {
+      const sorted = [...samples.latencies].sort((a, b) => a - b);
+      return {
+        operation,
+        calls: sorted.length,
+        medianMs: quantile(sorted, 0.5),
+        p95Ms: quantile(sorted, 0.95),
+        maxMs: sorted.at(-1) ?? 0,
+        retries: samples.retries,
+      };
+    })
+    .sort((a, b) => a.operation.localeCompare(b.operation));
 }
 
 /** One delivery that reached the receiver while a wait ran which then ended on its window, and why it did not end it. */

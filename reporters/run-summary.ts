@@ -1,4 +1,5 @@
 import type { RunCost } from './run-facts.ts';
+import { costLines, SINCE_SHOWN, sinceLines, type NightsView } from './nights.ts';
 import { blockedCause, isCertifying, isNotTried, warningsFail } from '../kit/verdict-marks.ts';
 import { BLOCKED_REASON, idList, NOT_PRODUCED_WORDS, type RunVerdict } from './run-verdict.ts';
 import type { RequirementVerdict } from './verdicts.ts';
@@ -87,6 +88,8 @@ export interface ConsoleSummary {
   cost?: RunCost;
   /** What the flows waited for (reporters/event-waits.ts). */
   eventsLine?: string;
+  /** A nightly run's history and what changed since the night before. */
+  nights?: NightsView;
   /** "293 tests on 2 workers (CONFORMANCE_WORKERS)". */
   concurrency: string;
   matrixPath: string;
@@ -120,8 +123,18 @@ export function summaryLines(summary: ConsoleSummary): string[] {
   for (const reason of consoleReasons(run, broken.length > 0)) lines.push(`  Fails: ${reason}`);
   for (const note of verdictNotes(run)) lines.push(`  ${note}`);
   lines.push(`  Run: ${summary.concurrency}`);
-  if (summary.cost) lines.push(costLine(summary.cost));
+  if (summary.cost) lines.push(costLine(summary.cost), ...costLines(summary.cost));
   if (summary.eventsLine) lines.push(summary.eventsLine);
+  if (summary.nights) {
+    const { nights, since } = summary.nights;
+    lines.push(`  History: ${nights.length} night${nights.length === 1 ? '' : 's'} of this target and catalog`);
+    if (since) {
+      const [head = '', ...changes] = sinceLines(since);
+      lines.push(`  ${head}`, ...changes.slice(0, SINCE_SHOWN).map((line) => `    - ${line}`));
+      if (changes.length > SINCE_SHOWN)
+        lines.push(`    - … ${changes.length - SINCE_SHOWN} more in ${summary.matrixPath}`);
+    }
+  }
   lines.push(`  Verdict (${run.profile} profile): ${run.words}. Matrix: ${summary.matrixPath}`, '');
   return lines;
 }

@@ -52,7 +52,7 @@ export interface RequirementVerdict {
   part: string;
   statement: string;
   outcome: RequirementOutcome;
-  /** "passed in 3 of 5; 2 not configured" when the tests behind it did not all end the same way. */
+  /** "3 checks held; 2 tests not configured" when the tests behind it did not all end the same way. */
   breakdown: string;
   /** Tests that cite the requirement, each with its outcome for it and, when not passed, why. */
   tests: TestOutcome[];
@@ -111,9 +111,37 @@ function skipReason(test: TestRecord): string {
   return test.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped';
 }
 
+/** How many tests ended so, in words that say what was checked: "3 checks held", "33 tests did not reach it". */
+function testsEnded(outcome: RequirementOutcome, n: number): string {
+  const s = n === 1 ? '' : 's';
+  switch (outcome) {
+    case 'passed':
+      return `${n} check${s} held`;
+    case 'failed':
+      return `${n} check${s} failed`;
+    case 'blocked':
+      return `${n} check${s} blocked by the target`;
+    case 'warning':
+      return `${n} check${s} warned`;
+    case 'known':
+      return `${n} known failure${s}`;
+    case 'observed':
+      return `${n} observation${s} recorded`;
+    case 'not-exercised':
+      return `${n} test${s} did not reach it`;
+    case 'not-configured':
+      return `${n} test${s} not configured`;
+    case 'not-produced':
+      return `${n} test${s} waited for what the target never produced`;
+    default:
+      return `${n} ${outcome.replace('-', ' ')}`;
+  }
+}
+
 /**
- * "passed in 3 of 5; 2 not configured", or "" when every test ended the same way; with "; N not tried" when blocked
- * tests were blocked at once by a precondition that had already failed for an earlier check (Verdict.notTried).
+ * "3 checks held; 2 tests not configured", or "" when every test ended the same way: the requirement's own outcome
+ * first; with "; N not tried" when blocked tests were blocked at once by a precondition that had already failed for
+ * an earlier check (Verdict.notTried).
  */
 function breakdownOf(outcome: RequirementOutcome, rows: readonly TestOutcome[]): string {
   const counts = OUTCOMES.map((o) => [o, rows.filter((r) => r.outcome === o).length] as const).filter(([, n]) => n > 0);
@@ -121,8 +149,8 @@ function breakdownOf(outcome: RequirementOutcome, rows: readonly TestOutcome[]):
   if (counts.length <= 1 && notTried === 0) return '';
   const own = rows.filter((r) => r.outcome === outcome).length;
   return [
-    `${outcome} in ${own} of ${rows.length}`,
-    ...counts.filter(([o]) => o !== outcome).map(([o, n]) => `${n} ${o.replace('-', ' ')}`),
+    testsEnded(outcome, own),
+    ...counts.filter(([o]) => o !== outcome).map(([o, n]) => testsEnded(o, n)),
     ...(notTried ? [`${notTried} not tried`] : []),
   ].join('; ');
 }

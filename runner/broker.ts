@@ -1,8 +1,8 @@
-import type { RunCost } from '../reporters/run-facts.ts';
+import { operationCosts, type RunCost } from '../reporters/run-facts.ts';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpClient, noClientStats, type ClientStats } from './http/client.ts';
+import { addClientStats, HttpClient, noClientStats, type ClientStats } from './http/client.ts';
 import { RunBudget, type BudgetStats } from './http/rate-limit.ts';
 import type { RetryPolicy } from './http/retry.ts';
 import { Redactor } from '../kit/redact.ts';
@@ -155,16 +155,7 @@ export async function startBroker(options: {
       return {};
     },
     '/report': async (body) => {
-      for (const name of [
-        'requests',
-        'retries',
-        'tokenRequests',
-        'roundsAtOnce',
-        'roundsRateLimited',
-        'roundsUnanswered',
-        'rateLimitedAnswers',
-      ] as const)
-        workers[name] += Number(body[name]) || 0;
+      addClientStats(workers, body as Partial<ClientStats>);
       return {};
     },
   };
@@ -197,7 +188,7 @@ export async function startBroker(options: {
     stats: () => ({
       tokenFetches: cache.fetched,
       budget: { ...budget.stats },
-      workers: { ...workers },
+      workers: sumOf(workers, http.stats),
       cap: cap.stats(),
       rateLimitedAnswers: workers.rateLimitedAnswers + http.stats.rateLimitedAnswers,
     }),
@@ -213,6 +204,15 @@ export async function startBroker(options: {
   };
 }
 
+/** The workers' counts with the broker's own (its token requests), for the cost of the run. */
+function sumOf(workers: ClientStats, own: ClientStats): ClientStats {
+  const sum = noClientStats();
+  addClientStats(sum, workers);
+  for (const name of ['retried503', 'retriedDropped', 'backoffMs', 'operations'] as const)
+    addClientStats(sum, { [name]: own[name] });
+  return sum;
+}
+
 /** The run's cost as the summary shows it. */
 export function runCost(stats: RunStats): RunCost {
   return {
@@ -223,6 +223,10 @@ export function runCost(stats: RunStats): RunCost {
     rateLimitWaits: stats.budget.waits,
     rateLimitBudgetMs: stats.budget.budgetMs,
     rateLimitedAnswers: stats.rateLimitedAnswers,
+    retried503: stats.workers.retried503,
+    retriedDropped: stats.workers.retriedDropped,
+    backoffMs: stats.workers.backoffMs,
+    operations: operationCosts(stats.workers.operations),
     cap: stats.cap,
     ...(stats.workers.roundsAtOnce
       ? {

@@ -10,6 +10,7 @@ import { markUnfinished, reportFiles, writeNotRun, type ReportFiles } from '../r
 import { runState } from './run-state.ts';
 import { unlocksByRequirement } from './config/optional-settings.ts';
 import { ConfigError } from './config/load-config.ts';
+import { keepsAllureHistory } from '../kit/verdict-marks.ts';
 import { reportsOf, reportVariables, resolveVariables } from './config/resolve.ts';
 
 /** The recorded environment of a run: the target, and the embedded sandbox's flavor and faults as the run started it. */
@@ -104,6 +105,17 @@ export function mergedReporters(run: RunConfig): ReporterDescription[] {
     verbose,
     ...(reports.stepSummary ? { stepSummary: reports.stepSummary } : {}),
     unlocks: unlocksByRequirement(),
+    // A nightly run keeps its night in the target's history and says what changed since the night before.
+    // Its target: the identity base URL as the reports show it, or the embedded sandbox's flavor (its faults aside: a
+    // fault is the target breaking a requirement tonight, still the same target).
+    ...(keepsAllureHistory(suite.profile)
+      ? {
+          allureHistoryPath: reports.allureHistoryPath,
+          historyTarget: run.sandbox
+            ? `embedded sandbox (${run.sandbox.options.flavor} flavor)`
+            : (environment['identity base URL'] ?? 'unknown'),
+        }
+      : {}),
   };
   const allure: ConformanceAllureOptions = {
     resultsDir: reports.allureResultsDir,

@@ -1,3 +1,6 @@
+import type { RunCost } from '../reporters/run-facts.ts';
+import { costLines } from '../reporters/nights.ts';
+import { costLine } from '../reporters/run-summary.ts';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -165,7 +168,7 @@ async function main(): Promise<number> {
         result?: string;
         reasons?: string[];
         verdict?: StatedVerdict;
-        cost?: { rounds?: unknown };
+        cost?: RunCost;
       })
     : {};
   writeFileSync(join(dir, source.claim.list), source.list);
@@ -201,6 +204,21 @@ async function main(): Promise<number> {
     // The concurrency checks' rounds (tried, discarded for a 429 or a call without an answer): they can prove a defect,
     // never its absence, so a certifier reads how many were tried (CONCURRENCY_ROUNDS; absent when none ran).
     concurrency: matrix.cost?.rounds ?? { tried: 0 },
+    // What the run cost the target, from the exchanges it recorded: requests, retries after a 503 or a dropped
+    // connection and the backoff before them, the waits on 429 answers, each operation's latency and retries.
+    ...(matrix.cost
+      ? {
+          cost: {
+            requests: matrix.cost.requests,
+            retried503: matrix.cost.retried503 ?? 0,
+            retriedDropped: matrix.cost.retriedDropped ?? 0,
+            backoffMs: matrix.cost.backoffMs ?? 0,
+            rateLimitWaits: matrix.cost.rateLimitWaits,
+            rateLimitWaitMs: matrix.cost.rateLimitWaitMs,
+            operations: matrix.cost.operations ?? [],
+          },
+        }
+      : {}),
     // The run's recorded environment, from the configuration it ran with: the sandbox's flavor and faults included.
     environment: environmentOf(resolved),
     tools: {
@@ -224,6 +242,7 @@ async function main(): Promise<number> {
   if (scope.partial)
     console.log(`  Partial run (${args.join(' ')}): verify-bundle refuses it unless given --allow-partial`);
   console.log(`  Verify with: npm run verify-bundle -- --public-key <the signer's public key> ${dir}`);
+  if (matrix.cost) for (const line of [costLine(matrix.cost), ...costLines(matrix.cost)]) console.log(line);
   console.log(`  Verdict (${certificate.profile} profile): ${certificate.result} (exit ${exitCode})`);
   for (const problem of problems) console.error(`  Bundle incomplete: ${problem}`);
   return problems.length > 0 ? BUNDLE_FAILED : exitCode;

@@ -40,7 +40,7 @@ const GROUPS: Array<[string, RegExp]> = [
     'Run',
     /^(PROFILE|SEED|RUN_TAG|HTTP_|RATE_LIMIT_|DOCUMENT_READY_|READ_AFTER_WRITE_|CONFORMANCE_|CONCURRENCY_|TARGET_CONCURRENCY$|PREFLIGHT$|ENV_FILE$)/,
   ],
-  ['Reports', /^(REPORTS_DIR|TEST_RESULTS_DIR|ALLURE_[A-Z_]+|SPEC_URL|CERTIFICATION_DIR|BLOB_DIR)$/],
+  ['Reports', /^(REPORTS_DIR|TEST_RESULTS_DIR|ALLURE_[A-Z_]+|NIGHTLY_[A-Z_]+|SPEC_URL|CERTIFICATION_DIR|BLOB_DIR)$/],
   ['Certification (npm run certify signs its bundle with this key)', /^CERTIFY_/],
   [
     'Sandbox: the embedded one when IDENTITY_BASE_URL is unset (from .env and the environment, as every setting), and npm run sandbox (which reads its own environment only)',

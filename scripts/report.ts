@@ -4,19 +4,20 @@ import { interfaceInfo } from '../catalog/catalog.ts';
 import { keepsAllureHistory, type Profile } from '../kit/verdict-marks.ts';
 import { buildSingleFileReport } from './evidence/allure-single-file.ts';
 import { parseCli } from './cli.ts';
+import { allureHistoryFile } from '../reporters/nights.ts';
 import { evidencePaths } from './evidence/paths.ts';
 import { reportsOf, reportVariables, resolveVariables } from '../runner/config/resolve.ts';
 
 /**
  * `npm run report [-- --results DIR --output FILE]`: the last run's Allure report as one HTML file that opens from
- * disk. Runs under the nightly profile append to the Allure history (ALLURE_HISTORY_PATH, default
- * allure-history/history.jsonl), so their reports show trends.
+ * disk. After a run under the nightly profile it shows (and appends the run to) its target's Allure history, beside
+ * ALLURE_HISTORY_PATH; `npm run nightly` does that itself, after each night.
  */
 function main(): void {
   const paths = evidencePaths(reportsOf(resolveVariables(reportVariables)));
   const { values } = parseCli({
     summary:
-      "The last run's Allure report as one HTML file that opens from disk (nightly runs append to the Allure history).",
+      "The last run's Allure report as one HTML file that opens from disk. After a run under the nightly profile, this command appends it to its target's Allure history (npm run nightly does so after each night: do not run both).",
     usage: 'npm run report -- [options]',
     options: { results: { type: 'string' }, output: { type: 'string' } },
     describe: {
@@ -25,14 +26,16 @@ function main(): void {
     },
   });
   const matrix = join(paths.reportsDir, 'conformance.json');
-  const profile = existsSync(matrix)
-    ? (JSON.parse(readFileSync(matrix, 'utf8')) as { profile?: string }).profile
-    : undefined;
+  const { profile, nights } = existsSync(matrix)
+    ? (JSON.parse(readFileSync(matrix, 'utf8')) as { profile?: string; nights?: { dir: string } })
+    : {};
   const report = buildSingleFileReport({
     resultsDir: values.results ?? paths.allureResults,
     outputFile: values.output ?? paths.allureReport,
     name: `${interfaceInfo.title} ${interfaceInfo.version} conformance${profile ? ` (${profile} profile)` : ''}`,
-    ...(profile && keepsAllureHistory(profile as Profile) ? { historyPath: paths.allureHistory } : {}),
+    ...(profile && keepsAllureHistory(profile as Profile)
+      ? { historyPath: nights ? allureHistoryFile(nights.dir) : paths.allureHistory }
+      : {}),
   });
   console.log(`Allure report (${report.tests} tests, one file, opens offline): ${report.file}`);
 }

@@ -148,6 +148,7 @@ const samples: Record<string, Sample> = {
   TEST_RESULTS_DIR: { value: 'my-test-results' },
   ALLURE_RESULTS_DIR: { value: 'my-allure-results' },
   ALLURE_HISTORY_PATH: { value: 'my-history.jsonl' },
+  NIGHTLY_FAIL_ON_REGRESSION: { value: '1', noEffect: 'npm run nightly reads it (scripts/nightly.ts), not the run' },
   SPEC_URL: { value: 'https://spec.example.com/interface.md' },
   CERTIFICATION_DIR: { value: 'my-certification' },
   CERTIFY_SIGNING_KEY: { value: signingKey },

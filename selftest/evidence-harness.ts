@@ -45,6 +45,8 @@ export function childEnv(workDir: string, overrides: Record<string, string>): Re
     ...Object.fromEntries(inherited),
     ENV_FILE: envFile,
     REPORTS_DIR: join(workDir, 'reports'),
+    // A nightly run keeps its nights beside the Allure history: in the work folder, never the repository's.
+    ALLURE_HISTORY_PATH: join(workDir, 'allure-history', 'history.jsonl'),
     CONFORMANCE_QUIET: '1',
     CONFORMANCE_WORKERS: '1',
     NO_COLOR: '1',

@@ -80,6 +80,28 @@ test.describe('HTTP layer', () => {
       roundsRateLimited: 0,
       roundsUnanswered: 0,
       rateLimitedAnswers: 0,
+      retried503: 0,
+      retriedDropped: 0,
+      backoffMs: 0,
+      operations: { t: { latencies: [expect.any(Number)], retries: 0 } },
+    });
+  });
+
+  test("the client counts each operation's retries after a 503, the backoff before them, and one latency per call", async () => {
+    let answered = 0;
+    const { url, server } = await serve((_req, res) => {
+      answered += 1;
+      res.writeHead(answered <= 2 ? 503 : 200).end();
+    });
+    const client = new HttpClient({ ...policy, retries: 3, baseMs: 1, maxMs: 4 });
+    await client.send({ label: 'createOrder', method: 'GET', url, headers: [] });
+    await client.send({ label: 'createOrder', method: 'GET', url, headers: [] });
+    server.close();
+    expect(client.stats).toMatchObject({ requests: 4, retries: 2, retried503: 2, retriedDropped: 0 });
+    expect(client.stats.backoffMs).toBeGreaterThan(0);
+    expect(client.stats.operations['createOrder']).toEqual({
+      latencies: [expect.any(Number), expect.any(Number)],
+      retries: 2,
     });
   });
 
@@ -198,7 +220,7 @@ test.describe('verdict aggregation', () => {
     const [mixed] = verdictsFor(requirements, [pass('a'), pass('b'), pass('c'), notConfigured, notConfigured]).filter(
       (v) => v.id === 'CU-TAGS-APPEND',
     );
-    expect(mixed).toMatchObject({ outcome: 'passed', breakdown: 'passed in 3 of 5; 2 not configured' });
+    expect(mixed).toMatchObject({ outcome: 'passed', breakdown: '3 checks held; 2 tests not configured' });
     expect(outcome([pass('a'), blocked], 'CU-TAGS-APPEND')).toBe('blocked');
   });
 

@@ -6,6 +6,8 @@ import { chromium, expect, test } from '@playwright/test';
 import { interfaceInfo, requirements } from '../catalog/catalog.ts';
 import { citeAnnotation, markAnnotation } from '../kit/verdict-marks.ts';
 import { matrixHtml } from '../reporters/matrix-html.ts';
+import { nightOf, sinceLastNight, type Night } from '../reporters/nights.ts';
+import type { RunCost } from '../reporters/run-facts.ts';
 import { runVerdict } from '../reporters/run-verdict.ts';
 import { verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
 
@@ -33,7 +35,43 @@ test('the HTML matrix opens offline in Chromium, filters by level and outcome, a
   const verdicts = verdictsFor(requirements, records());
   const run = runVerdict(verdicts, 'gate');
   expect(run.reasons).toEqual(['MUST requirements failed: ORD-409']);
+  // Three nights: ORD-409 held the first two and fails tonight; createOrder's p95 and retries rose tonight.
+  const operation = (p95Ms: number, retries: number) => ({
+    operation: 'createOrder',
+    calls: 20,
+    medianMs: 5,
+    p95Ms,
+    maxMs: p95Ms + 10,
+    retries,
+  });
+  const cost = (p95Ms: number, retries: number): RunCost => ({
+    requests: 40,
+    tokenRequests: 2,
+    tokenFetches: 2,
+    rateLimitWaitMs: 0,
+    rateLimitWaits: 0,
+    rateLimitBudgetMs: 300_000,
+    rateLimitedAnswers: 0,
+    cap: { initial: 16, final: 16, lowered: 0 },
+    retried503: retries,
+    retriedDropped: 0,
+    backoffMs: 120,
+    operations: [operation(p95Ms, retries), { ...operation(9, 0), operation: 'token' }],
+  });
+  const held = verdicts.map((v) => (v.id === 'ORD-409' ? { ...v, outcome: 'passed' as const } : v));
+  const earlier: Night[] = [
+    nightOf({ finishedAt: 'night 1', result: 'conformant', requirements: held, cost: cost(20, 1) }, false),
+    nightOf({ finishedAt: 'night 2', result: 'conformant', requirements: held, cost: cost(22, 0) }, false),
+  ];
+  const tonightCost = cost(400, 12);
+  const tonight = nightOf(
+    { finishedAt: 'night 3', result: run.words, requirements: verdicts, cost: tonightCost },
+    false,
+  );
+  const since = sinceLastNight(earlier, tonight);
   const html = matrixHtml({
+    cost: tonightCost,
+    history: { nights: [...earlier, tonight], ...(since ? { since } : {}) },
     interface: interfaceInfo,
     profile: 'gate',
     finishedAt: 'now',
@@ -66,6 +104,26 @@ test('the HTML matrix opens offline in Chromium, filters by level and outcome, a
     await expect(rows.filter({ visible: true })).toHaveCount(2);
     await page.locator('input[data-filter="level"][value="SHOULD"]').uncheck();
     await expect(rows.filter({ visible: true })).toHaveCount(1);
+    // What the Markdown says: the count per level and outcome, each requirement's statement.
+    const must = verdicts.filter((v) => v.level === 'MUST');
+    await expect(page.locator('#counts tr[data-counts="MUST"] td').last()).toHaveText(String(must.length));
+    await expect(page.locator('#counts tr[data-counts="MUST"] td').first()).toHaveText('1');
+    const statement = requirements.find((r) => r.id === 'ORD-409')?.statement ?? '';
+    await expect(rows.filter({ hasText: 'ORD-409' }).locator('td.statement')).toHaveText(statement);
+    await expect(page.locator('#history')).toContainText('History: 3 nights');
+    const sinceText = page.locator('#since-last-night');
+    await expect(sinceText).toContainText('ORD-409 (MUST) passed -> failed (worse)');
+    await expect(sinceText).toContainText('createOrder p95 22 -> 400 ms (worse)');
+    await expect(sinceText).toContainText('createOrder retries 0 -> 12 (worse)');
+    await expect(page.locator('#cost')).toContainText('retries 12 (12 after a 503, 0 after a dropped connection)');
+    await expect(page.locator('#latency tbody tr')).toHaveCount(2);
+    // The chart: drawn in the page itself, a bar per night and a line of p95 per operation through every night.
+    const chart = page.locator('#nights-chart');
+    await expect(chart).toBeVisible();
+    expect((await chart.boundingBox())?.height ?? 0).toBeGreaterThan(100);
+    await expect(chart.locator('g.night')).toHaveCount(3);
+    const line = chart.locator('polyline[data-operation="createOrder"]');
+    expect((await line.getAttribute('points'))?.split(' ')).toHaveLength(3);
     await page.getByRole('link', { name: 'ORD-409' }).click();
     await expect(page.locator('section#ORD-409')).toContainText('400 <script>alert(1)</script>');
     expect(

@@ -25,6 +25,7 @@ const longFiles = [
   'far-flavor',
   'first-contact',
   'honest-gate',
+  'nightly',
   'openapi',
   'rate-limit',
   'reliability',

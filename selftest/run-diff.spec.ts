@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { diffRuns, type RunReport } from '../reporters/run-diff.ts';
+import { regressed, sinceLastNight, sinceLines, type Night } from '../reporters/nights.ts';
 import { childEnv, runCli, TS_NODE } from './evidence-harness.ts';
 
 const run = (outcomes: Record<string, string>): RunReport => ({
@@ -58,4 +59,39 @@ test('npm run diff exits 1 when something got worse, 0 otherwise, 2 on a file th
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('since last night: a p95 or retries change counts only past its floor, its share and with enough calls; a night that stopped early is not the one compared with', () => {
+  const op = (p95Ms: number, retries: number, calls = 20) => ({
+    operation: 'createOrder',
+    calls,
+    medianMs: 5,
+    p95Ms,
+    maxMs: p95Ms,
+    retries,
+  });
+  const night = (operations: ReturnType<typeof op>[], stoppedEarly = false, outcome = 'passed'): Night => ({
+    finishedAt: 'n',
+    result: 'r',
+    stoppedEarly,
+    counts: {},
+    requirements: [{ id: 'ORD-409', level: 'MUST', outcome }],
+    requests: 0,
+    retries: 0,
+    operations,
+  });
+  const changes = (before: Night, after: Night) => sinceLastNight([before], after)?.operations.map((c) => c.what);
+  expect(changes(night([op(30, 14)]), night([op(70, 19)])), 'within noise: 40 ms, 5 of 14 retries').toEqual([]);
+  expect(changes(night([op(30, 0)]), night([op(400, 19)]))).toEqual(['p95', 'retries']);
+  expect(changes(night([op(30, 0, 3)]), night([op(400, 19, 3)])), 'too few calls').toEqual([]);
+  const since = sinceLastNight(
+    [night([op(30, 0)], false, 'failed'), night([], true)],
+    night([op(30, 0)], false, 'passed'),
+  );
+  expect(since?.requirements.map((c) => `${c.before} -> ${c.after}`)).toEqual(['failed -> passed']);
+  expect(regressed(since)).toBe(false);
+  const stopped = sinceLastNight([night([op(30, 0)])], night([], true, 'uncovered'));
+  expect(stopped && sinceLines(stopped).slice(1), 'one line for what a stopped night did not reach').toEqual([
+    '1 requirement without a test tonight (were passed)',
+  ]);
 });

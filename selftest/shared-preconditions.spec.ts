@@ -161,7 +161,7 @@ test.describe('a check blocked at once', () => {
     const verdicts = verdictsFor(requirements, records);
     expect(verdicts.find((v) => v.id === 'DOCR-DATA-VALUES')).toMatchObject({
       outcome: 'blocked',
-      breakdown: 'blocked in 3 of 3; 2 not tried',
+      breakdown: '3 checks blocked by the target; 2 not tried',
     });
     expect(brokenPreconditions(verdicts)).toEqual([
       `${firstMark?.detail} (blocks 1 requirement; 2 checks not tried: blocked at once, not waited for again)`,

@@ -62,6 +62,12 @@ export const optionalSettings: readonly OptionalSetting[] = [
     state: (config) => setWhen([config.orders.triggers['503'] !== undefined]),
   },
   {
+    variables: ['SECOND_CLIENT_API_KEY', 'SECOND_CLIENT_ID'],
+    exercises: "a second client's view of the first client's inquiries (another CLIENT_ID with a key of its own)",
+    requirements: ['OBS-SECOND-CLIENT'],
+    state: (config) => (config.secondClient ? 'set' : 'unset'),
+  },
+  {
     variables: ['IDENTITY_EXPIRED_TOKEN', 'STEPUP_EXPIRED_TOKEN', 'ORDERS_EXPIRED_TOKEN'],
     exercises:
       "an expired token refused, each on its service's operations (and on POST /v2/orders, one of the 401 row's four credentials)",

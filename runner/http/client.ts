@@ -1,4 +1,4 @@
-import { isShellText, parseJson, type Exchange } from '../../kit/http/exchange.ts';
+import { isShellText, parseJson, type Attempt, type Exchange } from '../../kit/http/exchange.ts';
 import { RateLimitedError, type RateLimitBudget } from './rate-limit.ts';
 import { sendWithRetry, type RetryPolicy } from './retry.ts';
 import { userAgent, withUserAgent } from './user-agent.ts';
@@ -16,6 +16,40 @@ export interface ClientStats {
   roundsUnanswered: number;
   /** Answers 429 received, every attempt and every call sent at once counted. */
   rateLimitedAnswers: number;
+  /** Requests sent again after a 503, after a dropped connection (no answer), and the time waited before them (ms). */
+  retried503: number;
+  retriedDropped: number;
+  backoffMs: number;
+  /** Per operation (the request's label): each call's latency (ms, its waits left out) and its retries. */
+  operations: Record<string, OperationSamples>;
+}
+
+/** What a client saw of one operation: the latency of each call (its attempts' time, without waits) and its retries. */
+export interface OperationSamples {
+  latencies: number[];
+  retries: number;
+}
+
+/** Adds one client's counts to another's (the broker sums its workers' as each ends). */
+export function addClientStats(into: ClientStats, from: Partial<ClientStats>): void {
+  for (const name of [
+    'requests',
+    'retries',
+    'tokenRequests',
+    'roundsAtOnce',
+    'roundsRateLimited',
+    'roundsUnanswered',
+    'rateLimitedAnswers',
+    'retried503',
+    'retriedDropped',
+    'backoffMs',
+  ] as const)
+    into[name] += Number(from[name]) || 0;
+  for (const [operation, samples] of Object.entries(from.operations ?? {})) {
+    const kept = (into.operations[operation] ??= { latencies: [], retries: 0 });
+    kept.latencies.push(...(Array.isArray(samples.latencies) ? samples.latencies.filter(Number.isFinite) : []));
+    kept.retries += Number(samples.retries) || 0;
+  }
 }
 
 /** Counts of a client that has sent nothing yet. */
@@ -28,6 +62,10 @@ export function noClientStats(): ClientStats {
     roundsRateLimited: 0,
     roundsUnanswered: 0,
     rateLimitedAnswers: 0,
+    retried503: 0,
+    retriedDropped: 0,
+    backoffMs: 0,
+    operations: {},
   };
 }
 
@@ -87,8 +125,26 @@ export class HttpClient {
     this.stats.retries += attempts.length - 1;
     this.stats.rateLimitedAnswers += attempts.filter((attempt) => attempt.status === 429).length;
     if (options.label === 'token') this.stats.tokenRequests += attempts.length;
+    this.count(options.label, attempts, performance.now() - started);
     if (rateLimited) throw new RateLimitedError(options, attempts.at(-1)?.note ?? '429');
     return exchangeOf(options, { headers, body }, response, { attempts, started });
+  }
+
+  /** A call's retries after a 503 or a dropped connection, its backoff, and its latency without the waits. */
+  private count(label: string, attempts: readonly Attempt[], elapsedMs: number): void {
+    let waited = 0;
+    let retries = 0;
+    attempts.forEach((attempt, index) => {
+      waited += attempt.waitedMs ?? 0;
+      if (index === attempts.length - 1 || attempt.status === 429) return;
+      retries += 1;
+      if (attempt.status === null) this.stats.retriedDropped += 1;
+      else this.stats.retried503 += 1;
+      this.stats.backoffMs += attempt.waitedMs ?? 0;
+    });
+    const samples = (this.stats.operations[label] ??= { latencies: [], retries: 0 });
+    samples.latencies.push(Math.max(0, Math.round(elapsedMs - waited)));
+    samples.retries += retries;
   }
 
   /**
