@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
 import { resolve } from 'node:path';
 import { catalogSha256, interfaceInfo } from '../catalog/catalog.ts';
 import { suiteVersion } from '../reporters/run-environment.ts';
@@ -23,6 +24,8 @@ export const commands: Record<string, Command> = {
   report: { script: 'scripts/report', summary: 'build the Allure report of the last run' },
   sandbox: { script: 'sandbox/main', summary: 'serve the reference implementation (SANDBOX_PORT)' },
   openapi: { script: 'scripts/openapi', summary: 'write the OpenAPI document of the interface' },
+  'merge-reports': { script: 'scripts/merge-reports', summary: 'judge the shards of one run together' },
+  diff: { script: 'scripts/diff', summary: 'what changed between two runs’ conformance.json' },
 };
 
 const EXIT_CODES =
@@ -81,7 +84,7 @@ function commandLine(name: string, command: Command, args: string[]): string[] {
 }
 
 /** The command: its exit code, the subcommand's. */
-export function main(argv: string[] = process.argv.slice(2)): number {
+export async function main(argv: string[] = process.argv.slice(2)): Promise<number> {
   const { rest, envFile, problem } = takeEnvFile(argv);
   const [name, ...args] = rest;
   if (problem) {
@@ -116,8 +119,12 @@ export function main(argv: string[] = process.argv.slice(2)): number {
   }
   // eslint-disable-next-line no-restricted-properties -- the environment given to the subcommand, a child process
   const env = { ...process.env, ...(envFile === undefined ? {} : { ENV_FILE: resolve(envFile) }) };
-  const child = spawnSync(process.execPath, commandLine(name, command, args), { stdio: 'inherit', env });
-  if (child.error) throw child.error;
-  if (child.signal) process.kill(process.pid, child.signal);
-  return child.status ?? 1;
+  const child = spawn(process.execPath, commandLine(name, command, args), { stdio: 'inherit', env });
+  // A signal to this process (a CI job cancelled, a stopped sandbox) ends the subcommand too.
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, forward);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1)));
+  });
 }

@@ -1,3 +1,3 @@
 import { main } from './command.ts';
 
-process.exitCode = main();
+process.exitCode = await main();

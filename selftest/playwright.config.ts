@@ -26,6 +26,7 @@ const longFiles = [
   'first-contact',
   'honest-gate',
   'openapi',
+  'package',
   'rate-limit',
   'reliability',
   'replay',
