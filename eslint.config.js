@@ -5,6 +5,7 @@ export default tseslint.config(
   {
     ignores: [
       'node_modules/',
+      'dist/',
       'test-results/',
       'allure-results/',
       'allure-report/',

@@ -2,6 +2,7 @@ import { defineConfig } from '@playwright/test';
 import { enableCompileCache } from './runner/config/compile-cache.ts';
 import { handedOff, handOff } from './runner/config/hand-off.ts';
 import { playwrightOptions } from './runner/config/playwright-options.ts';
+import { moduleFile } from './runner/module-file.ts';
 import type { RunConfig } from './runner/config/run-config.ts';
 import type { WorkerChoice } from './reporters/run-facts.ts';
 import type { WorkerFixtures } from './fixtures/test.ts';
@@ -69,9 +70,12 @@ async function prepareRun(): Promise<RunConfig> {
 
 const run = handed ?? (await prepareRun());
 
+// Imported by the runner only, as its own statement: tsc rewrites the extension of this import to the package's .js.
+const { reportersFor } = isWorker ? { reportersFor: () => [] } : await import('./runner/run-reporters.ts');
+
 export default defineConfig<object, WorkerFixtures>({
   ...playwrightOptions(run, './tests'),
-  reporter: isWorker ? [] : (await import('./runner/run-reporters.ts')).reportersFor(run),
+  reporter: isWorker ? [] : reportersFor(run),
   // The embedded sandbox listening, the run's token broker, then the preflight (runner/global-setup.ts).
-  ...(!isWorker && !listing ? { globalSetup: './runner/global-setup.ts' } : {}),
+  ...(!isWorker && !listing ? { globalSetup: moduleFile('./runner/global-setup', import.meta.url) } : {}),
 });

@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import type { ReporterDescription } from '@playwright/test';
 import { Redactor } from '../kit/redact.ts';
 import type { ConformanceAllureOptions } from '../reporters/allure-reporter.ts';
@@ -8,6 +8,7 @@ import { runEnvironment } from '../reporters/run-environment.ts';
 import type { RunConfig, RunReports } from './config/run-config.ts';
 import { markUnfinished, reportFiles, writeNotRun, type ReportFiles } from '../reporters/run-reports.ts';
 import { runState } from './run-state.ts';
+import { moduleFile } from './module-file.ts';
 import { unlocksByRequirement } from './config/optional-settings.ts';
 import { ConfigError } from './config/load-config.ts';
 import { keepsAllureHistory } from '../kit/verdict-marks.ts';
@@ -80,9 +81,9 @@ function unresolvedReports(): { files: ReportFiles; profile: string; environment
  * reporters below over all shards' blobs (scripts/merge.config.ts), and exits as one run would.
  */
 export function reportersFor(run: RunConfig): ReporterDescription[] {
-  if (isListingOnly()) return [[fileURLToPath(new URL('../reporters/listing-reporter.ts', import.meta.url))]];
+  if (isListingOnly()) return [[moduleFile('../reporters/listing-reporter', import.meta.url)]];
   // Run in the runner process, where the run's receiver is: the check of every delivery waits on what it keeps.
-  const progress: ReporterDescription = [fileURLToPath(new URL('./run-progress-reporter.ts', import.meta.url))];
+  const progress: ReporterDescription = [moduleFile('./run-progress-reporter', import.meta.url)];
   if (run.reports.shard)
     return [progress, [run.console.ci ? 'dot' : 'list'], ['blob', { outputDir: run.reports.shard.blobDir }]];
   return [progress, ...mergedReporters(run)];
@@ -127,9 +128,9 @@ export function mergedReporters(run: RunConfig): ReporterDescription[] {
   return [
     // The conformance reporter prints a line per project and the summary; every test's line only when asked for.
     ...(verbose ? [[run.console.ci ? 'dot' : 'list'] as ReporterDescription] : []),
-    ['json', { outputFile: `${reports.dir}/results.json` }],
+    ['json', { outputFile: resolve(reports.dir, 'results.json') }],
     // Absolute, so that both playwright.config.ts and scripts/merge.config.ts find them.
-    [fileURLToPath(new URL('../reporters/allure-reporter.ts', import.meta.url)), allure],
-    [fileURLToPath(new URL('../reporters/conformance-reporter.ts', import.meta.url)), conformance],
+    [moduleFile('../reporters/allure-reporter', import.meta.url), allure],
+    [moduleFile('../reporters/conformance-reporter', import.meta.url), conformance],
   ];
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AnySchemaObject, ErrorObject } from 'ajv/dist/2020.js';
 
@@ -9,7 +10,12 @@ export type Validate = ((value: unknown) => boolean) & { errors?: ErrorObject[] 
 
 const require = createRequire(import.meta.url);
 const formatsFile = fileURLToPath(new URL('./formats.cjs', import.meta.url));
-const cacheDir = fileURLToPath(new URL('../node_modules/.cache/conformance-schemas/', import.meta.url));
+// In the installed package, the cache of the folder the command runs in: nothing is written inside the package.
+const cacheDir = fileURLToPath(import.meta.url)
+  .split(sep)
+  .includes('node_modules')
+  ? join(process.cwd(), 'node_modules', '.cache', 'conformance-schemas', sep)
+  : fileURLToPath(new URL('../node_modules/.cache/conformance-schemas/', import.meta.url));
 /** Bumped when the way validators are compiled changes, so that an older cache is not used. */
 const compilation = 'ajv2020 strict allErrors, formats.cjs, environmentOnly, standalone v2';
 

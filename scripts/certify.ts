@@ -4,7 +4,6 @@ import { costLine } from '../reporters/run-summary.ts';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { catalogSha256, interfaceInfo } from '../catalog/catalog.ts';
 import { ConfigError } from '../runner/config/load-config.ts';
 import { resolveRun } from '../runner/config/resolve.ts';
@@ -22,9 +21,12 @@ import { evidencePaths } from './evidence/paths.ts';
 import { changedFiles, pinFiles } from './evidence/read-files.ts';
 import { transportOf } from './evidence/transport.ts';
 import { parseCli } from './cli.ts';
+import { packageDir, playwrightCli, playwrightConfig, productRoot } from './product.ts';
 
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const playwrightCli = join(repoRoot, 'node_modules', '@playwright', 'test', 'cli.js');
+// The code that judges (pinned in the bundle) is the product's; the settings, the files they name and the bundle are
+// the folder's it is started from.
+const repoRoot = productRoot;
+const userRoot = process.cwd();
 
 /** Exit codes: the run's own (0 conformant, 1 not conformant, 2 configuration not valid), or 3 when no bundle could be written. */
 const BUNDLE_FAILED = 3;
@@ -37,7 +39,9 @@ function utcStamp(date: Date): string {
 }
 
 function versionOf(packageJson: string): string {
-  return (JSON.parse(readFileSync(join(repoRoot, 'node_modules', packageJson), 'utf8')) as { version: string }).version;
+  const [scope, name] = packageJson.split('/');
+  const dir = packageDir(scope?.startsWith('@') ? `${scope}/${name}` : (scope ?? ''));
+  return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 function bundleDir(certification: Certification, started: Date): string {
@@ -103,7 +107,7 @@ async function main(): Promise<number> {
     epilogue:
       'Exit codes: 0 conformant (SHOULD warnings listed), 1 not conformant, 2 bad configuration or options, 3 bundle incomplete (docs/verdicts.md).',
   });
-  if (values['new-key']) return writeNewKey(resolve(values['key-dir'] ?? join(repoRoot, 'certification', 'keys')));
+  if (values['new-key']) return writeNewKey(resolve(values['key-dir'] ?? join(userRoot, 'certification', 'keys')));
   // The run below is a child process: the profile, the console, and the seed, run tag and sandbox secret resolved
   // here go to it in its environment, so that it runs what this bundle records.
   // eslint-disable-next-line no-restricted-properties -- the environment passed to the run, a child process
@@ -111,7 +115,7 @@ async function main(): Promise<number> {
   let resolved: RunConfig;
   let signer: SigningKey;
   try {
-    resolved = resolveRun(env, repoRoot);
+    resolved = resolveRun(env, userRoot);
     resolved.suite.profile =
       values.strict || resolved.suite.profile === 'certify-strict' ? 'certify-strict' : 'certify';
     env.PROFILE = resolved.suite.profile;
@@ -135,11 +139,11 @@ async function main(): Promise<number> {
   // while it ran leaves the bundle incomplete, since the pin would not say what every worker loaded).
   const source = pinSource(repoRoot);
   // The files the settings point at (templates, ledger, CA), pinned the same way: what was sent rests on their bytes.
-  const files = pinFiles(resolved.variables, repoRoot);
+  const files = pinFiles(resolved.variables, userRoot);
   const transport = await transportOf(resolved.suite);
   const started = new Date();
-  const run = spawnSync(process.execPath, [playwrightCli, 'test', ...args], {
-    cwd: repoRoot,
+  const run = spawnSync(process.execPath, [playwrightCli(), 'test', '-c', playwrightConfig, ...args], {
+    cwd: userRoot,
     env,
     stdio: 'inherit',
   });
@@ -178,7 +182,7 @@ async function main(): Promise<number> {
     'the checkout when the run ended',
   ))
     problems.push(`source changed while the run ran: ${changed}`);
-  problems.push(...changedFiles(files, pinFiles(resolved.variables, repoRoot)));
+  problems.push(...changedFiles(files, pinFiles(resolved.variables, userRoot)));
   const configuration = redactedConfiguration(resolved);
   writeFileSync(join(dir, 'configuration.json'), `${JSON.stringify(configuration, null, 2)}\n`);
   const certificate = {

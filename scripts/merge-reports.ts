@@ -1,15 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../runner/config/load-config.ts';
 import { reportsOf, reportVariables, resolveVariables } from '../runner/config/resolve.ts';
+import { moduleFile } from '../runner/module-file.ts';
 import { parseCli } from './cli.ts';
+import { playwrightCli } from './product.ts';
 
 // npm run merge-reports -- <folder of the shards' blob reports>: Playwright's merge-reports with the suite's own
 // reporters (scripts/merge.config.ts), then the gate's exit code, which merge-reports itself does not give: 1 when
 // the merged matrix has a reason to fail the run, 2 on a configuration error, 0 otherwise.
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const [folder = ''] = parseCli({
   summary:
     "Judges the shards of one run together: Playwright's merge-reports with the suite's reporters, then the gate's exit code.",
@@ -22,13 +22,7 @@ const [folder = ''] = parseCli({
 }).positionals;
 const merged = spawnSync(
   process.execPath,
-  [
-    join(repoRoot, 'node_modules/@playwright/test/cli.js'),
-    'merge-reports',
-    '--config',
-    join(repoRoot, 'scripts/merge.config.ts'),
-    folder,
-  ],
+  [playwrightCli(), 'merge-reports', '--config', moduleFile('./merge.config', import.meta.url), folder],
   { stdio: 'inherit' },
 );
 if (merged.status !== 0) process.exit(merged.status ?? 1);

@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { interfaceInfo } from '../catalog/catalog.ts';
 import { allureHistoryFile, regressed, type SinceLastNight } from '../reporters/nights.ts';
 import { ConfigError } from '../runner/config/load-config.ts';
@@ -9,8 +8,7 @@ import { reportsOf, reportVariables, resolveVariables } from '../runner/config/r
 import { isStartedScript, parseCli } from './cli.ts';
 import { buildSingleFileReport } from './evidence/allure-single-file.ts';
 import { evidencePaths } from './evidence/paths.ts';
-
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+import { compiled, playwrightCli, playwrightConfig, productRoot } from './product.ts';
 
 /** What a nightly run's conformance.json says of its night (reporters/conformance-reporter.ts). */
 interface NightReport {
@@ -56,14 +54,15 @@ export function main(argv: string[] = process.argv.slice(2)): number {
   // eslint-disable-next-line no-restricted-properties -- the environment given to the run
   const env = { ...process.env, PROFILE: 'nightly' };
   const started = Date.now();
+  // The run as the command's `run` starts it, in the current folder: its settings and reports are the user's.
   const command = values.merge
-    ? [join(repoRoot, 'scripts/merge-reports.ts'), values.merge]
-    : [join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', ...positionals];
-  const run = spawnSync(process.execPath, [...(values.merge ? ['--import', 'tsx'] : []), ...command], {
-    cwd: repoRoot,
-    env,
-    stdio: 'inherit',
-  });
+    ? [
+        ...(compiled ? [] : ['--import', import.meta.resolve('tsx')]),
+        join(productRoot, `scripts/merge-reports.${compiled ? 'js' : 'ts'}`),
+        values.merge,
+      ]
+    : [playwrightCli(), 'test', '-c', playwrightConfig, ...positionals];
+  const run = spawnSync(process.execPath, command, { env, stdio: 'inherit' });
   const runExit = run.status ?? 1;
   const matrix = join(reports.dir, 'conformance.json');
   if (!existsSync(matrix) || statSync(matrix).mtimeMs < started) {

@@ -2,19 +2,22 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parse } from 'yaml';
+import { commands as subcommands } from '../scripts/command.ts';
 import { repoRoot } from './evidence-harness.ts';
 
-// No CI service is reachable here, so the example pipelines are linted: each parses as YAML, every npm script
-// and npx command it runs exists in this repository, and it runs on a Node line the suite is proven on.
+// No CI service is reachable here, so the example pipelines are linted: each parses as YAML, installs the suite as a
+// package pinned by version, runs only subcommands its command has (and npm scripts and npx commands that exist), and
+// runs on a Node line the suite is proven on.
 const folder = join(repoRoot, 'examples', 'ci');
 const files = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.yml'));
 const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
-  optionalDependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  bin: Record<string, string>;
 };
 const scripts = Object.keys(manifest.scripts);
 /** The Node lines selftest/runtimes.spec.ts proves the suite on: the node<line> aliases of package.json. */
-const supportedLines = Object.keys(manifest.optionalDependencies ?? {}).flatMap(
+const supportedLines = Object.keys(manifest.devDependencies ?? {}).flatMap(
   (alias) => /^node(\d+)$/.exec(alias)?.[1] ?? [],
 );
 
@@ -61,13 +64,27 @@ for (const file of files) {
     ).toEqual([]);
     const npxRuns = lines.flatMap((line) => [...line.matchAll(/npx ([\w@/.-]+)/g)].map((m) => m[1] as string));
     expect(
-      npxRuns.filter((bin) => !existsSync(join(repoRoot, 'node_modules', '.bin', bin))),
+      npxRuns.filter((bin) => !(bin in manifest.bin) && !existsSync(join(repoRoot, 'node_modules', '.bin', bin))),
       'npx commands with no binary in node_modules/.bin',
     ).toEqual([]);
+    const ours = lines.flatMap((line) =>
+      [...line.matchAll(/npx identity-proofing-conformance (\S+)/g)].map((m) => m[1] as string),
+    );
     expect(
-      lines.some((line) => /npm (run conformance|run merge-reports|ci)/.test(line)),
-      'the pipeline installs and runs the suite',
+      ours.filter((name) => !(name in subcommands)),
+      'subcommands identity-proofing-conformance does not have',
+    ).toEqual([]);
+    expect(
+      ours.some((name) => name === 'run' || name === 'merge-reports'),
+      'the pipeline runs the suite',
     ).toBe(true);
+    expect(
+      lines.some((line) => /npm install .*"\$CONFORMANCE_SUITE"/.test(line)),
+      'the pipeline installs the suite as a package',
+    ).toBe(true);
+    expect(readFileSync(join(folder, file), 'utf8'), 'the suite pinned by version').toContain(
+      `CONFORMANCE_SUITE: identity-proofing-conformance@${(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version}`,
+    );
     const runtimes = nodeLines(pipeline);
     expect(runtimes.length, 'the pipeline names its Node version').toBeGreaterThan(0);
     expect(

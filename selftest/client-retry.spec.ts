@@ -9,7 +9,7 @@ import {
   retryTable,
   upperBound,
   type SimulationResult,
-} from '../scripts/client/retry-simulation.ts';
+} from '../tools/client/retry-simulation.ts';
 
 // docs/client-retry.md's table is what npm run client-retry wrote from docs/client-retry.json, and those figures come
 // from the judge's rule as it is now: each cell's first trials, counted again here from the same seeded stream, give

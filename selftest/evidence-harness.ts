@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
+import { commands } from '../scripts/command.ts';
 import { configVariables } from '../schemas/variables.ts';
 import type { ProbedScript } from './cli-probe.ts';
 
@@ -85,7 +86,10 @@ export function runCli(
 export const ourScripts = Object.entries(
   (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts,
 ).flatMap(([name, command]) => {
-  const file = /^node --import tsx (\S+\.ts)$/.exec(command)?.[1];
+  // A subcommand of the product's command starts its script as the script's own npm script did.
+  const subcommand = /^node bin\/identity-proofing-conformance\.js (\S+)$/.exec(command)?.[1];
+  const script = subcommand ? commands[subcommand]?.script : undefined;
+  const file = script ? `${script}.ts` : /^node --import tsx (\S+\.ts)$/.exec(command)?.[1];
   return file ? [{ name, file }] : [];
 });
 

@@ -7,7 +7,7 @@ import {
   resultsTable,
   score,
   sectionOf,
-} from '../scripts/mutation/results.ts';
+} from '../tools/mutation/results.ts';
 
 // npm run mutate keeps each module's last run in docs/mutation-results.json; docs/mutation.md shows its table and, per
 // module, why each survivor is allowed by the document or which check kills it now.

@@ -27,6 +27,7 @@ const longFiles = [
   'honest-gate',
   'nightly',
   'openapi',
+  'package',
   'rate-limit',
   'reliability',
   'replay',

@@ -43,6 +43,23 @@ export const rooms: readonly Room[] = [
     mayImport: ['catalog', 'schemas', 'kit', 'reporters', 'runner', 'fixtures', 'tests', 'sandbox', 'examples'],
   },
   {
+    room: 'tools',
+    holds:
+      'the workshop’s measurements of the suite: bench, load, mutation, the retry simulation, the build; never packed',
+    mayImport: [
+      'catalog',
+      'schemas',
+      'kit',
+      'reporters',
+      'runner',
+      'fixtures',
+      'tests',
+      'sandbox',
+      'examples',
+      'scripts',
+    ],
+  },
+  {
     room: 'selftest',
     holds: 'the suite’s own tests and the proof',
     mayImport: [
@@ -55,6 +72,7 @@ export const rooms: readonly Room[] = [
       'tests',
       'sandbox',
       'scripts',
+      'tools',
       'examples',
     ],
   },

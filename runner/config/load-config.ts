@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { operations, tokenServiceOf } from '../../catalog/catalog.ts';
 import { describeConfigIssue, firstPerVariable, problem } from '../../schemas/config-problems.ts';
 import { schemaIssues } from '../../schemas/registry.ts';
@@ -104,7 +105,11 @@ export function loadConfig(
   const templatePath = required('ORDER_TEMPLATE');
   let template: Record<string, unknown> = {};
   try {
-    template = readTemplate(templatePath);
+    // The default is the suite's own file (in the clone, or in the installed package), not one of the user's folder.
+    const isDefault = raw['ORDER_TEMPLATE'] === undefined;
+    template = readTemplate(
+      isDefault ? fileURLToPath(new URL(`../../${templatePath}`, import.meta.url)) : templatePath,
+    );
     for (const name of ['ORDER_ID_POINTER', 'ORDER_FULFILLMENT_POINTER']) {
       if (typeof jsonpointer.get(template, required(name)) !== 'string') {
         problems.push(

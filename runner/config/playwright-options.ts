@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { PlaywrightTestConfig } from '@playwright/test';
 import { serializeRedacted } from '../../reporters/serialize-redacted.ts';
 import { conformanceProjects } from './projects.ts';
@@ -26,7 +27,8 @@ export function playwrightOptions(run: RunConfig, testsDir: string) {
       suite.http.timeoutMs * (suite.http.retries503 + 1) +
       suite.http.rateLimitBudgetMs +
       3 * suite.webhook.waitMs,
-    outputDir: run.reports.testResultsDir,
+    // Absolute: Playwright reads a relative one from the configuration's folder, the installed package's.
+    outputDir: resolve(run.reports.testResultsDir),
     use: { trace: 'off', screenshot: 'off', video: 'off' },
     projects: conformanceProjects(shown, testsDir),
   } satisfies PlaywrightTestConfig<object, { config: typeof suite }>;

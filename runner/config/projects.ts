@@ -48,7 +48,8 @@ const RUN_END = 'run-end';
  * tests of the webhooks project (selftest/tags.spec.ts counts them in the suite's listing).
  */
 export const WEBHOOK_FLOWS = 4;
-const RUN_END_FILE = 'valid-deliveries.spec.ts';
+// Compiled to .js in the installed package.
+const RUN_END_FILE = 'valid-deliveries.spec.[jt]s';
 
 /**
  * The Playwright projects of a conformance run. With the default 2 workers, one worker per project: the projects run

@@ -1,7 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import dotenv from 'dotenv';
 import { variableProblems } from '../../schemas/config-problems.ts';
 import { configSchema, configVariables, environmentOnlyVariables } from '../../schemas/variables.ts';
@@ -23,7 +22,9 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** The variables as given: each set one, by name (.env and the environment, the environment winning). */
 export type Variables = Readonly<Record<string, string>>;
 
-export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// The folder a run is started from: .env and every relative path of a setting are read there, and reports written
+// there (the clone's root under its npm scripts; the user's own folder for the installed command), never the package's.
+export const REPO_ROOT = process.cwd();
 
 const defaultOf = (name: string): string => {
   const value = configSchema.properties[name]?.default;

@@ -2,11 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { allureReportConfig } from '../../reporters/allure-config.ts';
+import { packageDir } from '../product.ts';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const allureCli = join(repoRoot, 'node_modules', 'allure', 'cli.js');
+const allureCli = join(packageDir('allure'), 'cli.js');
 
 /**
  * Nothing in an opened report may reach the network: scripts are inline or data: URLs, attachments are embedded.

@@ -75,6 +75,8 @@ function git(root: string, args: string[]): string | undefined {
 
 /** The commit and dirty flag of root's git checkout; "unknown" for both when git is absent or root is no checkout. */
 export function gitState(root: string): Pick<SourceClaim, 'commit' | 'dirty'> {
+  // An installed package is no checkout of its own: the repository around it is the user's, not the suite's.
+  if (!existsSync(join(root, '.git'))) return { commit: 'unknown', dirty: 'unknown' };
   const commit = git(root, ['rev-parse', '--verify', 'HEAD'])?.trim();
   if (!commit) return { commit: 'unknown', dirty: 'unknown' };
   const status = git(root, ['status', '--porcelain', '--untracked-files=normal']);

@@ -10,12 +10,12 @@ import { defaultFarSettings } from '../sandbox/flavors/far.ts';
 import { makeThrowawayPki } from '../sandbox/pki.ts';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { listSuite } from './suite-listing.ts';
+import { listSuite } from '../scripts/suite-listing.ts';
 import { freePorts } from '../runner/http/free-port.ts';
 import { checkoutAt, otherCommit, type Checkout } from './bench-checkout.ts';
-import { countOption, parseCli } from './cli.ts';
+import { countOption, parseCli } from '../scripts/cli.ts';
 import { configSchema } from '../schemas/variables.ts';
-import { replaceReadmeBlock } from './readme-block.ts';
+import { replaceReadmeBlock } from '../scripts/readme-block.ts';
 
 const cli = parseCli({
   summary:

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { freePorts } from '../runner/http/free-port.ts';
-import { countOption, parseCli } from './cli.ts';
-import { replaceReadmeBlock } from './readme-block.ts';
+import { countOption, parseCli } from '../scripts/cli.ts';
+import { replaceReadmeBlock } from '../scripts/readme-block.ts';
 
 // npm run load: the sandbox (a process of its own) under autocannon, --connections (64) for --seconds (30), over a
 // mix of token, assessment, fetch, case update, step-up and order requests, valid and invalid. Reports crashes, 5xx

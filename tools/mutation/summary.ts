@@ -1,7 +1,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { replaceMarkedBlock } from '../readme-block.ts';
+import { replaceMarkedBlock } from '../../scripts/readme-block.ts';
 import { readResults, resultsOfReport, resultsTable, score } from './results.ts';
 
 // The end of npm run mutate: the run's report (reports/mutation/mutation.json) merged, module by module, into

@@ -1,13 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCli, usageOf } from './cli.ts';
+import { parseCli, usageOf } from '../scripts/cli.ts';
 import { retryStorm } from '../kit/checks/client/retry-rule.ts';
 import { cells, falseFailures, firstTrial, retryTable, type SimulationResult } from './client/retry-simulation.ts';
-import { replaceMarkedBlock } from './readme-block.ts';
+import { replaceMarkedBlock } from '../scripts/readme-block.ts';
 
 // npm run client-retry [-- --trials N --seed S]
-// Simulates CLI-ORDER-RETRY's rule against full, equal and decorrelated jitter (scripts/client/retry-simulation.ts)
+// Simulates CLI-ORDER-RETRY's rule against full, equal and decorrelated jitter (tools/client/retry-simulation.ts)
 // and writes the figures to docs/client-retry.json and the table of docs/client-retry.md; the self-test
 // selftest/client-retry.spec.ts recounts each cell's first trials and compares the table with the figures.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCli } from '../cli.ts';
+import { parseCli } from '../../scripts/cli.ts';
 
 // npm run mutate [-- --mutate sandbox/<module>.ts]: StrykerJS with stryker.config.json, then the summary of its report
 // into docs/mutation-results.json and the table of docs/mutation.md.
@@ -25,7 +25,7 @@ const stryker = spawnSync(
   { cwd: repoRoot, stdio: 'inherit' },
 );
 if (stryker.status !== 0) process.exit(stryker.status ?? 1);
-const summary = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/mutation/summary.ts')], {
+const summary = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'tools/mutation/summary.ts')], {
   cwd: repoRoot,
   stdio: 'inherit',
 });
