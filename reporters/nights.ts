@@ -14,7 +14,7 @@ import { OUTCOMES } from './verdicts.ts';
 export const P95_FLOOR_MS = 50;
 export const P95_RATIO = 0.5;
 /** ... and only when both nights made at least this many calls of the operation. */
-export const MIN_SAMPLES = 5;
+export const MIN_SAMPLES = 20;
 /** A change of retries counts past both: this many retries and RETRIES_RATIO of the previous night's (both nights' calls at least MIN_SAMPLES). */
 export const RETRIES_FLOOR = 5;
 export const RETRIES_RATIO = 0.5;

