@@ -45,7 +45,7 @@ const runtimes = [
     : []),
 ];
 
-test('tools/runtimes brings the LTS lines 22 and 24 from the registry, pinned, and package.json\'s engines declare them', () => {
+test("tools/runtimes brings the LTS lines 22 and 24 from the registry, pinned, and package.json's engines declare them", () => {
   expect(packaged.map((r) => r.line)).toEqual(['22', '24']);
   for (const { line, spec } of packaged) {
     expect(spec, `node${line}`).toMatch(new RegExp(`^npm:node-[a-z0-9]+-[a-z0-9]+@${line}\\.\\d+\\.\\d+$`));
