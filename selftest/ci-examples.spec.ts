@@ -12,14 +12,14 @@ const folder = join(repoRoot, 'examples', 'ci');
 const files = readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.yml'));
 const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
-  devDependencies?: Record<string, string>;
   bin: Record<string, string>;
 };
+const runtimes = JSON.parse(readFileSync(join(repoRoot, 'tools', 'runtimes', 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
 const scripts = Object.keys(manifest.scripts);
-/** The Node lines selftest/runtimes.spec.ts proves the suite on: the node<line> aliases of package.json. */
-const supportedLines = Object.keys(manifest.devDependencies ?? {}).flatMap(
-  (alias) => /^node(\d+)$/.exec(alias)?.[1] ?? [],
-);
+/** The Node lines selftest/runtimes.spec.ts proves the suite on: the node<line> aliases of tools/runtimes. */
+const supportedLines = Object.keys(runtimes.dependencies).flatMap((alias) => /^node(\d+)$/.exec(alias)?.[1] ?? []);
 
 /** The Node major versions a pipeline runs on: GitHub's setup-node `node-version`, GitLab's `image: node:<n>`. */
 function nodeLines(node: unknown): string[] {
@@ -85,10 +85,10 @@ for (const file of files) {
     expect(readFileSync(join(folder, file), 'utf8'), 'the suite pinned by version').toContain(
       `CONFORMANCE_SUITE: identity-proofing-conformance@${(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version}`,
     );
-    const runtimes = nodeLines(pipeline);
-    expect(runtimes.length, 'the pipeline names its Node version').toBeGreaterThan(0);
+    const pipelineLines = nodeLines(pipeline);
+    expect(pipelineLines.length, 'the pipeline names its Node version').toBeGreaterThan(0);
     expect(
-      runtimes.filter((line) => !supportedLines.includes(line)),
+      pipelineLines.filter((line) => !supportedLines.includes(line)),
       `Node versions outside the supported lines ${supportedLines.join(', ')}`,
     ).toEqual([]);
   });
