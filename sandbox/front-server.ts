@@ -169,3 +169,18 @@ export function composedSandbox<Extra extends object = object>(
   return Object.defineProperties(sandbox, Object.getOwnPropertyDescriptors(parts.extra ?? {})) as RunningSandbox &
     Extra;
 }
+
+/** Whether an inner answer is a success (any 2xx). */
+export const succeeded = (answer: InnerAnswer): boolean => answer.status >= 200 && answer.status < 300;
+
+/** A body's JSON object; anything else (not JSON, an array, a scalar) is an empty one. */
+export function jsonObject(bytes: Buffer): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(bytes.toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}

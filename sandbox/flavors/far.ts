@@ -7,10 +7,12 @@ import {
   composedSandbox,
   forward,
   forwardedHeaders,
+  jsonObject,
   listenFront,
   readWhole,
   relay,
   sendBadGateway,
+  succeeded,
   type InnerAnswer,
 } from '../front-server.ts';
 import { unknownCaseRefusal } from '../guards.ts';
@@ -40,19 +42,6 @@ const recordsRoute = {
   method: operationRoute('reference', 'documentRecords').method,
   pattern: compilePath(operationPath('reference', operation('documentRecords'))),
 };
-
-const succeeded = (answer: InnerAnswer): boolean => answer.status >= 200 && answer.status < 300;
-
-function jsonObject(bytes: Buffer): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(bytes.toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
-}
 
 /** The identifiers by which the records of a verification are fetched: the case's, and the inquiry's (ERRATUM-DOCR-PATH-PARAM). */
 function identifiersOf(request: Buffer, answer: InnerAnswer): string[] {

@@ -6,10 +6,12 @@ import {
   composedSandbox,
   forward,
   forwardedHeaders,
+  jsonObject,
   listenFront,
   readWhole,
   relay,
   sendBadGateway,
+  succeeded,
   type InnerAnswer,
 } from '../front-server.ts';
 import { unknownCaseRefusal } from '../guards.ts';
@@ -39,19 +41,6 @@ const writes = {
   caseUpdate: route('caseUpdate'),
   stepUp: route('stepUp'),
 };
-
-const succeeded = (answer: InnerAnswer): boolean => answer.status >= 200 && answer.status < 300;
-
-function jsonObject(bytes: Buffer): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(bytes.toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
-}
 
 const ids = (...values: unknown[]): string[] =>
   values.filter((id): id is string => typeof id === 'string' && id !== '');
