@@ -1,4 +1,4 @@
-import { tokenServiceOf } from '../catalog/catalog.ts';
+import { tokenServiceOf, type OperationId } from '../catalog/catalog.ts';
 import {
   limitedClient,
   mainClient,
@@ -8,7 +8,7 @@ import {
   secondClient,
 } from './credentials.ts';
 import { flavorModule } from './flavors/index.ts';
-import { operationRouteText, serviceBase, tokenPath } from './layout.ts';
+import { operationRoute, serviceBase, tokenPath } from './layout.ts';
 import type { Flavor } from './types.ts';
 import { expiredTokenFor } from './tokens.ts';
 
@@ -19,14 +19,72 @@ export interface SandboxTargetArgs {
   tokenSecret: string;
 }
 
-const orderTrigger = (status: number): string => `header:x-sandbox-respond=${status}`;
+/** An operation's method and path below its service's base URL. */
+export interface TargetRoute {
+  method: string;
+  path: string;
+}
 
-/** The environment with which the conformance suite targets a running sandbox (the variables of schemas/config.schema.json). */
-export function sandboxTargetEnv(args: SandboxTargetArgs): Record<string, string> {
+/** What makes the order endpoint answer a row: a header the request carries. */
+export interface TargetTrigger {
+  kind: 'header';
+  name: string;
+  value: string;
+}
+
+/**
+ * A running sandbox as a target: the values of the suite's variables (schemas/config.schema.json) that reach it, by
+ * name, as plain data. A conformance run's resolver takes them as they are for its embedded sandbox (runner/config/);
+ * a process started against a sandbox takes them as variables (sandboxTargetEnv).
+ */
+export interface SandboxTarget {
+  IDENTITY_BASE_URL: string;
+  IDENTITY_TOKEN_URL: string;
+  STEPUP_BASE_URL: string;
+  STEPUP_TOKEN_URL: string;
+  ORDERS_BASE_URL: string;
+  ORDERS_TOKEN_URL: string;
+  API_KEY: string;
+  CLIENT_ID: string;
+  STRATEGY_ASSESSMENT: string;
+  STRATEGY_DOCUMENT_VERIFICATION: string;
+  ROUTE_ASSESSMENT: TargetRoute;
+  ROUTE_DOCUMENT_VERIFICATION: TargetRoute;
+  ROUTE_DOCUMENT_RECORDS: TargetRoute;
+  ROUTE_FETCH_ASSESSMENT: TargetRoute;
+  ROUTE_CASE_UPDATE: TargetRoute;
+  ROUTE_STEP_UP: TargetRoute;
+  RESELLER_API_KEY: string;
+  RESELLER_CLIENT_ID: string;
+  RESELLER_SOURCE_CLIENT_ID: string;
+  RESELLER_SHARED_CONTEXT: Record<string, unknown>;
+  ORDERS_NO_ENTITLEMENT_API_KEY: string;
+  SECOND_CLIENT_API_KEY: string;
+  SECOND_CLIENT_ID: string;
+  IDENTITY_EXPIRED_TOKEN: string;
+  STEPUP_EXPIRED_TOKEN: string;
+  ORDERS_EXPIRED_TOKEN: string;
+  ORDER_TRIGGER_404: TargetTrigger;
+  ORDER_TRIGGER_500: TargetTrigger;
+  ORDER_TRIGGER_503: TargetTrigger;
+}
+
+const orderTrigger = (status: number): TargetTrigger => ({
+  kind: 'header',
+  name: 'x-sandbox-respond',
+  value: `${status}`,
+});
+
+/** The sandbox at args.url as a target. */
+export function sandboxTarget(args: SandboxTargetArgs): SandboxTarget {
   const { tokenSecret } = args;
   const { layout: flavor, tokenKind } = flavorModule(args.flavor);
   const origin = args.url.replace(/\/+$/, '');
-  const env: Record<string, string> = {
+  const route = (id: OperationId): TargetRoute => {
+    const { method, route: path } = operationRoute(flavor, id);
+    return { method, path };
+  };
+  return {
     IDENTITY_BASE_URL: origin + serviceBase(flavor, 'identity'),
     IDENTITY_TOKEN_URL: origin + tokenPath(flavor, 'identity'),
     STEPUP_BASE_URL: origin + serviceBase(flavor, 'stepup'),
@@ -37,16 +95,16 @@ export function sandboxTargetEnv(args: SandboxTargetArgs): Record<string, string
     CLIENT_ID: 'conformance-client',
     STRATEGY_ASSESSMENT: 'default',
     STRATEGY_DOCUMENT_VERIFICATION: 'docv-default',
-    ROUTE_ASSESSMENT: operationRouteText(flavor, 'assessment'),
-    ROUTE_DOCUMENT_VERIFICATION: operationRouteText(flavor, 'documentVerification'),
-    ROUTE_DOCUMENT_RECORDS: operationRouteText(flavor, 'documentRecords'),
-    ROUTE_FETCH_ASSESSMENT: operationRouteText(flavor, 'fetchAssessment'),
-    ROUTE_CASE_UPDATE: operationRouteText(flavor, 'caseUpdate'),
-    ROUTE_STEP_UP: operationRouteText(flavor, 'stepUp'),
+    ROUTE_ASSESSMENT: route('assessment'),
+    ROUTE_DOCUMENT_VERIFICATION: route('documentVerification'),
+    ROUTE_DOCUMENT_RECORDS: route('documentRecords'),
+    ROUTE_FETCH_ASSESSMENT: route('fetchAssessment'),
+    ROUTE_CASE_UPDATE: route('caseUpdate'),
+    ROUTE_STEP_UP: route('stepUp'),
     RESELLER_API_KEY: resellerClient.apiKey,
     RESELLER_CLIENT_ID: resellerClient.clientId,
     RESELLER_SOURCE_CLIENT_ID: resellerChildOrganizationId,
-    RESELLER_SHARED_CONTEXT: JSON.stringify(resellerSharedContext),
+    RESELLER_SHARED_CONTEXT: structuredClone(resellerSharedContext),
     ORDERS_NO_ENTITLEMENT_API_KEY: limitedClient.apiKey,
     SECOND_CLIENT_API_KEY: secondClient.apiKey,
     SECOND_CLIENT_ID: 'conformance-second-client',
@@ -57,5 +115,28 @@ export function sandboxTargetEnv(args: SandboxTargetArgs): Record<string, string
     ORDER_TRIGGER_500: orderTrigger(500),
     ORDER_TRIGGER_503: orderTrigger(503),
   };
-  return env;
+}
+
+/** A target's values as the variables that carry them: a route as "METHOD /path", a trigger as header:<name>=<value>. */
+export function targetVariables(target: SandboxTarget): Record<string, string> {
+  const route = ({ method, path }: TargetRoute) => `${method} ${path}`;
+  const trigger = ({ name, value }: TargetTrigger) => `header:${name}=${value}`;
+  return {
+    ...target,
+    ROUTE_ASSESSMENT: route(target.ROUTE_ASSESSMENT),
+    ROUTE_DOCUMENT_VERIFICATION: route(target.ROUTE_DOCUMENT_VERIFICATION),
+    ROUTE_DOCUMENT_RECORDS: route(target.ROUTE_DOCUMENT_RECORDS),
+    ROUTE_FETCH_ASSESSMENT: route(target.ROUTE_FETCH_ASSESSMENT),
+    ROUTE_CASE_UPDATE: route(target.ROUTE_CASE_UPDATE),
+    ROUTE_STEP_UP: route(target.ROUTE_STEP_UP),
+    RESELLER_SHARED_CONTEXT: JSON.stringify(target.RESELLER_SHARED_CONTEXT),
+    ORDER_TRIGGER_404: trigger(target.ORDER_TRIGGER_404),
+    ORDER_TRIGGER_500: trigger(target.ORDER_TRIGGER_500),
+    ORDER_TRIGGER_503: trigger(target.ORDER_TRIGGER_503),
+  };
+}
+
+/** The environment with which a process started against a running sandbox targets it. */
+export function sandboxTargetEnv(args: SandboxTargetArgs): Record<string, string> {
+  return targetVariables(sandboxTarget(args));
 }

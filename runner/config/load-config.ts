@@ -1,119 +1,194 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import jsonpointer from 'jsonpointer';
 import { operations, tokenServiceOf } from '../../catalog/catalog.ts';
-import { describeConfigIssue, firstPerVariable, problem } from '../../schemas/config-problems.ts';
-import { schemaIssues } from '../../schemas/registry.ts';
-import { configSchema, configVariables, CONFIG_SCHEMA_ID } from '../../schemas/variables.ts';
+import { problem } from '../../schemas/config-problems.ts';
 import { parseRoute, type Route } from '../../kit/config/route.ts';
 import { parseTrigger } from '../../kit/config/trigger.ts';
-import jsonpointer from 'jsonpointer';
 import type { RequestTemplates, RoutedOperationId, ServiceTarget, SuiteConfig } from '../../kit/config/suite-config.ts';
-
 import type { Profile } from '../../kit/verdict-marks.ts';
 import { loadLedger, type LedgerEntry } from '../../schemas/ledger.ts';
 import { readNetwork } from './network.ts';
+import { chooseRunIdentity, type RunIdentity } from './run-identity.ts';
+import { ConfigError, ConfigValues, type EmbeddedTarget } from './values.ts';
 import { DEFAULT_WORKERS } from './worker-count.ts';
 
-/** A configuration problem: one line per variable, naming it, its value (secrets redacted) and what is expected. */
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(
-      `Configuration is not valid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  ${p}`).join('\n')}`,
-    );
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError } from './values.ts';
 
 type Env = Record<string, string | undefined>;
 
+export interface LoadOptions {
+  /** Where relative paths of settings are read from. */
+  repoRoot: string;
+  /** The suite started the sandbox itself. */
+  embedded: boolean;
+  /** The embedded sandbox's target, as values: the user's variables win over it. */
+  target?: EmbeddedTarget;
+  /** The target posts its webhooks to this machine's receiver (default: embedded). */
+  receiverReachable?: boolean;
+  /** The seed and run tag a run takes when SEED and RUN_TAG are unset: chosen once, by resolveRun. */
+  chosen?: RunIdentity;
+}
+
 /**
  * The variables, as runner/config/resolve.ts read them, validated into the configuration the checks read: it reads no
- * environment of its own. embedded: the suite started the sandbox itself; receiverReachable: the target posts its
- * webhooks to this machine's receiver (default: embedded), as a real deployment cannot without WEBHOOK_PUBLIC_URL.
+ * environment of its own. A real deployment cannot post webhooks to this machine's receiver without WEBHOOK_PUBLIC_URL.
  */
-export function loadConfig(
-  env: Env,
-  options: {
-    repoRoot: string;
-    embedded: boolean;
-    receiverReachable?: boolean;
-    /** The seed and run tag a run takes when SEED and RUN_TAG are unset: chosen once, by resolveRun. */
-    chosen?: { seed: number; runTag: string };
-  },
-): SuiteConfig {
+export function loadConfig(env: Env, options: LoadOptions): SuiteConfig {
+  const values = ConfigValues.read(env, options.target);
   const problems: string[] = [];
-  const raw: Record<string, unknown> = {};
-  for (const name of configVariables) {
-    const value = env[name];
-    if (value === undefined || value === '') continue;
-    if (configSchema.properties[name]?.$ref === '#/$defs/jsonObject') {
-      try {
-        raw[name] = JSON.parse(value);
-      } catch (error) {
-        problems.push(problem(name, value, `valid JSON (${(error as Error).message})`));
-      }
-    } else {
-      raw[name] = value;
-    }
-  }
-  for (const issue of schemaIssues(CONFIG_SCHEMA_ID, raw)) problems.push(describeConfigIssue(issue, raw));
-  if (problems.length > 0) throw new ConfigError(firstPerVariable(problems));
+  const routes = routesOf(values, problems);
+  const triggers = triggersOf(values, problems);
+  const templates = templatesOf(values, options.repoRoot, problems);
+  const order = orderTemplateOf(values, options.repoRoot, problems);
+  const caFile = values.text('TLS_CA_FILE');
+  const network = readNetwork(env, {
+    ...(caFile ? { caFile: isAbsolute(caFile) ? caFile : resolve(options.repoRoot, caFile) } : {}),
+    targets: targetVariables.flatMap((name) => values.text(name) ?? []),
+    embedded: options.embedded,
+  });
+  problems.push(...network.problems);
+  const listen = listenOf(values, problems);
+  problems.push(...crossProblems(values));
+  if (problems.length > 0) throw new ConfigError(problems);
 
-  const text = (name: string): string | undefined =>
-    (raw[name] as string | undefined) ?? (configSchema.properties[name]?.default as string | undefined);
-  const required = (name: string): string => text(name) as string;
-  const integer = (name: string): number => Number(required(name));
+  const chosen = options.chosen ?? chooseRunIdentity();
+  const seed = values.text('SEED');
+  const workersSet = values.isGiven('CONFORMANCE_WORKERS');
+  return {
+    embedded: options.embedded,
+    profile: values.required('PROFILE') as Profile,
+    workers: workersSet
+      ? values.integer('CONFORMANCE_WORKERS')
+      : Math.min(DEFAULT_WORKERS, values.integer('TARGET_CONCURRENCY')),
+    workersSet,
+    targetConcurrency: values.integer('TARGET_CONCURRENCY'),
+    seed: seed ? Number(seed) : chosen.seed,
+    runTag: values.text('RUN_TAG') ?? chosen.runTag,
+    clientId: values.required('CLIENT_ID'),
+    services: servicesOf(values),
+    routes,
+    strategies: {
+      assessment: values.required('STRATEGY_ASSESSMENT'),
+      documentVerification: values.required('STRATEGY_DOCUMENT_VERIFICATION'),
+    },
+    templates,
+    ...clientsOf(values),
+    orders: {
+      ...optional('noEntitlementApiKey', values.text('ORDERS_NO_ENTITLEMENT_API_KEY')),
+      ...optional('noEntitlementClientId', values.text('ORDERS_NO_ENTITLEMENT_CLIENT_ID')),
+      ...order,
+      idPointer: values.required('ORDER_ID_POINTER'),
+      fulfillmentPointer: values.required('ORDER_FULFILLMENT_POINTER'),
+      triggers,
+    },
+    webhook: {
+      ...webhookMode(
+        values.text('WEBHOOK_MODE') as SuiteConfig['webhook']['mode'] | undefined,
+        (options.receiverReachable ?? options.embedded) || values.text('WEBHOOK_PUBLIC_URL') !== undefined,
+      ),
+      ...listen,
+      publicUrl: values.text('WEBHOOK_PUBLIC_URL') ?? `http://${values.required('WEBHOOK_LISTEN')}/webhooks`,
+      waitMs: values.integer('WEBHOOK_WAIT_MS'),
+      passiveWindowMs: values.integer('WEBHOOK_PASSIVE_WINDOW_MS'),
+    },
+    http: {
+      timeoutMs: values.integer('HTTP_TIMEOUT_MS'),
+      retries503: values.integer('HTTP_503_RETRIES'),
+      backoffBaseMs: values.integer('HTTP_BACKOFF_BASE_MS'),
+      backoffMaxMs: values.integer('HTTP_BACKOFF_MAX_MS'),
+      rateLimitBudgetMs: values.integer('RATE_LIMIT_BUDGET_MS'),
+      network: network.network,
+    },
+    concurrency: { rounds: values.integer('CONCURRENCY_ROUNDS'), calls: values.integer('CONCURRENCY_CALLS') },
+    documentReadyTimeoutMs: values.integer('DOCUMENT_READY_TIMEOUT_MS'),
+    readAfterWriteTimeoutMs: values.integer('READ_AFTER_WRITE_TIMEOUT_MS'),
+    ledger: ledgerFrom(resolve(options.repoRoot, values.required('CONFORMANCE_LEDGER'))),
+    secrets: [...values.secrets(), ...network.secrets],
+  };
+}
 
+/** The variables of the origins the run talks to: the network's proxy and CA apply to them. */
+const targetVariables = [
+  'IDENTITY_BASE_URL',
+  'IDENTITY_TOKEN_URL',
+  'STEPUP_BASE_URL',
+  'STEPUP_TOKEN_URL',
+  'ORDERS_BASE_URL',
+  'ORDERS_TOKEN_URL',
+] as const;
+
+const optional = <K extends string, V>(key: K, value: V | undefined) =>
+  (value ? { [key]: value } : {}) as Partial<Record<K, V>>;
+
+type RouteVariable = Extract<keyof EmbeddedTarget, `ROUTE_${string}`>;
+
+/** Each operation's ROUTE_*: the user's, else the target's, else the catalog's default. */
+function routesOf(values: ConfigValues, problems: string[]): Record<RoutedOperationId, Route> {
   const routes = {} as Record<RoutedOperationId, Route>;
   for (const op of operations) {
     if (!op.routeEnv || !op.defaultRoute) continue;
-    const value = text(op.routeEnv) ?? op.defaultRoute;
-    try {
-      routes[op.id as RoutedOperationId] = parseRoute(value, op.pathParams);
-    } catch (error) {
-      problems.push(problem(op.routeEnv, value, (error as Error).message));
-    }
+    const fromTarget = values.target?.[op.routeEnv as RouteVariable];
+    const route = values.parsed(
+      op.routeEnv,
+      fromTarget,
+      (text) => parseRoute(text, op.pathParams),
+      problems,
+      op.defaultRoute,
+    );
+    if (route) routes[op.id as RoutedOperationId] = route;
   }
+  return routes;
+}
 
+function triggersOf(values: ConfigValues, problems: string[]): SuiteConfig['orders']['triggers'] {
   const triggers: SuiteConfig['orders']['triggers'] = {};
   for (const status of ['404', '500', '503'] as const) {
-    const name = `ORDER_TRIGGER_${status}`;
-    const value = text(name);
-    if (!value) continue;
-    try {
-      triggers[status] = parseTrigger(value);
-    } catch (error) {
-      problems.push(problem(name, value, (error as Error).message));
-    }
+    const name = `ORDER_TRIGGER_${status}` as const;
+    const trigger = values.parsed(name, values.target?.[name], parseTrigger, problems);
+    if (trigger) triggers[status] = trigger;
   }
+  return triggers;
+}
 
-  const readTemplate = (path: string) => readJsonObject(isAbsolute(path) ? path : resolve(options.repoRoot, path));
+const readTemplate = (repoRoot: string, path: string) =>
+  readJsonObject(isAbsolute(path) ? path : resolve(repoRoot, path));
+
+/** The request templates of the operations that have one (TEMPLATE_*). */
+function templatesOf(values: ConfigValues, repoRoot: string, problems: string[]): RequestTemplates {
   const templates: RequestTemplates = {};
   for (const op of operations) {
-    const path = op.templateEnv ? text(op.templateEnv) : undefined;
+    const path = op.templateEnv ? values.text(op.templateEnv) : undefined;
     if (!op.templateEnv || !path) continue;
     try {
-      templates[op.id as RoutedOperationId] = readTemplate(path);
+      templates[op.id as RoutedOperationId] = readTemplate(repoRoot, path);
     } catch (error) {
       problems.push(
         problem(op.templateEnv, path, `a readable JSON file holding an object (${(error as Error).message})`),
       );
     }
   }
+  return templates;
+}
 
-  const templatePath = required('ORDER_TEMPLATE');
+/** ORDER_TEMPLATE, read, with the strings its pointers (ORDER_ID_POINTER, ORDER_FULFILLMENT_POINTER) must reach. */
+function orderTemplateOf(
+  values: ConfigValues,
+  repoRoot: string,
+  problems: string[],
+): { template: Record<string, unknown>; templatePath: string } {
+  const templatePath = values.required('ORDER_TEMPLATE');
   let template: Record<string, unknown> = {};
   try {
     // The default is the suite's own file (in the clone, or in the installed package), not one of the user's folder.
-    const isDefault = raw['ORDER_TEMPLATE'] === undefined;
-    template = readTemplate(
-      isDefault ? fileURLToPath(new URL(`../../${templatePath}`, import.meta.url)) : templatePath,
-    );
+    template = values.isGiven('ORDER_TEMPLATE')
+      ? readTemplate(repoRoot, templatePath)
+      : readJsonObject(fileURLToPath(new URL(`../../${templatePath}`, import.meta.url)));
     for (const name of ['ORDER_ID_POINTER', 'ORDER_FULFILLMENT_POINTER']) {
-      if (typeof jsonpointer.get(template, required(name)) !== 'string') {
+      if (typeof jsonpointer.get(template, values.required(name)) !== 'string') {
         problems.push(
-          problem(name, required(name), `a JSON pointer to a string in the order template ${templatePath}`),
+          problem(name, values.required(name), `a JSON pointer to a string in the order template ${templatePath}`),
         );
       }
     }
@@ -126,55 +201,50 @@ export function loadConfig(
       ),
     );
   }
+  return { template, templatePath };
+}
 
-  const caFile = text('TLS_CA_FILE');
-  const targets = [
-    'IDENTITY_BASE_URL',
-    'IDENTITY_TOKEN_URL',
-    'STEPUP_BASE_URL',
-    'STEPUP_TOKEN_URL',
-    'ORDERS_BASE_URL',
-    'ORDERS_TOKEN_URL',
-  ].flatMap((name) => text(name) ?? []);
-  const network = readNetwork(env, {
-    ...(caFile ? { caFile: isAbsolute(caFile) ? caFile : resolve(options.repoRoot, caFile) } : {}),
-    targets,
-    embedded: options.embedded,
-  });
-  problems.push(...network.problems);
-
-  const [host, portText] = splitListen(required('WEBHOOK_LISTEN'));
-  const port = Number(portText);
+/** WEBHOOK_LISTEN's host and port. */
+function listenOf(values: ConfigValues, problems: string[]): { host: string; port: number } {
+  const listen = values.required('WEBHOOK_LISTEN');
+  const at = listen.lastIndexOf(':');
+  const port = Number(listen.slice(at + 1));
   if (!(port >= 1 && port <= 65535))
-    problems.push(problem('WEBHOOK_LISTEN', required('WEBHOOK_LISTEN'), 'host:port with a port from 1 to 65535'));
-  if (text('CONFORMANCE_WORKERS') !== undefined && integer('CONFORMANCE_WORKERS') > integer('TARGET_CONCURRENCY')) {
+    problems.push(problem('WEBHOOK_LISTEN', listen, 'host:port with a port from 1 to 65535'));
+  return { host: listen.slice(0, at).replace(/^\[|\]$/g, ''), port };
+}
+
+/** The rules between two variables, which the schema of each alone cannot state. */
+function crossProblems(values: ConfigValues): string[] {
+  const problems: string[] = [];
+  if (
+    values.isGiven('CONFORMANCE_WORKERS') &&
+    values.integer('CONFORMANCE_WORKERS') > values.integer('TARGET_CONCURRENCY')
+  )
     problems.push(
       problem(
         'CONFORMANCE_WORKERS',
-        required('CONFORMANCE_WORKERS'),
-        `at most TARGET_CONCURRENCY (${required('TARGET_CONCURRENCY')}): the workers never exceed the requests the run keeps in flight`,
+        values.required('CONFORMANCE_WORKERS'),
+        `at most TARGET_CONCURRENCY (${values.required('TARGET_CONCURRENCY')}): the workers never exceed the requests the run keeps in flight`,
       ),
     );
-  }
-  if (text('SECOND_CLIENT_ID') !== undefined && text('SECOND_CLIENT_ID') === text('CLIENT_ID')) {
+  const second = values.text('SECOND_CLIENT_ID');
+  if (second !== undefined && second === values.text('CLIENT_ID'))
     problems.push(
-      problem(
-        'SECOND_CLIENT_ID',
-        required('SECOND_CLIENT_ID'),
-        'a client id other than CLIENT_ID: the second client is another client',
-      ),
+      problem('SECOND_CLIENT_ID', second, 'a client id other than CLIENT_ID: the second client is another client'),
     );
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
+  return problems;
+}
 
+/** Each service's base URL, token endpoint and API key (its own, else API_KEY), and the variables they came from. */
+function servicesOf(values: ConfigValues): SuiteConfig['services'] {
   const service = (prefix: 'IDENTITY' | 'STEPUP' | 'ORDERS', tokenUrlVariable: string): ServiceTarget => {
-    const apiKeyVariable = text(`${prefix}_API_KEY`) ? `${prefix}_API_KEY` : 'API_KEY';
-    const expiredToken = text(`${prefix}_EXPIRED_TOKEN`);
+    const apiKeyVariable = values.text(`${prefix}_API_KEY`) ? `${prefix}_API_KEY` : 'API_KEY';
     return {
-      baseUrl: required(`${prefix}_BASE_URL`).replace(/\/+$/, ''),
-      tokenUrl: required(tokenUrlVariable),
-      apiKey: required(apiKeyVariable),
-      ...(expiredToken ? { expiredToken } : {}),
+      baseUrl: values.required(`${prefix}_BASE_URL`).replace(/\/+$/, ''),
+      tokenUrl: values.required(tokenUrlVariable),
+      apiKey: values.required(apiKeyVariable),
+      ...optional('expiredToken', values.text(`${prefix}_EXPIRED_TOKEN`)),
       variables: {
         baseUrl: `${prefix}_BASE_URL`,
         tokenUrl: tokenUrlVariable,
@@ -183,89 +253,32 @@ export function loadConfig(
       },
     };
   };
-  const services: SuiteConfig['services'] = {
+  return {
     identity: service('IDENTITY', 'IDENTITY_TOKEN_URL'),
     stepup: service('STEPUP', 'STEPUP_TOKEN_URL'),
     orders: service(
       'ORDERS',
-      text('ORDERS_TOKEN_URL') ? 'ORDERS_TOKEN_URL' : `${tokenServiceOf('orders').toUpperCase()}_TOKEN_URL`,
+      values.text('ORDERS_TOKEN_URL') ? 'ORDERS_TOKEN_URL' : `${tokenServiceOf('orders').toUpperCase()}_TOKEN_URL`,
     ),
   };
-  const resellerKey = text('RESELLER_API_KEY');
-  const seedText = text('SEED');
+}
 
+/** The reseller (RESELLER_*) and the second client (SECOND_CLIENT_*), when configured. */
+function clientsOf(values: ConfigValues): Pick<SuiteConfig, 'reseller' | 'secondClient'> {
+  const resellerKey = values.text('RESELLER_API_KEY');
+  const secondKey = values.text('SECOND_CLIENT_API_KEY');
   return {
-    embedded: options.embedded,
-    profile: required('PROFILE') as Profile,
-    workers:
-      text('CONFORMANCE_WORKERS') !== undefined
-        ? integer('CONFORMANCE_WORKERS')
-        : Math.min(DEFAULT_WORKERS, integer('TARGET_CONCURRENCY')),
-    workersSet: text('CONFORMANCE_WORKERS') !== undefined,
-    targetConcurrency: integer('TARGET_CONCURRENCY'),
-    seed: seedText ? Number(seedText) : (options.chosen?.seed ?? Math.floor(Math.random() * 1e9)),
-    runTag: text('RUN_TAG') ?? options.chosen?.runTag ?? Math.random().toString(36).slice(2, 10),
-    clientId: required('CLIENT_ID'),
-    services,
-    routes,
-    strategies: {
-      assessment: required('STRATEGY_ASSESSMENT'),
-      documentVerification: required('STRATEGY_DOCUMENT_VERIFICATION'),
-    },
-    templates,
     ...(resellerKey
       ? {
           reseller: {
             apiKey: resellerKey,
-            clientId: text('RESELLER_CLIENT_ID') ?? required('CLIENT_ID'),
-            sourceClientId: required('RESELLER_SOURCE_CLIENT_ID'),
-            sharedContext: raw.RESELLER_SHARED_CONTEXT as Record<string, unknown>,
+            clientId: values.text('RESELLER_CLIENT_ID') ?? values.required('CLIENT_ID'),
+            sourceClientId: values.required('RESELLER_SOURCE_CLIENT_ID'),
+            sharedContext: values.object('RESELLER_SHARED_CONTEXT') as Record<string, unknown>,
           },
         }
       : {}),
-    ...(text('SECOND_CLIENT_API_KEY')
-      ? { secondClient: { apiKey: required('SECOND_CLIENT_API_KEY'), clientId: required('SECOND_CLIENT_ID') } }
-      : {}),
-    orders: {
-      ...(text('ORDERS_NO_ENTITLEMENT_API_KEY') ? { noEntitlementApiKey: text('ORDERS_NO_ENTITLEMENT_API_KEY') } : {}),
-      ...(text('ORDERS_NO_ENTITLEMENT_CLIENT_ID')
-        ? { noEntitlementClientId: text('ORDERS_NO_ENTITLEMENT_CLIENT_ID') }
-        : {}),
-      template,
-      templatePath,
-      idPointer: required('ORDER_ID_POINTER'),
-      fulfillmentPointer: required('ORDER_FULFILLMENT_POINTER'),
-      triggers,
-    },
-    webhook: {
-      ...webhookMode(
-        text('WEBHOOK_MODE') as SuiteConfig['webhook']['mode'] | undefined,
-        (options.receiverReachable ?? options.embedded) || text('WEBHOOK_PUBLIC_URL') !== undefined,
-      ),
-      host,
-      port,
-      publicUrl: text('WEBHOOK_PUBLIC_URL') ?? `http://${required('WEBHOOK_LISTEN')}/webhooks`,
-      waitMs: integer('WEBHOOK_WAIT_MS'),
-      passiveWindowMs: integer('WEBHOOK_PASSIVE_WINDOW_MS'),
-    },
-    http: {
-      timeoutMs: integer('HTTP_TIMEOUT_MS'),
-      retries503: integer('HTTP_503_RETRIES'),
-      backoffBaseMs: integer('HTTP_BACKOFF_BASE_MS'),
-      backoffMaxMs: integer('HTTP_BACKOFF_MAX_MS'),
-      rateLimitBudgetMs: integer('RATE_LIMIT_BUDGET_MS'),
-      network: network.network,
-    },
-    concurrency: { rounds: integer('CONCURRENCY_ROUNDS'), calls: integer('CONCURRENCY_CALLS') },
-    documentReadyTimeoutMs: integer('DOCUMENT_READY_TIMEOUT_MS'),
-    readAfterWriteTimeoutMs: integer('READ_AFTER_WRITE_TIMEOUT_MS'),
-    ledger: ledgerFrom(resolve(options.repoRoot, required('CONFORMANCE_LEDGER'))),
-    secrets: [
-      ...configVariables
-        .filter((name) => configSchema.properties[name]?.secret && text(name))
-        .map((name) => text(name) as string),
-      ...network.secrets,
-    ],
+    ...(secondKey ? { secondClient: { apiKey: secondKey, clientId: values.required('SECOND_CLIENT_ID') } } : {}),
   };
 }
 
@@ -304,9 +317,4 @@ function readJsonObject(path: string): Record<string, unknown> {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new Error('the file does not hold a JSON object');
   return parsed as Record<string, unknown>;
-}
-
-function splitListen(listen: string): [string, string] {
-  const at = listen.lastIndexOf(':');
-  return [listen.slice(0, at).replace(/^\[|\]$/g, ''), listen.slice(at + 1)];
 }

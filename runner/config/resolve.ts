@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import dotenv from 'dotenv';
@@ -7,11 +7,13 @@ import { configSchema, configVariables, environmentOnlyVariables } from '../../s
 import { farVariables } from '../../sandbox/far-settings.ts';
 import { flavorModule } from '../../sandbox/flavors/index.ts';
 import { readSandboxSettings, SandboxSettingsError, type SandboxSettings } from '../../sandbox/settings.ts';
-import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
+import { sandboxTarget, targetVariables } from '../../sandbox/target-env.ts';
 import type { Flavor } from '../../sandbox/types.ts';
 import type { SuiteConfig } from '../../kit/config/suite-config.ts';
 import { freePort } from './free-port.ts';
 import { ConfigError, loadConfig } from './load-config.ts';
+import { chooseRunIdentity } from './run-identity.ts';
+import type { EmbeddedTarget } from './values.ts';
 import type { Certification, EmbeddedSandbox, RunConfig, RunConsole, RunReports } from './run-config.ts';
 
 // The one owner of the configuration: .env (or ENV_FILE) and the environment are read here, once per process, into
@@ -133,7 +135,7 @@ function consoleOf(given: Variables, env: Env): RunConsole {
 export function resolveRun(env: Env = process.env, repoRoot: string = REPO_ROOT): RunConfig {
   const given = readVariables(env, repoRoot);
   // Chosen once, as values, for a run that sets no SEED or RUN_TAG; the record of the run's variables shows them.
-  const chosen = { seed: randomInt(1e9), runTag: randomBytes(4).toString('hex') };
+  const chosen = chooseRunIdentity();
   const record = (variables: Variables): Variables => ({
     ...variables,
     SEED: given.SEED ?? String(chosen.seed),
@@ -158,10 +160,10 @@ export function resolveRun(env: Env = process.env, repoRoot: string = REPO_ROOT)
     if (!(error instanceof SandboxSettingsError)) throw error;
     sandboxProblems = error.problems;
   }
-  const { sandbox, variables, receiverReachable } = embeddedSandbox(given, settings);
+  const { sandbox, target, receiverReachable } = embeddedSandbox(settings);
   let suite: SuiteConfig;
   try {
-    suite = loadConfig(variables, { repoRoot, embedded: true, receiverReachable, chosen });
+    suite = loadConfig(given, { repoRoot, embedded: true, target, receiverReachable, chosen });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     throw new ConfigError([...new Set([...error.problems, ...sandboxProblems])]);
@@ -187,25 +189,32 @@ export function resolveRun(env: Env = process.env, repoRoot: string = REPO_ROOT)
       ...(options.issuedTokensFile ? { issuedTokensFile: options.issuedTokensFile } : {}),
     },
   };
-  return { suite, sandbox: embedded, ...common, variables: record(variables) };
+  return {
+    suite,
+    sandbox: embedded,
+    ...common,
+    variables: record({ ...targetVariables(target), ...given, SANDBOX_TOKEN_SECRET: target.SANDBOX_TOKEN_SECRET }),
+  };
 }
 
 /**
- * The embedded sandbox's origin, flavor and token secret, as the sandbox's settings give them, and the variables that
- * target it (sandbox/target-env.ts) under the user's own. With settings that are not valid (named next, with the
- * configuration's other problems) the target's URLs are built with the defaults, so that they add no problem of their own.
+ * The embedded sandbox's origin, flavor and token secret, as the sandbox's settings give them, and the sandbox as a
+ * target (sandbox/target-env.ts), as values the configuration takes under the user's own variables. With settings that
+ * are not valid (named next, with the configuration's other problems) the target is built with the defaults, so that
+ * it adds no problem of its own.
  */
-function embeddedSandbox(given: Variables, settings: SandboxSettings | undefined) {
+function embeddedSandbox(settings: SandboxSettings | undefined) {
   const flavor = settings?.options.flavor ?? (defaultOf('SANDBOX_FLAVOR') as Flavor);
   const setting = settings?.options.port ?? Number(defaultOf('SANDBOX_PORT'));
   // 0: any free port, as for npm run sandbox; chosen now, since the target's URLs carry it.
   const port = setting === 0 ? freePort('127.0.0.1') : setting;
   const url = `http://127.0.0.1:${port}`;
   const tokenSecret = settings?.options.tokenSecret ?? randomBytes(24).toString('hex');
+  // The token secret among its values, so that it is a secret of the run's like any other (redacted wherever it appears).
+  const target: EmbeddedTarget = { ...sandboxTarget({ url, flavor, tokenSecret }), SANDBOX_TOKEN_SECRET: tokenSecret };
   return {
     sandbox: { url, port, flavor, tokenSecret, anyPort: setting === 0 },
-    // The token secret among them, so that it is a secret of the run's like any other (redacted wherever it appears).
-    variables: { ...sandboxTargetEnv({ url, flavor, tokenSecret }), ...given, SANDBOX_TOKEN_SECRET: tokenSecret },
+    target,
     receiverReachable: flavorModule(flavor).deliversToReceiver,
   };
 }
