@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { loadConfig } from '../runner/config/load-config.ts';
+import { ConfigError, loadConfig } from '../runner/config/load-config.ts';
 import { resolveRun } from '../runner/config/resolve.ts';
 import { preflight, type PreflightParts } from '../runner/preflight.ts';
 import type { TokenSource } from '../kit/tokens.ts';
@@ -10,6 +10,7 @@ import { problemsOf, repoRoot, validEnv } from './config-env.ts';
 import { conformanceProjects, projectNames } from '../runner/config/projects.ts';
 import { configSchema, configVariables } from '../schemas/variables.ts';
 import { flavors } from '../sandbox/server.ts';
+import { sandboxTarget, targetVariables } from '../sandbox/target-env.ts';
 import { configurationPage, envExample, routeTable, variableTable } from '../scripts/env-example.ts';
 
 test.describe('configuration', () => {
@@ -281,4 +282,57 @@ test.describe('configuration', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test('the embedded sandbox’s target is taken as values, the same configuration as its variables read as text; a variable the user sets wins over the target’s', () => {
+    const common = { ENV_FILE: '/dev/null', SEED: '7', RUN_TAG: 'run7', SANDBOX_TOKEN_SECRET: 's'.repeat(32) };
+    for (const flavor of ['reference', 'alternative', 'gateway'] as const) {
+      const run = resolveRun({ ...common, SANDBOX_FLAVOR: flavor, SANDBOX_PORT: '5999' }, repoRoot);
+      const url = run.sandbox?.url ?? '';
+      const asText = loadConfig(
+        { ...common, ...targetVariables(sandboxTargetOf(url, flavor)) },
+        { repoRoot, embedded: true },
+      );
+      expect({ ...run.suite, secrets: [...run.suite.secrets].sort() }, flavor).toEqual({
+        ...asText,
+        secrets: [...asText.secrets].sort(),
+      });
+    }
+    const mine = resolveRun(
+      { ...common, CLIENT_ID: 'mine', ROUTE_STEP_UP: 'PUT /mine', ORDER_TRIGGER_404: 'header:x-mine=1' },
+      repoRoot,
+    ).suite;
+    expect(mine.clientId).toBe('mine');
+    expect(mine.routes.stepUp).toEqual({ method: 'PUT', path: '/mine' });
+    expect(mine.orders.triggers['404']).toEqual({ kind: 'header', name: 'x-mine', value: '1' });
+    expect(mine.orders.triggers['503'], "the target's own where the user sets none").toEqual({
+      kind: 'header',
+      name: 'x-sandbox-respond',
+      value: '503',
+    });
+    expect(problemsOfRun({ ...common, ROUTE_STEP_UP: 'bad' }), 'a wrong variable is named').toEqual([
+      expect.stringMatching(/^ROUTE_STEP_UP="bad" is not valid/),
+    ]);
+    expect(
+      problemsOfRun({ ...common, SECOND_CLIENT_ID: 'conformance-client' }),
+      "judged with the target's CLIENT_ID",
+    ).toEqual([
+      expect.stringMatching(
+        /^SECOND_CLIENT_ID="conformance-client" is not valid: expected a client id other than CLIENT_ID/,
+      ),
+    ]);
+  });
 });
+
+function sandboxTargetOf(url: string, flavor: 'reference' | 'alternative' | 'gateway') {
+  return { ...sandboxTarget({ url, flavor, tokenSecret: 's'.repeat(32) }), SANDBOX_TOKEN_SECRET: 's'.repeat(32) };
+}
+
+function problemsOfRun(env: Record<string, string>): string[] {
+  try {
+    resolveRun(env, repoRoot);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
