@@ -4,7 +4,7 @@ import type { Flavor, SandboxOptions } from '../../sandbox/types.ts';
 // The run's configuration: one typed value, resolved once from .env and the environment by runner/config/resolve.ts,
 // and taken as it is by playwright.config.ts, the global setup, the reporters (runner/run-reporters.ts), the embedded
 // sandbox and the workers (runner/config/hand-off.ts hands them its one serialization, a JSON round trip of this type:
-// nothing in it is a function, a Date or undefined). The checks see the part of it that is theirs: `suite`.
+// nothing in it is a function or a Date, which its type holds there). The checks see the part of it that is theirs: `suite`.
 
 /** The embedded sandbox's options: data only, no callback, so that they cross to the workers with the rest. */
 export type EmbeddedSandboxOptions = Pick<
