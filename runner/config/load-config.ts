@@ -42,28 +42,18 @@ export function loadConfig(env: Env, options: LoadOptions): SuiteConfig {
   const triggers = triggersOf(values, problems);
   const templates = templatesOf(values, options.repoRoot, problems);
   const order = orderTemplateOf(values, options.repoRoot, problems);
-  const caFile = values.text('TLS_CA_FILE');
-  const network = readNetwork(env, {
-    ...(caFile ? { caFile: isAbsolute(caFile) ? caFile : resolve(options.repoRoot, caFile) } : {}),
-    targets: targetVariables.flatMap((name) => values.text(name) ?? []),
-    embedded: options.embedded,
-  });
-  problems.push(...network.problems);
-  const listen = listenOf(values, problems);
-  problems.push(...crossProblems(values));
+  const network = networkOf(env, values, options, problems);
+  const webhook = webhookOf(values, options, problems);
+  const workers = workersOf(values, problems);
+  const clients = clientsOf(values, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const chosen = options.chosen ?? chooseRunIdentity();
   const seed = values.text('SEED');
-  const workersSet = values.isGiven('CONFORMANCE_WORKERS');
   return {
     embedded: options.embedded,
     profile: values.required('PROFILE') as Profile,
-    workers: workersSet
-      ? values.integer('CONFORMANCE_WORKERS')
-      : Math.min(DEFAULT_WORKERS, values.integer('TARGET_CONCURRENCY')),
-    workersSet,
-    targetConcurrency: values.integer('TARGET_CONCURRENCY'),
+    ...workers,
     seed: seed ? Number(seed) : chosen.seed,
     runTag: values.text('RUN_TAG') ?? chosen.runTag,
     clientId: values.required('CLIENT_ID'),
@@ -74,25 +64,14 @@ export function loadConfig(env: Env, options: LoadOptions): SuiteConfig {
       documentVerification: values.required('STRATEGY_DOCUMENT_VERIFICATION'),
     },
     templates,
-    ...clientsOf(values),
+    ...clients,
     orders: {
       ...optional('noEntitlementApiKey', values.text('ORDERS_NO_ENTITLEMENT_API_KEY')),
       ...optional('noEntitlementClientId', values.text('ORDERS_NO_ENTITLEMENT_CLIENT_ID')),
       ...order,
-      idPointer: values.required('ORDER_ID_POINTER'),
-      fulfillmentPointer: values.required('ORDER_FULFILLMENT_POINTER'),
       triggers,
     },
-    webhook: {
-      ...webhookMode(
-        values.text('WEBHOOK_MODE') as SuiteConfig['webhook']['mode'] | undefined,
-        (options.receiverReachable ?? options.embedded) || values.text('WEBHOOK_PUBLIC_URL') !== undefined,
-      ),
-      ...listen,
-      publicUrl: values.text('WEBHOOK_PUBLIC_URL') ?? `http://${values.required('WEBHOOK_LISTEN')}/webhooks`,
-      waitMs: values.integer('WEBHOOK_WAIT_MS'),
-      passiveWindowMs: values.integer('WEBHOOK_PASSIVE_WINDOW_MS'),
-    },
+    webhook,
     http: {
       timeoutMs: values.integer('HTTP_TIMEOUT_MS'),
       retries503: values.integer('HTTP_503_RETRIES'),
@@ -172,25 +151,27 @@ function templatesOf(values: ConfigValues, repoRoot: string, problems: string[])
   return templates;
 }
 
-/** ORDER_TEMPLATE, read, with the strings its pointers (ORDER_ID_POINTER, ORDER_FULFILLMENT_POINTER) must reach. */
+/** ORDER_TEMPLATE, read, and its pointers (ORDER_ID_POINTER, ORDER_FULFILLMENT_POINTER), each to a string in it. */
 function orderTemplateOf(
   values: ConfigValues,
   repoRoot: string,
   problems: string[],
-): { template: Record<string, unknown>; templatePath: string } {
+): Pick<SuiteConfig['orders'], 'template' | 'templatePath' | 'idPointer' | 'fulfillmentPointer'> {
   const templatePath = values.required('ORDER_TEMPLATE');
+  const idPointer = values.required('ORDER_ID_POINTER');
+  const fulfillmentPointer = values.required('ORDER_FULFILLMENT_POINTER');
   let template: Record<string, unknown> = {};
   try {
     // The default is the suite's own file (in the clone, or in the installed package), not one of the user's folder.
     template = values.isGiven('ORDER_TEMPLATE')
       ? readTemplate(repoRoot, templatePath)
       : readJsonObject(fileURLToPath(new URL(`../../${templatePath}`, import.meta.url)));
-    for (const name of ['ORDER_ID_POINTER', 'ORDER_FULFILLMENT_POINTER']) {
-      if (typeof jsonpointer.get(template, values.required(name)) !== 'string') {
-        problems.push(
-          problem(name, values.required(name), `a JSON pointer to a string in the order template ${templatePath}`),
-        );
-      }
+    for (const [name, pointer] of [
+      ['ORDER_ID_POINTER', idPointer],
+      ['ORDER_FULFILLMENT_POINTER', fulfillmentPointer],
+    ] as const) {
+      if (typeof jsonpointer.get(template, pointer) !== 'string')
+        problems.push(problem(name, pointer, `a JSON pointer to a string in the order template ${templatePath}`));
     }
   } catch (error) {
     problems.push(
@@ -201,26 +182,53 @@ function orderTemplateOf(
       ),
     );
   }
-  return { template, templatePath };
+  return { template, templatePath, idPointer, fulfillmentPointer };
 }
 
-/** WEBHOOK_LISTEN's host and port. */
-function listenOf(values: ConfigValues, problems: string[]): { host: string; port: number } {
+/** How the suite reaches the targets: TLS_CA_FILE and the proxy variables (runner/config/network.ts). */
+function networkOf(env: Env, values: ConfigValues, options: LoadOptions, problems: string[]) {
+  const caFile = values.text('TLS_CA_FILE');
+  const network = readNetwork(env, {
+    ...(caFile ? { caFile: isAbsolute(caFile) ? caFile : resolve(options.repoRoot, caFile) } : {}),
+    targets: targetVariables.flatMap((name) => values.text(name) ?? []),
+    embedded: options.embedded,
+  });
+  problems.push(...network.problems);
+  return network;
+}
+
+/** The receiver (WEBHOOK_LISTEN, its public URL) and the webhook mode; a real target cannot post to this machine. */
+function webhookOf(values: ConfigValues, options: LoadOptions, problems: string[]): SuiteConfig['webhook'] {
   const listen = values.required('WEBHOOK_LISTEN');
   const at = listen.lastIndexOf(':');
   const port = Number(listen.slice(at + 1));
   if (!(port >= 1 && port <= 65535))
     problems.push(problem('WEBHOOK_LISTEN', listen, 'host:port with a port from 1 to 65535'));
-  return { host: listen.slice(0, at).replace(/^\[|\]$/g, ''), port };
+  const publicUrl = values.text('WEBHOOK_PUBLIC_URL');
+  return {
+    ...webhookMode(
+      values.text('WEBHOOK_MODE') as SuiteConfig['webhook']['mode'] | undefined,
+      (options.receiverReachable ?? options.embedded) || publicUrl !== undefined,
+    ),
+    host: listen.slice(0, at).replace(/^\[|\]$/g, ''),
+    port,
+    publicUrl: publicUrl ?? `http://${listen}/webhooks`,
+    waitMs: values.integer('WEBHOOK_WAIT_MS'),
+    passiveWindowMs: values.integer('WEBHOOK_PASSIVE_WINDOW_MS'),
+  };
 }
 
-/** The rules between two variables, which the schema of each alone cannot state. */
-function crossProblems(values: ConfigValues): string[] {
-  const problems: string[] = [];
-  if (
-    values.isGiven('CONFORMANCE_WORKERS') &&
-    values.integer('CONFORMANCE_WORKERS') > values.integer('TARGET_CONCURRENCY')
-  )
+/** CONFORMANCE_WORKERS, at most TARGET_CONCURRENCY; unset, the default until the runner measures (run-workers.ts). */
+function workersOf(
+  values: ConfigValues,
+  problems: string[],
+): Pick<SuiteConfig, 'workers' | 'workersSet' | 'targetConcurrency'> {
+  const cap = values.integer('TARGET_CONCURRENCY');
+  if (!values.isGiven('CONFORMANCE_WORKERS')) {
+    return { workers: Math.min(DEFAULT_WORKERS, cap), workersSet: false, targetConcurrency: cap };
+  }
+  const workers = values.integer('CONFORMANCE_WORKERS');
+  if (workers > cap)
     problems.push(
       problem(
         'CONFORMANCE_WORKERS',
@@ -228,12 +236,7 @@ function crossProblems(values: ConfigValues): string[] {
         `at most TARGET_CONCURRENCY (${values.required('TARGET_CONCURRENCY')}): the workers never exceed the requests the run keeps in flight`,
       ),
     );
-  const second = values.text('SECOND_CLIENT_ID');
-  if (second !== undefined && second === values.text('CLIENT_ID'))
-    problems.push(
-      problem('SECOND_CLIENT_ID', second, 'a client id other than CLIENT_ID: the second client is another client'),
-    );
-  return problems;
+  return { workers, workersSet: true, targetConcurrency: cap };
 }
 
 /** Each service's base URL, token endpoint and API key (its own, else API_KEY), and the variables they came from. */
@@ -263,10 +266,15 @@ function servicesOf(values: ConfigValues): SuiteConfig['services'] {
   };
 }
 
-/** The reseller (RESELLER_*) and the second client (SECOND_CLIENT_*), when configured. */
-function clientsOf(values: ConfigValues): Pick<SuiteConfig, 'reseller' | 'secondClient'> {
+/** The reseller (RESELLER_*) and the second client (SECOND_CLIENT_*, another client than CLIENT_ID), when configured. */
+function clientsOf(values: ConfigValues, problems: string[]): Pick<SuiteConfig, 'reseller' | 'secondClient'> {
   const resellerKey = values.text('RESELLER_API_KEY');
   const secondKey = values.text('SECOND_CLIENT_API_KEY');
+  const secondId = values.text('SECOND_CLIENT_ID');
+  if (secondId !== undefined && secondId === values.text('CLIENT_ID'))
+    problems.push(
+      problem('SECOND_CLIENT_ID', secondId, 'a client id other than CLIENT_ID: the second client is another client'),
+    );
   return {
     ...(resellerKey
       ? {
@@ -278,7 +286,7 @@ function clientsOf(values: ConfigValues): Pick<SuiteConfig, 'reseller' | 'second
           },
         }
       : {}),
-    ...(secondKey ? { secondClient: { apiKey: secondKey, clientId: values.required('SECOND_CLIENT_ID') } } : {}),
+    ...(secondKey && secondId ? { secondClient: { apiKey: secondKey, clientId: secondId } } : {}),
   };
 }
 
