@@ -1,4 +1,4 @@
-import { tokenServiceOf, type OperationId } from '../catalog/catalog.ts';
+import { operations, tokenServiceOf } from '../catalog/catalog.ts';
 import {
   limitedClient,
   mainClient,
@@ -25,6 +25,9 @@ export interface TargetRoute {
   path: string;
 }
 
+/** The ROUTE_* variable of every operation that has one (catalog/operations.json). */
+export type TargetRoutes = { [name: `ROUTE_${string}`]: TargetRoute };
+
 /** What makes the order endpoint answer a row: a header the request carries. */
 export interface TargetTrigger {
   kind: 'header';
@@ -37,7 +40,7 @@ export interface TargetTrigger {
  * name, as plain data. A conformance run's resolver takes them as they are for its embedded sandbox (runner/config/);
  * a process started against a sandbox takes them as variables (sandboxTargetEnv).
  */
-export interface SandboxTarget {
+export interface SandboxTarget extends TargetRoutes {
   IDENTITY_BASE_URL: string;
   IDENTITY_TOKEN_URL: string;
   STEPUP_BASE_URL: string;
@@ -48,12 +51,6 @@ export interface SandboxTarget {
   CLIENT_ID: string;
   STRATEGY_ASSESSMENT: string;
   STRATEGY_DOCUMENT_VERIFICATION: string;
-  ROUTE_ASSESSMENT: TargetRoute;
-  ROUTE_DOCUMENT_VERIFICATION: TargetRoute;
-  ROUTE_DOCUMENT_RECORDS: TargetRoute;
-  ROUTE_FETCH_ASSESSMENT: TargetRoute;
-  ROUTE_CASE_UPDATE: TargetRoute;
-  ROUTE_STEP_UP: TargetRoute;
   RESELLER_API_KEY: string;
   RESELLER_CLIENT_ID: string;
   RESELLER_SOURCE_CLIENT_ID: string;
@@ -80,11 +77,14 @@ export function sandboxTarget(args: SandboxTargetArgs): SandboxTarget {
   const { tokenSecret } = args;
   const { layout: flavor, tokenKind } = flavorModule(args.flavor);
   const origin = args.url.replace(/\/+$/, '');
-  const route = (id: OperationId): TargetRoute => {
-    const { method, route: path } = operationRoute(flavor, id);
-    return { method, path };
-  };
+  const routes: TargetRoutes = {};
+  for (const op of operations) {
+    if (!op.routeEnv) continue;
+    const { method, route: path } = operationRoute(flavor, op.id);
+    routes[op.routeEnv as `ROUTE_${string}`] = { method, path };
+  }
   return {
+    ...routes,
     IDENTITY_BASE_URL: origin + serviceBase(flavor, 'identity'),
     IDENTITY_TOKEN_URL: origin + tokenPath(flavor, 'identity'),
     STEPUP_BASE_URL: origin + serviceBase(flavor, 'stepup'),
@@ -95,12 +95,6 @@ export function sandboxTarget(args: SandboxTargetArgs): SandboxTarget {
     CLIENT_ID: 'conformance-client',
     STRATEGY_ASSESSMENT: 'default',
     STRATEGY_DOCUMENT_VERIFICATION: 'docv-default',
-    ROUTE_ASSESSMENT: route('assessment'),
-    ROUTE_DOCUMENT_VERIFICATION: route('documentVerification'),
-    ROUTE_DOCUMENT_RECORDS: route('documentRecords'),
-    ROUTE_FETCH_ASSESSMENT: route('fetchAssessment'),
-    ROUTE_CASE_UPDATE: route('caseUpdate'),
-    ROUTE_STEP_UP: route('stepUp'),
     RESELLER_API_KEY: resellerClient.apiKey,
     RESELLER_CLIENT_ID: resellerClient.clientId,
     RESELLER_SOURCE_CLIENT_ID: resellerChildOrganizationId,
@@ -119,16 +113,15 @@ export function sandboxTarget(args: SandboxTargetArgs): SandboxTarget {
 
 /** A target's values as the variables that carry them: a route as "METHOD /path", a trigger as header:<name>=<value>. */
 export function targetVariables(target: SandboxTarget): Record<string, string> {
-  const route = ({ method, path }: TargetRoute) => `${method} ${path}`;
   const trigger = ({ name, value }: TargetTrigger) => `header:${name}=${value}`;
+  const text: Record<string, string> = {};
+  for (const [name, value] of Object.entries(target)) if (typeof value === 'string') text[name] = value;
+  for (const op of operations) {
+    const route = op.routeEnv ? target[op.routeEnv as `ROUTE_${string}`] : undefined;
+    if (op.routeEnv && route) text[op.routeEnv] = `${route.method} ${route.path}`;
+  }
   return {
-    ...target,
-    ROUTE_ASSESSMENT: route(target.ROUTE_ASSESSMENT),
-    ROUTE_DOCUMENT_VERIFICATION: route(target.ROUTE_DOCUMENT_VERIFICATION),
-    ROUTE_DOCUMENT_RECORDS: route(target.ROUTE_DOCUMENT_RECORDS),
-    ROUTE_FETCH_ASSESSMENT: route(target.ROUTE_FETCH_ASSESSMENT),
-    ROUTE_CASE_UPDATE: route(target.ROUTE_CASE_UPDATE),
-    ROUTE_STEP_UP: route(target.ROUTE_STEP_UP),
+    ...text,
     RESELLER_SHARED_CONTEXT: JSON.stringify(target.RESELLER_SHARED_CONTEXT),
     ORDER_TRIGGER_404: trigger(target.ORDER_TRIGGER_404),
     ORDER_TRIGGER_500: trigger(target.ORDER_TRIGGER_500),
