@@ -3,7 +3,7 @@ import type { SuiteConfig } from './config/suite-config.ts';
 import type { AtOnce, Sender } from './http/sender.ts';
 import type { Exchange, HeaderList } from './http/exchange.ts';
 import type { TokenProvider } from './tokens.ts';
-import type { MessageChannel } from './checks/session-channel.ts';
+import type { MessageChannel } from './webhooks/session-channel.ts';
 import type { StepUpGate, StepUpTicket } from './webhooks/run-events.ts';
 import { isObject } from '../schemas/json-value.ts';
 import { OperationRequests, type Blocked, type RequestOptions } from './operation-requests.ts';

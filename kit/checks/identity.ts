@@ -1,6 +1,6 @@
 import type { Exchange } from '../http/exchange.ts';
 import type { Verdict } from '../verdict.ts';
-import { tagNames } from './case-state.ts';
+import { tagNames } from '../case/case-state.ts';
 import { expectEnumValue } from './responses.ts';
 
 /** What the identity service keeps and answers about a case (2.2 to 2.6): its tags as fetched, its document records. */

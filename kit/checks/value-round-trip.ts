@@ -1,7 +1,7 @@
 import type { Exchange } from '../http/exchange.ts';
 import type { Populated } from '../builders/value-population.ts';
 import type { Verdict } from '../verdict.ts';
-import { tagNames } from './case-state.ts';
+import { tagNames } from '../case/case-state.ts';
 
 /**
  * What the document shows back comes back exactly (principle: after an acceptance, what was sent comes back). A value

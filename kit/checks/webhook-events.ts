@@ -16,7 +16,7 @@ import { deliveryMediaType, type DeliveryRecord } from '../webhooks/run-events.t
 import { field, ofKind, type Window } from '../webhooks/ties.ts';
 import type { Exchange } from '../http/exchange.ts';
 import { isObject } from '../../schemas/json-value.ts';
-import { memberOrDefault } from './documented-default.ts';
+import { memberOrDefault } from '../case/documented-default.ts';
 
 /**
  * The webhook events of part 6 as the run's receiver recorded them: each delivery well formed, each event valid

@@ -1,4 +1,4 @@
-import type { MessageChannel } from '../checks/session-channel.ts';
+import type { MessageChannel } from './session-channel.ts';
 import { mediaTypeOf } from '../http/media-type.ts';
 
 // The run's webhook receiver as a check sees it: what arrived, and each step-up's place among the run's step-ups.

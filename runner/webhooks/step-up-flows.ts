@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { channelTypeContradicts, type MessageChannel } from '../../kit/checks/session-channel.ts';
+import { channelTypeContradicts, type MessageChannel } from '../../kit/webhooks/session-channel.ts';
 import { isObject } from '../../schemas/json-value.ts';
 import { eventKind, isUndeterminedEvent } from '../../kit/webhooks/events.ts';
 import type { Credit, DeliveryRecord, FlowOutcome, FlowState } from '../../kit/webhooks/run-events.ts';

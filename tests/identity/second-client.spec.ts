@@ -6,7 +6,7 @@ import {
   type CaseRef,
 } from '../../kit/builders/identity-bodies.ts';
 import { clientTags } from '../../kit/builders/client-values.ts';
-import { tagNames } from '../../kit/checks/case-state.ts';
+import { tagNames } from '../../kit/case/case-state.ts';
 import type { Exchange } from '../../kit/http/exchange.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';

@@ -1,5 +1,5 @@
 import { stepUp } from '../../kit/builders/identity-bodies.ts';
-import type { MessageChannel } from '../../kit/checks/session-channel.ts';
+import type { MessageChannel } from '../../kit/webhooks/session-channel.ts';
 import {
   describeDelivery,
   expectFlowEvent,
