@@ -9,6 +9,7 @@ import { isObject } from '../schemas/json-value.ts';
 import { OperationRequests, type Blocked, type RequestOptions } from './operation-requests.ts';
 import { noteWrite, readShowingWrites, type ReadWait } from './reads-after-writes.ts';
 import type { SharedPreconditions } from './shared-preconditions.ts';
+import { accepted } from './http/consequence.ts';
 
 export type { Blocked };
 
@@ -95,17 +96,17 @@ export class Api extends OperationRequests {
   private async flowCall(id: OperationId, options: CallOptions): Promise<Exchange> {
     const ticket = await this.flowTicket(id, options);
     if (!this.stepUps || !ticket) return this.send(id, options);
-    let accepted = false;
+    let taken = false;
     let inquiryId: string | undefined;
     try {
       const exchange = await this.send(id, options);
-      accepted = exchange.status >= 200 && exchange.status < 300;
+      taken = accepted(exchange);
       const answered = exchange.json;
       if (id === 'documentVerification' && isObject(answered) && typeof answered['inquiryId'] === 'string')
         inquiryId = answered['inquiryId'];
       return exchange;
     } finally {
-      await this.stepUps.answered(ticket, accepted, inquiryId);
+      await this.stepUps.answered(ticket, taken, inquiryId);
     }
   }
 

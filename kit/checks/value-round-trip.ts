@@ -2,6 +2,7 @@ import type { Exchange } from '../http/exchange.ts';
 import type { Populated } from '../builders/value-population.ts';
 import type { Verdict } from '../verdict.ts';
 import { tagNames } from '../case/case-state.ts';
+import { accepted, refused } from '../http/consequence.ts';
 
 /**
  * What the document shows back comes back exactly (principle: after an acceptance, what was sent comes back). A value
@@ -62,9 +63,9 @@ export function expectIdentifierBack(
 
 /** The answer to a request carrying unusual values is a success or a refusal: a 5xx is the server's own error. */
 export function expectAcceptedOrRefused(verdict: Verdict, id: string, exchange: Exchange): boolean {
-  return verdict.check(id, exchange.status >= 200 && exchange.status < 500, () => ({
+  return verdict.check(id, accepted(exchange) || refused(exchange), () => ({
     sent: verdict.sent(exchange),
-    expected: 'success (2xx), or a refusal (4xx): a value the target does not take is its to refuse',
+    expected: 'success (2xx), or a refusal (4xx, not 429): a value the target does not take is its to refuse',
     actual: verdict.answer(exchange),
   }));
 }
@@ -126,12 +127,11 @@ export function recordValueClass(
   resent = false,
 ): void {
   verdict.cite(OBSERVED);
-  const outcome =
-    exchange.status >= 200 && exchange.status < 300
-      ? 'taken'
-      : exchange.status >= 400 && exchange.status < 500
-        ? `refused (${exchange.status})${resent ? '; the request sent again with plain values' : ''}`
-        : `answered ${exchange.status}`;
+  const outcome = accepted(exchange)
+    ? 'taken'
+    : refused(exchange)
+      ? `refused (${exchange.status})${resent ? '; the request sent again with plain values' : ''}`
+      : `answered ${exchange.status}`;
   verdict.observe(
     OBSERVED,
     `${operation}: ${request.members.join(' and ')} of class ${request.valueClass.id} (${request.valueClass.name}) ${outcome}`,
@@ -159,7 +159,6 @@ export function recordClassOutcomes(
 
 /** The outcome of one value for recordClassOutcomes: refused, answered 5xx, or how it was shown back. */
 export function outcomeOf(exchange: Exchange, shown = 'taken'): string {
-  if (exchange.status >= 400 && exchange.status < 500) return `refused (${exchange.status})`;
-  if (exchange.status >= 500) return `answered ${exchange.status}`;
-  return shown;
+  if (refused(exchange)) return `refused (${exchange.status})`;
+  return accepted(exchange) ? shown : `answered ${exchange.status}`;
 }

@@ -5,6 +5,7 @@ import { newOrder } from '../../kit/builders/order-requests.ts';
 import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
 import { requireSuccess } from '../../fixtures/preconditions.ts';
 import { enumValues } from '../../schemas/registry.ts';
+import { refused as isRefused } from '../../kit/http/consequence.ts';
 
 const outsideTheList = 'SHIPPING';
 if (enumValues('FulfillmentType').includes(outsideTheList))
@@ -26,7 +27,7 @@ test(
     ]);
     requireSuccess({ verdict, config }, control, 'a valid order is created');
     expectErrorEnvelope(verdict, refused, { id: 'ORD-400-VALIDATION', row: '400-validation' });
-    if (refused.status < 400 || refused.status >= 500) {
+    if (!isRefused(refused)) {
       // Accepted, the order exists and its identifier is taken: ORD-400-VALIDATION has judged the acceptance.
       return verdict.nothingToJudge(
         ['ORD-REFUSED-ID-FREE'],
