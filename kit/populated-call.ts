@@ -4,7 +4,7 @@ import type { Exchange } from './http/exchange.ts';
 import type { CaseRef } from './builders/identity-bodies.ts';
 import type { Populated } from './builders/value-population.ts';
 import { expectNothingChanged } from './checks/nothing-changed.ts';
-import { recordValueClass } from './checks/value-round-trip.ts';
+import { observeValueClass } from './checks/value-round-trip.ts';
 import type { Verdict } from './verdict.ts';
 import { refused } from './http/consequence.ts';
 
@@ -32,7 +32,7 @@ export async function callPopulated<B extends Record<string, unknown>>(
   const note = [options.note, `values: ${request.valueClass.id}`].filter(Boolean).join('; ');
   const first = await api.call(operation, { rawBody: request.text, note });
   const wasRefused = refused(first);
-  recordValueClass(verdict, operation, request, first, wasRefused);
+  observeValueClass(verdict, 'OBS-VALUE-CLASSES', operation, request, first, wasRefused);
   if (!wasRefused) return { exchange: first, body: request.body };
   await options.afterRefusal?.(first);
   const again = await api.call(operation, {

@@ -11,8 +11,6 @@ import { accepted, refused } from '../http/consequence.ts';
  * trimmed, two changes that keep the information and are deliberate policies somewhere, which are recorded (INFO).
  */
 
-const OBSERVED = 'OBS-VALUE-CLASSES';
-
 /** A string shown so that two strings that differ look different: every character outside printable ASCII as \u. */
 export function visible(value: unknown, max = 160): string {
   if (typeof value !== 'string') return JSON.stringify(value) ?? String(value);
@@ -116,48 +114,54 @@ export function expectTagsShown(
 }
 
 /**
- * Records which class of values an operation took in which members, or refused (OBS-VALUE-CLASSES): a certifier sees
- * which classes a target takes. `resent`: the refused request was sent again with plain values.
+ * Records which class of values an operation took in which members, or refused (OBS-VALUE-CLASSES, cited under `id`):
+ * a certifier sees which classes a target takes. `resent`: the refused request was sent again with plain values.
+ * Returns whether the values were taken.
  */
-export function recordValueClass(
+export function observeValueClass(
   verdict: Verdict,
+  id: string,
   operation: string,
   request: Pick<Populated, 'members' | 'valueClass'>,
   exchange: Exchange,
   resent = false,
-): void {
-  verdict.cite(OBSERVED);
+): boolean {
+  verdict.cite(id);
   const outcome = accepted(exchange)
     ? 'taken'
     : refused(exchange)
       ? `refused (${exchange.status})${resent ? '; the request sent again with plain values' : ''}`
       : `answered ${exchange.status}`;
   verdict.observe(
-    OBSERVED,
+    id,
     `${operation}: ${request.members.join(' and ')} of class ${request.valueClass.id} (${request.valueClass.name}) ${outcome}`,
   );
+  return accepted(exchange);
 }
 
 /**
- * Records, per class, what became of the values of a round trip (OBS-VALUE-CLASSES): one line for `what`, the classes
- * grouped by outcome ("as sent: cyrillic, greek; normalised to NFC: latin-nfd; refused (400): long-4096").
+ * Records, per class, what became of the values of a round trip (OBS-VALUE-CLASSES, cited under `id`): one line for
+ * `what`, the classes grouped by outcome ("as sent: cyrillic, greek; normalised to NFC: latin-nfd; refused (400):
+ * long-4096"). Returns whether every value was taken as sent.
  */
-export function recordClassOutcomes(
+export function observeClassOutcomes(
   verdict: Verdict,
+  id: string,
   what: string,
   outcomes: ReadonlyArray<{ valueClass: string; outcome: string }>,
-): void {
-  verdict.cite(OBSERVED);
+): boolean {
+  verdict.cite(id);
   const byOutcome = new Map<string, Set<string>>();
   for (const { valueClass, outcome } of outcomes)
     byOutcome.set(outcome, (byOutcome.get(outcome) ?? new Set()).add(valueClass));
   verdict.observe(
-    OBSERVED,
+    id,
     `${what}, by class: ${[...byOutcome.entries()].map(([outcome, classes]) => `${outcome}: ${[...classes].join(', ')}`).join('; ')}`,
   );
+  return [...byOutcome.keys()].every((outcome) => outcome === 'as sent' || outcome === 'taken');
 }
 
-/** The outcome of one value for recordClassOutcomes: refused, answered 5xx, or how it was shown back. */
+/** The outcome of one value for observeClassOutcomes: refused, answered 5xx, or how it was shown back. */
 export function outcomeOf(exchange: Exchange, shown = 'taken'): string {
   if (refused(exchange)) return `refused (${exchange.status})`;
   return accepted(exchange) ? shown : `answered ${exchange.status}`;

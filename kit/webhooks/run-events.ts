@@ -44,8 +44,6 @@ export interface FlowOutcome {
   /** When the flow's request went out (ms since the epoch). */
   sentAt: number;
   event?: DeliveryRecord;
-  /** The event's channelType named the other channel than the flow's. */
-  otherChannel?: boolean;
   /** A counted flow's overlap: the accepted step-ups live at some moment between its request and its answer, itself included. */
   overlap?: number;
   /** When the last event of a counted flow's overlap arrived (ms since the epoch): the one its answer waited for. */

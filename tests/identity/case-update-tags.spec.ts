@@ -4,7 +4,7 @@ import {
   expectAcceptedOrRefused,
   expectTagsShown,
   outcomeOf,
-  recordClassOutcomes,
+  observeClassOutcomes,
   tagsShown,
 } from '../../kit/checks/value-round-trip.ts';
 import { cites, test } from '../../fixtures/test.ts';
@@ -45,8 +45,9 @@ test(
       { tags: [], decision: undefined },
       after,
     );
-    recordClassOutcomes(
+    observeClassOutcomes(
       verdict,
+      'OBS-VALUE-CLASSES',
       'tags of case updates, shown by the case',
       sent.flatMap(({ update, exchange, tags }) =>
         tagsShown(tags, after.body['tags']).map(({ shown }) => ({

@@ -5,7 +5,7 @@ import {
   expectAcceptedOrRefused,
   expectIdentifierBack,
   outcomeOf,
-  recordClassOutcomes,
+  observeClassOutcomes,
 } from '../../kit/checks/value-round-trip.ts';
 import { callPopulated } from '../../kit/populated-call.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
@@ -65,13 +65,15 @@ test(
         return { valueClass: cls.id, created, started };
       }),
     );
-    recordClassOutcomes(
+    observeClassOutcomes(
       verdict,
+      'OBS-VALUE-CLASSES',
       'inquiryId in assessments',
       outcomes.map(({ valueClass, created }) => ({ valueClass, outcome: outcomeOf(created) })),
     );
-    recordClassOutcomes(
+    observeClassOutcomes(
       verdict,
+      'OBS-VALUE-CLASSES',
       'inquiryId in document verifications',
       outcomes.map(({ valueClass, started }) => ({ valueClass, outcome: outcomeOf(started) })),
     );

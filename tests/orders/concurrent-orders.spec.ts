@@ -3,7 +3,7 @@ import { expectAtMostOneAccepted } from '../../kit/checks/responses.ts';
 import { expectErrorEnvelope } from '../../kit/checks/order-envelope.ts';
 import { order, orderId } from '../../kit/builders/order-bodies.ts';
 import { concurrentRounds, roundsText } from '../../kit/concurrency.ts';
-import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
+import { citesWithEnvelope, envelopeRules, test } from '../../fixtures/orders.ts';
 import { accepted, refused } from '../../kit/http/consequence.ts';
 
 test(
@@ -36,7 +36,7 @@ test(
         // answers are judged by the envelope rules alone (fixtures/orders.ts).
         if (created.length !== 1) return;
         for (const exchange of exchanges.filter(refused))
-          expectErrorEnvelope(verdict, exchange, {
+          expectErrorEnvelope(verdict, envelopeRules, exchange, {
             id: 'ORD-409',
             row: '409',
             messages: orderErrorRow('409').messages ?? [],
