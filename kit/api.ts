@@ -9,7 +9,7 @@ import { isObject } from '../schemas/json-value.ts';
 import { OperationRequests, type Blocked, type RequestOptions } from './operation-requests.ts';
 import { noteWrite, readShowingWrites, type ReadWait } from './reads-after-writes.ts';
 import type { SharedPreconditions } from './shared-preconditions.ts';
-import { accepted } from './http/consequence.ts';
+import { accepted, rateLimited } from './http/consequence.ts';
 
 export type { Blocked };
 
@@ -173,7 +173,7 @@ export class Api extends OperationRequests {
         if (!('exchange' in answer)) continue;
         await this.record(answer.exchange);
         // A 429 is not an answer to judge (part 8 shows no limits): its round is discarded and counted apart.
-        if (answer.exchange.status === 429) continue;
+        if (rateLimited(answer.exchange)) continue;
         const call = calls[index] as (typeof calls)[number];
         noteWrite(call.id, call.options ?? {}, answer.exchange);
         this.answered(call.id, answer.exchange);
