@@ -3,12 +3,13 @@ import type { SuiteConfig } from './config/suite-config.ts';
 import type { AtOnce, Sender } from './http/sender.ts';
 import type { Exchange, HeaderList } from './http/exchange.ts';
 import type { TokenProvider } from './tokens.ts';
-import type { MessageChannel } from './checks/session-channel.ts';
+import type { MessageChannel } from './webhooks/session-channel.ts';
 import type { StepUpGate, StepUpTicket } from './webhooks/run-events.ts';
 import { isObject } from '../schemas/json-value.ts';
 import { OperationRequests, type Blocked, type RequestOptions } from './operation-requests.ts';
 import { noteWrite, readShowingWrites, type ReadWait } from './reads-after-writes.ts';
 import type { SharedPreconditions } from './shared-preconditions.ts';
+import { accepted, rateLimited } from './http/consequence.ts';
 
 export type { Blocked };
 
@@ -95,17 +96,17 @@ export class Api extends OperationRequests {
   private async flowCall(id: OperationId, options: CallOptions): Promise<Exchange> {
     const ticket = await this.flowTicket(id, options);
     if (!this.stepUps || !ticket) return this.send(id, options);
-    let accepted = false;
+    let taken = false;
     let inquiryId: string | undefined;
     try {
       const exchange = await this.send(id, options);
-      accepted = exchange.status >= 200 && exchange.status < 300;
+      taken = accepted(exchange);
       const answered = exchange.json;
       if (id === 'documentVerification' && isObject(answered) && typeof answered['inquiryId'] === 'string')
         inquiryId = answered['inquiryId'];
       return exchange;
     } finally {
-      await this.stepUps.answered(ticket, accepted, inquiryId);
+      await this.stepUps.answered(ticket, taken, inquiryId);
     }
   }
 
@@ -172,7 +173,7 @@ export class Api extends OperationRequests {
         if (!('exchange' in answer)) continue;
         await this.record(answer.exchange);
         // A 429 is not an answer to judge (part 8 shows no limits): its round is discarded and counted apart.
-        if (answer.exchange.status === 429) continue;
+        if (rateLimited(answer.exchange)) continue;
         const call = calls[index] as (typeof calls)[number];
         noteWrite(call.id, call.options ?? {}, answer.exchange);
         this.answered(call.id, answer.exchange);

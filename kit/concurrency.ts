@@ -2,6 +2,7 @@ import type { AtOnce } from './http/sender.ts';
 import type { Exchange } from './http/exchange.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { retryAfterMs } from './http/retry-after.ts';
+import { rateLimited } from './http/consequence.ts';
 
 /** The longest a round waits out the Retry-After of a 429 before the next round. */
 const MAX_ROUND_PAUSE_MS = 5_000;
@@ -32,7 +33,7 @@ export async function concurrentRounds<T>(options: {
     const { answers, context } = await options.play(report.tried);
     report.tried += 1;
     const exchanges = answers.flatMap((a) => ('exchange' in a ? [a.exchange] : []));
-    const limited = exchanges.filter((e) => e.status === 429);
+    const limited = exchanges.filter(rateLimited);
     if (limited.length > 0) {
       report.rateLimited += 1;
       // The next round goes when the target said it may, as a real client's would.

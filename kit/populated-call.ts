@@ -4,8 +4,9 @@ import type { Exchange } from './http/exchange.ts';
 import type { CaseRef } from './builders/identity-bodies.ts';
 import type { Populated } from './builders/value-population.ts';
 import { expectNothingChanged } from './checks/nothing-changed.ts';
-import { recordValueClass } from './checks/value-round-trip.ts';
+import { observeValueClass } from './checks/value-round-trip.ts';
 import type { Verdict } from './verdict.ts';
+import { refused } from './http/consequence.ts';
 
 /**
  * A request that carries unusual values where the run already sends one (docs/traffic.md). Refusing a value the
@@ -22,8 +23,6 @@ export interface PopulatedCall<B> {
   refused?: Exchange;
 }
 
-const isRefusal = (exchange: Exchange) => exchange.status >= 400 && exchange.status < 500 && exchange.status !== 429;
-
 export async function callPopulated<B extends Record<string, unknown>>(
   { api, verdict }: { api: Api; verdict: Verdict },
   operation: RoutedOperationId,
@@ -32,9 +31,9 @@ export async function callPopulated<B extends Record<string, unknown>>(
 ): Promise<PopulatedCall<B>> {
   const note = [options.note, `values: ${request.valueClass.id}`].filter(Boolean).join('; ');
   const first = await api.call(operation, { rawBody: request.text, note });
-  const refused = isRefusal(first);
-  recordValueClass(verdict, operation, request, first, refused);
-  if (!refused) return { exchange: first, body: request.body };
+  const wasRefused = refused(first);
+  observeValueClass(verdict, 'OBS-VALUE-CLASSES', operation, request, first, wasRefused);
+  if (!wasRefused) return { exchange: first, body: request.body };
   await options.afterRefusal?.(first);
   const again = await api.call(operation, {
     body: request.plain,

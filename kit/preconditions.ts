@@ -4,6 +4,7 @@ import type { SuiteConfig } from './config/suite-config.ts';
 import type { Verdict } from './verdict.ts';
 import { silentReceiverCause } from './webhooks/receiver-path.ts';
 import type { RunEvents } from './webhooks/run-events.ts';
+import { accepted } from './http/consequence.ts';
 
 /**
  * What a check stands on without verifying it, stated by the test: when it does not hold, the test stops as blocked
@@ -17,7 +18,7 @@ export function requireDecisionSet(
   fetched: { body: Record<string, unknown> },
   decision: string,
 ): void {
-  const ok = set.status >= 200 && set.status < 300 && sameEnumValue(fetched.body['decision'], decision);
+  const ok = accepted(set) && sameEnumValue(fetched.body['decision'], decision);
   verdict.precondition(ok, `an update sets the decision ${decision}`, () => ({
     sent: verdict.sent(set),
     expected: `success (2xx), then the fetched decision ${decision}`,

@@ -14,6 +14,7 @@ import {
   type TokenOutcome,
   type TokenSource,
 } from '../kit/tokens.ts';
+import { accepted } from '../kit/http/consequence.ts';
 
 /** Margin before expires_in runs out at which a token is no longer handed out. */
 export function expiryOf(lifetimeSeconds: unknown, now = Date.now()): number | null {
@@ -109,7 +110,7 @@ export class TokenCache implements TokenSource {
     this.redactor.add(issuedToken(exchange));
     const token = accessTokenOf(exchange);
     // Any success: the document shows only that the answer contains access_token (TOK-ISSUED); the exact 200 is TOK-STATUS-200.
-    if (exchange.status >= 200 && exchange.status < 300 && token)
+    if (accepted(exchange) && token)
       return { ok: true, token, expiresAt: expiryOf((exchange.json as { expires_in?: unknown }).expires_in) };
     const answer = `${exchange.request.method} ${credential.tokenUrl} was answered ${describeAnswer(exchange, this.redactor, 200)}`;
     return { ok: false, failure: { kind: credentialsRefused(exchange) ? 'refused' : 'answer', message: answer } };

@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { isStartedScript, parseCli } from './cli.ts';
 import { replaceMarkedBlock } from './readme-block.ts';
+import { registry } from '../kit/checks/registry.ts';
 
-// The two lists of docs/writing-checks.md, read from the code itself: every check of the kit by area, and every
+// The two lists of docs/writing-checks.md, read from the code itself: every check of the registry by area, and every
 // fixture a test can take. selftest/writing-checks.spec.ts fails when the page and the code part.
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -77,10 +78,11 @@ function tsFiles(dir: string): string[] {
     .sort();
 }
 
-function listing(files: readonly string[], named: RegExp): string[] {
+/** The exported functions of `files` named as `named` says, file by file, each with its doc comment's first sentence. */
+function listing(files: readonly string[], named: RegExp, keep: (name: string) => boolean = () => true): string[] {
   const lines: string[] = [];
   for (const file of files) {
-    const entries = exportedFunctions(file).filter((f) => named.test(f.name));
+    const entries = exportedFunctions(file).filter((f) => named.test(f.name) && keep(f.name));
     if (entries.length === 0) continue;
     const about = moduleSummary(file);
     lines.push('', `**\`${file}\`**${about ? `: ${about}` : ''}`, '', '| Check | What it judges |', '|---|---|');
@@ -89,9 +91,25 @@ function listing(files: readonly string[], named: RegExp): string[] {
   return lines;
 }
 
-/** Every check of the kit, file by file (an area each: the server's by part, the client's under kit/checks/client/). */
+/** The check-named exports of the modules of kit/checks/ (the client's under kit/checks/client/), by module. */
+export function checkExports(): Array<{ file: string; names: string[] }> {
+  return tsFiles('kit/checks').map((file) => ({
+    file,
+    names: exportedFunctions(file)
+      .map((f) => f.name)
+      .filter((name) => CHECK_NAME.test(name)),
+  }));
+}
+
+/**
+ * Every check of the kit, file by file (an area each: the server's by part, the client's under kit/checks/client/):
+ * the checks of the registry (kit/checks/registry.ts), each listed in the module that defines it.
+ */
 export function checksIndex(): string {
-  const lines = listing(tsFiles('kit/checks'), CHECK_NAME);
+  const registered = new Set(Object.keys(registry));
+  // The client's checks are listed from their modules until the registry holds them (clientChecksByName).
+  const listed = (file: string) => (name: string) => registered.has(name) || file.startsWith('kit/checks/client/');
+  const lines = tsFiles('kit/checks').flatMap((file) => listing([file], CHECK_NAME, listed(file)));
   const preconditions = listing(['kit/preconditions.ts', 'fixtures/preconditions.ts'], PRECONDITION_NAME).map((line) =>
     line.replace('| Check | What it judges |', '| Precondition | What it stands on |'),
   );

@@ -17,7 +17,7 @@ function refusal(status: number, challenge?: string): Exchange {
 
 function judged(exchange: Exchange, malformed: boolean): string | undefined {
   const { verdict, annotations } = bareVerdict(['BEARER-CHALLENGE']);
-  expectBearerChallenge(verdict, exchange, { malformed });
+  expectBearerChallenge(verdict, 'BEARER-CHALLENGE', exchange, { malformed });
   return marksOf(annotations).find((m) => m.id === 'BEARER-CHALLENGE')?.kind;
 }
 

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import type { SuiteConfig } from '../kit/config/suite-config.ts';
 import { Redactor } from '../kit/redact.ts';
 import { EventHub, eventsPath } from '../runner/webhooks/event-hub.ts';
-import type { MessageChannel } from '../kit/checks/session-channel.ts';
+import type { MessageChannel } from '../kit/webhooks/session-channel.ts';
 import { freePort } from '../runner/http/free-port.ts';
 import { RunProgress } from '../runner/run-progress.ts';
 import type { Credit } from '../kit/webhooks/run-events.ts';

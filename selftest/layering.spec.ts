@@ -109,3 +109,25 @@ test('docs/architecture.md states the same table', () => {
   const block = /<!-- rooms -->\n([\s\S]*?)\n<!-- \/rooms -->/.exec(doc)?.[1];
   expect(block, 'the table between <!-- rooms --> and <!-- /rooms --> in docs/architecture.md').toBe(roomTable());
 });
+
+test('no test compares a status inline: accepted and refused have one meaning, in kit/http/consequence.ts', () => {
+  const comparison =
+    /([\w.]*)\bstatus\s*(?:[<>]=?|[!=]==?)\s*\d{3}\b|\b\d{3}\s*(?:[<>]=?|[!=]==?)\s*([\w.]*)\bstatus\b/g;
+  const inline: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts'))
+        readFileSync(path, 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            for (const m of line.matchAll(comparison))
+              // A row of the part-7 table (catalog) names a status; it is no answer.
+              if ((m[1] ?? m[2]) !== 'row.') inline.push(`${relative(repoRoot, path)}:${i + 1}: ${m[0]}`);
+          });
+    }
+  };
+  walk(join(repoRoot, 'tests'));
+  expect(inline).toEqual([]);
+});

@@ -5,7 +5,7 @@ import { Redactor } from '../kit/redact.ts';
 import { RequirementFailure, Verdict } from '../kit/verdict.ts';
 import { marksOf } from '../kit/verdict-marks.ts';
 import { expectValidEvents, expectWellFormedDeliveries } from '../kit/checks/webhook-events.ts';
-import { deliveryRequirements, eventKind, eventKinds } from '../kit/webhooks/events.ts';
+import { deliveryRequirements, eventKind, eventKinds, eventRequirements } from '../kit/webhooks/events.ts';
 import { MAX_RETAINED_BODY_BYTES, readJournal, WebhookReceiver, type Delivery } from '../runner/webhooks/receiver.ts';
 import { deliveryMediaType, type DeliveryOutcome } from '../kit/webhooks/run-events.ts';
 import { bareVerdict } from './bare-verdict.ts';
@@ -210,7 +210,7 @@ test.describe('webhook receiver', () => {
         expect(receiver.deliveries()).toHaveLength(2);
 
         const { verdict } = verdictFor();
-        const message = failureOf(verdict, () => expectWellFormedDeliveries(verdict, [delivery]));
+        const message = failureOf(verdict, () => expectWellFormedDeliveries(verdict, 'EVT-DELIVERY', [delivery]));
         expect(message).toMatch(/^EVT-DELIVERY \(MUST, part 6\)/);
         expect(message).toMatch(variant.evidence);
         expect(message).toContain(`#${delivery.seq} `);
@@ -228,8 +228,8 @@ test.describe('webhook receiver', () => {
       const deliveries = [...receiver.deliveries()];
       expect(deliveries.map((d) => eventKind(d.json))).toEqual(['onboarding', 'results', 'session', 'session']);
       const { verdict, annotations } = verdictFor();
-      expect(expectWellFormedDeliveries(verdict, deliveries)).toBe(true);
-      expectValidEvents(verdict, deliveries, eventKinds);
+      expect(expectWellFormedDeliveries(verdict, 'EVT-DELIVERY', deliveries)).toBe(true);
+      expectValidEvents(verdict, eventRequirements(), deliveries, eventKinds);
       const passed = marksOf(annotations)
         .filter((m) => m.kind === 'pass')
         .map((m) => m.id);
@@ -254,7 +254,7 @@ test.describe('webhook receiver', () => {
         }),
       );
       const { verdict, annotations } = verdictFor();
-      expectValidEvents(verdict, [...receiver.deliveries()], ['session']);
+      expectValidEvents(verdict, eventRequirements(), [...receiver.deliveries()], ['session']);
       const marks = marksOf(annotations);
       const passed = marks.filter((m) => m.kind === 'pass').map((m) => m.id);
       expect(new Set(passed)).toEqual(
@@ -297,7 +297,9 @@ test.describe('webhook receiver', () => {
         await send(receiver.port, json(variant.body));
         const deliveries = [...receiver.deliveries()];
         const { verdict, annotations } = verdictFor();
-        const message = failureOf(verdict, () => expectValidEvents(verdict, deliveries, eventKinds));
+        const message = failureOf(verdict, () =>
+          expectValidEvents(verdict, eventRequirements(), deliveries, eventKinds),
+        );
         expect(message).toMatch(new RegExp(`^${variant.id} \\(MUST`));
         expect(message).toContain(`at ${variant.path}`);
         expect(
@@ -392,9 +394,10 @@ test('a flood of 1,000 malformed deliveries, in concurrent bursts, is recorded w
         eventKind(d.json) !== undefined,
     );
     expect(unexplained.map((d) => d.seq)).toEqual([]);
-    expect(expectWellFormedDeliveries(verdict, deliveries), 'EVT-DELIVERY fails on them, with the evidence').toBe(
-      false,
-    );
+    expect(
+      expectWellFormedDeliveries(verdict, 'EVT-DELIVERY', deliveries),
+      'EVT-DELIVERY fails on them, with the evidence',
+    ).toBe(false);
     expect(receiver.retainedBodyBytes, 'raw bodies kept in memory are bounded').toBeLessThanOrEqual(
       MAX_RETAINED_BODY_BYTES,
     );

@@ -1,8 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
+import ts from 'typescript';
+import { requirements } from '../catalog/catalog.ts';
 import { clientRequirements } from '../catalog/client-catalog.ts';
 import { clientChecks } from '../kit/checks/client/checks.ts';
-import { checksIndex, fixturesIndex, writingChecksPage } from '../scripts/writing-checks.ts';
+import { checks } from '../kit/checks/registry.ts';
+import { checkExports, checksIndex, fixturesIndex, writingChecksPage } from '../scripts/writing-checks.ts';
 
 // docs/writing-checks.md lists every check of the kit and every fixture a test can take, read from the code: the page
 // cannot drift from it.
@@ -27,4 +32,36 @@ test('every check of the list says what it judges', () => {
 
 test('every client requirement has its one check, and every check a requirement', () => {
   expect(Object.keys(clientChecks).sort()).toEqual(clientRequirements.map((r) => r.id).sort());
+});
+
+// The client's checks join the registry as clientChecksByName; until then they are held by the test above.
+const serverChecks = () => checkExports().filter(({ file }) => !file.startsWith('kit/checks/client/'));
+
+test('every check of kit/checks/ is in the registry, and every entry of the registry a check of kit/checks/', () => {
+  const exported = serverChecks().flatMap(({ names }) => names);
+  expect(
+    exported.filter((name) => !Object.hasOwn(checks, name)),
+    'checks missing from kit/checks/registry.ts',
+  ).toEqual([]);
+  expect(
+    Object.keys(checks).filter((name) => !exported.includes(name)),
+    'entries of the registry that no module of kit/checks/ exports',
+  ).toEqual([]);
+});
+
+test('no requirement ID is written in kit/checks/: the caller of a check passes it', () => {
+  const ids = new Set(requirements.map((r) => r.id));
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const written: string[] = [];
+  for (const { file } of checkExports()) {
+    const source = ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node))
+        for (const word of node.text.match(/[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+/g) ?? [])
+          if (ids.has(word)) written.push(`${file}: ${word}`);
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  expect(written).toEqual([]);
 });

@@ -13,13 +13,14 @@ import type { Verdict } from '../verdict.ts';
  */
 export function expectBearerChallenge(
   verdict: Verdict,
+  id: string,
   exchange: Exchange,
   options: { malformed?: boolean } = {},
 ): boolean {
   const challenge = exchange.headers['www-authenticate'];
   const statuses = options.malformed ? [401, 400] : [401];
   const ok = statuses.includes(exchange.status) && /(^|,)\s*bearer(\s|,|$)/i.test(challenge ?? '');
-  return verdict.check('BEARER-CHALLENGE', ok, () => ({
+  return verdict.check(id, ok, () => ({
     sent: verdict.sent(exchange),
     expected: `${statuses.join(' or ')} with a WWW-Authenticate challenge of the Bearer scheme`,
     actual: `${exchange.status}, WWW-Authenticate: ${challenge ?? '(absent)'}`,

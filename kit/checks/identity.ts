@@ -1,7 +1,8 @@
 import type { Exchange } from '../http/exchange.ts';
 import type { Verdict } from '../verdict.ts';
-import { tagNames } from './case-state.ts';
+import { tagNames } from '../case/case-state.ts';
 import { expectEnumValue } from './responses.ts';
+import { accepted } from '../http/consequence.ts';
 
 /** What the identity service keeps and answers about a case (2.2 to 2.6): its tags as fetched, its document records. */
 
@@ -82,7 +83,7 @@ export function expectRecordsOfCase(
  */
 export function expectNotTheCase(verdict: Verdict, id: string, exchange: Exchange, original: string): boolean {
   const answered =
-    exchange.status >= 200 && exchange.status < 300 && typeof exchange.json === 'object' && exchange.json !== null
+    accepted(exchange) && typeof exchange.json === 'object' && exchange.json !== null
       ? (exchange.json as Record<string, unknown>)['authenticationId']
       : undefined;
   return verdict.check(id, answered !== original, () => ({

@@ -1,7 +1,8 @@
 import type { Exchange } from '../http/exchange.ts';
 import type { Populated } from '../builders/value-population.ts';
 import type { Verdict } from '../verdict.ts';
-import { tagNames } from './case-state.ts';
+import { tagNames } from '../case/case-state.ts';
+import { accepted, refused } from '../http/consequence.ts';
 
 /**
  * What the document shows back comes back exactly (principle: after an acceptance, what was sent comes back). A value
@@ -9,8 +10,6 @@ import { tagNames } from './case-state.ts';
  * Identifiers come back byte for byte; free text (tags) may come back normalised to NFC or with its outer whitespace
  * trimmed, two changes that keep the information and are deliberate policies somewhere, which are recorded (INFO).
  */
-
-const OBSERVED = 'OBS-VALUE-CLASSES';
 
 /** A string shown so that two strings that differ look different: every character outside printable ASCII as \u. */
 export function visible(value: unknown, max = 160): string {
@@ -62,9 +61,9 @@ export function expectIdentifierBack(
 
 /** The answer to a request carrying unusual values is a success or a refusal: a 5xx is the server's own error. */
 export function expectAcceptedOrRefused(verdict: Verdict, id: string, exchange: Exchange): boolean {
-  return verdict.check(id, exchange.status >= 200 && exchange.status < 500, () => ({
+  return verdict.check(id, accepted(exchange) || refused(exchange), () => ({
     sent: verdict.sent(exchange),
-    expected: 'success (2xx), or a refusal (4xx): a value the target does not take is its to refuse',
+    expected: 'success (2xx), or a refusal (4xx, not 429): a value the target does not take is its to refuse',
     actual: verdict.answer(exchange),
   }));
 }
@@ -115,51 +114,55 @@ export function expectTagsShown(
 }
 
 /**
- * Records which class of values an operation took in which members, or refused (OBS-VALUE-CLASSES): a certifier sees
- * which classes a target takes. `resent`: the refused request was sent again with plain values.
+ * Records which class of values an operation took in which members, or refused (OBS-VALUE-CLASSES, cited under `id`):
+ * a certifier sees which classes a target takes. `resent`: the refused request was sent again with plain values.
+ * Returns whether the values were taken.
  */
-export function recordValueClass(
+export function observeValueClass(
   verdict: Verdict,
+  id: string,
   operation: string,
   request: Pick<Populated, 'members' | 'valueClass'>,
   exchange: Exchange,
   resent = false,
-): void {
-  verdict.cite(OBSERVED);
-  const outcome =
-    exchange.status >= 200 && exchange.status < 300
-      ? 'taken'
-      : exchange.status >= 400 && exchange.status < 500
-        ? `refused (${exchange.status})${resent ? '; the request sent again with plain values' : ''}`
-        : `answered ${exchange.status}`;
+): boolean {
+  verdict.cite(id);
+  const outcome = accepted(exchange)
+    ? 'taken'
+    : refused(exchange)
+      ? `refused (${exchange.status})${resent ? '; the request sent again with plain values' : ''}`
+      : `answered ${exchange.status}`;
   verdict.observe(
-    OBSERVED,
+    id,
     `${operation}: ${request.members.join(' and ')} of class ${request.valueClass.id} (${request.valueClass.name}) ${outcome}`,
   );
+  return accepted(exchange);
 }
 
 /**
- * Records, per class, what became of the values of a round trip (OBS-VALUE-CLASSES): one line for `what`, the classes
- * grouped by outcome ("as sent: cyrillic, greek; normalised to NFC: latin-nfd; refused (400): long-4096").
+ * Records, per class, what became of the values of a round trip (OBS-VALUE-CLASSES, cited under `id`): one line for
+ * `what`, the classes grouped by outcome ("as sent: cyrillic, greek; normalised to NFC: latin-nfd; refused (400):
+ * long-4096"). Returns whether every value was taken as sent.
  */
-export function recordClassOutcomes(
+export function observeClassOutcomes(
   verdict: Verdict,
+  id: string,
   what: string,
   outcomes: ReadonlyArray<{ valueClass: string; outcome: string }>,
-): void {
-  verdict.cite(OBSERVED);
+): boolean {
+  verdict.cite(id);
   const byOutcome = new Map<string, Set<string>>();
   for (const { valueClass, outcome } of outcomes)
     byOutcome.set(outcome, (byOutcome.get(outcome) ?? new Set()).add(valueClass));
   verdict.observe(
-    OBSERVED,
+    id,
     `${what}, by class: ${[...byOutcome.entries()].map(([outcome, classes]) => `${outcome}: ${[...classes].join(', ')}`).join('; ')}`,
   );
+  return [...byOutcome.keys()].every((outcome) => outcome === 'as sent' || outcome === 'taken');
 }
 
-/** The outcome of one value for recordClassOutcomes: refused, answered 5xx, or how it was shown back. */
+/** The outcome of one value for observeClassOutcomes: refused, answered 5xx, or how it was shown back. */
 export function outcomeOf(exchange: Exchange, shown = 'taken'): string {
-  if (exchange.status >= 400 && exchange.status < 500) return `refused (${exchange.status})`;
-  if (exchange.status >= 500) return `answered ${exchange.status}`;
-  return shown;
+  if (refused(exchange)) return `refused (${exchange.status})`;
+  return accepted(exchange) ? shown : `answered ${exchange.status}`;
 }

@@ -16,17 +16,14 @@ import { deliveryMediaType, type DeliveryRecord } from '../webhooks/run-events.t
 import { field, ofKind, type Window } from '../webhooks/ties.ts';
 import type { Exchange } from '../http/exchange.ts';
 import { isObject } from '../../schemas/json-value.ts';
-import { memberOrDefault } from './documented-default.ts';
+import { memberOrDefault } from '../case/documented-default.ts';
+import { channelTypeContradicts, type MessageChannel } from '../webhooks/session-channel.ts';
 
 /**
  * The webhook events of part 6 as the run's receiver recorded them: each delivery well formed, each event valid
  * against its schema, a flow followed by an event of its own, the document events tied to their inquiry and session.
  */
 
-const DELIVERY = 'EVT-DELIVERY';
-const FLOW = 'EVT-FLOW-DELIVERY';
-const INQUIRY = 'EVT-RESULTS-INQUIRY';
-const SAME_SESSION = 'EVT-DOC-SESSION-ID';
 /** Deliveries listed in one failure message; the rest are counted. */
 const LISTED = 8;
 const SHOWN_BODY = 300;
@@ -64,12 +61,16 @@ function listed(verdict: Verdict, rows: Array<{ delivery: DeliveryRecord; lines:
   return rows.length > LISTED ? [...shown, `... and ${rows.length - LISTED} more`] : shown;
 }
 
-/** EVT-DELIVERY: every delivery is a POST whose whole body is JSON (one of the part-6 events), labelled as JSON. */
-export function expectWellFormedDeliveries(verdict: Verdict, deliveries: readonly DeliveryRecord[]): boolean {
+/** Every delivery is a POST whose whole body is JSON (one of the part-6 events), labelled as JSON (EVT-DELIVERY). */
+export function expectWellFormedDeliveries(
+  verdict: Verdict,
+  id: string,
+  deliveries: readonly DeliveryRecord[],
+): boolean {
   const bad = deliveries
     .map((delivery) => ({ delivery, lines: deliveryDefects(delivery) }))
     .filter((row) => row.lines.length > 0);
-  return verdict.check(DELIVERY, bad.length === 0, () => ({
+  return verdict.check(id, bad.length === 0, () => ({
     expected: 'every delivery a POST whose body is a part-6 event in JSON, labelled as JSON',
     actual: `${bad.length} of ${deliveries.length} deliveries were not`,
     details: listed(verdict, bad),
@@ -77,22 +78,25 @@ export function expectWellFormedDeliveries(verdict: Verdict, deliveries: readonl
 }
 
 /**
- * Checks every delivery of the given kinds against its event's schema, each issue under the requirement of the field
- * it is about (an enum or int64 field has its own), so that each requirement fails on its own. A field left out or
+ * Every delivery of the given kinds is valid against its event's schema, each issue judged under the requirement of
+ * the field it is about (an enum or int64 field has its own), so that each requirement fails on its own: `ids` are
+ * the requirements judged (requirementsOf each kind, kit/webhooks/events.ts), any other left alone. A field left out or
  * null that has a documented default (a proto3 writer leaves defaults out, a gateway writes null) is that default,
  * so its requirement is exercised and holds; one without a default that no delivery gave a value for is reported as
  * not exercised (the target never produced it), not as passed.
  */
 export function expectValidEvents(
   verdict: Verdict,
+  ids: readonly string[],
   deliveries: readonly DeliveryRecord[],
   kinds: readonly EventKind[],
-): void {
+): boolean {
+  let held = true;
   for (const kind of kinds) {
     const ofKind = deliveries.filter((d) => eventKind(d.json) === kind);
     if (ofKind.length === 0) continue;
     const grouped = ofKind.map((delivery) => ({ delivery, issues: issuesByRequirement(kind, delivery.json) }));
-    for (const id of requirementsOf(kind)) {
+    for (const id of requirementsOf(kind).filter((id) => ids.includes(id))) {
       const fields = fieldsFor(kind, id);
       const exercised = ofKind.some(
         (d) =>
@@ -107,7 +111,7 @@ export function expectValidEvents(
         );
         continue;
       }
-      verdict.check(id, failing.length === 0, () => ({
+      const ok = verdict.check(id, failing.length === 0, () => ({
         expected: `every ${kindTitle(kind).toLowerCase()} valid against ${eventSchema[kind]}${id === schemaRequirement[kind] ? '' : ` in ${fields.join(', ')}`}`,
         actual: `${failing.length} of ${ofKind.length} were not`,
         details: listed(
@@ -120,25 +124,28 @@ export function expectValidEvents(
           })),
         ),
       }));
+      held &&= ok;
     }
   }
+  return held;
 }
 
 /**
- * EVT-FLOW-DELIVERY: the flow's request (`request`) was followed, within the wait, by an event of its own (`event`);
+ * The flow's request (`request`) was followed, within the wait, by an event of its own (`event`, EVT-FLOW-DELIVERY);
  * `wait` says what was awaited and what arrived instead.
  */
 export function expectFlowEvent(
   verdict: Verdict,
+  id: string,
   request: Exchange,
   event: DeliveryRecord | undefined,
   wait: { expected: string; actual: string },
 ): boolean {
-  return verdict.check(FLOW, event !== undefined, () => ({ sent: verdict.sent(request), ...wait }));
+  return verdict.check(id, event !== undefined, () => ({ sent: verdict.sent(request), ...wait }));
 }
 
 /**
- * EVT-RESULTS-INQUIRY: a document results event carries the inquiryId of the verification, judged once the wait is
+ * A document results event carries the inquiryId of the verification (EVT-RESULTS-INQUIRY), judged once the wait is
  * over. Other flows of this run, other runs and other clients may post document
  * results events to the same receiver, so an event that is not ours proves nothing on its own: a results event
  * carrying our inquiryId passes. When none arrived, the results events that did arrive since our request are the
@@ -149,12 +156,13 @@ export function expectFlowEvent(
  */
 export function expectResultsForInquiry(
   verdict: Verdict,
+  id: string,
   window: Window,
   arrived: readonly DeliveryRecord[],
   inquiryId: string,
   runTag: string,
   tied: DeliveryRecord | undefined,
-): void {
+): boolean {
   const results = arrived.filter(ofKind('results'));
   const unaccounted = results.filter((d) => {
     const other = field(d, 'inquiryId');
@@ -166,12 +174,12 @@ export function expectResultsForInquiry(
         ? 'no document results event arrived'
         : `only document results events of this run's other inquiries arrived (${results.length})`;
     verdict.blockedWithoutStopping(
-      [INQUIRY],
+      [id],
       `${reason} within WEBHOOK_WAIT_MS (${window.timeoutMs} ms) of the document verification`,
     );
-    return;
+    return false;
   }
-  verdict.check(INQUIRY, tied !== undefined, () => ({
+  return verdict.check(id, tied !== undefined, () => ({
     expected: `a document results event with inquiryId ${JSON.stringify(inquiryId)} within WEBHOOK_WAIT_MS (${window.timeoutMs} ms) of the document verification`,
     actual: `none; ${unaccounted.length} document results event${unaccounted.length === 1 ? '' : 's'} with another inquiryId arrived instead`,
     details: unaccounted.slice(0, 8).map((d) => describeDelivery(verdict, d)),
@@ -179,26 +187,55 @@ export function expectResultsForInquiry(
 }
 
 /**
- * EVT-DOC-SESSION-ID (INFO: 6.1 carries no inquiry, so which onboarding event is a flow's is tied only loosely), once
- * the wait is over: whether the onboarding event of the session whose results event is ours carries its sessionId.
+ * Whether the onboarding event of the session whose results event is ours carries its sessionId, once the wait is
+ * over (EVT-DOC-SESSION-ID, INFO: 6.1 carries no inquiry, so which onboarding event is a flow's is tied only loosely).
+ * Returns whether one did.
  */
 export function expectOnboardingOfSession(
   verdict: Verdict,
+  id: string,
   window: Window,
   arrived: readonly DeliveryRecord[],
   resultsEvent: DeliveryRecord,
   same: DeliveryRecord | undefined,
-): void {
-  if (same)
-    return verdict.observe(
-      SAME_SESSION,
+): boolean {
+  if (same) {
+    verdict.observe(
+      id,
       `an onboarding event carries the sessionId of the results event, ${JSON.stringify(field(resultsEvent, 'sessionId'))}`,
     );
+    return true;
+  }
   const others = arrived.filter(ofKind('onboarding'));
   verdict.observe(
-    SAME_SESSION,
+    id,
     others.length === 0
       ? `no document onboarding event arrived within WEBHOOK_WAIT_MS (${window.timeoutMs} ms) of the document verification`
       : `none of the ${others.length} onboarding event${others.length === 1 ? '' : 's'} that arrived carries the sessionId of the results event, ${JSON.stringify(field(resultsEvent, 'sessionId'))}`,
   );
+  return false;
+}
+
+/**
+ * Whether a verification session event of a step-up names the step-up's channel, or none (EVT-SESSION-CHANNEL-MATCH,
+ * INFO): 6.3 defines channelType as the mfa type combined with the channel used (channelTypeContradicts). `step` is
+ * the step-up as the run took the event for it: its channel and its name, when its request went out, and among how
+ * many step-ups it was proven by count. Returns whether the event did not name the other channel.
+ */
+export function observeSessionChannel(
+  verdict: Verdict,
+  id: string,
+  event: DeliveryRecord,
+  step: { channel: MessageChannel; name: string; sentAt: number; overlap?: number },
+): boolean {
+  const named = !channelTypeContradicts(step.channel, field(event, 'channelType'));
+  const shown = named
+    ? `names ${step.channel === 'phone' ? 'SMS' : 'EMAIL'} or no channel`
+    : `names the other channel: ${describeDelivery(verdict, event)}`;
+  const taken =
+    step.overlap !== undefined && step.overlap > 1
+      ? `proven by count among ${step.overlap} step-ups; the event given to it by time and channel`
+      : 'the event taken for the step-up';
+  verdict.observe(id, `${taken} ${step.name} ${shown}, ${event.receivedAt - step.sentAt} ms after its request`);
+  return named;
 }

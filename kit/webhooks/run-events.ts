@@ -1,4 +1,4 @@
-import type { MessageChannel } from '../checks/session-channel.ts';
+import type { MessageChannel } from './session-channel.ts';
 import { mediaTypeOf } from '../http/media-type.ts';
 
 // The run's webhook receiver as a check sees it: what arrived, and each step-up's place among the run's step-ups.
@@ -44,8 +44,6 @@ export interface FlowOutcome {
   /** When the flow's request went out (ms since the epoch). */
   sentAt: number;
   event?: DeliveryRecord;
-  /** The event's channelType named the other channel than the flow's. */
-  otherChannel?: boolean;
   /** A counted flow's overlap: the accepted step-ups live at some moment between its request and its answer, itself included. */
   overlap?: number;
   /** When the last event of a counted flow's overlap arrived (ms since the epoch): the one its answer waited for. */

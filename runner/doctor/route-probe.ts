@@ -17,6 +17,7 @@ import type { Redactor } from '../../kit/redact.ts';
 import { TokenProvider, type TokenSource } from '../../kit/tokens.ts';
 import { isObject } from '../../schemas/json-value.ts';
 import type { Finding } from './findings.ts';
+import { accepted as succeeded } from '../../kit/http/consequence.ts';
 
 /**
  * Whether each route of the configuration reaches its operation, told without running a check: each operation's answer
@@ -132,7 +133,6 @@ function safeDecode(text: string): string {
   }
 }
 
-const succeeded = (exchange: Exchange) => exchange.status >= 200 && exchange.status < 300;
 const sent = (exchange: Exchange) => `${exchange.request.method} ${new URL(exchange.request.url).pathname}`;
 
 function judge(config: SuiteConfig, probed: Probed, servedOnService: (service: ServiceName) => boolean): Finding {

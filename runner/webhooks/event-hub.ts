@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SuiteConfig } from '../../kit/config/suite-config.ts';
 import type { Redactor } from '../../kit/redact.ts';
-import type { MessageChannel } from '../../kit/checks/session-channel.ts';
+import type { MessageChannel } from '../../kit/webhooks/session-channel.ts';
 import { isObject } from '../../schemas/json-value.ts';
 import { eventKind } from '../../kit/webhooks/events.ts';
 import { WebhookReceiver, type Delivery } from './receiver.ts';

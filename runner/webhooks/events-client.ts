@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MessageChannel } from '../../kit/checks/session-channel.ts';
+import type { MessageChannel } from '../../kit/webhooks/session-channel.ts';
 import type { BrokerClient } from '../broker-client.ts';
 import { eventsPath, LONGEST_POLL_MS } from './event-hub.ts';
 import type {

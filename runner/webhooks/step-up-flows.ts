@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { channelTypeContradicts, type MessageChannel } from '../../kit/checks/session-channel.ts';
+import { channelTypeContradicts, type MessageChannel } from '../../kit/webhooks/session-channel.ts';
 import { isObject } from '../../schemas/json-value.ts';
 import { eventKind, isUndeterminedEvent } from '../../kit/webhooks/events.ts';
 import type { Credit, DeliveryRecord, FlowOutcome, FlowState } from '../../kit/webhooks/run-events.ts';
@@ -272,7 +272,6 @@ export class StepUpFlows {
     const { event } = flow;
     const note = this.notes.find((n) => n.givenTo === flow);
     delete flow.event;
-    delete flow.otherChannel;
     delete flow.documentSources;
     this.finish(flow, 'dropped');
     if (!event || !note) return;
@@ -300,7 +299,6 @@ export class StepUpFlows {
     const flow = pick(agreeing) ?? pick(candidates);
     if (flow) {
       flow.event = delivery;
-      if (!agreeing.includes(flow)) flow.otherChannel = true;
       if (sources.length > 0) flow.documentSources = new Set(sources);
       note.givenTo = flow;
       this.finish(flow, 'answered');
@@ -644,7 +642,6 @@ function outcomeOf(flow: Flow): FlowOutcome {
     state,
     sentAt: flow.sentAt,
     ...(flow.event ? { event: flow.event } : {}),
-    ...(flow.otherChannel ? { otherChannel: true } : {}),
     ...(flow.counted ? { overlap: overlap.length } : {}),
     ...(state === 'answered' && lastEventAt > 0 ? { lastEventAt } : {}),
     ...(flow.counted?.why && state === 'ambiguous' ? { why: flow.counted.why } : {}),

@@ -2,6 +2,7 @@
 import { operation } from '../../catalog/catalog.ts';
 import type { RoutedOperationId } from '../../kit/config/suite-config.ts';
 import { cites, test } from '../../fixtures/test.ts';
+import { accepted } from '../../kit/http/consequence.ts';
 
 /** Each service's operation, called with a token of the other service's token endpoint. */
 const crossings: ReadonlyArray<{ id: RoutedOperationId; tokenOf: RoutedOperationId }> = [
@@ -25,14 +26,13 @@ for (const { id, tokenOf } of crossings) {
         set: { authorization: `Bearer ${token}` },
         note: `a token of the ${other} token endpoint`,
       });
-      const accepted = exchange.status >= 200 && exchange.status < 300;
       const shared =
         config.services[service].tokenUrl === config.services[other].tokenUrl
           ? ' (both services use the same token URL)'
           : '';
       verdict.observe(
         'TOK-PER-SERVICE',
-        `${id} with a token of the ${other} token endpoint: ${exchange.status}, ${accepted ? 'accepted' : 'refused'}${shared}`,
+        `${id} with a token of the ${other} token endpoint: ${exchange.status}, ${accepted(exchange) ? 'accepted' : 'refused'}${shared}`,
       );
     },
   );

@@ -120,7 +120,7 @@ for (const id of protectedOperations) {
           note: variant.name,
         });
         expectRefused(verdict, variant.requirement, exchange);
-        expectBearerChallenge(verdict, exchange, { malformed: variant.malformed ?? false });
+        expectBearerChallenge(verdict, 'BEARER-CHALLENGE', exchange, { malformed: variant.malformed ?? false });
       },
     );
   }

@@ -1,3 +1,4 @@
+import { observeAnswer } from '../../kit/checks/responses.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { validTokenForm, type TokenRequestOptions } from '../../kit/tokens.ts';
 import { distinctTokenTarget, sendTokenRequest, tokenServices } from './token-endpoint.ts';
@@ -20,10 +21,7 @@ for (const service of tokenServices) {
           ...variant.options,
           note: variant.name,
         });
-        verdict.observe(
-          'TOK-FORM-POST',
-          `${service}, ${variant.name}: answered ${exchange.status}${exchange.status >= 200 && exchange.status < 300 ? ' (accepted)' : ''}`,
-        );
+        observeAnswer(verdict, 'TOK-FORM-POST', exchange, `${service}, ${variant.name}`);
       },
     );
   }

@@ -4,6 +4,7 @@ import { caseUpdate } from '../../kit/builders/identity-bodies.ts';
 import { clientTags } from '../../kit/builders/client-values.ts';
 import { concurrentRounds, roundsText } from '../../kit/concurrency.ts';
 import { cites, test } from '../../fixtures/test.ts';
+import { accepted, refused } from '../../kit/http/consequence.ts';
 
 test(
   ...cites(
@@ -32,13 +33,12 @@ test(
           const tags = tagsOf[index] ?? [];
           // 2.5 does not say a target takes overlapping updates of a case: one it refuses must leave nothing; one it
           // accepts appends every tag; one answered 5xx may or may not have been applied, and is not judged.
-          if (exchange.status >= 200 && exchange.status < 300)
+          if (accepted(exchange))
             expectTagsOnCase(verdict, 'CU-TAGS-APPEND', after, tags, {
               after: 'updates of the case sent at once',
               sent: exchange,
             });
-          else if (exchange.status >= 400 && exchange.status < 500)
-            expectTagsNotAppended(verdict, 'CU-TAGS-APPEND', exchange, tags, after.body);
+          else if (refused(exchange)) expectTagsNotAppended(verdict, 'CU-TAGS-APPEND', exchange, tags, after.body);
         }
       },
     });

@@ -1,10 +1,11 @@
-import { expectAccepted, expectRefused, sameEnumValue } from '../../kit/checks/responses.ts';
+import { expectAccepted, expectRefused, observeAnswer, sameEnumValue } from '../../kit/checks/responses.ts';
 import { expectCaseDecision, expectTagsOnCase } from '../../kit/checks/identity.ts';
 import { caseStateOf, expectNothingChanged } from '../../kit/checks/nothing-changed.ts';
 import { requireDecisionSet } from '../../kit/preconditions.ts';
 import { caseUpdate } from '../../kit/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues } from '../../schemas/registry.ts';
+import { accepted } from '../../kit/http/consequence.ts';
 
 const decisions = enumValues('CaseDecision');
 
@@ -68,14 +69,11 @@ for (const variant of outsideTheList) {
         body: caseUpdate(ref, markers),
         note: `decision ${JSON.stringify(variant.value)} with a new tag`,
       });
-      const accepted = exchange.status >= 200 && exchange.status < 300;
+      const taken = accepted(exchange);
       if (variant.meant)
-        verdict.observe(
-          'CU-DECISION-VARIANTS',
-          `decision ${JSON.stringify(variant.value)}: answered ${exchange.status}${accepted ? ' (accepted)' : ''}`,
-        );
+        observeAnswer(verdict, 'CU-DECISION-VARIANTS', exchange, `decision ${JSON.stringify(variant.value)}`);
       const after = await fetchCase(ref);
-      if (!accepted) {
+      if (!taken) {
         expectRefused(verdict, 'CU-DECISION-ENUM', exchange);
         // Refused, the update leaves the case as it was: its decision and no new tag.
         expectNothingChanged(verdict, 'CU-DECISION-ENUM', [{ exchange, markers }], caseStateOf(before.body), after);

@@ -3,7 +3,7 @@ import { expectTagsOnCase } from '../../kit/checks/identity.ts';
 import { caseUpdate, type BodyContext } from '../../kit/builders/identity-bodies.ts';
 import { freshName } from '../../kit/builders/fresh-names.ts';
 import { clientTags } from '../../kit/builders/client-values.ts';
-import { tagNames } from '../../kit/checks/case-state.ts';
+import { tagNames } from '../../kit/case/case-state.ts';
 import { populate } from '../../kit/builders/value-population.ts';
 import { callPopulated, refusedUpdateLeftNoTags } from '../../kit/populated-call.ts';
 import { cites, test } from '../../fixtures/test.ts';

@@ -1,6 +1,6 @@
 import { caseUpdate, undetailedMember, type BodyContext } from '../../kit/builders/identity-bodies.ts';
 import { freshName } from '../../kit/builders/fresh-names.ts';
-import { tagNames } from '../../kit/checks/case-state.ts';
+import { tagNames } from '../../kit/case/case-state.ts';
 import { expectAccepted, sameEnumValue } from '../../kit/checks/responses.ts';
 import { expectCaseDecision, expectTagsOnCase } from '../../kit/checks/identity.ts';
 import { cites, test } from '../../fixtures/test.ts';

@@ -4,10 +4,11 @@ import {
   expectAcceptedOrRefused,
   expectTagsShown,
   outcomeOf,
-  recordClassOutcomes,
+  observeClassOutcomes,
   tagsShown,
 } from '../../kit/checks/value-round-trip.ts';
 import { cites, test } from '../../fixtures/test.ts';
+import { accepted } from '../../kit/http/consequence.ts';
 
 // The tags a case update appends come back exactly, for every class of value a real population sends (docs/traffic.md).
 // The run's longest chain of requests: its file sorts before most of its project's, so that against a far target it
@@ -29,11 +30,11 @@ test(
       sent.push({ update, exchange, tags: update.body['tags'] as string[] });
     }
     const after = await fetchCase(ref);
-    const accepted = sent.filter(({ exchange }) => exchange.status >= 200 && exchange.status < 300);
+    const taken = sent.filter(({ exchange }) => accepted(exchange));
     expectTagsShown(
       verdict,
       'CU-TAGS-APPEND',
-      accepted.flatMap(({ tags }) => tags),
+      taken.flatMap(({ tags }) => tags),
       after,
     );
     // A refused update (a value the target does not take) left nothing: none of its fresh tags is on the case.
@@ -44,8 +45,9 @@ test(
       { tags: [], decision: undefined },
       after,
     );
-    recordClassOutcomes(
+    observeClassOutcomes(
       verdict,
+      'OBS-VALUE-CLASSES',
       'tags of case updates, shown by the case',
       sent.flatMap(({ update, exchange, tags }) =>
         tagsShown(tags, after.body['tags']).map(({ shown }) => ({

@@ -7,6 +7,7 @@ import { expectNotTheCase } from '../../kit/checks/identity.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues, schemaDocument } from '../../schemas/registry.ts';
 import { unknownCaseId } from '../../kit/builders/identity-bodies.ts';
+import { accepted } from '../../kit/http/consequence.ts';
 
 const records = operation('documentRecords');
 const recordsSchema = records.responseSchema as string;
@@ -96,7 +97,7 @@ for (const spelling of erratumSpellings) {
       const present = recordParts.filter((part) => answer[part] !== undefined && answer[part] !== null);
       verdict.observe(
         'DOCR-DATA-PART',
-        `data=${spelling}: answered ${exchange.status}${exchange.status >= 200 && exchange.status < 300 ? `, parts ${present.join(', ') || '(none)'}` : ''}`,
+        `data=${spelling}: answered ${exchange.status}${accepted(exchange) ? `, parts ${present.join(', ') || '(none)'}` : ''}`,
       );
     },
   );

@@ -6,18 +6,17 @@ import {
   type CaseRef,
 } from '../../kit/builders/identity-bodies.ts';
 import { clientTags } from '../../kit/builders/client-values.ts';
-import { tagNames } from '../../kit/checks/case-state.ts';
+import { tagNames } from '../../kit/case/case-state.ts';
 import type { Exchange } from '../../kit/http/exchange.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
-
-const ok = (e: Exchange) => e.status >= 200 && e.status < 300;
+import { accepted } from '../../kit/http/consequence.ts';
 
 /** How a call on another client's case reads beside the same call on the second client's own case. */
 function reading(other: Exchange, own: Exchange | undefined, verb: string): string {
   const ownText = own ? `its own case ${own.status}` : 'no case of its own to compare';
-  if (ok(other)) return `answered ${other.status} (${ownText}): another client could ${verb} this case`;
-  if (own && ok(own))
+  if (accepted(other)) return `answered ${other.status} (${ownText}): another client could ${verb} this case`;
+  if (own && accepted(own))
     return `refused ${other.status} (${ownText}): a refusal of this case, the operation itself open to the second client`;
   if (own) return `refused ${other.status} (${ownText}): a refusal of access to the operation at all, not of this case`;
   return `refused ${other.status} (${ownText})`;
@@ -45,7 +44,7 @@ test(
     });
     const ownId = bodyOf(created).authenticationId;
     const own: CaseRef | undefined =
-      ok(created) && typeof ownId === 'string' && ownId !== ''
+      accepted(created) && typeof ownId === 'string' && ownId !== ''
         ? { inquiryId: assessment.inquiryId, authenticationId: ownId }
         : undefined;
     if (own)

@@ -5,11 +5,12 @@ import {
   expectAcceptedOrRefused,
   expectIdentifierBack,
   outcomeOf,
-  recordClassOutcomes,
+  observeClassOutcomes,
 } from '../../kit/checks/value-round-trip.ts';
 import { callPopulated } from '../../kit/populated-call.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
+import { accepted } from '../../kit/http/consequence.ts';
 
 // What the document shows back comes back exactly, for every class of value a real population sends (docs/traffic.md):
 // one round trip per member shown back (the tags: case-update-tags.spec.ts). Elsewhere the values ride on requests the
@@ -41,7 +42,7 @@ test(
         const created = await api.call('assessment', { rawBody: assessment.text, note: `inquiryId: ${cls.id}` });
         expectAcceptedOrRefused(verdict, 'ASM-ACCEPTED', created);
         const caseId = bodyOf(created).authenticationId;
-        if (created.status >= 200 && created.status < 300) {
+        if (accepted(created)) {
           expectIdentifierBack(verdict, 'ASM-RES-IDS', 'inquiryId', bodyOf(created).inquiryId, inquiryId, created);
           // Without a case identifier there is nothing to fetch: the answer's own row judges that (ASM-RES-IDS).
           if (typeof caseId === 'string' && caseId !== '') {
@@ -59,18 +60,20 @@ test(
         }
         const started = await api.call('documentVerification', { rawBody: docvText, note: `inquiryId: ${cls.id}` });
         expectAcceptedOrRefused(verdict, 'DOCV-ACCEPTED', started);
-        if (started.status >= 200 && started.status < 300)
+        if (accepted(started))
           expectIdentifierBack(verdict, 'DOCV-RES-INQUIRY', 'inquiryId', bodyOf(started).inquiryId, inquiryId, started);
         return { valueClass: cls.id, created, started };
       }),
     );
-    recordClassOutcomes(
+    observeClassOutcomes(
       verdict,
+      'OBS-VALUE-CLASSES',
       'inquiryId in assessments',
       outcomes.map(({ valueClass, created }) => ({ valueClass, outcome: outcomeOf(created) })),
     );
-    recordClassOutcomes(
+    observeClassOutcomes(
       verdict,
+      'OBS-VALUE-CLASSES',
       'inquiryId in document verifications',
       outcomes.map(({ valueClass, started }) => ({ valueClass, outcome: outcomeOf(started) })),
     );
@@ -96,7 +99,7 @@ test(
       note: 'inquiryId with escapes',
     });
     expectAccepted(verdict, 'ASM-ACCEPTED', exchange);
-    if (exchange.status >= 200 && exchange.status < 300)
+    if (accepted(exchange))
       expectIdentifierBack(verdict, 'ASM-RES-IDS', 'inquiryId', bodyOf(exchange).inquiryId, body.inquiryId, exchange);
   },
 );

@@ -3,7 +3,8 @@ import { expectAtMostOneAccepted } from '../../kit/checks/responses.ts';
 import { expectErrorEnvelope } from '../../kit/checks/order-envelope.ts';
 import { order, orderId } from '../../kit/builders/order-bodies.ts';
 import { concurrentRounds, roundsText } from '../../kit/concurrency.ts';
-import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
+import { citesWithEnvelope, envelopeRules, test } from '../../fixtures/orders.ts';
+import { accepted, refused } from '../../kit/http/consequence.ts';
 
 test(
   ...citesWithEnvelope(
@@ -30,12 +31,12 @@ test(
       },
       judge: async (exchanges, id) => {
         expectAtMostOneAccepted(verdict, 'ORD-409', exchanges, `orders with the identifier ${id}`);
-        const created = exchanges.filter((e) => e.status >= 200 && e.status < 300);
+        const created = exchanges.filter(accepted);
         // Once one was created, every other order with its identifier names a resource that already exists. 5xx
         // answers are judged by the envelope rules alone (fixtures/orders.ts).
         if (created.length !== 1) return;
-        for (const exchange of exchanges.filter((e) => e.status >= 400 && e.status < 500))
-          expectErrorEnvelope(verdict, exchange, {
+        for (const exchange of exchanges.filter(refused))
+          expectErrorEnvelope(verdict, envelopeRules, exchange, {
             id: 'ORD-409',
             row: '409',
             messages: orderErrorRow('409').messages ?? [],

@@ -4,7 +4,7 @@ import type { Redactor } from '../../kit/redact.ts';
 import { expectErrorEnvelope } from '../../kit/checks/order-envelope.ts';
 import { newOrder } from '../../kit/builders/order-requests.ts';
 import { tamperedNearTheEnd } from '../../kit/builders/token-variants.ts';
-import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
+import { citesWithEnvelope, envelopeRules, test } from '../../fixtures/orders.ts';
 
 interface CredentialDefect {
   name: string;
@@ -50,7 +50,7 @@ for (const defect of credentialDefects) {
         return verdict.notConfigured(options.notConfigured);
       }
       const exchange = await api.call('createOrder', { body: newOrder(config, data), ...options });
-      expectErrorEnvelope(verdict, exchange, { id: 'ORD-401', row: '401' });
+      expectErrorEnvelope(verdict, envelopeRules, exchange, { id: 'ORD-401', row: '401' });
     },
   );
 }
@@ -70,6 +70,6 @@ test(
       ...(clientId ? { set: { 'x-client-id': clientId } } : {}),
       note: 'as a client without PAYMENTS_FRAUD or CHARGEBACK_MANAGEMENT',
     });
-    expectErrorEnvelope(verdict, exchange, { id: 'ORD-403', row: '403' });
+    expectErrorEnvelope(verdict, envelopeRules, exchange, { id: 'ORD-403', row: '403' });
   },
 );

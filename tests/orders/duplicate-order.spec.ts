@@ -1,7 +1,7 @@
 import { orderErrorRow } from '../../catalog/catalog.ts';
 import { expectErrorEnvelope } from '../../kit/checks/order-envelope.ts';
 import { newOrder } from '../../kit/builders/order-requests.ts';
-import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
+import { citesWithEnvelope, envelopeRules, test } from '../../fixtures/orders.ts';
 import { requireSuccess } from '../../fixtures/preconditions.ts';
 
 test(
@@ -11,6 +11,10 @@ test(
     const first = await api.call('createOrder', { body, note: 'a new order' });
     requireSuccess({ verdict, config }, first, 'a new order is created');
     const again = await api.call('createOrder', { body, note: 'the same order identifier again' });
-    expectErrorEnvelope(verdict, again, { id: 'ORD-409', row: '409', messages: orderErrorRow('409').messages ?? [] });
+    expectErrorEnvelope(verdict, envelopeRules, again, {
+      id: 'ORD-409',
+      row: '409',
+      messages: orderErrorRow('409').messages ?? [],
+    });
   },
 );

@@ -1,6 +1,6 @@
 import { expectErrorEnvelope, expectNotValidationError, isValidationError } from '../../kit/checks/order-envelope.ts';
 import { newOrder } from '../../kit/builders/order-requests.ts';
-import { cites, citesWithEnvelope, test } from '../../fixtures/orders.ts';
+import { cites, citesWithEnvelope, envelopeRules, test } from '../../fixtures/orders.ts';
 import { enumValues } from '../../schemas/registry.ts';
 
 const allowedTypes = enumValues('FulfillmentType');
@@ -27,7 +27,7 @@ for (const variant of outsideTheList) {
         body: newOrder(config, data, variant.value),
         note: `fulfillment type ${JSON.stringify(variant.value)}`,
       });
-      expectErrorEnvelope(verdict, exchange, { id: 'ORD-400-VALIDATION', row: '400-validation' });
+      expectErrorEnvelope(verdict, envelopeRules, exchange, { id: 'ORD-400-VALIDATION', row: '400-validation' });
     },
   );
 }

@@ -1,6 +1,6 @@
 import { expectErrorEnvelope } from '../../kit/checks/order-envelope.ts';
 import { newOrder, triggeredOrder } from '../../kit/builders/order-requests.ts';
-import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
+import { citesWithEnvelope, envelopeRules, test } from '../../fixtures/orders.ts';
 
 /** Rows a correct target answers only when something behind it fails; the configured triggers make it happen. */
 const inducedRows = [
@@ -28,7 +28,7 @@ for (const row of inducedRows) {
         note: `trigger for ${row.status}`,
         ...(row.status === '503' ? { retry: false } : {}),
       });
-      expectErrorEnvelope(verdict, exchange, { id: row.id, row: row.status });
+      expectErrorEnvelope(verdict, envelopeRules, exchange, { id: row.id, row: row.status });
       if (row.status === '503') {
         const retryAfter = exchange.headers['retry-after'];
         verdict.observe(

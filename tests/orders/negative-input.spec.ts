@@ -1,7 +1,8 @@
 import { expectNoServerError, expectRefused } from '../../kit/checks/responses.ts';
 import { negativeGroups, type NegativeGroup } from '../../kit/builders/negative-order-bodies.ts';
-import { expectErrorEnvelope, observedAsLimit } from '../../kit/checks/order-envelope.ts';
-import { citesWithEnvelope, test } from '../../fixtures/orders.ts';
+import { expectErrorEnvelope, observeLimit } from '../../kit/checks/order-envelope.ts';
+import { citesWithEnvelope, envelopeRules, test } from '../../fixtures/orders.ts';
+import { errorAnswer } from '../../kit/http/consequence.ts';
 
 for (const group of Object.keys(negativeGroups) as NegativeGroup[]) {
   test(
@@ -20,8 +21,8 @@ for (const group of Object.keys(negativeGroups) as NegativeGroup[]) {
         });
         expectNoServerError(verdict, 'ORD-NEGATIVE', exchange);
         if (body.refusalExpected) expectRefused(verdict, 'ORD-NEGATIVE', exchange);
-        if (observedAsLimit(verdict, exchange, body.name)) continue;
-        if (exchange.status >= 400) expectErrorEnvelope(verdict, exchange);
+        if (observeLimit(verdict, 'LIM-NOT-SHOWN', exchange, body.name)) continue;
+        if (errorAnswer(exchange)) expectErrorEnvelope(verdict, envelopeRules, exchange);
       }
     },
   );

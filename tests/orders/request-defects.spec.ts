@@ -1,7 +1,7 @@
 import { orderErrorTable } from '../../catalog/catalog.ts';
 import { expectErrorEnvelope, messageNamingHeader } from '../../kit/checks/order-envelope.ts';
 import { newOrder } from '../../kit/builders/order-requests.ts';
-import { cites, citesWithEnvelope, test } from '../../fixtures/orders.ts';
+import { cites, citesWithEnvelope, envelopeRules, test } from '../../fixtures/orders.ts';
 
 const missingHeaders = [
   { header: 'x-correlation-id', id: 'ORD-400-CORRELATION' },
@@ -13,7 +13,7 @@ for (const { header, id } of missingHeaders) {
     ...citesWithEnvelope([id], `an order request without ${header} is answered 400 with the table's message for it`),
     async ({ api, verdict, config, data }) => {
       const exchange = await api.call('createOrder', { body: newOrder(config, data), omit: [header] });
-      expectErrorEnvelope(verdict, exchange, {
+      expectErrorEnvelope(verdict, envelopeRules, exchange, {
         id,
         row: '400-other',
         messages: [messageNamingHeader('400-other', header)],
@@ -41,7 +41,7 @@ for (const variant of malformedBodies) {
         rawBody: variant.text(JSON.stringify(newOrder(config, data))),
         note: `body with ${variant.name}`,
       });
-      expectErrorEnvelope(verdict, exchange, { id: 'ORD-400-MALFORMED', row: badRequestRows });
+      expectErrorEnvelope(verdict, envelopeRules, exchange, { id: 'ORD-400-MALFORMED', row: badRequestRows });
     },
   );
 }

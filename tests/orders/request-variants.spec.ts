@@ -1,6 +1,6 @@
 import { newOrder } from '../../kit/builders/order-requests.ts';
 import { variantRequirements, variantTitle } from '../../kit/builders/request-variants.ts';
-import { checkRequestVariants } from '../../kit/checks/request-variants.ts';
+import { sendRequestVariants } from '../../kit/variant-rows.ts';
 import { cites, test } from '../../fixtures/orders.ts';
 
 // As tests/identity/request-variants.spec.ts, for the order endpoint; its unparsable bodies are part 7's
@@ -9,7 +9,7 @@ const options = { unparsable: false };
 test(
   ...cites(variantRequirements('createOrder', options), variantTitle('createOrder', options)),
   ({ api, verdict, config, data }) =>
-    checkRequestVariants({ api, verdict }, 'createOrder', async () => ({ body: newOrder(config, data) }), {
+    sendRequestVariants({ api, verdict }, 'createOrder', async () => ({ body: newOrder(config, data) }), {
       ...options,
       oneAtATime: false,
     }),

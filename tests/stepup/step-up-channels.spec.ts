@@ -1,7 +1,7 @@
 import { operation } from '../../catalog/catalog.ts';
 import { expectAccepted, expectEqual, expectJsonBody, expectSchema } from '../../kit/checks/responses.ts';
 import { stepUp } from '../../kit/builders/identity-bodies.ts';
-import type { MessageChannel } from '../../kit/checks/session-channel.ts';
+import type { MessageChannel } from '../../kit/webhooks/session-channel.ts';
 import { populateContact } from '../../kit/builders/value-population.ts';
 import { callPopulated } from '../../kit/populated-call.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';

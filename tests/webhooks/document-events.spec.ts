@@ -7,7 +7,7 @@ import {
   expectValidEvents,
   expectWellFormedDeliveries,
 } from '../../kit/checks/webhook-events.ts';
-import { deliveryRequirements, eventKind } from '../../kit/webhooks/events.ts';
+import { deliveryRequirements, eventKind, eventRequirements } from '../../kit/webhooks/events.ts';
 import { awaitOnboardingOfSession, awaitResultsOfInquiry, type Window } from '../../kit/webhooks/ties.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 import { requireSuccess } from '../../fixtures/preconditions.ts';
@@ -65,7 +65,10 @@ for (const variant of variants) {
       const seen = `${documentEvents.length} document events in the window; onboarding of its session ${onboarding ? `${onboarding.receivedAt - window.since} ms` : 'not seen'}`;
       // Nothing at all reached the receiver, and the way to it is not proven: the target, or the public URL.
       if (!results) await requireReceiverReached(verdict, events, config, { sent: verdict.sent(exchange), expected });
-      expectFlowEvent(verdict, exchange, results, { expected, actual: `none of this inquiry; ${seen}` });
+      expectFlowEvent(verdict, 'EVT-FLOW-DELIVERY', exchange, results, {
+        expected,
+        actual: `none of this inquiry; ${seen}`,
+      });
       if (documentEvents.length === 0) {
         const others = verdict.cited.filter((id) => id !== 'EVT-FLOW-DELIVERY');
         const what = `no document event arrived within ${config.webhook.waitMs} ms of the document verification`;
@@ -73,10 +76,13 @@ for (const variant of variants) {
         await firstDelivery.missed(what, evidence);
         verdict.blocked(what, evidence, others);
       }
-      expectWellFormedDeliveries(verdict, documentEvents);
-      expectValidEvents(verdict, documentEvents, ['onboarding', 'results']);
-      expectResultsForInquiry(verdict, window, arrived, body.inquiryId, config.runTag, results);
-      if (results) expectOnboardingOfSession(verdict, window, arrived, results, onboarding);
+      expectWellFormedDeliveries(verdict, 'EVT-DELIVERY', documentEvents);
+      expectValidEvents(verdict, eventRequirements(['onboarding', 'results']), documentEvents, [
+        'onboarding',
+        'results',
+      ]);
+      expectResultsForInquiry(verdict, 'EVT-RESULTS-INQUIRY', window, arrived, body.inquiryId, config.runTag, results);
+      if (results) expectOnboardingOfSession(verdict, 'EVT-DOC-SESSION-ID', window, arrived, results, onboarding);
       else
         verdict.observe(
           'EVT-DOC-SESSION-ID',

@@ -1,15 +1,14 @@
 import { stepUp } from '../../kit/builders/identity-bodies.ts';
-import type { MessageChannel } from '../../kit/checks/session-channel.ts';
+import type { MessageChannel } from '../../kit/webhooks/session-channel.ts';
 import {
-  describeDelivery,
   expectFlowEvent,
   expectValidEvents,
   expectWellFormedDeliveries,
+  observeSessionChannel,
 } from '../../kit/checks/webhook-events.ts';
 import { ofKind } from '../../kit/webhooks/ties.ts';
-import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
-import { deliveryRequirements } from '../../kit/webhooks/events.ts';
-import type { Credit, FlowOutcome, StepUpTicket } from '../../kit/webhooks/run-events.ts';
+import { deliveryRequirements, eventRequirements } from '../../kit/webhooks/events.ts';
+import type { Credit, StepUpTicket } from '../../kit/webhooks/run-events.ts';
 import type { Exchange } from '../../kit/http/exchange.ts';
 import { creditedStepUp } from '../../kit/webhooks/credited-step-up.ts';
 import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
@@ -76,7 +75,7 @@ for (const { channel, name } of channels) {
         : `no verification session event within ${config.webhook.waitMs / 1000} s`;
       // Nothing at all reached the receiver, and the way to it is not proven: the target, or the public URL.
       if (!first) await requireReceiverReached(verdict, events, config, { sent: verdict.sent(exchange), expected });
-      expectFlowEvent(verdict, exchange, first, { expected, actual });
+      expectFlowEvent(verdict, 'EVT-FLOW-DELIVERY', exchange, first, { expected, actual });
       if (!first) {
         const others = verdict.cited.filter((id) => id !== 'EVT-FLOW-DELIVERY');
         verdict.blocked(
@@ -85,20 +84,15 @@ for (const { channel, name } of channels) {
           others,
         );
       }
-      if (first) verdict.observe('EVT-SESSION-CHANNEL-MATCH', channelObservation(outcome, first, ticket.sentAt));
-      expectWellFormedDeliveries(verdict, arrived);
-      expectValidEvents(verdict, arrived, ['session']);
-
-      function channelObservation(outcome: FlowOutcome, event: DeliveryRecord, sentAt: number): string {
-        const named = outcome.otherChannel
-          ? `names the other channel: ${describeDelivery(verdict, event)}`
-          : `names ${channel === 'phone' ? 'SMS' : 'EMAIL'} or no channel`;
-        const taken =
-          outcome.overlap !== undefined && outcome.overlap > 1
-            ? `proven by count among ${outcome.overlap} step-ups; the event given to it by time and channel`
-            : 'the event taken for the step-up';
-        return `${taken} ${name} ${named}, ${event.receivedAt - sentAt} ms after its request`;
-      }
+      if (first)
+        observeSessionChannel(verdict, 'EVT-SESSION-CHANNEL-MATCH', first, {
+          channel,
+          name,
+          sentAt: ticket.sentAt,
+          ...(outcome.overlap === undefined ? {} : { overlap: outcome.overlap }),
+        });
+      expectWellFormedDeliveries(verdict, 'EVT-DELIVERY', arrived);
+      expectValidEvents(verdict, eventRequirements(['session']), arrived, ['session']);
     },
   );
 }

@@ -1,5 +1,12 @@
 import { expectValidEvents, expectWellFormedDeliveries } from '../../kit/checks/webhook-events.ts';
-import { deliveryRequirements, eventKind, eventKinds, kindTitle, requirementsOf } from '../../kit/webhooks/events.ts';
+import {
+  deliveryRequirements,
+  eventKind,
+  eventKinds,
+  eventRequirements,
+  kindTitle,
+  requirementsOf,
+} from '../../kit/webhooks/events.ts';
 import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
 import { silentReceiverCause } from '../../kit/webhooks/receiver-path.ts';
 import { cites, noReceiver, test } from '../../fixtures/webhooks.ts';
@@ -57,8 +64,8 @@ test(
     // EVT-DELIVERY, an event that lacks a stated member fails its event's schema. The receiver's address is given to
     // the target under test alone, so whatever arrives is the target's to answer for.
     verdict.observe('EVT-POLICY-OBSERVED', policyObservation(deliveries));
-    expectWellFormedDeliveries(verdict, deliveries);
-    expectValidEvents(verdict, deliveries, eventKinds);
+    expectWellFormedDeliveries(verdict, 'EVT-DELIVERY', deliveries);
+    expectValidEvents(verdict, eventRequirements(eventKinds), deliveries, eventKinds);
     for (const kind of eventKinds) {
       if (deliveries.some((d) => eventKind(d.json) === kind)) continue;
       const reason = `the target never produced it: no ${kindTitle(kind).toLowerCase()} of this run arrived`;

@@ -1,5 +1,5 @@
 import { enumValues } from '../../schemas/registry.ts';
-import { valueOrDefault } from './documented-default.ts';
+import { valueOrDefault } from '../case/documented-default.ts';
 import type { StepUpChannel } from '../builders/identity-bodies.ts';
 
 /** The step-up channels that start a verification session by message. */

@@ -1,7 +1,8 @@
-import { operation } from '../../catalog/catalog.ts';
-import type { Api } from '../api.ts';
-import { isObject } from '../../schemas/json-value.ts';
-import type { Exchange } from '../http/exchange.ts';
+import { operation } from '../catalog/catalog.ts';
+import type { Api } from './api.ts';
+import { isObject } from '../schemas/json-value.ts';
+import type { Exchange } from './http/exchange.ts';
+import { accepted } from './http/consequence.ts';
 import {
   fullAssessment,
   fullCaseUpdate,
@@ -9,7 +10,7 @@ import {
   fullStepUp,
   type BodyContext,
   type CaseRef,
-} from '../builders/identity-bodies.ts';
+} from './builders/identity-bodies.ts';
 import {
   notAnObjectRequirement,
   notAnObjectTitle,
@@ -21,15 +22,16 @@ import {
   type BodyOperation,
   type RequiredRow,
   type WrongTypeRow,
-} from '../builders/request-members.ts';
-import type { SuiteConfig } from '../config/suite-config.ts';
-import type { Verdict } from '../verdict.ts';
-import { expectAccepted, expectRefused, expectSchema } from './responses.ts';
-import { watchCase, type RefusalMarkers } from './nothing-changed.ts';
+} from './builders/request-members.ts';
+import type { SuiteConfig } from './config/suite-config.ts';
+import type { Verdict } from './verdict.ts';
+import { expectAccepted, expectRefused, expectSchema, observeAnswer } from './checks/responses.ts';
+import { watchCase, type RefusalMarkers } from './checks/nothing-changed.ts';
 
 /**
- * The checks generated from a request's schema (part 2): each member missing, null or of another type, the body no
- * object, every optional member left out. Each sends its variants and judges every answer.
+ * The member rows generated from a request's schema (part 2): each member missing, null or of another type, the body
+ * no object, every optional member left out. Each row sends its variants and judges every answer by the registered
+ * checks of kit/checks/ (expectRefused, expectAccepted, expectSchema, observeAnswer).
  */
 
 /** What the member checks stand on: the test's fixtures. */
@@ -76,7 +78,7 @@ async function sendAll(
  * What an accepted request of another member type is judged by: the requirement on the operation's answer, and for the
  * operations that act on a case, the case as fetched afterwards (its types are those of 2.2 whatever was sent).
  */
-const consequenceOf: Readonly<Record<BodyOperation, { answer: string; fetchedCase?: string }>> = {
+const judgedBy: Readonly<Record<BodyOperation, { answer: string; fetchedCase?: string }>> = {
   assessment: { answer: 'ASM-RES-SCHEMA', fetchedCase: 'ASM-RES-SCHEMA' },
   documentVerification: { answer: 'DOCV-RES-SCHEMA' },
   caseUpdate: { answer: 'CU-RES-SCHEMA', fetchedCase: 'ASM-RES-SCHEMA' },
@@ -85,7 +87,7 @@ const consequenceOf: Readonly<Record<BodyOperation, { answer: string; fetchedCas
 
 /** The requirements a wrong-type check of the operation judges, besides the observed row itself. */
 export function wrongTypeConsequences(op: BodyOperation): string[] {
-  const { answer, fetchedCase } = consequenceOf[op];
+  const { answer, fetchedCase } = judgedBy[op];
   return [...new Set([answer, ...(fetchedCase ? [fetchedCase] : [])])];
 }
 
@@ -101,38 +103,34 @@ function caseIdOf(op: BodyOperation, sent: Record<string, unknown>, answer: unkn
  * how each is answered is recorded; what is judged is the consequence: an accepted one is answered in the types of its
  * part, and the case it acts on is fetched in the types of 2.2 (a coerced 42 is a "42" there, never a number).
  */
-export async function checkWrongTypes(ctx: MemberContext, row: WrongTypeRow): Promise<void> {
+export async function sendWrongTypes(ctx: MemberContext, row: WrongTypeRow): Promise<void> {
   const body = await ctx.validBody();
   const variants = row.variants.map((variant) => ({
     body: { ...body, [row.field]: variant.value },
     note: `${row.field} as ${variant.name}`,
   }));
-  const accepted: Array<{ sent: Record<string, unknown>; answer: unknown }> = [];
+  const taken: Array<{ sent: Record<string, unknown>; answer: unknown }> = [];
   const { verdict } = ctx;
   const responseSchema = operation(row.operation).responseSchema as string;
   await sendAll(ctx, row.operation, variants, (exchange) => {
-    const success = exchange.status >= 200 && exchange.status < 300;
-    verdict.observe(
-      row.requirement,
-      `${exchange.note ?? row.field}: answered ${exchange.status}${success ? ' (accepted)' : ''}`,
-    );
-    if (!success) return;
-    expectSchema(verdict, consequenceOf[row.operation].answer, responseSchema, exchange.json, exchange);
-    accepted.push({
+    observeAnswer(verdict, row.requirement, exchange, exchange.note ?? row.field);
+    if (!accepted(exchange)) return;
+    expectSchema(verdict, judgedBy[row.operation].answer, responseSchema, exchange.json, exchange);
+    taken.push({
       sent: JSON.parse(exchange.request.body ?? '{}') as Record<string, unknown>,
       answer: exchange.json,
     });
   });
-  const fetchedCase = consequenceOf[row.operation].fetchedCase;
+  const fetchedCase = judgedBy[row.operation].fetchedCase;
   if (!fetchedCase) return;
-  for (const { sent, answer } of accepted) {
+  for (const { sent, answer } of taken) {
     const caseId = caseIdOf(row.operation, sent, answer);
     if (caseId === undefined) continue;
     const fetched = await ctx.api.call('fetchAssessment', {
       pathParams: { caseId },
       note: `the case after ${row.field} of another type was accepted`,
     });
-    if (fetched.status >= 200 && fetched.status < 300)
+    if (accepted(fetched))
       expectSchema(verdict, fetchedCase, operation('fetchAssessment').responseSchema as string, fetched.json, fetched);
   }
 }
@@ -164,7 +162,7 @@ async function sendRefusals(
 }
 
 /** A required member missing, then null (a required member sent as null is a missing one): both refused. */
-export async function checkRequired(ctx: MemberContext, row: RequiredRow): Promise<void> {
+export async function sendRequired(ctx: MemberContext, row: RequiredRow): Promise<void> {
   const body = await ctx.validBody();
   const without = Object.fromEntries(Object.entries(body).filter(([name]) => name !== row.field));
   await sendRefusals(ctx, row.operation, row.requirement, [
@@ -177,7 +175,7 @@ export async function checkRequired(ctx: MemberContext, row: RequiredRow): Promi
  * A body that is JSON but no object (null, an array holding the valid request, the valid request encoded once more as
  * a JSON string) carries none of the required members: each refused.
  */
-export async function checkBodyNotAnObject(ctx: MemberContext, op: BodyOperation, requirement: string): Promise<void> {
+export async function sendBodyNotAnObject(ctx: MemberContext, op: BodyOperation, requirement: string): Promise<void> {
   const body = await ctx.validBody();
   // Only the array can carry markers: a server taking its item as the request applies them.
   await sendRefusals(ctx, op, requirement, [
@@ -206,7 +204,7 @@ async function fullRequest(ctx: MemberContext, op: BodyOperation, leftOut?: stri
 }
 
 /** The full request without one optional member at a time: each accepted (GEN-OPTIONAL-MEMBERS). */
-export async function checkOptionalMembers(ctx: MemberContext, op: BodyOperation): Promise<void> {
+export async function sendOptionalMembers(ctx: MemberContext, op: BodyOperation): Promise<void> {
   const variants: Array<{ body: Record<string, unknown>; note: string }> = [];
   // Built one after the other, so that the seeded data does not depend on timing; sent at once.
   for (const member of optionalMembers(op)) {
@@ -244,13 +242,13 @@ export function memberChecks(ops: readonly BodyOperation[]): MemberCheck[] {
         op,
         ids: [row.requirement, ...wrongTypeConsequences(op)],
         title: wrongTypeTitle(row),
-        run: (ctx: MemberContext) => checkWrongTypes(ctx, row),
+        run: (ctx: MemberContext) => sendWrongTypes(ctx, row),
       })),
       ...requiredRows(op).map((row) => ({
         op,
         ids: [row.requirement],
         title: requiredTitle(row),
-        run: (ctx: MemberContext) => checkRequired(ctx, row),
+        run: (ctx: MemberContext) => sendRequired(ctx, row),
       })),
       ...(shapeRequirement
         ? [
@@ -258,7 +256,7 @@ export function memberChecks(ops: readonly BodyOperation[]): MemberCheck[] {
               op,
               ids: [shapeRequirement],
               title: notAnObjectTitle(op),
-              run: (ctx: MemberContext) => checkBodyNotAnObject(ctx, op, shapeRequirement),
+              run: (ctx: MemberContext) => sendBodyNotAnObject(ctx, op, shapeRequirement),
             },
           ]
         : []),
@@ -266,7 +264,7 @@ export function memberChecks(ops: readonly BodyOperation[]): MemberCheck[] {
         op,
         ids: ['GEN-OPTIONAL-MEMBERS'],
         title: `${operation(op).noun} is accepted without any one of its optional members`,
-        run: (ctx: MemberContext) => checkOptionalMembers(ctx, op),
+        run: (ctx: MemberContext) => sendOptionalMembers(ctx, op),
       },
     ];
   });
