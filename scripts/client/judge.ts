@@ -149,7 +149,7 @@ export function judgeClient(input: {
   for (const req of clientRequirements) {
     const check = clientChecks[req.id];
     if (!check) throw new Error(`${req.id} has no check in kit/checks/client/checks.ts`);
-    if (!input.notConfigured.has(req.id)) check(findings, traffic);
+    if (!input.notConfigured.has(req.id)) check(findings, req.id, traffic);
   }
   return clientRequirements.flatMap((req) => findings.recordsOf(req, input.notConfigured.get(req.id)));
 }
