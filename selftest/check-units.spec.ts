@@ -10,7 +10,7 @@ import * as credentials from '../sandbox/credentials.ts';
 import { bareVerdict } from './bare-verdict.ts';
 import { clientUnits } from './check-units/client.ts';
 import { serverUnits } from './check-units/server.ts';
-import type { CheckUnit } from './check-units/unit.ts';
+import type { CheckUnit, UnitInput } from './check-units/unit.ts';
 
 // Every registered check against its two units (selftest/check-units/): the good input passes, the bad one fails,
 // each recorded from the reference sandbox or the example client (tools/check-units/record.ts).
@@ -72,33 +72,48 @@ const levelOf = (id: string) =>
   clientRequirements.find((r) => r.id === id)?.level ??
   (requirements.some((r) => r.id === id) ? requirement(id).level : undefined);
 
-/** Why a check's units do not show it passing its good input and failing its bad one; empty when they do. */
+/** A unit's inputs of one kind by name: a single one is named after its kind. */
+const inputsOf = (inputs: CheckUnit<never>['good'], kind: string): Array<[string, UnitInput<never>]> =>
+  typeof inputs === 'function'
+    ? [[kind, inputs]]
+    : Object.entries(inputs).map(([name, input]) => [`${kind} (${name})`, input]);
+
+/** Why a check's units do not show it passing its good inputs and failing its bad ones; empty when they do. */
 async function problemsOf(
   name: string,
   unit: CheckUnit<never> | undefined,
   side: 'server' | 'client',
 ): Promise<string[]> {
-  if (!unit || typeof unit.good !== 'function' || typeof unit.bad !== 'function')
-    return [`${name}: no good and bad input in selftest/check-units/${side}.ts`];
+  if (!unit || !unit.good || !unit.bad) return [`${name}: no good and bad input in selftest/check-units/${side}.ts`];
   const level = levelOf(unit.id);
   if (!level) return [`${name}: ${unit.id} is no requirement`];
   const findings = side === 'server' ? serverFindings(unit.id) : clientFindings(unit.id);
-  const good = await judged(findings, (f) => unit.good(f as never, unit.id));
-  const bad = await judged(findings, (f) => unit.bad(f as never, unit.id));
-  const problems: Array<string | false | undefined> = [
-    good.error && `good input threw: ${good.error}`,
-    bad.error && `bad input threw: ${bad.error}`,
-  ];
-  if (level === 'INFO') {
-    const told = bad.observed.filter((o) => !good.observed.includes(o));
-    problems.push(
-      told.length === 0 &&
-        `the bad input observed nothing the good one did not (${bad.observed.join('; ') || 'nothing'})`,
+  const run = async (inputs: CheckUnit<never>['good'], kind: string) =>
+    Promise.all(
+      inputsOf(inputs, kind).map(async ([input, call]) => ({
+        input,
+        ...(await judged(findings, (f) => call(f as never, unit.id))),
+      })),
     );
+  const goods = await run(unit.good, 'good input');
+  const bads = await run(unit.bad, 'bad input');
+  const problems: Array<string | false | undefined> = [...goods, ...bads].map(
+    (j) => j.error && `${j.input} threw: ${j.error}`,
+  );
+  if (goods.length === 0 || bads.length === 0) problems.push('no good or no bad input');
+  if (level === 'INFO') {
+    const seen = new Set(goods.flatMap((j) => j.observed));
+    for (const bad of bads)
+      problems.push(
+        bad.observed.every((o) => seen.has(o)) &&
+          `the ${bad.input} observed nothing a good one did not (${bad.observed.join('; ') || 'nothing'})`,
+      );
   } else {
-    problems.push(good.failed > 0 && `the good input failed ${unit.id} ${good.failed} times`);
-    problems.push(good.passed === 0 && `the good input passed no check of ${unit.id}`);
-    problems.push(bad.failed === 0 && `the bad input failed no check of ${unit.id}`);
+    for (const good of goods) {
+      problems.push(good.failed > 0 && `the ${good.input} failed ${unit.id} ${good.failed} times`);
+      problems.push(good.passed === 0 && `the ${good.input} passed no check of ${unit.id}`);
+    }
+    for (const bad of bads) problems.push(bad.failed === 0 && `the ${bad.input} failed no check of ${unit.id}`);
   }
   return problems.filter((p): p is string => typeof p === 'string').map((p) => `${name} (${unit.id}): ${p}`);
 }
@@ -125,8 +140,11 @@ test('the recorded exchanges carry no API key, client secret or token', () => {
     .flatMap((c) => [c.apiKey, c.clientSecret]);
   const found = readdirSync(dir).flatMap((file) => {
     const text = readFileSync(new URL(file, dir), 'utf8');
-    const bearer = [...text.matchAll(/Bearer (?!\[)[A-Za-z0-9._~+/-]{8,}/g)].map((m) => m[0]);
-    return [...secrets.filter((s) => text.includes(s)), ...bearer].map((s) => `${file}: ${s.slice(0, 12)}…`);
+    // A bearer credential, and a token of the sandbox's shape (base64url JSON, a dot, its signature) anywhere.
+    const tokens = [...text.matchAll(/Bearer (?!\[)[A-Za-z0-9._~+/-]{8,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/g)].map(
+      (m) => m[0],
+    );
+    return [...secrets.filter((s) => text.includes(s)), ...tokens].map((s) => `${file}: ${s.slice(0, 12)}…`);
   });
   expect(secrets.length).toBeGreaterThan(0);
   expect(found).toEqual([]);

@@ -113,13 +113,57 @@ function members(verdict: Verdict, answers: readonly Exchange[]): MemberContext 
 const accepted = () => ex('assessed');
 const refused = () => ex('requiredMissing');
 const asServerError = (exchange: Exchange) => answeredWith(exchange, { status: 500 });
+const unchallenged = (exchange: Exchange) => answeredWith(exchange, { headers: { 'www-authenticate': undefined } });
+
+/** The decomposed inquiryId recorded (class latin-nfd) judged as it came back, changed by `back`. */
+function identifierBack(v: Verdict, id: string, back: (answered: string) => string | undefined) {
+  const exchange = ex('idNfd');
+  const sent = (JSON.parse(exchange.request.body ?? '{}') as { inquiryId: string }).inquiryId;
+  return expectIdentifierBack(v, id, 'inquiryId', back(String(bodyOf(exchange)['inquiryId'])), sent, exchange);
+}
+
+/**
+ * The tags of the recorded updates of the decomposed (latin-nfd) and the outer-spaces classes judged against the case
+ * fetched after them, each of those tags shown changed by `shown` (undefined: not shown at all).
+ */
+function tagsShown(v: Verdict, id: string, shown: (tag: string) => string | undefined) {
+  const sent = [ex('tagsNfd'), ex('tagsSpaced')].flatMap(
+    (update) => (JSON.parse(update.request.body ?? '{}') as { tags: string[] }).tags,
+  );
+  const after = ex('tagsFetched');
+  const tags = ((bodyOf(after)['tags'] ?? []) as unknown[]).flatMap((item) => {
+    const name = typeof item === 'string' ? item : String((item as { name?: unknown }).name);
+    if (!sent.includes(name)) return [item];
+    const changed = shown(name);
+    if (changed === undefined) return [];
+    return [typeof item === 'string' ? changed : { ...(item as object), name: changed }];
+  });
+  return expectTagsShown(v, id, sent, fetched(answeredWith(after, { json: { ...bodyOf(after), tags } })));
+}
 
 export const serverUnits: Record<string, ServerUnit> = {
   expectBearerChallenge: {
     id: 'BEARER-CHALLENGE',
-    good: (v) => expectBearerChallenge(v, ex('bearerRefused')),
-    bad: (v) =>
-      expectBearerChallenge(v, answeredWith(ex('bearerRefused'), { headers: { 'www-authenticate': undefined } })),
+    // RFC 6750 section 3.1: a malformed Authorization header is invalid_request, which may be answered 400.
+    good: {
+      '401 with a Bearer challenge': (v) => expectBearerChallenge(v, ex('bearerRefused')),
+      '400 with a Bearer challenge for a malformed header': (v) =>
+        expectBearerChallenge(v, answeredWith(ex('bearerRefused'), { status: 400 }), { malformed: true }),
+    },
+    bad: {
+      '401 without a challenge': (v) => expectBearerChallenge(v, unchallenged(ex('bearerRefused'))),
+      '400 with a Bearer challenge for a token merely unknown': (v) =>
+        expectBearerChallenge(v, answeredWith(ex('bearerRefused'), { status: 400 })),
+      '400 without a challenge for a malformed header': (v) =>
+        expectBearerChallenge(v, unchallenged(answeredWith(ex('bearerRefused'), { status: 400 })), { malformed: true }),
+      '403 with a Bearer challenge for a malformed header': (v) =>
+        expectBearerChallenge(v, answeredWith(ex('bearerRefused'), { status: 403 }), { malformed: true }),
+      'a challenge of another scheme': (v) =>
+        expectBearerChallenge(
+          v,
+          answeredWith(ex('bearerRefused'), { headers: { 'www-authenticate': 'Basic realm="api"' } }),
+        ),
+    },
   },
   expectNoAccessToken: {
     id: 'TOK-CLIENT-AUTH',
@@ -345,24 +389,41 @@ export const serverUnits: Record<string, ServerUnit> = {
   },
   expectIdentifierBack: {
     id: 'ASM-RES-IDS',
-    good: (v, id) => {
-      const sent = JSON.parse(accepted().request.body ?? '{}') as { inquiryId: string };
-      return expectIdentifierBack(v, id, 'inquiryId', bodyOf(accepted())['inquiryId'], sent.inquiryId, accepted());
-    },
-    bad: (v, id) => {
-      const sent = JSON.parse(accepted().request.body ?? '{}') as { inquiryId: string };
-      return expectIdentifierBack(v, id, 'inquiryId', sent.inquiryId.toUpperCase(), sent.inquiryId, accepted());
+    good: { 'a decomposed (NFD) inquiryId byte for byte': (v, id) => identifierBack(v, id, (back) => back) },
+    bad: {
+      'normalised to NFC': (v, id) => identifierBack(v, id, (back) => back.normalize('NFC')),
+      're-cased': (v, id) => identifierBack(v, id, (back) => back.toLowerCase()),
+      cut: (v, id) => identifierBack(v, id, (back) => back.slice(0, 10)),
+      absent: (v, id) => identifierBack(v, id, () => undefined),
     },
   },
   expectAcceptedOrRefused: {
     id: 'CU-TAGS-APPEND',
-    good: (v, id) => expectAcceptedOrRefused(v, id, ex('caseUpdated')),
-    bad: (v, id) => expectAcceptedOrRefused(v, id, asServerError(ex('caseUpdated'))),
+    good: Object.fromEntries(
+      [200, 201, 400, 413, 422].map((status) => [
+        `answered ${status}`,
+        (v: Verdict, id: string) => expectAcceptedOrRefused(v, id, answeredWith(ex('tagsNfd'), { status })),
+      ]),
+    ),
+    bad: Object.fromEntries(
+      [500, 503].map((status) => [
+        `answered ${status}`,
+        (v: Verdict, id: string) => expectAcceptedOrRefused(v, id, answeredWith(ex('tagsNfd'), { status })),
+      ]),
+    ),
   },
   expectTagsShown: {
     id: 'CU-TAGS-APPEND',
-    good: (v, id) => expectTagsShown(v, id, appended(), fetched()),
-    bad: (v, id) => expectTagsShown(v, id, appended(), fetched(withTags(ex('caseFetched'), []))),
+    good: {
+      'every tag as sent': (v, id) => tagsShown(v, id, (tag) => tag),
+      'decomposed tags shown normalised to NFC': (v, id) => tagsShown(v, id, (tag) => tag.normalize('NFC')),
+      'tags with outer spaces shown trimmed': (v, id) => tagsShown(v, id, (tag) => tag.trim()),
+    },
+    bad: {
+      're-cased': (v, id) => tagsShown(v, id, (tag) => tag.toUpperCase()),
+      cut: (v, id) => tagsShown(v, id, (tag) => tag.slice(0, 8)),
+      dropped: (v, id) => tagsShown(v, id, () => undefined),
+    },
   },
   expectWellFormedDeliveries: {
     id: 'EVT-DELIVERY',

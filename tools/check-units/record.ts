@@ -20,13 +20,20 @@ import { openCertification } from '../../scripts/client/session.ts';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const out = join(root, 'selftest', 'check-units', 'recorded');
 
-/** One exchange a unit stands on: the first (or last) of the test's exchanges with this label and a status in the range. */
+/**
+ * One exchange a unit stands on: the first (or last) of the test's exchanges with this label, a status in the range
+ * and, when given, this note.
+ */
 interface Pick {
   test: string;
   label: string;
   status: [number, number];
+  note?: string;
   last?: boolean;
 }
+
+const TAG_CLASSES =
+  'tags of every class of value, an update per class, then two updates of 20 to 50 tags: the case shows every tag of every accepted update, more than a hundred, each as sent';
 
 const picks: Record<string, Pick> = {
   tokenIssued: {
@@ -55,6 +62,15 @@ const picks: Record<string, Pick> = {
     label: 'fetchAssessment',
     status: [200, 299],
     last: true,
+  },
+  tagsNfd: { test: TAG_CLASSES, label: 'caseUpdate', status: [200, 299], note: 'tags: latin-nfd' },
+  tagsSpaced: { test: TAG_CLASSES, label: 'caseUpdate', status: [200, 299], note: 'tags: outer-spaces' },
+  tagsFetched: { test: TAG_CLASSES, label: 'fetchAssessment', status: [200, 299], last: true },
+  idNfd: {
+    test: 'an inquiryId of each path-safe class of value comes back byte for byte: in the assessment answer, in the case fetched by its identifier and in the document verification answer',
+    label: 'assessment',
+    status: [200, 299],
+    note: 'inquiryId: latin-nfd',
   },
   nearMissFetched: {
     test: 'fetching a case identifier near a real one does not show that case: the real id with "0" appended',
@@ -101,8 +117,8 @@ const deliveryPicks: Record<string, { test: string; attachment: string }> = {
 const clientRuns: Record<string, string> = {
   clean: '',
   'faults-a': 'retry-storm,webhook-500,child-id-leak,no-bearer,body-text-plain',
-  'faults-b': 'one-correlation-id,webhook-strict,one-child,made-up-authentication-id,no-shared-context',
-  'faults-c': 'webhook-text,no-client-id,decision-lowercase',
+  'faults-b': 'one-correlation-id,no-retry,webhook-strict,one-child,made-up-authentication-id,no-shared-context',
+  'faults-c': 'webhook-text,shared-get-correlation-id,no-source-client-id,no-client-id,decision-lowercase',
 };
 
 function run(command: string, args: string[], env: Record<string, string>): Promise<number | null> {
@@ -170,7 +186,12 @@ async function recordServer(): Promise<void> {
         const list = (tests.get(pick.test)?.get('exchanges') ?? []) as Array<Record<string, unknown>>;
         const found = (pick.last ? [...list].reverse() : list).find((e) => {
           const status = (e['response'] as { status: number }).status;
-          return e['label'] === pick.label && status >= pick.status[0] && status <= pick.status[1];
+          return (
+            e['label'] === pick.label &&
+            status >= pick.status[0] &&
+            status <= pick.status[1] &&
+            (pick.note === undefined || e['note'] === pick.note)
+          );
         });
         if (!found)
           throw new Error(`${key}: no ${pick.label} exchange answered ${pick.status.join('-')} in "${pick.test}"`);
@@ -196,20 +217,24 @@ async function recordClient(name: string, faults: string): Promise<void> {
       steps: ScenarioStep[];
     }
   ).steps;
-  const certification = await openCertification({ flavor: 'reference', inject503: 1, webhooks: true, scenario });
+  const issued: string[] = [];
+  const certification = await openCertification({
+    flavor: 'reference',
+    inject503: 1,
+    webhooks: true,
+    scenario,
+    onTokenIssued: (token) => issued.push(token),
+  });
   await run(process.execPath, ['--import', 'tsx', 'examples/reseller-client/client.ts'], {
     ...childEnv({ ...certification.env, ...(faults ? { CLIENT_FAULT: faults } : {}) }),
   });
   const { traffic } = await certification.finish();
   const { target } = traffic;
-  // Each secret the traffic carries becomes a stand-in: the API keys in order, each token as first seen.
-  const standIns = new Map<string, string>(target.apiKeys.map((key, i) => [key, `[api-key-${i + 1}]`]));
-  for (const exchange of traffic.exchanges) {
-    const auth = headerOf(exchange.rawHeaders, 'authorization');
-    const bearer = /^\S+\s+(\S+)$/.exec(auth ?? '')?.[1];
-    if (bearer && !standIns.has(bearer) && /^bearer$/i.test(auth?.split(/\s+/)[0] ?? ''))
-      standIns.set(bearer, `[token-${standIns.size + 1 - target.apiKeys.length}]`);
-  }
+  // Each secret becomes a stand-in wherever the traffic carries it: the API keys, and every token issued.
+  const standIns = new Map<string, string>([
+    ...target.apiKeys.map((key, i): [string, string] => [key, `[api-key-${i + 1}]`]),
+    ...issued.map((token, i): [string, string] => [token, `[token-${i + 1}]`]),
+  ]);
   const hide = (text: string) => [...standIns].reduce((t, [secret, standIn]) => t.split(secret).join(standIn), text);
   const tokens = Object.fromEntries(
     [...standIns]
@@ -238,11 +263,6 @@ async function recordClient(name: string, faults: string): Promise<void> {
     })),
     deliveries: traffic.deliveries.map((d) => ({ ...d, body: hide(d.body) })),
   });
-}
-
-function headerOf(raw: readonly string[], name: string): string | undefined {
-  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]?.toLowerCase() === name) return raw[i + 1];
-  return undefined;
 }
 
 /** Every string a request names: its path's segments and the strings of its JSON body. */
