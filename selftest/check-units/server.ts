@@ -1,6 +1,11 @@
-import { operation } from '../../catalog/catalog.ts';
+import { operation, type OperationId } from '../../catalog/catalog.ts';
 import type { Api } from '../../kit/api.ts';
-import { notAnObjectRequirement, requiredRows, wrongTypeRows } from '../../kit/builders/request-members.ts';
+import {
+  notAnObjectRequirement,
+  requiredRows,
+  wrongTypeRows,
+  type WrongTypeRow,
+} from '../../kit/builders/request-members.ts';
 import { seededFaker } from '../../kit/builders/seeded-faker.ts';
 import {
   expectBearerChallenge,
@@ -84,19 +89,22 @@ const window = { since: 0, timeoutMs: 60_000 } as Window;
 const wait = { expected: 'a document results event of the verification', actual: 'none arrived' };
 const withJson = (d: DeliveryRecord, json: Record<string, unknown>): DeliveryRecord => ({ ...d, json });
 
-/** An Api that answers each call with the next of `answers`, the last one again once they are spent. */
-function replaying(answers: readonly Exchange[]): Api {
+/**
+ * An Api that answers each call of the operation checked with the next of `answers` (the last one again once they
+ * are spent), and a call of another operation with its answer in `others`.
+ */
+function replaying(answers: readonly Exchange[], others: Partial<Record<OperationId, Exchange>> = {}): Api {
   let next = 0;
   return {
-    call: async () => answers[Math.min(next++, answers.length - 1)] as Exchange,
+    call: async (op: OperationId) => others[op] ?? (answers[Math.min(next++, answers.length - 1)] as Exchange),
   } as unknown as Api;
 }
 
-/** What a member check of an assessment stands on, its calls answered by `answers`. */
-function members(verdict: Verdict, answers: readonly Exchange[]): MemberContext {
+/** What a member check of an assessment stands on, its calls answered as `replaying` answers them. */
+function members(verdict: Verdict, ...answers: Parameters<typeof replaying>): MemberContext {
   const valid = JSON.parse(ex('assessed').request.body ?? '{}') as Record<string, unknown>;
   return {
-    api: replaying(answers),
+    api: replaying(...answers),
     verdict,
     config: {
       strategies: { assessment: 'default', documentVerification: 'docv-default' },
@@ -111,6 +119,8 @@ function members(verdict: Verdict, answers: readonly Exchange[]): MemberContext 
   };
 }
 const accepted = () => ex('assessed');
+const otherTypes = (exchange: Exchange) => answeredWith(exchange, { json: { ...bodyOf(exchange), decision: 42 } });
+const wrongTypeRow = () => wrongTypeRows('assessment')[0] as WrongTypeRow;
 const refused = () => ex('requiredMissing');
 const asServerError = (exchange: Exchange) => answeredWith(exchange, { status: 500 });
 const unchallenged = (exchange: Exchange) => answeredWith(exchange, { headers: { 'www-authenticate': undefined } });
@@ -285,12 +295,16 @@ export const serverUnits: Record<string, ServerUnit> = {
   },
   checkWrongTypes: {
     id: 'ASM-RES-SCHEMA',
-    good: (v) => checkWrongTypes(members(v, [accepted(), ex('caseFetched')]), wrongTypeRows('assessment')[0]!),
-    bad: (v) =>
-      checkWrongTypes(
-        members(v, [answeredWith(accepted(), { json: { ...bodyOf(accepted()), decision: 42 } })]),
-        wrongTypeRows('assessment')[0]!,
-      ),
+    good: {
+      'each variant accepted, answered and fetched in the types stated': (v) =>
+        checkWrongTypes(members(v, [accepted()], { fetchAssessment: ex('caseFetched') }), wrongTypeRow()),
+    },
+    bad: {
+      'an accepted variant answered in other types': (v) =>
+        checkWrongTypes(members(v, [otherTypes(accepted())], { fetchAssessment: ex('caseFetched') }), wrongTypeRow()),
+      'the case fetched afterwards in other types': (v) =>
+        checkWrongTypes(members(v, [accepted()], { fetchAssessment: otherTypes(ex('caseFetched')) }), wrongTypeRow()),
+    },
   },
   checkRequired: {
     id: 'ASM-REQ-REQUIRED',
