@@ -281,9 +281,23 @@ function stringsOf(exchange: { url: string; body: Buffer }): string[] {
   return found;
 }
 
-function write(file: string, value: unknown): void {
+/** A recording as JSON, an exchange (or a test's deliveries) a line, so that a diff shows which one changed. */
+function recordingText(value: Record<string, unknown>): string {
+  const line = (v: unknown) => JSON.stringify(v);
+  const members = Object.entries(value).map(([key, v]) => {
+    if (Array.isArray(v)) return `  ${line(key)}: [\n${v.map((item) => `    ${line(item)}`).join(',\n')}\n  ]`;
+    if (isObject(v) && Object.values(v).every((item) => isObject(item) || Array.isArray(item)))
+      return `  ${line(key)}: {\n${Object.entries(v)
+        .map(([name, item]) => `    ${line(name)}: ${line(item)}`)
+        .join(',\n')}\n  }`;
+    return `  ${line(key)}: ${line(v)}`;
+  });
+  return `{\n${members.join(',\n')}\n}\n`;
+}
+
+function write(file: string, value: Record<string, unknown>): void {
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, file), `${JSON.stringify(value, null, 2)}\n`);
+  writeFileSync(join(out, file), recordingText(value));
   console.log(`wrote selftest/check-units/recorded/${file}`);
 }
 
