@@ -78,8 +78,8 @@ const withTags = (exchange: Exchange, tags: unknown[]) =>
 const appended = () => tagsOf(ex('caseFetched'));
 
 /** A results event, its onboarding event and the request they follow (tests/webhooks/document-events.spec.ts). */
-function documentEvents() {
-  const all = recordedDeliveries('documentEvents');
+function documentEvents(key = 'documentEvents') {
+  const all = recordedDeliveries(key);
   const results = all.find((d) => isObject(d.json) && 'inquiryId' in d.json) as DeliveryRecord;
   const onboarding = all.find((d) => d !== results) as DeliveryRecord;
   const inquiryId = (results.json as { inquiryId: string }).inquiryId;
@@ -161,7 +161,8 @@ export const serverUnits: Record<string, ServerUnit> = {
         expectBearerChallenge(v, answeredWith(ex('bearerRefused'), { status: 400 }), { malformed: true }),
     },
     bad: {
-      '401 without a challenge': (v) => expectBearerChallenge(v, unchallenged(ex('bearerRefused'))),
+      '401 without a challenge (bearer-no-challenge-on-assessment)': (v) =>
+        expectBearerChallenge(v, ex('bearerRefusedWithoutChallenge')),
       '400 with a Bearer challenge for a token merely unknown': (v) =>
         expectBearerChallenge(v, answeredWith(ex('bearerRefused'), { status: 400 })),
       '400 without a challenge for a malformed header': (v) =>
@@ -222,8 +223,7 @@ export const serverUnits: Record<string, ServerUnit> = {
   expectNoStore: {
     id: 'TOK-NO-STORE',
     good: (v, id) => expectNoStore(v, id, ex('tokenIssued')),
-    bad: (v, id) =>
-      expectNoStore(v, id, answeredWith(ex('tokenIssued'), { headers: { 'cache-control': 'max-age=60' } })),
+    bad: { 'token-no-cache-control': (v, id) => expectNoStore(v, id, ex('tokenIssuedWithoutNoStore')) },
   },
   expectTagsOnCase: {
     id: 'CU-TAGS-APPEND',
@@ -286,7 +286,7 @@ export const serverUnits: Record<string, ServerUnit> = {
   expectErrorEnvelope: {
     id: 'ORD-409',
     good: (v, id) => expectErrorEnvelope(v, ex('orderDuplicate'), { id, row: '409' }),
-    bad: (v, id) => expectErrorEnvelope(v, answeredWith(ex('orderDuplicate'), { status: 400 }), { id, row: '409' }),
+    bad: { 'order-duplicate-400': (v, id) => expectErrorEnvelope(v, ex('orderDuplicateAs400'), { id, row: '409' }) },
   },
   expectNotValidationError: {
     id: 'ORD-FULFILLMENT-ALLOWED',
@@ -442,14 +442,10 @@ export const serverUnits: Record<string, ServerUnit> = {
   expectWellFormedDeliveries: {
     id: 'EVT-DELIVERY',
     good: (v) => expectWellFormedDeliveries(v, documentEvents().all),
-    bad: (v) =>
-      expectWellFormedDeliveries(
-        v,
-        documentEvents().all.map((d) => ({
-          ...d,
-          headers: d.headers.map(([n, value]) => [n, n === 'content-type' ? 'text/plain' : value]),
-        })),
-      ),
+    bad: {
+      'webhook-text-plain-on-results': (v) =>
+        expectWellFormedDeliveries(v, documentEvents('documentEventsTextPlain').all),
+    },
   },
   expectValidEvents: {
     id: 'EVT-RESULTS-SCHEMA',
@@ -470,12 +466,13 @@ export const serverUnits: Record<string, ServerUnit> = {
       const { all, results, inquiryId, runTag } = documentEvents();
       return expectResultsForInquiry(v, window, all, inquiryId, runTag, results);
     },
-    bad: (v) => {
-      const { all, results, inquiryId, runTag } = documentEvents();
-      const elsewhere = all.map((d) =>
-        d === results ? withJson(d, { ...(d.json as object), inquiryId: 'inq-of-another-client' }) : d,
-      );
-      return expectResultsForInquiry(v, window, elsewhere, inquiryId, runTag, undefined);
+    bad: {
+      // The flow's inquiry and run tag are the clean recording's: the faulted run's results event names another.
+      'webhook-results-wrong-inquiry': (v) => {
+        const { inquiryId, runTag } = documentEvents();
+        const arrived = documentEvents('documentEventsWrongInquiry').all;
+        return expectResultsForInquiry(v, window, arrived, inquiryId, runTag, undefined);
+      },
     },
   },
   expectOnboardingOfSession: {

@@ -22,7 +22,7 @@ const out = join(root, 'selftest', 'check-units', 'recorded');
 
 /**
  * One exchange a unit stands on: the first (or last) of the test's exchanges with this label, a status in the range
- * and, when given, this note.
+ * and, when given, this note; recorded against the reference sandbox, or against it with one fault (sandbox/faults.ts).
  */
 interface Pick {
   test: string;
@@ -30,6 +30,7 @@ interface Pick {
   status: [number, number];
   note?: string;
   last?: boolean;
+  fault?: string;
 }
 
 const TAG_CLASSES =
@@ -98,6 +99,24 @@ const picks: Record<string, Pick> = {
     label: 'createOrder',
     status: [409, 409],
   },
+  tokenIssuedWithoutNoStore: {
+    test: 'the identity token endpoint issues a token for the valid request of 4.1',
+    label: 'token',
+    status: [200, 200],
+    fault: 'token-no-cache-control',
+  },
+  bearerRefusedWithoutChallenge: {
+    test: 'assessment refuses an unknown token (random)',
+    label: 'assessment',
+    status: [401, 401],
+    fault: 'bearer-no-challenge-on-assessment',
+  },
+  orderDuplicateAs400: {
+    test: 'creating an order whose identifier already exists is answered 409 client',
+    label: 'createOrder',
+    status: [400, 400],
+    fault: 'order-duplicate-400',
+  },
   orderValidation: {
     test: 'a fulfillment type outside the allowed list is answered 400 validation: near miss "SHIPPING"',
     label: 'createOrder',
@@ -105,12 +124,16 @@ const picks: Record<string, Pick> = {
   },
 };
 
-/** The deliveries a unit stands on: the test's attachment of that name. */
-const deliveryPicks: Record<string, { test: string; attachment: string }> = {
-  documentEvents: {
-    test: 'a document verification for a new inquiry is reported by events tied to its inquiry and session',
-    attachment: 'document events after the document verification for a new inquiry',
-  },
+const DOCUMENT_EVENTS = {
+  test: 'a document verification for a new inquiry is reported by events tied to its inquiry and session',
+  attachment: 'document events after the document verification for a new inquiry',
+};
+
+/** The deliveries a unit stands on: the test's attachment of that name, recorded as a Pick is. */
+const deliveryPicks: Record<string, { test: string; attachment: string; fault?: string }> = {
+  documentEvents: DOCUMENT_EVENTS,
+  documentEventsTextPlain: { ...DOCUMENT_EVENTS, fault: 'webhook-text-plain-on-results' },
+  documentEventsWrongInquiry: { ...DOCUMENT_EVENTS, fault: 'webhook-results-wrong-inquiry' },
 };
 
 /** The client faults recorded, each a traffic of its own: a group of the faults selftest/client-certification.spec.ts runs together. */
@@ -163,52 +186,82 @@ function attachmentsByTest(report: { suites: Suite[] }): Map<string, Map<string,
   return found;
 }
 
-async function recordServer(): Promise<void> {
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The attachments of the tests named, from a conformance run against the reference sandbox with `fault` (or none). */
+async function conformanceRun(fault: string | undefined, tests: readonly string[]) {
   const work = mkdtempSync(join(tmpdir(), 'check-units-'));
   try {
-    const sandboxPort = await freePort();
-    const listen = await freePort();
     writeFileSync(join(work, 'empty.env'), '');
-    const code = await run(process.execPath, ['bin/identity-proofing-conformance.js', 'run'], {
+    const grep = [...new Set(tests)].map(escaped).join('|');
+    const code = await run(process.execPath, ['bin/identity-proofing-conformance.js', 'run', '--grep', grep], {
       ...childEnv({
         ENV_FILE: join(work, 'empty.env'),
         REPORTS_DIR: join(work, 'reports'),
         TEST_RESULTS_DIR: join(work, 'test-results'),
         ALLURE_RESULTS_DIR: join(work, 'allure-results'),
-        SANDBOX_PORT: String(sandboxPort),
-        WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
+        SANDBOX_PORT: String(await freePort()),
+        WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+        // A faulted flow's event may never come: its wait is cut short, the recording needs only what came.
+        ...(fault ? { SANDBOX_FAULTS: fault, WEBHOOK_WAIT_MS: '3000' } : {}),
       }),
     });
-    if (code !== 0) throw new Error(`the conformance run against the reference sandbox ended with ${code}`);
-    const tests = attachmentsByTest(JSON.parse(readFileSync(join(work, 'reports', 'results.json'), 'utf8')));
-    const exchanges = Object.fromEntries(
-      Object.entries(picks).map(([key, pick]) => {
-        const list = (tests.get(pick.test)?.get('exchanges') ?? []) as Array<Record<string, unknown>>;
-        const found = (pick.last ? [...list].reverse() : list).find((e) => {
-          const status = (e['response'] as { status: number }).status;
-          return (
-            e['label'] === pick.label &&
-            status >= pick.status[0] &&
-            status <= pick.status[1] &&
-            (pick.note === undefined || e['note'] === pick.note)
-          );
-        });
-        if (!found)
-          throw new Error(`${key}: no ${pick.label} exchange answered ${pick.status.join('-')} in "${pick.test}"`);
-        return [key, found];
-      }),
-    );
-    const deliveries = Object.fromEntries(
-      Object.entries(deliveryPicks).map(([key, pick]) => {
-        const found = tests.get(pick.test)?.get(pick.attachment);
-        if (!Array.isArray(found)) throw new Error(`${key}: no attachment "${pick.attachment}" in "${pick.test}"`);
-        return [key, found];
-      }),
-    );
-    write('server.json', { recordedWith: 'npm run conformance, the reference sandbox', exchanges, deliveries });
+    // A fault fails the checks that catch it (exit 1); anything else is a run that did not happen.
+    if (code !== 0 && !(fault && code === 1))
+      throw new Error(`the conformance run against the sandbox${fault ? ` with ${fault}` : ''} ended with ${code}`);
+    return attachmentsByTest(JSON.parse(readFileSync(join(work, 'reports', 'results.json'), 'utf8')));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+async function recordServer(): Promise<void> {
+  const faults = [...new Set([...Object.values(picks), ...Object.values(deliveryPicks)].map((p) => p.fault))];
+  const runs = new Map<string | undefined, Awaited<ReturnType<typeof conformanceRun>>>();
+  for (const fault of faults) {
+    const tests = [...Object.values(picks), ...Object.values(deliveryPicks)].filter((p) => p.fault === fault);
+    runs.set(
+      fault,
+      await conformanceRun(
+        fault,
+        tests.map((p) => p.test),
+      ),
+    );
+  }
+  const exchanges = Object.fromEntries(
+    Object.entries(picks).map(([key, pick]) => {
+      const list = (runs.get(pick.fault)?.get(pick.test)?.get('exchanges') ?? []) as Array<Record<string, unknown>>;
+      const found = (pick.last ? [...list].reverse() : list).find((e) => {
+        const status = (e['response'] as { status: number }).status;
+        return (
+          e['label'] === pick.label &&
+          status >= pick.status[0] &&
+          status <= pick.status[1] &&
+          (pick.note === undefined || e['note'] === pick.note)
+        );
+      });
+      if (!found)
+        throw new Error(`${key}: no ${pick.label} exchange answered ${pick.status.join('-')} in "${pick.test}"`);
+      return [key, { ...(pick.fault ? { fault: pick.fault } : {}), ...found }];
+    }),
+  );
+  const deliveries = Object.fromEntries(
+    Object.entries(deliveryPicks).map(([key, pick]) => {
+      const found = runs.get(pick.fault)?.get(pick.test)?.get(pick.attachment);
+      if (!Array.isArray(found)) throw new Error(`${key}: no attachment "${pick.attachment}" in "${pick.test}"`);
+      return [key, found];
+    }),
+  );
+  write('server.json', {
+    recordedWith: 'npm run conformance against the reference sandbox, and with each fault named',
+    deliveryFaults: Object.fromEntries(
+      Object.entries(deliveryPicks)
+        .filter(([, pick]) => pick.fault)
+        .map(([key, pick]) => [key, pick.fault]),
+    ),
+    exchanges,
+    deliveries,
+  });
 }
 
 async function recordClient(name: string, faults: string): Promise<void> {
