@@ -20,14 +20,16 @@ interface Judged {
   passed: number;
   failed: number;
   observed: string[];
+  /** What the check returned: a judging check says whether its requirement held. */
+  returned?: unknown;
   error?: string;
 }
 
 async function judged(run: () => Promise<{ findings: Findings; read: () => Judged }>, call: (f: Findings) => unknown) {
   const { findings, read } = await run();
   try {
-    await call(findings);
-    return read();
+    const returned: unknown = await call(findings);
+    return { ...read(), returned };
   } catch (error) {
     return { ...read(), error: error instanceof Error ? error.message.split('\n')[0] : String(error) };
   }
@@ -112,8 +114,12 @@ async function problemsOf(
     for (const good of goods) {
       problems.push(good.failed > 0 && `the ${good.input} failed ${unit.id} ${good.failed} times`);
       problems.push(good.passed === 0 && `the ${good.input} passed no check of ${unit.id}`);
+      problems.push(good.returned === false && `the check returned false on the ${good.input}`);
     }
-    for (const bad of bads) problems.push(bad.failed === 0 && `the ${bad.input} failed no check of ${unit.id}`);
+    for (const bad of bads) {
+      problems.push(bad.failed === 0 && `the ${bad.input} failed no check of ${unit.id}`);
+      problems.push(bad.returned === true && `the check returned true on the ${bad.input}`);
+    }
   }
   return problems.filter((p): p is string => typeof p === 'string').map((p) => `${name} (${unit.id}): ${p}`);
 }
