@@ -45,7 +45,7 @@ export const rooms: readonly Room[] = [
   {
     room: 'tools',
     holds:
-      'the workshop’s measurements of the suite: bench, load, mutation, the retry simulation, the build; never packed',
+      'the workshop’s measurements of the suite: bench, load, mutation, the retry simulation, the build, the recorder of the check units’ inputs; never packed',
     mayImport: [
       'catalog',
       'schemas',

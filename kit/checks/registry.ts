@@ -8,6 +8,7 @@ import {
   expectOAuthError,
   expectTokenLifetime,
 } from './auth.ts';
+import { clientChecksByName } from './client/checks.ts';
 import { expectCaseDecision, expectNotTheCase, expectRecordsOfCase, expectTagsOnCase } from './identity.ts';
 import { expectNothingChanged, expectTagsNotAppended } from './nothing-changed.ts';
 import { expectErrorEnvelope, expectNotValidationError, observeLimit, type EnvelopeRules } from './order-envelope.ts';
@@ -104,6 +105,7 @@ export const checks = {
   expectNothingChanged,
 };
 
-// The client's checks join here, by name, once kit/checks/client/checks.ts exports them so (clientChecksByName):
-// export const registry = { ...checks, ...clientChecksByName };
-export const registry = { ...checks };
+/** The one registry: every check of the suite, a target's (`checks`) and a client's, by name. */
+export const registry = { ...checks, ...clientChecksByName };
+
+export type CheckName = keyof typeof registry;

@@ -1,7 +1,7 @@
 import { clientRequirements, type ClientRequirement } from '../../catalog/client-catalog.ts';
 import { operations } from '../../catalog/catalog.ts';
 import { clientChecks } from '../../kit/checks/client/checks.ts';
-import type { ClientCall, ClientTarget, ScenarioStep } from '../../kit/checks/client/traffic.ts';
+import type { ClientCall, ClientTarget, ClientTraffic, ScenarioStep } from '../../kit/checks/client/traffic.ts';
 import { evidenceLines, type Evidence, type Findings } from '../../kit/findings.ts';
 import { describeSent, type Exchange } from '../../kit/http/exchange.ts';
 import { Redactor } from '../../kit/redact.ts';
@@ -127,6 +127,21 @@ function record(id: string, title: string, kind: MarkKind, detail: string): Test
   };
 }
 
+/** What the client checks judge: the recorded requests classified, the answers to the deliveries, the target. */
+export function clientTraffic(input: {
+  exchanges: readonly RecordedExchange[];
+  deliveries: readonly DeliveryAnswer[];
+  target: ClientTarget;
+  scenario?: readonly ScenarioStep[];
+}): ClientTraffic {
+  return {
+    calls: classify(input.exchanges, input.target),
+    deliveries: input.deliveries,
+    target: input.target,
+    ...(input.scenario ? { scenario: input.scenario } : {}),
+  };
+}
+
 /**
  * Judges everything a client sent, and how it answered the webhook deliveries, by the check of each client
  * requirement (kit/checks/client/checks.ts); the result is what the server side's tests leave behind.
@@ -139,17 +154,12 @@ export function judgeClient(input: {
   /** Requirements the certifier's options left out, each with the option that would exercise it. */
   notConfigured: ReadonlyMap<string, string>;
 }): TestRecord[] {
-  const traffic = {
-    calls: classify(input.exchanges, input.target),
-    deliveries: input.deliveries,
-    target: input.target,
-    ...(input.scenario ? { scenario: input.scenario } : {}),
-  };
+  const traffic = clientTraffic(input);
   const findings = new ClientFindings();
   for (const req of clientRequirements) {
     const check = clientChecks[req.id];
     if (!check) throw new Error(`${req.id} has no check in kit/checks/client/checks.ts`);
-    if (!input.notConfigured.has(req.id)) check(findings, traffic);
+    if (!input.notConfigured.has(req.id)) check(findings, req.id, traffic);
   }
   return clientRequirements.flatMap((req) => findings.recordsOf(req, input.notConfigured.get(req.id)));
 }

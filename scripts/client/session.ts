@@ -34,6 +34,8 @@ export interface CertificationOutcome {
   run: RunVerdict;
   requests: number;
   deliveries: number;
+  /** What was judged: every request the client sent and every answer to a delivery, unredacted, and the target. */
+  traffic: { exchanges: readonly RecordedExchange[]; deliveries: readonly DeliveryAnswer[]; target: ClientTarget };
 }
 
 export interface Certification {
@@ -153,7 +155,14 @@ export async function openCertification(options: CertificationOptions): Promise<
       const run = runVerdict(verdicts, 'certify', {
         problems: exchanges.length === 0 ? ['The client sent nothing'] : [],
       });
-      return { records, verdicts, run, requests: exchanges.length, deliveries: deliveries.length };
+      return {
+        records,
+        verdicts,
+        run,
+        requests: exchanges.length,
+        deliveries: deliveries.length,
+        traffic: { exchanges, deliveries, target },
+      };
     },
   };
 }

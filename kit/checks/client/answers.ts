@@ -1,6 +1,7 @@
 import { mediaTypeOf } from '../../http/media-type.ts';
 import { describeRetrySequence, judgeRetrySequence } from './retry-rule.ts';
 import {
+  allHeld,
   label,
   operationCalls,
   sameRequest,
@@ -36,21 +37,22 @@ function retriedOrders(traffic: ClientTraffic): Array<{ first: ClientCall; gaps:
 }
 
 /** CLI-ORDER-RETRY: a 503 of the order endpoint is retried, the same request sent again, its retries no storm. */
-export const expectOrderRetries: ClientCheck = (findings, traffic) => {
-  for (const { first, gaps } of retriedOrders(traffic)) {
-    const verdict = judgeRetrySequence(gaps);
-    findings.check('CLI-ORDER-RETRY', verdict.held, () => ({
-      sent: label(first),
-      expected: 'the same request sent again after a short delay with backoff, its retries no storm',
-      actual: `${verdict.held ? '' : verdict.reason}: ${describeRetrySequence(gaps)}`,
-    }));
-  }
-};
+export const expectOrderRetries: ClientCheck = (findings, id, traffic) =>
+  allHeld(
+    retriedOrders(traffic).map(({ first, gaps }) => {
+      const verdict = judgeRetrySequence(gaps);
+      return findings.check(id, verdict.held, () => ({
+        sent: label(first),
+        expected: 'the same request sent again after a short delay with backoff, its retries no storm',
+        actual: `${verdict.held ? '' : verdict.reason}: ${describeRetrySequence(gaps)}`,
+      }));
+    }),
+  );
 
 /** CLI-RETRY-DELAYS (INFO): the delays of each retried order request. */
-export const observeRetryDelays: ClientCheck = (findings, traffic) => {
-  for (const { gaps } of retriedOrders(traffic))
-    if (gaps.length) findings.observe('CLI-RETRY-DELAYS', describeRetrySequence(gaps));
+export const observeRetryDelays: ClientCheck = (findings, id, traffic) => {
+  for (const { gaps } of retriedOrders(traffic)) if (gaps.length) findings.observe(id, describeRetrySequence(gaps));
+  return true;
 };
 
 /** Why an answer to a delivery is not a JSON body; undefined when it is. */
@@ -65,25 +67,27 @@ function answerProblem(answer: ClientTraffic['deliveries'][number]): string | un
 }
 
 /** CLI-WEBHOOK-ANSWER: each webhook delivery is answered with a JSON body, whatever its label, status or time. */
-export const expectJsonWebhookAnswers: ClientCheck = (findings, { deliveries }) => {
-  for (const answer of deliveries) {
-    const problem = answerProblem(answer);
-    findings.check('CLI-WEBHOOK-ANSWER', problem === undefined, () => ({
-      expected: `an answer with a JSON body to the ${answer.kind} delivery (part 6 shows an empty object)`,
-      actual: `${answer.kind} delivery: ${problem}`,
-    }));
-  }
-};
+export const expectJsonWebhookAnswers: ClientCheck = (findings, id, { deliveries }) =>
+  allHeld(
+    deliveries.map((answer) => {
+      const problem = answerProblem(answer);
+      return findings.check(id, problem === undefined, () => ({
+        expected: `an answer with a JSON body to the ${answer.kind} delivery (part 6 shows an empty object)`,
+        actual: `${answer.kind} delivery: ${problem}`,
+      }));
+    }),
+  );
 
 /** CLI-WEBHOOK-STATUS (INFO): the status, Content-Type label and time of each webhook answer. */
-export const observeWebhookAnswers: ClientCheck = (findings, { deliveries }) => {
+export const observeWebhookAnswers: ClientCheck = (findings, id, { deliveries }) => {
   for (const answer of deliveries) {
     const time = answer.ms < 1000 ? '<1 s' : `${Math.ceil(answer.ms / 1000)} s`;
     findings.observe(
-      'CLI-WEBHOOK-STATUS',
+      id,
       answer.status === undefined
         ? 'no answer'
         : `${answer.status} labelled ${mediaTypeOf(answer.contentType) ?? '(no Content-Type)'} in ${time}`,
     );
   }
+  return true;
 };

@@ -12,7 +12,33 @@ import {
 import { expectIssuedBearer, expectTokenRequestForm, observeTokenPerService, observeTokenReuse } from './tokens.ts';
 import type { ClientCheck } from './traffic.ts';
 
-/** The one check of each client requirement (catalog/client-requirements.json), over the client's whole traffic. */
+/** Every client check by its name, for the one registry (kit/checks/registry.ts). */
+export const clientChecksByName = {
+  expectTokenRequestForm,
+  observeTokenReuse,
+  observeTokenPerService,
+  expectIssuedBearer,
+  expectClientIdHeader,
+  expectCorrelationIdHeader,
+  expectUniqueCorrelationIds,
+  expectJsonBodies,
+  expectBodySchemas,
+  expectKnownCases,
+  expectChildContext,
+  expectOneChildNamed,
+  observeSiblingIds,
+  expectOrderRetries,
+  observeRetryDelays,
+  expectJsonWebhookAnswers,
+  observeWebhookAnswers,
+  expectScenarioPerformed,
+  observeTraffic,
+} as const satisfies Readonly<Record<string, ClientCheck>>;
+
+/**
+ * The one check of each client requirement (catalog/client-requirements.json), over the client's whole traffic: the
+ * judge passes each check the requirement it judges here.
+ */
 export const clientChecks: Readonly<Record<string, ClientCheck>> = {
   'CLI-TOKEN-REQUEST': expectTokenRequestForm,
   'CLI-TOKEN-REUSE': observeTokenReuse,

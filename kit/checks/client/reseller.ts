@@ -1,6 +1,14 @@
 import { operation } from '../../../catalog/catalog.ts';
 import { isObject } from '../../../schemas/json-value.ts';
-import { bodyOf, label, operationCalls, type ClientCall, type ClientCheck, type ClientTraffic } from './traffic.ts';
+import {
+  allHeld,
+  bodyOf,
+  label,
+  operationCalls,
+  type ClientCall,
+  type ClientCheck,
+  type ClientTraffic,
+} from './traffic.ts';
 
 /**
  * The calls a reseller's client makes for a child organisation (part 1, 4.4): those naming a child (sharedContext,
@@ -72,56 +80,63 @@ function namedBy(names: ChildNames): string {
  * CLI-RESELLER-CONTEXT: a call for a child carries sharedContext (the operations with a body) and, on the fetch of
  * document records, x-source-client-id naming one of the reseller's child organisations.
  */
-export const expectChildContext: ClientCheck = (findings, traffic) => {
+export const expectChildContext: ClientCheck = (findings, id, traffic) => {
   const children = traffic.target.childClientIds;
+  const held: boolean[] = [];
   for (const { call, child, names } of childCalls(traffic)) {
     const records = call.op === 'documentRecords';
     const ok = records
       ? names.header !== undefined && children.includes(names.header)
       : !operation(call.op as NonNullable<ClientCall['op']>).hasBody || names.context !== undefined;
-    findings.check('CLI-RESELLER-CONTEXT', ok, () => ({
-      sent: label(call),
-      expected: records
-        ? `x-source-client-id naming one of the reseller's child organisations (${children.join(', ')})`
-        : 'sharedContext naming the child',
-      actual: records
-        ? `a fetch of records for child ${child} (${namedBy(names)}) with x-source-client-id ${JSON.stringify(names.header ?? '(none)')}, not one of the reseller's child organisations`
-        : `a call for child ${child} (${namedBy(names)}) without sharedContext`,
-    }));
+    held.push(
+      findings.check(id, ok, () => ({
+        sent: label(call),
+        expected: records
+          ? `x-source-client-id naming one of the reseller's child organisations (${children.join(', ')})`
+          : 'sharedContext naming the child',
+        actual: records
+          ? `a fetch of records for child ${child} (${namedBy(names)}) with x-source-client-id ${JSON.stringify(names.header ?? '(none)')}, not one of the reseller's child organisations`
+          : `a call for child ${child} (${namedBy(names)}) without sharedContext`,
+      })),
+    );
   }
+  return allHeld(held);
 };
 
 /** CLI-CHILD-ISOLATION: a call for a child names one child; its x-source-client-id and sharedContext name the same. */
-export const expectOneChildNamed: ClientCheck = (findings, traffic) => {
-  for (const { call, names } of childCalls(traffic)) {
-    const context = names.context ?? [];
-    const mixed =
-      names.header !== undefined && context.length > 0 && (context.length > 1 || context[0] !== names.header);
-    findings.check('CLI-CHILD-ISOLATION', !mixed, () => ({
-      sent: label(call),
-      expected: 'x-source-client-id and sharedContext naming the same child',
-      actual: `x-source-client-id ${names.header} but sharedContext naming ${context.join(' and ')}`,
-    }));
-  }
-};
+export const expectOneChildNamed: ClientCheck = (findings, id, traffic) =>
+  allHeld(
+    childCalls(traffic).map(({ call, names }) => {
+      const context = names.context ?? [];
+      const mixed =
+        names.header !== undefined && context.length > 0 && (context.length > 1 || context[0] !== names.header);
+      return findings.check(id, !mixed, () => ({
+        sent: label(call),
+        expected: 'x-source-client-id and sharedContext naming the same child',
+        actual: `x-source-client-id ${names.header} but sharedContext naming ${context.join(' and ')}`,
+      }));
+    }),
+  );
 
 /** CLI-SIBLING-ID (INFO): a call for one child carrying another child's identifier, or continuing another's case. */
-export const observeSiblingIds: ClientCheck = (findings, traffic) => {
+export const observeSiblingIds: ClientCheck = (findings, id, traffic) => {
   for (const { call, child, names } of childCalls(traffic)) {
     const raw = `${call.exchange.url}\n${[...call.headers].map(([name, value]) => `${name}: ${value}`).join('\n')}\n${call.exchange.body.toString('utf8')}`;
     if (traffic.target.childClientIds.some((other) => other !== child && raw.includes(other)))
-      findings.observe('CLI-SIBLING-ID', `a call for one child carrying another child's identifier (${call.op})`);
+      findings.observe(id, `a call for one child carrying another child's identifier (${call.op})`);
     if (names.continued && names.continued !== child)
-      findings.observe('CLI-SIBLING-ID', `a call naming one child for a case opened for another (${call.op})`);
+      findings.observe(id, `a call naming one child for a case opened for another (${call.op})`);
   }
+  return true;
 };
 
 /** CLI-SCENARIO: the client performed every step of the certification's scenario, for each child where it says so. */
-export const expectScenarioPerformed: ClientCheck = (findings, traffic) => {
+export const expectScenarioPerformed: ClientCheck = (findings, id, traffic) => {
   // A call counts for every child it names or whose case it continues.
   const forChildren = new Map(
     childCalls(traffic).map(({ call, names }) => [call, [...(names.context ?? []), names.header, names.continued]]),
   );
+  const held: boolean[] = [];
   for (const step of traffic.scenario ?? []) {
     const matching = operationCalls(traffic).filter(
       (c) => c.op === step.operation && (step.with ?? []).every((field) => bodyOf(c)[field] != null),
@@ -131,10 +146,13 @@ export const expectScenarioPerformed: ClientCheck = (findings, traffic) => {
     const perChild = step.eachChild ? traffic.target.childClientIds : [undefined];
     for (const child of perChild) {
       const done = child ? matching.filter((c) => forChildren.get(c)?.includes(child)).length : matching.length;
-      findings.check('CLI-SCENARIO', done >= count, () => ({
-        expected: `${what}${child ? ` for child ${child}` : ''}`,
-        actual: `the client sent ${done}`,
-      }));
+      held.push(
+        findings.check(id, done >= count, () => ({
+          expected: `${what}${child ? ` for child ${child}` : ''}`,
+          actual: `the client sent ${done}`,
+        })),
+      );
     }
   }
+  return allHeld(held);
 };

@@ -79,8 +79,14 @@ export interface ClientTraffic {
   scenario?: readonly ScenarioStep[];
 }
 
-/** A client check: judges one client requirement over the whole traffic, recording a finding per call it judges. */
-export type ClientCheck = (findings: Findings, traffic: ClientTraffic) => void;
+/**
+ * A client check: judges the requirement `id` (given by the table that uses it) over the whole traffic, recording a
+ * finding per call it judges; returns whether every one held (an observation always does).
+ */
+export type ClientCheck = (findings: Findings, id: string, traffic: ClientTraffic) => boolean;
+
+/** Whether every finding held, once each was recorded: the findings are all made before this is asked. */
+export const allHeld = (held: readonly boolean[]): boolean => held.every(Boolean);
 
 /** "#3 POST /path (operation)": a call as the evidence names it. */
 export const label = (c: ClientCall): string =>
