@@ -107,9 +107,7 @@ export function checkExports(): Array<{ file: string; names: string[] }> {
  */
 export function checksIndex(): string {
   const registered = new Set(Object.keys(registry));
-  // The client's checks are listed from their modules until the registry holds them (clientChecksByName).
-  const listed = (file: string) => (name: string) => registered.has(name) || file.startsWith('kit/checks/client/');
-  const lines = tsFiles('kit/checks').flatMap((file) => listing([file], CHECK_NAME, listed(file)));
+  const lines = tsFiles('kit/checks').flatMap((file) => listing([file], CHECK_NAME, (name) => registered.has(name)));
   const preconditions = listing(['kit/preconditions.ts', 'fixtures/preconditions.ts'], PRECONDITION_NAME).map((line) =>
     line.replace('| Check | What it judges |', '| Precondition | What it stands on |'),
   );

@@ -1,12 +1,4 @@
-import { operation, type OperationId } from '../../catalog/catalog.ts';
-import type { Api } from '../../kit/api.ts';
-import {
-  notAnObjectRequirement,
-  requiredRows,
-  wrongTypeRows,
-  type WrongTypeRow,
-} from '../../kit/builders/request-members.ts';
-import { seededFaker } from '../../kit/builders/seeded-faker.ts';
+import { operation } from '../../catalog/catalog.ts';
 import {
   expectBearerChallenge,
   expectBearerTokenType,
@@ -23,15 +15,9 @@ import {
   expectTagsOnCase,
 } from '../../kit/checks/identity.ts';
 import { caseStateOf, expectNothingChanged, expectTagsNotAppended } from '../../kit/checks/nothing-changed.ts';
-import { expectErrorEnvelope, expectNotValidationError } from '../../kit/checks/order-envelope.ts';
-import {
-  checkBodyNotAnObject,
-  checkOptionalMembers,
-  checkRequired,
-  checkWrongTypes,
-  type MemberContext,
-} from '../../kit/checks/request-members.ts';
-import { checkRequestVariants, expectAnsweredAlike } from '../../kit/checks/request-variants.ts';
+import { expectErrorEnvelope, expectNotValidationError, observeLimit } from '../../kit/checks/order-envelope.ts';
+import { envelopeRules } from '../../fixtures/orders.ts';
+import { expectAnsweredAlike } from '../../kit/checks/request-variants.ts';
 import {
   expectAccepted,
   expectAtMostOneAccepted,
@@ -43,16 +29,24 @@ import {
   expectRefused,
   expectSchema,
   expectStatus,
+  observeAnswer,
+  observeRetries,
 } from '../../kit/checks/responses.ts';
-import { expectAcceptedOrRefused, expectIdentifierBack, expectTagsShown } from '../../kit/checks/value-round-trip.ts';
+import {
+  expectAcceptedOrRefused,
+  expectIdentifierBack,
+  expectTagsShown,
+  observeClassOutcomes,
+  observeValueClass,
+} from '../../kit/checks/value-round-trip.ts';
 import {
   expectFlowEvent,
   expectOnboardingOfSession,
   expectResultsForInquiry,
   expectValidEvents,
   expectWellFormedDeliveries,
+  observeSessionChannel,
 } from '../../kit/checks/webhook-events.ts';
-import type { SuiteConfig } from '../../kit/config/suite-config.ts';
 import type { Exchange } from '../../kit/http/exchange.ts';
 import type { Verdict } from '../../kit/verdict.ts';
 import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
@@ -89,38 +83,7 @@ const window = { since: 0, timeoutMs: 60_000 } as Window;
 const wait = { expected: 'a document results event of the verification', actual: 'none arrived' };
 const withJson = (d: DeliveryRecord, json: Record<string, unknown>): DeliveryRecord => ({ ...d, json });
 
-/**
- * An Api that answers each call of the operation checked with the next of `answers` (the last one again once they
- * are spent), and a call of another operation with its answer in `others`.
- */
-function replaying(answers: readonly Exchange[], others: Partial<Record<OperationId, Exchange>> = {}): Api {
-  let next = 0;
-  return {
-    call: async (op: OperationId) => others[op] ?? (answers[Math.min(next++, answers.length - 1)] as Exchange),
-  } as unknown as Api;
-}
-
-/** What a member check of an assessment stands on, its calls answered as `replaying` answers them. */
-function members(verdict: Verdict, ...answers: Parameters<typeof replaying>): MemberContext {
-  const valid = JSON.parse(ex('assessed').request.body ?? '{}') as Record<string, unknown>;
-  return {
-    api: replaying(...answers),
-    verdict,
-    config: {
-      strategies: { assessment: 'default', documentVerification: 'docv-default' },
-      templates: {},
-    } as unknown as SuiteConfig,
-    data: { faker: seededFaker(1, 'check-units'), runTag: 'units', templates: {} },
-    validBody: async () => valid,
-    existingCase: async () => {
-      throw new Error('an assessment stands on no existing case');
-    },
-    fetchCase: async () => fetched(),
-  };
-}
 const accepted = () => ex('assessed');
-const otherTypes = (exchange: Exchange) => answeredWith(exchange, { json: { ...bodyOf(exchange), decision: 42 } });
-const wrongTypeRow = () => wrongTypeRows('assessment')[0] as WrongTypeRow;
 const refused = () => ex('requiredMissing');
 const asServerError = (exchange: Exchange) => answeredWith(exchange, { status: 500 });
 const unchallenged = (exchange: Exchange) => answeredWith(exchange, { headers: { 'www-authenticate': undefined } });
@@ -151,27 +114,39 @@ function tagsShown(v: Verdict, id: string, shown: (tag: string) => string | unde
   return expectTagsShown(v, id, sent, fetched(answeredWith(after, { json: { ...bodyOf(after), tags } })));
 }
 
+/** A value class of the population (kit/builders/value-population.ts), as an assessment carried it. */
+const valueClass = { members: ['inquiryId'], valueClass: { id: 'latin-nfd', name: 'decomposed Latin' } } as const;
+
+/** A verification session event of a step-up by SMS, its channelType `channelType`. */
+function sessionChannel(v: Verdict, id: string, channelType: string) {
+  const event = withJson(documentEvents().results, { eventType: 'VERIFICATION_SESSION', channelType });
+  return observeSessionChannel(v, id, event, { channel: 'phone', name: 'a step-up by SMS', sentAt: event.receivedAt });
+}
+
 export const serverUnits: Record<string, ServerUnit> = {
   expectBearerChallenge: {
     id: 'BEARER-CHALLENGE',
     // RFC 6750 section 3.1: a malformed Authorization header is invalid_request, which may be answered 400.
     good: {
-      '401 with a Bearer challenge': (v) => expectBearerChallenge(v, ex('bearerRefused')),
-      '400 with a Bearer challenge for a malformed header': (v) =>
-        expectBearerChallenge(v, answeredWith(ex('bearerRefused'), { status: 400 }), { malformed: true }),
+      '401 with a Bearer challenge': (v, id) => expectBearerChallenge(v, id, ex('bearerRefused')),
+      '400 with a Bearer challenge for a malformed header': (v, id) =>
+        expectBearerChallenge(v, id, answeredWith(ex('bearerRefused'), { status: 400 }), { malformed: true }),
     },
     bad: {
-      '401 without a challenge (bearer-no-challenge-on-assessment)': (v) =>
-        expectBearerChallenge(v, ex('bearerRefusedWithoutChallenge')),
-      '400 with a Bearer challenge for a token merely unknown': (v) =>
-        expectBearerChallenge(v, answeredWith(ex('bearerRefused'), { status: 400 })),
-      '400 without a challenge for a malformed header': (v) =>
-        expectBearerChallenge(v, unchallenged(answeredWith(ex('bearerRefused'), { status: 400 })), { malformed: true }),
-      '403 with a Bearer challenge for a malformed header': (v) =>
-        expectBearerChallenge(v, answeredWith(ex('bearerRefused'), { status: 403 }), { malformed: true }),
-      'a challenge of another scheme': (v) =>
+      '401 without a challenge (bearer-no-challenge-on-assessment)': (v, id) =>
+        expectBearerChallenge(v, id, ex('bearerRefusedWithoutChallenge')),
+      '400 with a Bearer challenge for a token merely unknown': (v, id) =>
+        expectBearerChallenge(v, id, answeredWith(ex('bearerRefused'), { status: 400 })),
+      '400 without a challenge for a malformed header': (v, id) =>
+        expectBearerChallenge(v, id, unchallenged(answeredWith(ex('bearerRefused'), { status: 400 })), {
+          malformed: true,
+        }),
+      '403 with a Bearer challenge for a malformed header': (v, id) =>
+        expectBearerChallenge(v, id, answeredWith(ex('bearerRefused'), { status: 403 }), { malformed: true }),
+      'a challenge of another scheme': (v, id) =>
         expectBearerChallenge(
           v,
+          id,
           answeredWith(ex('bearerRefused'), { headers: { 'www-authenticate': 'Basic realm="api"' } }),
         ),
     },
@@ -285,64 +260,21 @@ export const serverUnits: Record<string, ServerUnit> = {
   },
   expectErrorEnvelope: {
     id: 'ORD-409',
-    good: (v, id) => expectErrorEnvelope(v, ex('orderDuplicate'), { id, row: '409' }),
-    bad: { 'order-duplicate-400': (v, id) => expectErrorEnvelope(v, ex('orderDuplicateAs400'), { id, row: '409' }) },
+    good: (v, id) => expectErrorEnvelope(v, envelopeRules, ex('orderDuplicate'), { id, row: '409' }),
+    bad: {
+      'order-duplicate-400': (v, id) =>
+        expectErrorEnvelope(v, envelopeRules, ex('orderDuplicateAs400'), { id, row: '409' }),
+    },
   },
   expectNotValidationError: {
     id: 'ORD-FULFILLMENT-ALLOWED',
     good: (v, id) => expectNotValidationError(v, id, ex('orderCreated'), 'SHIPPED'),
     bad: (v, id) => expectNotValidationError(v, id, ex('orderValidation'), 'SHIPPED'),
   },
-  checkWrongTypes: {
-    id: 'ASM-RES-SCHEMA',
-    good: {
-      'each variant accepted, answered and fetched in the types stated': (v) =>
-        checkWrongTypes(members(v, [accepted()], { fetchAssessment: ex('caseFetched') }), wrongTypeRow()),
-    },
-    bad: {
-      'an accepted variant answered in other types': (v) =>
-        checkWrongTypes(members(v, [otherTypes(accepted())], { fetchAssessment: ex('caseFetched') }), wrongTypeRow()),
-      'the case fetched afterwards in other types': (v) =>
-        checkWrongTypes(members(v, [accepted()], { fetchAssessment: otherTypes(ex('caseFetched')) }), wrongTypeRow()),
-    },
-  },
-  checkRequired: {
-    id: 'ASM-REQ-REQUIRED',
-    good: (v) => checkRequired(members(v, [refused()]), requiredRows('assessment')[0]!),
-    bad: (v) => checkRequired(members(v, [refused(), accepted()]), requiredRows('assessment')[0]!),
-  },
-  checkBodyNotAnObject: {
-    id: notAnObjectRequirement('assessment') as string,
-    good: (v, id) => checkBodyNotAnObject(members(v, [refused()]), 'assessment', id),
-    bad: (v, id) => checkBodyNotAnObject(members(v, [refused(), accepted()]), 'assessment', id),
-  },
-  checkOptionalMembers: {
-    id: 'GEN-OPTIONAL-MEMBERS',
-    good: (v) => checkOptionalMembers(members(v, [accepted()]), 'assessment'),
-    bad: (v) => checkOptionalMembers(members(v, [accepted(), refused()]), 'assessment'),
-  },
   expectAnsweredAlike: {
     id: 'HDR-NAME-CASE',
     good: (v, id) => expectAnsweredAlike(v, id, accepted(), { consequence: 'accepted', shown: 'answered 200' }),
     bad: (v, id) => expectAnsweredAlike(v, id, refused(), { consequence: 'accepted', shown: 'answered 200' }),
-  },
-  checkRequestVariants: {
-    id: 'HDR-NAME-CASE',
-    good: (v) =>
-      checkRequestVariants({ api: replaying([accepted()]), verdict: v }, 'assessment', async () => ({ body: {} }), {
-        unparsable: false,
-        oneAtATime: true,
-      }),
-    bad: (v) =>
-      checkRequestVariants(
-        { api: replaying([accepted(), refused()]), verdict: v },
-        'assessment',
-        async () => ({ body: {} }),
-        {
-          unparsable: false,
-          oneAtATime: true,
-        },
-      ),
   },
   expectRefused: {
     id: 'ASM-REQ-REQUIRED',
@@ -441,49 +373,88 @@ export const serverUnits: Record<string, ServerUnit> = {
   },
   expectWellFormedDeliveries: {
     id: 'EVT-DELIVERY',
-    good: (v) => expectWellFormedDeliveries(v, documentEvents().all),
+    good: (v, id) => expectWellFormedDeliveries(v, id, documentEvents().all),
     bad: {
-      'webhook-text-plain-on-results': (v) =>
-        expectWellFormedDeliveries(v, documentEvents('documentEventsTextPlain').all),
+      'webhook-text-plain-on-results': (v, id) =>
+        expectWellFormedDeliveries(v, id, documentEvents('documentEventsTextPlain').all),
     },
   },
   expectValidEvents: {
     id: 'EVT-RESULTS-SCHEMA',
-    good: (v) => expectValidEvents(v, documentEvents().all, ['results']),
-    bad: (v) => {
+    good: (v, id) => expectValidEvents(v, [id], documentEvents().all, ['results']),
+    bad: (v, id) => {
       const { results } = documentEvents();
-      return expectValidEvents(v, [withJson(results, { ...(results.json as object), inquiryId: 42 })], ['results']);
+      return expectValidEvents(
+        v,
+        [id],
+        [withJson(results, { ...(results.json as object), inquiryId: 42 })],
+        ['results'],
+      );
     },
   },
   expectFlowEvent: {
     id: 'EVT-FLOW-DELIVERY',
-    good: (v) => expectFlowEvent(v, ex('documentVerified'), documentEvents().results, wait),
-    bad: (v) => expectFlowEvent(v, ex('documentVerified'), undefined, wait),
+    good: (v, id) => expectFlowEvent(v, id, ex('documentVerified'), documentEvents().results, wait),
+    bad: (v, id) => expectFlowEvent(v, id, ex('documentVerified'), undefined, wait),
   },
   expectResultsForInquiry: {
     id: 'EVT-RESULTS-INQUIRY',
-    good: (v) => {
+    good: (v, id) => {
       const { all, results, inquiryId, runTag } = documentEvents();
-      return expectResultsForInquiry(v, window, all, inquiryId, runTag, results);
+      return expectResultsForInquiry(v, id, window, all, inquiryId, runTag, results);
     },
     bad: {
       // The flow's inquiry and run tag are the clean recording's: the faulted run's results event names another.
-      'webhook-results-wrong-inquiry': (v) => {
+      'webhook-results-wrong-inquiry': (v, id) => {
         const { inquiryId, runTag } = documentEvents();
         const arrived = documentEvents('documentEventsWrongInquiry').all;
-        return expectResultsForInquiry(v, window, arrived, inquiryId, runTag, undefined);
+        return expectResultsForInquiry(v, id, window, arrived, inquiryId, runTag, undefined);
       },
     },
   },
   expectOnboardingOfSession: {
     id: 'EVT-DOC-SESSION-ID',
-    good: (v) => {
+    good: (v, id) => {
       const { all, results, onboarding } = documentEvents();
-      return expectOnboardingOfSession(v, window, all, results, onboarding);
+      return expectOnboardingOfSession(v, id, window, all, results, onboarding);
     },
-    bad: (v) => {
+    bad: (v, id) => {
       const { results } = documentEvents();
-      return expectOnboardingOfSession(v, window, [results], results, undefined);
+      return expectOnboardingOfSession(v, id, window, [results], results, undefined);
     },
+  },
+  observeLimit: {
+    id: 'LIM-NOT-SHOWN',
+    good: (v, id) => observeLimit(v, id, ex('orderDuplicate'), 'an order'),
+    bad: (v, id) => observeLimit(v, id, answeredWith(ex('orderDuplicate'), { status: 413 }), 'an order'),
+  },
+  observeAnswer: {
+    id: 'ASM-REQ-TYPES',
+    good: (v, id) => observeAnswer(v, id, accepted(), 'an assessment'),
+    bad: (v, id) => observeAnswer(v, id, refused(), 'an assessment'),
+  },
+  observeRetries: {
+    id: 'ORD-RETRY-OBSERVED',
+    good: (v, id) => observeRetries(v, id, accepted()),
+    bad: (v, id) =>
+      observeRetries(v, id, {
+        ...accepted(),
+        attempts: [{ status: 503, retryAfter: '1', waitedMs: 1000 }, { status: 200 }],
+      } as Exchange),
+  },
+  observeValueClass: {
+    id: 'OBS-VALUE-CLASSES',
+    good: (v, id) => observeValueClass(v, id, 'assessment', valueClass, ex('idNfd')),
+    bad: (v, id) => observeValueClass(v, id, 'assessment', valueClass, refused(), true),
+  },
+  observeClassOutcomes: {
+    id: 'OBS-VALUE-CLASSES',
+    good: (v, id) => observeClassOutcomes(v, id, 'tags', [{ valueClass: 'latin-nfd', outcome: 'as sent' }]),
+    bad: (v, id) => observeClassOutcomes(v, id, 'tags', [{ valueClass: 'latin-nfd', outcome: 'normalised to NFC' }]),
+  },
+  observeSessionChannel: {
+    id: 'EVT-SESSION-CHANNEL-MATCH',
+    good: (v, id) => sessionChannel(v, id, 'SMS_OTP'),
+    bad: (v, id) => sessionChannel(v, id, 'EMAIL_OTP'),
   },
 };
