@@ -16,6 +16,7 @@ import { checkoutAt, otherCommit, type Checkout } from './bench-checkout.ts';
 import { countOption, parseCli } from '../scripts/cli.ts';
 import { configSchema } from '../schemas/variables.ts';
 import { replaceReadmeBlock } from '../scripts/readme-block.ts';
+import { measurePackage, packageTable, type PackageMeasure } from './bench-package.ts';
 
 const cli = parseCli({
   summary:
@@ -32,6 +33,7 @@ const cli = parseCli({
     'far-runs': { type: 'string' },
     'flavor-runs': { type: 'string' },
     'precondition-runs': { type: 'string' },
+    'package-runs': { type: 'string' },
     against: { type: 'string' },
     'no-readme': { type: 'boolean' },
   },
@@ -51,6 +53,8 @@ const cli = parseCli({
       'runs against each correct flavor without a rate limit, embedded, events at once, by turns (default: as --runs)',
     'precondition-runs':
       'runs at default timeouts against each fault that breaks a precondition the checks share (default 1)',
+    'package-runs':
+      "installs of the packed package into an empty folder and of the clone (npm ci), npm's cache warm, each with its footprint and a run against the embedded sandbox (default 1)",
     against:
       'a commit to measure side by side on the same machine, by turns (the full run, the failing run, each flavor, npm test): made in a scratch folder, git worktree and npm ci',
     'no-readme': 'write reports/bench.json only, not the README tables',
@@ -66,6 +70,7 @@ const npmCiRuns = countOption('npm-ci-runs', cli.values['npm-ci-runs'], 1);
 const runtimeRuns = countOption('runtime-runs', cli.values['runtime-runs'], 1);
 const flavorRuns = countOption('flavor-runs', cli.values['flavor-runs'], runs);
 const preconditionRuns = countOption('precondition-runs', cli.values['precondition-runs'], 1);
+const packageRuns = countOption('package-runs', cli.values['package-runs'], 1);
 
 // Figures, not assertions: the machines are shared and noisy, so the README shows medians of whole processes.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -605,6 +610,14 @@ async function measure(against: Checkout | undefined) {
       ),
     (one) => `${line(one)} (exit ${one.code})${keptFailure('runtime self-test', one)}`,
   );
+  const installedPackage = await measurePackage({
+    repoRoot,
+    runs: packageRuns,
+    timed,
+    figure,
+    runEnv: async (scratch) => ({ ...(await embeddedPorts()), ...scratchRunEnv(scratch) }),
+    log: (text) => console.log(text),
+  });
 
   const requests = median(full.map((r) => r.requests));
   const summary: Summary = {
@@ -640,6 +653,7 @@ async function measure(against: Checkout | undefined) {
     },
     npmCi: figure(npmCi),
     runtimeSelftest: figure(runtimes),
+    package: installedPackage,
     flavors: Object.fromEntries(
       PROMPT_FLAVORS.map((flavor) => {
         const these = mine(flavorRunsOf[flavor] ?? new Map<string, EmbeddedRun[]>());
@@ -688,6 +702,7 @@ async function measure(against: Checkout | undefined) {
   if (!cli.values['no-readme']) {
     replaceReadmeBlock('bench', table);
     replaceReadmeBlock('first-commands', firstCommands(summary));
+    replaceReadmeBlock('package', packageTable(summary.package));
     console.log('written: reports/bench.json and the README tables');
   } else console.log('written: reports/bench.json');
 }
@@ -717,6 +732,7 @@ function keepEarlierFigures(summary: Summary): void {
     'npmTestUnderLoad',
     'npmCi',
     'runtimeSelftest',
+    'package',
     'flavors',
     'preconditions',
   ] as const;
@@ -781,6 +797,8 @@ interface Summary {
   npmTestUnderLoad: Figure & { exitCodes: Array<number | null>; loadRuns: number };
   npmCi: Figure;
   runtimeSelftest: Figure;
+  /** The packed package installed into an empty folder, against the clone's npm ci (tools/bench-package.ts). */
+  package: PackageMeasure;
   /** Each correct flavor without a rate limit, embedded, events at once; the most waits of a run that ended on a window. */
   flavors: Record<string, Figure & { windowEnds: number }>;
   /** Each fault that breaks a shared precondition, at default timeouts, with the timeout it touches. */
