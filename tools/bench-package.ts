@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 // The bench's package measure: what an implementer's install of the packed package costs (on disk, packages, install
 // time from a warm cache, the wall time of its run against the embedded sandbox), against a clone's npm ci and
@@ -47,6 +47,17 @@ export interface PackageBench {
 }
 
 const COMMAND = 'identity-proofing-conformance';
+
+/**
+ * What `npm ci` of a fresh clone reads before the suite's own files matter: package.json, the lock file and the prepare
+ * script npm runs at its end (tools/prepare.js, which builds nothing there), copied into an empty folder.
+ */
+export function copyCloneInstall(repoRoot: string, folder: string): void {
+  for (const name of ['package.json', 'package-lock.json', join('tools', 'prepare.js')]) {
+    mkdirSync(dirname(join(folder, name)), { recursive: true });
+    writeFileSync(join(folder, name), readFileSync(join(repoRoot, name)));
+  }
+}
 const INSTALL_FLAGS = '--prefer-offline --no-audit --no-fund';
 
 const megabytesOf = (dir: string) =>
@@ -148,15 +159,10 @@ export async function measurePackage(bench: PackageBench): Promise<PackageMeasur
     // checkout (the scratch folder holds no suite).
     const clone = [];
     for (let i = 0; i < runs; i += 1) {
-      const one = await once(
-        bench,
-        (folder) => {
-          for (const name of ['package.json', 'package-lock.json'])
-            writeFileSync(join(folder, name), readFileSync(join(repoRoot, name)));
-        },
-        `npm ci ${INSTALL_FLAGS}`,
-        { command: 'npm run conformance', cwd: () => repoRoot },
-      );
+      const one = await once(bench, (folder) => copyCloneInstall(repoRoot, folder), `npm ci ${INSTALL_FLAGS}`, {
+        command: 'npm run conformance',
+        cwd: () => repoRoot,
+      });
       bench.log(
         `  clone ${i + 1}: npm ci ${(one.install.ms / 1000).toFixed(1)} s, ${one.megabytes} MB, ${one.packages} packages, run ${(one.run.ms / 1000).toFixed(1)} s`,
       );

@@ -16,7 +16,7 @@ import { checkoutAt, otherCommit, type Checkout } from './bench-checkout.ts';
 import { countOption, parseCli } from '../scripts/cli.ts';
 import { configSchema } from '../schemas/variables.ts';
 import { replaceReadmeBlock } from '../scripts/readme-block.ts';
-import { measurePackage, packageTable, type PackageMeasure } from './bench-package.ts';
+import { copyCloneInstall, measurePackage, packageTable, type PackageMeasure } from './bench-package.ts';
 
 const cli = parseCli({
   summary:
@@ -465,12 +465,11 @@ async function floorRuns(count: number): Promise<{ one: Timed[]; suite: Timed[];
   }
 }
 
-/** `npm ci` as a fresh clone runs it: package.json and the lock file in an empty folder, npm's cache as it is. */
+/** `npm ci` as a fresh clone runs it: package.json, the lock file and prepare in an empty folder, npm's cache as it is. */
 async function npmCiRun(): Promise<Timed> {
   const scratch = mkdtempSync(join(tmpdir(), 'bench-npm-ci-'));
   try {
-    for (const file of ['package.json', 'package-lock.json'])
-      writeFileSync(join(scratch, file), readFileSync(join(repoRoot, file)));
+    copyCloneInstall(repoRoot, scratch);
     const result = await timed(`cd ${JSON.stringify(scratch)} && npm ci --no-audit --no-fund`, {});
     if (result.code !== 0) throw new Error(`npm ci failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
     return result;
