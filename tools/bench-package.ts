@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 // The bench's package measure: what an implementer's install of the packed package costs (on disk, packages, install
@@ -30,6 +30,8 @@ export interface PackageMeasure {
   runs: number;
   measuredAt: string;
   machine: { cpus: number; node: string };
+  /** The machine's one-minute load average when the measure began and when it ended: how shared it was. */
+  load: [number, number];
   clone: Footprint;
   installed: Footprint;
   /** The tarball npm pack made: its files and size, MB. */
@@ -120,8 +122,18 @@ export async function measurePackage(bench: PackageBench): Promise<PackageMeasur
   const { repoRoot, runs } = bench;
   const measuredAt = new Date().toISOString();
   const machine = { cpus: cpus().length, node: process.version };
+  const loadNow = () => +(loadavg()[0] ?? 0).toFixed(1);
+  const began = loadNow();
   if (runs === 0)
-    return { runs, measuredAt, machine, clone: unmeasured, installed: unmeasured, tarball: { files: 0, megabytes: 0 } };
+    return {
+      runs,
+      measuredAt,
+      machine,
+      load: [began, began],
+      clone: unmeasured,
+      installed: unmeasured,
+      tarball: { files: 0, megabytes: 0 },
+    };
   const work = mkdtempSync(join(tmpdir(), 'bench-pack-'));
   try {
     const packed = ok('npm pack', await bench.timed(`npm pack --json --pack-destination ${JSON.stringify(work)}`, {}));
@@ -172,6 +184,7 @@ export async function measurePackage(bench: PackageBench): Promise<PackageMeasur
       runs,
       measuredAt,
       machine,
+      load: [began, loadNow()],
       clone: footprint(bench, clone),
       installed: footprint(bench, installed),
       tarball: { files: tarball?.entryCount ?? 0, megabytes: +((tarball?.size ?? 0) / 1024 / 1024).toFixed(1) },
@@ -183,11 +196,11 @@ export async function measurePackage(bench: PackageBench): Promise<PackageMeasur
 
 /** The README's "Install as a package" figures, from the bench's measure. */
 export function packageTable(p: PackageMeasure): string {
-  const { machine, measuredAt } = p;
+  const { machine, measuredAt, load } = p;
   if (p.runs === 0) return 'Not measured yet: `npm run bench -- --package-runs 1`.';
   const s = (f: Figure) => `${f.medianSeconds} s (${f.medianCpuSeconds} CPU-s)`;
   return [
-    `Measured ${measuredAt.slice(0, 10)} on a ${machine.cpus}-core machine, Node ${machine.node}, by \`npm run bench\` (\`--package-runs\`, medians of ${p.runs} runs; npm's cache warm; \`reports/bench.json\`):`,
+    `Measured ${measuredAt.slice(0, 10)} on a ${machine.cpus}-core machine, Node ${machine.node}, by \`npm run bench\` (\`--package-runs\`, medians of ${p.runs} runs; npm's cache warm; the machine's load average ${load[0]} when it began, ${load[1]} when it ended; \`reports/bench.json\`):`,
     '',
     '| | the clone (`npm ci`) | the package (`npm install <tarball>` into an empty folder) |',
     '|---|---|---|',
