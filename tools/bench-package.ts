@@ -197,7 +197,7 @@ export async function measurePackage(bench: PackageBench): Promise<PackageMeasur
 /** The README's "Install as a package" figures, from the bench's measure. */
 export function packageTable(p: PackageMeasure): string {
   const { machine, measuredAt, load } = p;
-  if (p.runs === 0) return 'Not measured yet: `npm run bench -- --package-runs 1`.';
+  if (p.runs === 0) return 'Not measured yet: `npm run bench -- --package-only`.';
   const s = (f: Figure) => `${f.medianSeconds} s (${f.medianCpuSeconds} CPU-s)`;
   return [
     `Measured ${measuredAt.slice(0, 10)} on a ${machine.cpus}-core machine, Node ${machine.node}, by \`npm run bench\` (\`--package-runs\`, medians of ${p.runs} runs; npm's cache warm; the machine's load average ${load[0]} when it began, ${load[1]} when it ended; \`reports/bench.json\`):`,

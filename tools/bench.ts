@@ -16,7 +16,13 @@ import { checkoutAt, otherCommit, type Checkout } from './bench-checkout.ts';
 import { countOption, parseCli } from '../scripts/cli.ts';
 import { configSchema } from '../schemas/variables.ts';
 import { replaceReadmeBlock } from '../scripts/readme-block.ts';
-import { copyCloneInstall, measurePackage, packageTable, type PackageMeasure } from './bench-package.ts';
+import {
+  copyCloneInstall,
+  measurePackage,
+  packageTable,
+  type PackageBench,
+  type PackageMeasure,
+} from './bench-package.ts';
 
 const cli = parseCli({
   summary:
@@ -34,6 +40,7 @@ const cli = parseCli({
     'flavor-runs': { type: 'string' },
     'precondition-runs': { type: 'string' },
     'package-runs': { type: 'string' },
+    'package-only': { type: 'boolean' },
     against: { type: 'string' },
     'no-readme': { type: 'boolean' },
   },
@@ -55,6 +62,8 @@ const cli = parseCli({
       'runs at default timeouts against each fault that breaks a precondition the checks share (default 1)',
     'package-runs':
       "installs of the packed package into an empty folder and of the clone (npm ci), npm's cache warm, each with its footprint and a run against the embedded sandbox (default 1)",
+    'package-only':
+      "the package measure alone (--package-runs of it): its figures into reports/bench.json, the others kept, and the README's package block",
     against:
       'a commit to measure side by side on the same machine, by turns (the full run, the failing run, each flavor, npm test): made in a scratch folder, git worktree and npm ci',
     'no-readme': 'write reports/bench.json only, not the README tables',
@@ -501,6 +510,7 @@ const figure = (values: Timed[]) => ({
 const line = (one: Timed) => `${seconds(one.ms)} s, ${one.cpuSeconds.toFixed(1)} CPU-s`;
 
 async function main() {
+  if (cli.values['package-only']) return measurePackageAlone();
   console.log(
     `bench: ${runs} run(s) of each fast measure, ${slowRuns} slow-target run(s), ${killRuns} proof run(s), ${npmTestRuns} npm test run(s)`,
   );
@@ -510,6 +520,33 @@ async function main() {
   } finally {
     against?.remove();
   }
+}
+
+const packageBench: PackageBench = {
+  repoRoot,
+  runs: packageRuns,
+  timed,
+  figure,
+  runEnv: async (scratch) => ({ ...(await embeddedPorts()), ...scratchRunEnv(scratch) }),
+  log: (text) => console.log(text),
+};
+
+/** The package measure alone: the other figures of reports/bench.json and the README's other blocks stay as they are. */
+async function measurePackageAlone() {
+  const measured = await measurePackage(packageBench);
+  const file = join(repoRoot, 'reports/bench.json');
+  let earlier: Record<string, unknown> = {};
+  try {
+    earlier = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    // No earlier bench: the file holds the package measure alone.
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ ...earlier, package: measured }, null, 2)}\n`);
+  const table = packageTable(measured);
+  console.log(`\n${table}`);
+  if (!cli.values['no-readme']) replaceReadmeBlock('package', table);
+  console.log(`written: reports/bench.json${cli.values['no-readme'] ? '' : " and the README's package block"}`);
 }
 
 async function measure(against: Checkout | undefined) {
@@ -609,14 +646,7 @@ async function measure(against: Checkout | undefined) {
       ),
     (one) => `${line(one)} (exit ${one.code})${keptFailure('runtime self-test', one)}`,
   );
-  const installedPackage = await measurePackage({
-    repoRoot,
-    runs: packageRuns,
-    timed,
-    figure,
-    runEnv: async (scratch) => ({ ...(await embeddedPorts()), ...scratchRunEnv(scratch) }),
-    log: (text) => console.log(text),
-  });
+  const installedPackage = await measurePackage(packageBench);
 
   const requests = median(full.map((r) => r.requests));
   const summary: Summary = {
