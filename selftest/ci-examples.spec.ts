@@ -82,8 +82,16 @@ for (const file of files) {
       lines.some((line) => /npm install .*"\$CONFORMANCE_SUITE"/.test(line)),
       'the pipeline installs the suite as a package',
     ).toBe(true);
-    expect(readFileSync(join(folder, file), 'utf8'), 'the suite pinned by version').toContain(
-      `CONFORMANCE_SUITE: identity-proofing-conformance@${(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version}`,
+    const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    const text = readFileSync(join(folder, file), 'utf8');
+    expect(text, 'the suite pinned by version').toContain(
+      `CONFORMANCE_SUITE: identity-proofing-conformance@${version}`,
+    );
+    // npm builds a git install through the package's prepare (tools/prepare.js): it runs no prepack there.
+    expect(text, 'the suite pinned by a git tag, the other form').toMatch(
+      new RegExp(
+        `CONFORMANCE_SUITE: git\\+https://\\S+/identity-proofing-conformance\\.git#v${version.replace(/\./g, '\\.')}\n`,
+      ),
     );
     const pipelineLines = nodeLines(pipeline);
     expect(pipelineLines.length, 'the pipeline names its Node version').toBeGreaterThan(0);

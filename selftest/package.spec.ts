@@ -1,16 +1,26 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { childEnv, filesUnder, freePort, readText, repoRoot, type CliRun } from './evidence-harness.ts';
+import { engineLines, otherLines, ownLine } from './node-lines.ts';
 
 // The product as a user gets it: packed, installed from the tarball into an empty folder, and run through npx from
-// there, on the Node that runs this test, with a .env of that folder. One install serves every step.
+// there with a .env of that folder, on each Node line of package.json's engines. One pack and one install serve every
+// test of this file, so they run in one worker: its hook starts the runs of every test, two at a time (each in a folder
+// of its own, the install's node_modules linked there), and each test judges what its runs did.
+test.describe.configure({ mode: 'default' });
 
 const COMMAND = 'identity-proofing-conformance';
+/**
+ * The target of the comparison with the clone: a correct flavor other than the embedded one, with one fault that fails
+ * one check (each failed test costs the run a new worker).
+ */
+const FLAVOR = 'alternative';
+const FAULT = 'order-in-person-refused';
 
 function inFolder(cwd: string, command: string, args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve, reject) => {
@@ -24,117 +34,317 @@ function inFolder(cwd: string, command: string, args: string[], env: Record<stri
   });
 }
 
+const tail = (run: CliRun) => `${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}`;
+
 /** Every file of a folder with its size and modification time: what a run must leave as it found it. */
 const snapshot = (dir: string): string[] =>
   filesUnder(dir).map((file) => `${file} ${statSync(file).size} ${statSync(file).mtimeMs}`);
 
-const verdictOf = (folder: string, reports: string): string =>
-  (JSON.parse(readText(join(folder, reports, 'conformance.json'))) as { result: string }).result;
+interface Conformance {
+  result: string;
+  environment: Record<string, string>;
+  requirements: Array<{ id: string; outcome: string }>;
+}
+const conformanceOf = (reports: string): Conformance =>
+  JSON.parse(readText(join(reports, 'conformance.json'))) as Conformance;
+const outcomes = (report: Conformance): Record<string, string> =>
+  Object.fromEntries(report.requirements.map(({ id, outcome }) => [id, outcome]));
 
-test('the packed tarball, installed into an empty folder, runs doctor, run (embedded sandbox and a target of its .env), certify and verify-bundle there, writing nothing into the package', async () => {
-  test.setTimeout(900_000);
-  const work = mkdtempSync(join(tmpdir(), 'package-'));
-  const folder = join(work, 'user');
-  mkdirSync(folder);
-  // No variable of the developer's, no npm script's PATH: the folder's .env and the user's Node alone.
-  const { ENV_FILE: _envFile, REPORTS_DIR: _reportsDir, CONFORMANCE_WORKERS: _workers, ...env } = childEnv(work, {});
-  const npx = (args: string[]) => inFolder(folder, 'npx', ['--no-install', COMMAND, ...args], env);
-  let sandbox: ReturnType<typeof spawn> | undefined;
+let work = '';
+/** The implementer's folder: a package.json of theirs, the suite installed from the tarball, their .env. */
+let folder = '';
+let packageDir = '';
+let packed: string[] = [];
+let installedAsIs: string[] = [];
+/** No variable of the developer's, no npm script's PATH: the folder's .env and the user's Node alone. */
+let env: Record<string, string> = {};
+/** The process groups of the target sandboxes started here, ended when the file ends if their runs did not. */
+const sandboxes = new Set<number>();
+
+const npx = (cwd: string, args: string[], on: Record<string, string> = env) =>
+  inFolder(cwd, 'npx', ['--no-install', COMMAND, ...args], on);
+/** A .env for the embedded sandbox, on free ports. */
+const embeddedEnv = async (...more: string[]) =>
+  [`SANDBOX_PORT=${await freePort()}`, `WEBHOOK_LISTEN=127.0.0.1:${await freePort()}`, ...more].join('\n') + '\n';
+
+/** Another folder of the implementer's, with the one install's node_modules. */
+function linkedFolder(name: string): string {
+  const linked = join(work, name);
+  mkdirSync(linked);
+  writeFileSync(join(linked, 'package.json'), readText(join(folder, 'package.json')));
+  symlinkSync(join(folder, 'node_modules'), join(linked, 'node_modules'), 'dir');
+  return linked;
+}
+
+/** Runs started by the hook, at most two at a time; each test awaits its own. */
+let running = 0;
+const queue: Array<() => void> = [];
+async function inTurn<T>(job: () => Promise<T>): Promise<T> {
+  if (running >= 2) await new Promise<void>((resolve) => queue.push(resolve));
+  running += 1;
   try {
-    const packed = await inFolder(repoRoot, 'npm', ['pack', '--silent', '--pack-destination', work], env);
-    expect(packed.code, packed.stderr).toBe(0);
-    const tarball = join(work, packed.stdout.trim().split('\n').at(-1) ?? '');
-    writeFileSync(join(folder, 'package.json'), '{ "name": "an-implementers-repository", "private": true }\n');
-    const installed = await inFolder(
-      folder,
-      'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball],
-      env,
-    );
-    expect(installed.code, installed.stderr).toBe(0);
-    const packageDir = join(folder, 'node_modules', COMMAND);
-    expect(existsSync(join(packageDir, 'selftest')), 'no self-test in the package').toBe(false);
-    expect(existsSync(join(packageDir, 'tools')), 'no workshop tool in the package').toBe(false);
-    const before = snapshot(packageDir);
+    return await job();
+  } finally {
+    running -= 1;
+    queue.shift()?.();
+  }
+}
+/** A run's outcome held until its test asks: a failure is thrown there, in the test it belongs to. */
+function held<T>(job: () => Promise<T>): () => Promise<T> {
+  const settled = inTurn(job).then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  return async () => {
+    const outcome = await settled;
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
+  };
+}
 
-    const version = await npx(['--version']);
-    expect(version.code, version.stderr).toBe(0);
-    expect(version.stdout).toMatch(
-      /^identity-proofing-conformance \d+\.\d+\.\d+ \(.+ \d+\.\d+\.\d+, catalog SHA-256 [0-9a-f]{64}\)/,
-    );
+interface EmbeddedRuns {
+  version: CliRun;
+  doctor: CliRun;
+  run: CliRun;
+  key: CliRun;
+  certify: CliRun;
+  bundle?: string;
+  verified?: CliRun;
+}
+let embedded: () => Promise<EmbeddedRuns>;
+let compared: () => Promise<{
+  doctor: CliRun;
+  installed: CliRun;
+  clone: CliRun;
+  cloneReports: string;
+  reports: string;
+}>;
+const onLines = new Map<string, () => Promise<{ run: CliRun; reports: string }>>();
 
-    // The embedded sandbox, on ports of this test's.
-    const embedded = [`SANDBOX_PORT=${await freePort()}`, `WEBHOOK_LISTEN=127.0.0.1:${await freePort()}`];
-    writeFileSync(join(folder, '.env'), `${embedded.join('\n')}\n`);
-    const doctor = await npx(['doctor']);
-    expect(doctor.code, `${doctor.stdout}\n${doctor.stderr}`).toBe(0);
-    const run = await npx(['run']);
-    expect(run.code, `${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}`).toBe(0);
-    expect(verdictOf(folder, 'reports')).toBe('conformant');
-    for (const name of ['conformance.md', 'junit.xml', 'results.json'])
-      expect(existsSync(join(folder, 'reports', name)), `reports/${name} in the folder`).toBe(true);
-    expect(readdirSync(join(folder, 'allure-results')).length, 'Allure results in the folder').toBeGreaterThan(0);
+/** The user's folder as npm left it: --version, doctor and run against the embedded sandbox, certify, verify-bundle. */
+async function embeddedRuns(): Promise<EmbeddedRuns> {
+  const version = await npx(folder, ['--version']);
+  writeFileSync(join(folder, '.env'), await embeddedEnv());
+  const doctor = await npx(folder, ['doctor']);
+  const run = await npx(folder, ['run']);
+  const key = await npx(folder, ['certify', '--new-key', '--key-dir', 'keys']);
+  writeFileSync(
+    join(folder, '.env'),
+    await embeddedEnv(`CERTIFY_SIGNING_KEY_FILE=${join(folder, 'keys', 'certify-signing-key.pem')}`),
+  );
+  const certify = await npx(folder, ['certify']);
+  const certification = join(folder, 'certification');
+  const [bundle] = existsSync(certification) ? readdirSync(certification).filter((name) => name !== 'keys') : [];
+  if (bundle === undefined) return { version, doctor, run, key, certify };
+  const verified = await npx(folder, [
+    'verify-bundle',
+    '--public-key',
+    join('keys', 'certify-signing-key.pub.pem'),
+    '--require-conformant',
+    join('certification', bundle),
+  ]);
+  return { version, doctor, run, key, certify, bundle, verified };
+}
 
-    // A second process serving the target (the package's own sandbox command), named by another .env of the folder.
-    const sandboxPort = await freePort();
-    const webhookListen = `127.0.0.1:${await freePort()}`;
-    const tokenSecret = randomBytes(16).toString('hex');
-    sandbox = spawn('npx', ['--no-install', COMMAND, 'sandbox'], {
-      cwd: folder,
-      env: {
-        ...env,
-        SANDBOX_PORT: String(sandboxPort),
-        SANDBOX_TOKEN_SECRET: tokenSecret,
-        SANDBOX_WEBHOOK_URL: `http://${webhookListen}/webhooks`,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+/** A second process serving a flavor with a fault, named by a folder's .env: the package's run, then the clone's. */
+async function comparedRuns() {
+  const at = linkedFolder('target');
+  // The target: the package's own sandbox command, in a process of its own.
+  const sandboxPort = await freePort();
+  const webhookListen = `127.0.0.1:${await freePort()}`;
+  const tokenSecret = randomBytes(16).toString('hex');
+  const sandbox = spawn('npx', ['--no-install', COMMAND, 'sandbox'], {
+    cwd: at,
+    env: {
+      ...env,
+      SANDBOX_PORT: String(sandboxPort),
+      SANDBOX_FLAVOR: FLAVOR,
+      SANDBOX_FAULTS: FAULT,
+      SANDBOX_TOKEN_SECRET: tokenSecret,
+      SANDBOX_WEBHOOK_URL: `http://${webhookListen}/webhooks`,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  if (sandbox.pid !== undefined) sandboxes.add(sandbox.pid);
+  try {
     let served = '';
-    sandbox.stdout?.on('data', (chunk: Buffer) => (served += chunk.toString()));
-    sandbox.stderr?.on('data', (chunk: Buffer) => (served += chunk.toString()));
+    sandbox.stdout.on('data', (chunk: Buffer) => (served += chunk.toString()));
+    sandbox.stderr.on('data', (chunk: Buffer) => (served += chunk.toString()));
     while (!served.includes('Health:')) {
-      if (sandbox.exitCode !== null) throw new Error(served);
-      await new Promise<void>((resolve) => sandbox?.stdout?.once('data', () => resolve()));
+      if (sandbox.exitCode !== null) throw new Error(`the sandbox ended: ${served}`);
+      await new Promise<void>((resolve) => {
+        sandbox.stdout.once('data', () => resolve());
+        sandbox.once('exit', () => resolve());
+      });
     }
-    const target = sandboxTargetEnv({ url: `http://127.0.0.1:${sandboxPort}`, flavor: 'reference', tokenSecret });
+    const target = sandboxTargetEnv({ url: `http://127.0.0.1:${sandboxPort}`, flavor: FLAVOR, tokenSecret });
     const targetEnv = [
       ...Object.entries(target).map(([name, value]) => `${name}='${value}'`),
       `WEBHOOK_LISTEN=${webhookListen}`,
       `WEBHOOK_PUBLIC_URL=http://${webhookListen}/webhooks`,
-      'REPORTS_DIR=reports-target',
     ];
-    writeFileSync(join(folder, 'target.env'), `${targetEnv.join('\n')}\n`);
-    const targetDoctor = await npx(['--env-file', 'target.env', 'doctor']);
-    expect(targetDoctor.code, `${targetDoctor.stdout}\n${targetDoctor.stderr}`).toBe(0);
-    const targetRun = await npx(['--env-file', 'target.env', 'run']);
-    expect(targetRun.code, `${targetRun.stdout.slice(-3000)}\n${targetRun.stderr.slice(-3000)}`).toBe(0);
-    expect(verdictOf(folder, 'reports-target')).toBe('conformant');
-
-    // A signed bundle of the embedded sandbox's certification, verified offline.
-    const key = await npx(['certify', '--new-key', '--key-dir', 'keys']);
-    expect(key.code, key.stderr).toBe(0);
-    writeFileSync(
-      join(folder, '.env'),
-      `${[...embedded, `CERTIFY_SIGNING_KEY_FILE=${join(folder, 'keys', 'certify-signing-key.pem')}`].join('\n')}\n`,
-    );
-    const certify = await npx(['certify']);
-    expect(certify.code, `${certify.stdout.slice(-3000)}\n${certify.stderr.slice(-3000)}`).toBe(0);
-    const [bundle] = readdirSync(join(folder, 'certification')).filter((name) => name !== 'keys');
-    expect(bundle, 'a bundle under certification/ of the folder').toBeDefined();
-    const verified = await npx([
-      'verify-bundle',
-      '--public-key',
-      join('keys', 'certify-signing-key.pub.pem'),
-      '--require-conformant',
-      join('certification', bundle ?? ''),
-    ]);
-    expect(verified.code, `${verified.stdout}\n${verified.stderr}`).toBe(0);
-
-    expect(snapshot(packageDir), 'the installed package, as installed').toEqual(before);
+    writeFileSync(join(at, '.env'), `${targetEnv.join('\n')}\n`);
+    const doctor = await npx(at, ['doctor']);
+    const installed = await npx(at, ['run']);
+    // The clone's own first command, with the same .env, its outputs in the work folder.
+    const cloneReports = join(work, 'clone', 'reports');
+    const clone = await inFolder(repoRoot, 'npm', ['run', 'conformance'], {
+      ...env,
+      ENV_FILE: join(at, '.env'),
+      REPORTS_DIR: cloneReports,
+      TEST_RESULTS_DIR: join(work, 'clone', 'test-results'),
+      ALLURE_RESULTS_DIR: join(work, 'clone', 'allure-results'),
+    });
+    return { doctor, installed, clone, cloneReports, reports: join(at, 'reports') };
   } finally {
     // The sandbox's process group: npx, the command and the sandbox it started.
-    if (sandbox?.pid !== undefined && sandbox.exitCode === null) process.kill(-sandbox.pid, 'SIGTERM');
-    rmSync(work, { recursive: true, force: true });
+    if (sandbox.pid !== undefined && sandbox.exitCode === null) process.kill(-sandbox.pid, 'SIGTERM');
+    if (sandbox.pid !== undefined) sandboxes.delete(sandbox.pid);
   }
+}
+
+/** On another Node line: npx, npm, the command and the runner's workers all run on the first node of the PATH. */
+async function lineRun(binary: string, line: string) {
+  const at = linkedFolder(`node${line}`);
+  writeFileSync(join(at, '.env'), await embeddedEnv());
+  // No --project: every spec file is loaded (one that fails to load fails the run); EVT-DELIVERY's tests are the
+  // document and step-up flows with their events, and the check of every delivery.
+  const run = await npx(at, ['run', '--grep', '@EVT-DELIVERY'], {
+    ...env,
+    PATH: [dirname(binary), env['PATH'] ?? ''].join(delimiter),
+  });
+  return { run, reports: join(at, 'reports') };
+}
+
+/** The lines of engines other than this process's, with this machine's binary of each. */
+const lines = engineLines
+  .filter((line) => line !== ownLine)
+  .map((line) => ({ line, binary: otherLines.find((other) => other.line === line)?.binary }));
+
+test.beforeAll(async () => {
+  test.setTimeout(300_000);
+  work = mkdtempSync(join(tmpdir(), 'package-'));
+  folder = join(work, 'user');
+  mkdirSync(folder);
+  const {
+    ENV_FILE: _envFile,
+    REPORTS_DIR: _reportsDir,
+    CONFORMANCE_WORKERS: _workers,
+    ...inherited
+  } = childEnv(work, {});
+  env = inherited;
+  const pack = await inFolder(repoRoot, 'npm', ['pack', '--json', '--pack-destination', work], env);
+  expect(pack.code, pack.stderr).toBe(0);
+  // npm prints the lifecycle scripts' output before its JSON.
+  const [tarball] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('[\n'))) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
+  packed = tarball?.files.map((file) => file.path) ?? [];
+  writeFileSync(join(folder, 'package.json'), '{ "name": "an-implementers-repository", "private": true }\n');
+  const installed = await inFolder(
+    folder,
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, tarball?.filename ?? '')],
+    env,
+  );
+  expect(installed.code, installed.stderr).toBe(0);
+  packageDir = join(folder, 'node_modules', COMMAND);
+  installedAsIs = snapshot(packageDir);
+  embedded = held(embeddedRuns);
+  compared = held(comparedRuns);
+  for (const { line, binary } of lines)
+    if (binary && existsSync(binary))
+      onLines.set(
+        line,
+        held(() => lineRun(binary, line)),
+      );
 });
+
+test.afterAll(async () => {
+  // Every run started ends before the folder goes (a test that failed leaves the others' runs going).
+  await Promise.allSettled([embedded?.(), compared?.(), ...[...onLines.values()].map((run) => run())]);
+  for (const pid of sandboxes) process.kill(-pid, 'SIGTERM');
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+test.afterEach(() => {
+  if (installedAsIs.length > 0)
+    expect(snapshot(packageDir), 'the installed package, as installed').toEqual(installedAsIs);
+});
+
+test('npm pack ships the command, the compiled product, the README and the user docs, and no self-test, bench, mutation or load file', () => {
+  for (const file of [
+    `bin/${COMMAND}.js`,
+    'dist/scripts/main.js',
+    'dist/playwright.config.js',
+    'dist/sandbox/main.js',
+    'dist/docs/verdicts.md',
+    'README.md',
+    'package.json',
+  ])
+    expect(packed, 'the packed files').toContain(file);
+  expect(
+    packed.filter(
+      (file) => /^(dist\/)?(selftest|tools)\//.test(file) || /bench|mutat|stryker|\bload\.|autocannon/.test(file),
+    ),
+    'workshop files in the tarball',
+  ).toEqual([]);
+  expect(
+    packed.filter((file) => file.endsWith('.ts')),
+    'TypeScript, which Node will not load from node_modules',
+  ).toEqual([]);
+  expect(existsSync(join(packageDir, 'selftest')), 'no self-test in the installed package').toBe(false);
+});
+
+test(`the installed package runs --version, doctor and run against the embedded sandbox (conformant, reports in the folder), certify and verify-bundle on Node ${ownLine}`, async () => {
+  test.setTimeout(600_000);
+  const { version, doctor, run, key, certify, bundle, verified } = await embedded();
+  expect(version.code, version.stderr).toBe(0);
+  expect(version.stdout).toMatch(
+    /^identity-proofing-conformance \d+\.\d+\.\d+ \(.+ \d+\.\d+\.\d+, catalog SHA-256 [0-9a-f]{64}\)/,
+  );
+  expect(doctor.code, `${doctor.stdout}\n${doctor.stderr}`).toBe(0);
+  expect(run.code, tail(run)).toBe(0);
+  expect(conformanceOf(join(folder, 'reports')).result).toBe('conformant');
+  for (const name of ['conformance.md', 'junit.xml', 'results.json'])
+    expect(existsSync(join(folder, 'reports', name)), `reports/${name} in the folder`).toBe(true);
+  expect(readdirSync(join(folder, 'allure-results')).length, 'Allure results in the folder').toBeGreaterThan(0);
+  // A signed bundle of the embedded sandbox's certification, verified offline.
+  expect(key.code, key.stderr).toBe(0);
+  expect(certify.code, tail(certify)).toBe(0);
+  expect(bundle, 'a bundle under certification/ of the folder').toBeDefined();
+  expect(verified?.code, `${verified?.stdout}\n${verified?.stderr}`).toBe(0);
+});
+
+test(`against a second process serving the ${FLAVOR} flavor with the fault ${FAULT}, named by the folder's .env, the installed package gives the verdict and every requirement's outcome npm run conformance gives in the clone`, async () => {
+  test.setTimeout(600_000);
+  const { doctor, installed, clone, cloneReports, reports } = await compared();
+  expect(doctor.code, `${doctor.stdout}\n${doctor.stderr}`).toBe(0);
+  expect(installed.code, tail(installed)).toBe(1);
+  expect(clone.code, tail(clone)).toBe(1);
+  const fromPackage = conformanceOf(reports);
+  const fromClone = conformanceOf(cloneReports);
+  expect(fromPackage.result, 'the verdict').toBe(fromClone.result);
+  expect(fromPackage.result).toMatch(/^not conformant/);
+  expect(Object.values(outcomes(fromPackage)), 'the fault is caught').toContain('failed');
+  expect(outcomes(fromPackage), "each requirement's outcome").toEqual(outcomes(fromClone));
+});
+
+for (const { line } of lines) {
+  test(`on Node ${line} of engines, the installed package's run against the embedded sandbox loads every spec file and passes the webhook flows`, async () => {
+    const onLine = onLines.get(line);
+    test.skip(
+      !onLine,
+      `no Node ${line} here: npm ci --prefix tools/runtimes brings 22 and 24 (.ci/run does, on linux-x64), the system's Node is the other`,
+    );
+    test.setTimeout(600_000);
+    const { run, reports } = (await onLine?.()) ?? {};
+    expect(run?.code, run && tail(run)).toBe(0);
+    const report = conformanceOf(reports ?? '');
+    expect(report.environment['node']).toMatch(new RegExp(`^v${line}\\.`));
+    expect(report.result).toMatch(/^partial run: \d+ of \d+ MUST exercised, no failures$/);
+    expect(outcomes(report)['EVT-DELIVERY']).toBe('passed');
+  });
+}

