@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { childEnv, freePort, ourScripts, playwrightCli, probeScripts, repoRoot, runCli } from './evidence-harness.ts';
+import { childEnv, ourScripts, probeScripts, repoRoot } from './evidence-harness.ts';
 import { manifest, otherLines, packaged } from './node-lines.ts';
 
 // The supported LTS lines come from the registry as the dependencies of tools/runtimes/package.json, a package of the
@@ -62,8 +62,7 @@ for (const { line, binary } of runtimes) {
     // runner starts (the embedded sandbox, the receiver, the token broker), fetch and the reporters: the checks
     // themselves are the same JavaScript on every line, run whole by the proof on the newest line. So, per other line:
     // every command of ours started through tsx, in one process (selftest/cli-probe.ts; each command's option handling
-    // is cli.spec.ts's), and a run that loads every spec file and runs the webhook flows and the run-end check against
-    // the embedded sandbox.
+    // is cli.spec.ts's); the whole run of the installed package on each line is selftest/package.spec.ts's.
     test(`every command of ours starts through tsx and prints its usage on Node ${line}`, async () => {
       const work = mkdtempSync(join(tmpdir(), `runtime-${line}-cli-`));
       try {
@@ -79,36 +78,6 @@ for (const { line, binary } of runtimes) {
           expect(help?.code, `npm run ${name} -- --help: ${help?.stderr}`).toBe(0);
           expect(help?.stdout, `npm run ${name} -- --help`).toContain(`Usage: npm run ${name}`);
         }
-      } finally {
-        rmSync(work, { recursive: true, force: true });
-      }
-    });
-
-    test(`a conformance run that loads every spec file and runs the webhook flows passes on Node ${line}`, async () => {
-      const work = mkdtempSync(join(tmpdir(), `runtime-${line}-run-`));
-      const reportsDir = join(work, 'reports');
-      try {
-        const env = childEnv(work, {
-          SANDBOX_PORT: String(await freePort()),
-          WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-          REPORTS_DIR: reportsDir,
-          TEST_RESULTS_DIR: join(work, 'test-results'),
-          CONFORMANCE_WORKERS: '2',
-        });
-        // No --project: the runner loads every spec file (one that fails to load fails the run), and runs the tests of
-        // EVT-DELIVERY: the document and step-up flows with their events, and the check of every delivery.
-        const run = await runCli(binary, [playwrightCli, 'test', '--grep', '@EVT-DELIVERY'], env);
-        expect(run.code, `${run.stdout}\n${run.stderr}`.slice(-4000)).toBe(0);
-        const report = JSON.parse(readFileSync(join(reportsDir, 'conformance.json'), 'utf8')) as {
-          result: string;
-          environment: Record<string, string>;
-          requirements: Array<{ id: string; outcome: string; tests: unknown[] }>;
-        };
-        expect(report.result).toMatch(/^partial run: \d+ of \d+ MUST exercised, no failures$/);
-        const delivery = report.requirements.find((r) => r.id === 'EVT-DELIVERY');
-        expect(delivery?.outcome).toBe('passed');
-        expect(delivery?.tests.length, 'the four flows and the run-end check').toBe(5);
-        expect(report.environment.node).toMatch(new RegExp(`^v${line}\\.`));
       } finally {
         rmSync(work, { recursive: true, force: true });
       }

@@ -55,7 +55,7 @@ const cli = parseCli({
     'npm-ci-runs':
       "runs of npm ci in a scratch folder from package.json and the lock file, npm's cache as it is (default 1)",
     'runtime-runs':
-      'runs of the runtime self-test alone (selftest/runtimes.spec.ts: a command of ours and a small run on each other Node line; default 1)',
+      'runs of the runtime self-test alone (selftest/runtimes.spec.ts: every command of ours on each other Node line; default 1)',
     'flavor-runs':
       'runs against each correct flavor without a rate limit, embedded, events at once, by turns (default: as --runs)',
     'precondition-runs':
