@@ -60,6 +60,11 @@ export function readBeforeUse(): boolean {
   return readsSeen !== 'prompt';
 }
 
+/** Whether a read of this worker was seen to trail its write. */
+export function readsTrail(): boolean {
+  return readsSeen === 'trailing';
+}
+
 let lastWait: ReadWait | undefined;
 /** The wait of the latest read this worker sent again (undefined: none since the last call), taken once. */
 export function takeReadWait(): ReadWait | undefined {
