@@ -108,6 +108,8 @@ const PRECONDITION_FAULTS = [
   { fault: 'records-never-ready', timeout: 'DOCUMENT_READY_TIMEOUT_MS' },
   { fault: 'token-never-answers', timeout: 'HTTP_TIMEOUT_MS' },
   { fault: 'webhooks-never-sent', timeout: 'WEBHOOK_WAIT_MS' },
+  // Reads that never show an update's tags: the first such read waits out the bound, later ones not (the run's breaker).
+  { fault: 'fetch-tags-never-caught-up', timeout: 'READ_AFTER_WRITE_TIMEOUT_MS' },
 ] as const;
 
 const median = (values: number[]) => {
