@@ -16,6 +16,8 @@ export type { Blocked };
 export interface CallOptions extends RequestOptions {
   /** A step-up's place on its channel, taken by the caller (a webhook flow judging its event); else the Api takes one. */
   stepUp?: StepUpTicket;
+  /** A fetch by case id that must show these tags, not every write of the run (kit/reads-after-writes.ts). */
+  mark?: readonly string[];
 }
 
 export interface ApiParts {

@@ -26,7 +26,8 @@ import {
 import type { SuiteConfig } from './config/suite-config.ts';
 import type { Verdict } from './verdict.ts';
 import { expectAccepted, expectRefused, expectSchema, observeAnswer } from './checks/responses.ts';
-import { watchCase, type RefusalMarkers } from './checks/nothing-changed.ts';
+import type { RefusalMarkers } from './checks/nothing-changed.ts';
+import { watchCase, type FetchCase } from './unchanged-case.ts';
 
 /**
  * The member rows generated from a request's schema (part 2): each member missing, null or of another type, the body
@@ -44,7 +45,7 @@ export interface MemberContext {
   validBody: () => Promise<Record<string, unknown>>;
   existingCase: () => Promise<CaseRef>;
   /** The case as 4.5 returns it (fixture fetchCase): a refused case update must leave it as it was. */
-  fetchCase: (ref: CaseRef) => Promise<{ exchange: Exchange; body: Record<string, unknown> }>;
+  fetchCase: FetchCase;
 }
 
 interface Refusable {
@@ -147,7 +148,7 @@ async function sendRefusals(
   builds: ReadonlyArray<(markers: RefusalMarkers) => Refusable>,
   leaveOut: readonly string[] = [],
 ): Promise<void> {
-  const watched = op === 'caseUpdate' ? await watchCase(ctx.fetchCase, await ctx.existingCase(), ctx.data) : undefined;
+  const watched = op === 'caseUpdate' ? await watchCase(ctx, await ctx.existingCase()) : undefined;
   const variants = builds.map((build) => build(watched ? watched.markers(leaveOut) : {}));
   const exchanges: Exchange[] = [];
   await sendAll(ctx, op, variants, (exchange) => {
@@ -155,7 +156,6 @@ async function sendRefusals(
     expectRefused(ctx.verdict, requirement, exchange);
   });
   await watched?.judge(
-    ctx.verdict,
     requirement,
     variants.map((v, i) => ({ exchange: exchanges[i] as Exchange, markers: v.markers ?? {} })),
   );

@@ -1,16 +1,19 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { BodyContext, CaseRef } from '../builders/identity-bodies.ts';
+import type { BodyContext } from '../builders/identity-bodies.ts';
 import { freshName } from '../builders/fresh-names.ts';
 import type { Exchange } from '../http/exchange.ts';
+import { refused } from '../http/consequence.ts';
+import type { FetchedCase } from './identity.ts';
 import type { Verdict } from '../verdict.ts';
 import { enumValues } from '../../schemas/registry.ts';
-import { tagNames } from './case-state.ts';
+import { tagNames } from '../case/case-state.ts';
 import { sameEnumValue } from './responses.ts';
 
 /**
  * After a refusal, the request leaves nothing behind (principle: judge what the target keeps). A refused case update
  * carries markers, fresh tags and a decision other than the case's, so that a change it made anyway shows in the case
- * as 4.5 fetches it; the check cites the requirement whose refusal it was.
+ * as 4.5 fetches it; the check cites the requirement whose refusal it was. The case it judges is read once a mark of a
+ * later write shows (kit/unchanged-case.ts): a read that trails the writes proves nothing.
  */
 
 /** What 4.5 shows of a case that an update can change: its tag names and its decision, as answered. */
@@ -25,8 +28,14 @@ export function caseStateOf(fetched: Record<string, unknown>): CaseState {
 
 /** Members that make a refused update's change visible. `leaveOut` names members the variant itself is about. */
 export interface RefusalMarkers {
-  tags?: string[];
+  tags?: readonly string[];
   decision?: string;
+}
+
+/** A request sent against the case, with the markers it carried. */
+export interface MarkedRequest {
+  exchange: Exchange;
+  markers: RefusalMarkers;
 }
 
 export function refusalMarkers(data: BodyContext, before: CaseState, leaveOut: readonly string[] = []): RefusalMarkers {
@@ -37,77 +46,41 @@ export function refusalMarkers(data: BodyContext, before: CaseState, leaveOut: r
   };
 }
 
-const isRefusal = (exchange: Exchange) => exchange.status >= 400 && exchange.status < 500 && exchange.status !== 429;
-
 /**
- * Each refused update (4xx) of `sent` left the case as it was: none of its marker tags was appended, and, when every
- * update of the batch was refused, the decision is the one fetched before. Updates that were accepted (a lenient
- * target, judged by the refusal's own check) are not judged here: the consequence rules of the accepted request apply.
+ * Each refused request of `sent` left the case (`after`, as fetched once a later write showed) as it was: none of its
+ * marker tags is among the case's but those it had `before`, and, when every request of `sent` was refused and one
+ * carried a decision, the decision is the one fetched before. Accepted requests are not judged here (the consequence
+ * rules of the accepted request apply). Without `before`, no tag of a refused request is on the case at all, and the
+ * decision is not judged.
  */
 export function expectNothingChanged(
-  verdict: Verdict,
+  findings: Verdict,
   id: string,
-  sent: ReadonlyArray<{ exchange: Exchange; markers: RefusalMarkers }>,
-  before: CaseState,
-  after: { body: Record<string, unknown>; exchange: Exchange },
-): void {
-  const refused = sent.filter((s) => isRefusal(s.exchange));
-  if (refused.length === 0) return;
-  const now = caseStateOf(after.body);
-  for (const { exchange, markers } of refused)
-    expectTagsNotAppended(verdict, id, exchange, markers.tags ?? [], after.body, before.tags);
-  const decisionSent = refused.some(({ markers }) => markers.decision !== undefined);
-  if (refused.length === sent.length && decisionSent) {
-    const first = refused[0] as (typeof refused)[number];
-    verdict.check(id, isDeepStrictEqual(now.decision, before.decision), () => ({
-      sent: verdict.sent(first.exchange),
-      expected: `after the refusal, the case's decision as it was: ${JSON.stringify(before.decision)}`,
-      actual: `decision ${JSON.stringify(now.decision)}, set by a refused update`,
-    }));
-  }
-}
-
-/**
- * None of the tags of a refused update (`refused`) is among the case's as fetched afterwards (`fetched`), but those
- * it had before (`before`): a refused update appended nothing.
- */
-export function expectTagsNotAppended(
-  verdict: Verdict,
-  id: string,
-  refused: Exchange,
-  tags: readonly string[],
-  fetched: Record<string, unknown>,
-  before: readonly string[] = [],
+  after: FetchedCase,
+  sent: readonly MarkedRequest[],
+  before?: CaseState,
 ): boolean {
-  const now = tagNames(fetched['tags']);
-  const appended = tags.filter((tag) => now.includes(tag) && !before.includes(tag));
-  return verdict.check(id, appended.length === 0, () => ({
-    sent: verdict.sent(refused),
-    expected: `after the refusal (${refused.status}), the case fetched by 4.5 without the refused update's tags ${JSON.stringify(tags)}`,
-    actual: `tags ${verdict.redacted(fetched['tags'])}: ${JSON.stringify(appended)} appended by a refused update`,
-  }));
-}
-
-type FetchCase = (ref: CaseRef) => Promise<{ exchange: Exchange; body: Record<string, unknown> }>;
-
-/** A case watched across refusals: its state fetched before them, markers for each refused update, the judgement after. */
-export interface WatchedCase {
-  markers: (leaveOut?: readonly string[]) => RefusalMarkers;
-  /** Fetches the case again and judges every refused update of `sent` under the requirement whose refusal it was. */
-  judge: (
-    verdict: Verdict,
-    id: string,
-    sent: ReadonlyArray<{ exchange: Exchange; markers: RefusalMarkers }>,
-  ) => Promise<void>;
-}
-
-export async function watchCase(fetchCase: FetchCase, ref: CaseRef, data: BodyContext): Promise<WatchedCase> {
-  const before = caseStateOf((await fetchCase(ref)).body);
-  return {
-    markers: (leaveOut = []) => refusalMarkers(data, before, leaveOut),
-    judge: async (verdict, id, sent) => {
-      if (!sent.some((s) => isRefusal(s.exchange))) return;
-      expectNothingChanged(verdict, id, sent, before, await fetchCase(ref));
-    },
-  };
+  const refusals = sent.filter((s) => refused(s.exchange));
+  const now = caseStateOf(after.body);
+  let ok = true;
+  for (const { exchange, markers } of refusals) {
+    const tags = markers.tags ?? [];
+    const appended = tags.filter((tag) => now.tags.includes(tag) && !before?.tags.includes(tag));
+    const kept = findings.check(id, appended.length === 0, () => ({
+      sent: findings.sent(exchange),
+      expected: `after the refusal (${exchange.status}), the case fetched by 4.5 without the refused request's tags ${JSON.stringify(tags)}`,
+      actual: `tags ${findings.redacted(after.body['tags'])}: ${JSON.stringify(appended)} appended by a refused request`,
+    }));
+    ok = kept && ok;
+  }
+  const first = refusals[0];
+  const decisionSent = refusals.some(({ markers }) => markers.decision !== undefined);
+  if (before && first && refusals.length === sent.length && decisionSent)
+    ok =
+      findings.check(id, isDeepStrictEqual(now.decision, before.decision), () => ({
+        sent: findings.sent(first.exchange),
+        expected: `after the refusal, the case's decision as it was: ${JSON.stringify(before.decision)}`,
+        actual: `decision ${JSON.stringify(now.decision)}, set by a refused request`,
+      })) && ok;
+  return ok;
 }

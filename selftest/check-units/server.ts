@@ -14,7 +14,7 @@ import {
   expectRecordsOfCase,
   expectTagsOnCase,
 } from '../../kit/checks/identity.ts';
-import { caseStateOf, expectNothingChanged, expectTagsNotAppended } from '../../kit/checks/nothing-changed.ts';
+import { caseStateOf, expectNothingChanged } from '../../kit/checks/nothing-changed.ts';
 import { expectErrorEnvelope, expectNotValidationError, observeLimit } from '../../kit/checks/order-envelope.ts';
 import { envelopeRules } from '../../fixtures/orders.ts';
 import { expectAnsweredAlike } from '../../kit/checks/request-variants.ts';
@@ -236,27 +236,27 @@ export const serverUnits: Record<string, ServerUnit> = {
   },
   expectNothingChanged: {
     id: 'CU-TAGS-APPEND',
-    good: (v, id) =>
-      expectNothingChanged(
-        v,
-        id,
-        [{ exchange: refused(), markers: { tags: ['marker-never-sent'] } }],
-        caseStateOf(bodyOf(ex('assessed'))),
-        fetched(),
-      ),
-    bad: (v, id) =>
-      expectNothingChanged(
-        v,
-        id,
-        [{ exchange: refused(), markers: { tags: appended() } }],
-        caseStateOf(bodyOf(ex('assessed'))),
-        fetched(),
-      ),
-  },
-  expectTagsNotAppended: {
-    id: 'CU-TAGS-APPEND',
-    good: (v, id) => expectTagsNotAppended(v, id, refused(), ['marker-never-sent'], bodyOf(ex('caseFetched'))),
-    bad: (v, id) => expectTagsNotAppended(v, id, refused(), appended(), bodyOf(ex('caseFetched'))),
+    good: {
+      'the refused update left no tag': (v, id) =>
+        expectNothingChanged(v, id, fetched(), [{ exchange: refused(), markers: { tags: ['marker-never-sent'] } }]),
+      'the refused update left the decision as it was': (v, id) =>
+        expectNothingChanged(
+          v,
+          id,
+          fetched(),
+          [{ exchange: refused(), markers: { decision: 'ACCEPT' } }],
+          caseStateOf(bodyOf(ex('caseFetched'))),
+        ),
+    },
+    bad: {
+      "the refused update's tags appended": (v, id) =>
+        expectNothingChanged(v, id, fetched(), [{ exchange: refused(), markers: { tags: appended() } }]),
+      "the refused update's decision set": (v, id) =>
+        expectNothingChanged(v, id, fetched(), [{ exchange: refused(), markers: { decision: 'ACCEPT' } }], {
+          ...caseStateOf(bodyOf(ex('caseFetched'))),
+          decision: 'NOT-THE-DECISION',
+        }),
+    },
   },
   expectErrorEnvelope: {
     id: 'ORD-409',

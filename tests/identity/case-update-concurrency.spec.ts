@@ -1,10 +1,10 @@
 import { expectTagsOnCase } from '../../kit/checks/identity.ts';
-import { expectTagsNotAppended } from '../../kit/checks/nothing-changed.ts';
+import { judgeUnchanged } from '../../kit/unchanged-case.ts';
 import { caseUpdate } from '../../kit/builders/identity-bodies.ts';
 import { clientTags } from '../../kit/builders/client-values.ts';
 import { concurrentRounds, roundsText } from '../../kit/concurrency.ts';
 import { cites, test } from '../../fixtures/test.ts';
-import { accepted, refused } from '../../kit/http/consequence.ts';
+import { accepted } from '../../kit/http/consequence.ts';
 
 test(
   ...cites(
@@ -29,17 +29,20 @@ test(
       },
       judge: async (exchanges, tagsOf) => {
         const after = await fetchCase(ref);
-        for (const [index, exchange] of exchanges.entries()) {
-          const tags = tagsOf[index] ?? [];
-          // 2.5 does not say a target takes overlapping updates of a case: one it refuses must leave nothing; one it
-          // accepts appends every tag; one answered 5xx may or may not have been applied, and is not judged.
+        // 2.5 does not say a target takes overlapping updates of a case: one it refuses must leave nothing; one it
+        // accepts appends every tag; one answered 5xx may or may not have been applied, and is not judged.
+        for (const [index, exchange] of exchanges.entries())
           if (accepted(exchange))
-            expectTagsOnCase(verdict, 'CU-TAGS-APPEND', after, tags, {
+            expectTagsOnCase(verdict, 'CU-TAGS-APPEND', after, tagsOf[index] ?? [], {
               after: 'updates of the case sent at once',
               sent: exchange,
             });
-          else if (refused(exchange)) expectTagsNotAppended(verdict, 'CU-TAGS-APPEND', exchange, tags, after.body);
-        }
+        await judgeUnchanged(
+          { api, verdict, data, fetchCase },
+          'CU-TAGS-APPEND',
+          ref,
+          exchanges.map((exchange, index) => ({ exchange, markers: { tags: tagsOf[index] ?? [] } })),
+        );
       },
     });
     test.info().annotations.push({ type: 'concurrency', description: roundsText(report, calls) });

@@ -1,6 +1,8 @@
 import { expectAccepted, expectRefused, observeAnswer, sameEnumValue } from '../../kit/checks/responses.ts';
 import { expectCaseDecision, expectTagsOnCase } from '../../kit/checks/identity.ts';
-import { caseStateOf, expectNothingChanged } from '../../kit/checks/nothing-changed.ts';
+import { caseStateOf } from '../../kit/checks/nothing-changed.ts';
+import { caseWithMark, judgeUnchanged } from '../../kit/unchanged-case.ts';
+import { freshName } from '../../kit/builders/fresh-names.ts';
 import { requireDecisionSet } from '../../kit/preconditions.ts';
 import { caseUpdate } from '../../kit/builders/identity-bodies.ts';
 import { cites, test } from '../../fixtures/test.ts';
@@ -64,7 +66,7 @@ for (const variant of outsideTheList) {
       const before = await fetchCase(ref);
       requireDecisionSet(verdict, set, before, held);
 
-      const markers = { decision: variant.value, tags: [`tag-${data.faker.string.alphanumeric(8)}`] };
+      const markers = { decision: variant.value, tags: [freshName('tag', data)] };
       const exchange = await api.call('caseUpdate', {
         body: caseUpdate(ref, markers),
         note: `decision ${JSON.stringify(variant.value)} with a new tag`,
@@ -72,13 +74,22 @@ for (const variant of outsideTheList) {
       const taken = accepted(exchange);
       if (variant.meant)
         observeAnswer(verdict, 'CU-DECISION-VARIANTS', exchange, `decision ${JSON.stringify(variant.value)}`);
-      const after = await fetchCase(ref);
       if (!taken) {
         expectRefused(verdict, 'CU-DECISION-ENUM', exchange);
         // Refused, the update leaves the case as it was: its decision and no new tag.
-        expectNothingChanged(verdict, 'CU-DECISION-ENUM', [{ exchange, markers }], caseStateOf(before.body), after);
+        const watch = { api, verdict, data, fetchCase };
+        await judgeUnchanged(watch, 'CU-DECISION-ENUM', ref, [{ exchange, markers }], caseStateOf(before.body));
         return;
       }
+      // Accepted, its tag is the mark: the decision is judged on the case that shows it.
+      const after = await caseWithMark(
+        { verdict, fetchCase },
+        'CU-DECISION-ENUM',
+        ref,
+        markers.tags,
+        'the tag of the update',
+      );
+      if (!after) return;
       expectCaseDecision(verdict, 'CU-DECISION-ENUM', after, variant.meant ? [held, variant.meant] : [held], {
         after: `the accepted update (as it was${variant.meant ? ', or the value meant' : ''})`,
       });
@@ -110,11 +121,14 @@ test(
     const set = await api.call('caseUpdate', { body: caseUpdate(ref, { decision: chosen }) });
     requireDecisionSet(verdict, set, await fetchCase(ref), chosen);
 
+    // Its tag is the mark: the decision is judged on the case that shows the update.
+    const mark = [freshName('mark', data)];
     const withoutDecision = await api.call('caseUpdate', {
-      body: caseUpdate(ref, { notes: data.faker.lorem.sentence() }),
-      note: 'notes only, no decision',
+      body: caseUpdate(ref, { notes: data.faker.lorem.sentence(), tags: mark }),
+      note: 'notes and a tag, no decision',
     });
     expectAccepted(verdict, 'CU-DECISION-KEPT', withoutDecision);
-    expectCaseDecision(verdict, 'CU-DECISION-KEPT', await fetchCase(ref), chosen);
+    const after = await caseWithMark({ verdict, fetchCase }, 'CU-DECISION-KEPT', ref, mark, 'the tag of the update');
+    if (after) expectCaseDecision(verdict, 'CU-DECISION-KEPT', after, chosen);
   },
 );

@@ -5,7 +5,8 @@ import { freshName } from '../../kit/builders/fresh-names.ts';
 import { clientTags } from '../../kit/builders/client-values.ts';
 import { tagNames } from '../../kit/case/case-state.ts';
 import { populate } from '../../kit/builders/value-population.ts';
-import { callPopulated, refusedUpdateLeftNoTags } from '../../kit/populated-call.ts';
+import { callPopulated } from '../../kit/populated-call.ts';
+import { judgeUnchanged } from '../../kit/unchanged-case.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 test(
@@ -75,7 +76,10 @@ for (const variant of unvalidated) {
       // The unknown value is of a class drawn by the seed; refused, the update must have left nothing, and goes again plain.
       const plain = caseUpdate(ref, { [variant.field]: freshName(variant.field, data), tags });
       const { exchange } = await callPopulated({ api, verdict }, 'caseUpdate', populate(data, plain, [variant.field]), {
-        afterRefusal: refusedUpdateLeftNoTags(verdict, variant.id, fetchCase, ref, plain),
+        afterRefusal: (refused) =>
+          judgeUnchanged({ api, verdict, data, fetchCase }, variant.id, ref, [
+            { exchange: refused, markers: { tags } },
+          ]),
       });
       expectAccepted(verdict, variant.id, exchange);
       const after = await fetchCase(ref);

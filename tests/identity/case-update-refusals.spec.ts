@@ -1,5 +1,5 @@
 import { expectRefused } from '../../kit/checks/responses.ts';
-import { watchCase } from '../../kit/checks/nothing-changed.ts';
+import { watchCase } from '../../kit/unchanged-case.ts';
 import { caseUpdate, inquiryId, unknownCaseId, type BodyContext } from '../../kit/builders/identity-bodies.ts';
 import { foreignInquiries, foreignInquiryId } from '../../kit/builders/foreign-inquiries.ts';
 import { customerIdNearMisses, nearMissBase, serviceIdNearMisses } from '../../kit/builders/near-misses.ts';
@@ -16,7 +16,7 @@ test(
   async ({ api, verdict, data, newCase, fetchCase }) => {
     // The inquiryId is a real one, so that the unknown case is the only defect.
     const ref = await newCase();
-    const watched = await watchCase(fetchCase, ref, data);
+    const watched = await watchCase({ api, verdict, data, fetchCase }, ref);
     const markers = watched.markers();
     const exchange = await api.call('caseUpdate', {
       body: caseUpdate(
@@ -26,7 +26,7 @@ test(
       note: 'unknown authenticationId',
     });
     expectRefused(verdict, 'CU-CASE-KNOWN', exchange);
-    await watched.judge(verdict, 'CU-CASE-KNOWN', [{ exchange, markers }]);
+    await watched.judge('CU-CASE-KNOWN', [{ exchange, markers }]);
   },
 );
 
@@ -39,7 +39,7 @@ for (const variant of foreignInquiries) {
     async ({ api, verdict, data, newCase, fetchCase }) => {
       const ref = await newCase();
       const foreign = await foreignInquiryId(variant, newCase, data);
-      const watched = await watchCase(fetchCase, ref, data);
+      const watched = await watchCase({ api, verdict, data, fetchCase }, ref);
       const markers = watched.markers();
       const exchange = await api.call('caseUpdate', {
         body: caseUpdate(
@@ -49,7 +49,7 @@ for (const variant of foreignInquiries) {
         note: variant.name,
       });
       expectRefused(verdict, 'CU-INQUIRY-MAPS', exchange);
-      await watched.judge(verdict, 'CU-INQUIRY-MAPS', [{ exchange, markers }]);
+      await watched.judge('CU-INQUIRY-MAPS', [{ exchange, markers }]);
     },
   );
 }
@@ -65,7 +65,7 @@ for (const miss of serviceIdNearMisses) {
       const ref = await newCase();
       const near = miss.derive(ref.authenticationId);
       if (near === undefined) return verdict.observe(id, `${miss.id}: not sent, the authenticationId has no letters`);
-      const watched = await watchCase(fetchCase, ref, data);
+      const watched = await watchCase({ api, verdict, data, fetchCase }, ref);
       const markers = watched.markers();
       const exchange = await api.call('caseUpdate', {
         body: caseUpdate({ inquiryId: ref.inquiryId, authenticationId: near }, { ...notes(data), ...markers }),
@@ -75,7 +75,7 @@ for (const miss of serviceIdNearMisses) {
         return verdict.observe(id, `case update, authenticationId ${miss.id}: answered ${exchange.status}`);
       expectRefused(verdict, id, exchange);
       expectNotTheCase(verdict, id, exchange, ref.authenticationId);
-      await watched.judge(verdict, id, [{ exchange, markers }]);
+      await watched.judge(id, [{ exchange, markers }]);
     },
   );
 }
@@ -93,7 +93,7 @@ for (const miss of customerIdNearMisses) {
     async ({ api, verdict, data, newCase, fetchCase }) => {
       const ref = await newCase({ extra: { inquiryId: nearMissBase(inquiryId(data)) } });
       const near = miss.derive(ref.inquiryId) as string;
-      const watched = await watchCase(fetchCase, ref, data);
+      const watched = await watchCase({ api, verdict, data, fetchCase }, ref);
       const markers = watched.markers();
       const exchange = await api.call('caseUpdate', {
         body: caseUpdate({ inquiryId: near, authenticationId: ref.authenticationId }, { ...notes(data), ...markers }),
@@ -101,7 +101,7 @@ for (const miss of customerIdNearMisses) {
       });
       if (!miss.binding) return verdict.observe(id, `case update, inquiryId ${miss.id}: answered ${exchange.status}`);
       expectRefused(verdict, id, exchange);
-      await watched.judge(verdict, id, [{ exchange, markers }]);
+      await watched.judge(id, [{ exchange, markers }]);
     },
   );
 }

@@ -2,11 +2,13 @@ import { operation } from '../../catalog/catalog.ts';
 import { expectAccepted, expectEqual, expectSchema } from '../../kit/checks/responses.ts';
 import { caseUpdate, fullCaseUpdate } from '../../kit/builders/identity-bodies.ts';
 import { populate } from '../../kit/builders/value-population.ts';
-import { callPopulated, refusedUpdateLeftNoTags } from '../../kit/populated-call.ts';
+import { callPopulated } from '../../kit/populated-call.ts';
+import { judgeUnchanged } from '../../kit/unchanged-case.ts';
 import { bodyOf } from '../../fixtures/preconditions.ts';
 import { cites, test } from '../../fixtures/test.ts';
 
 const caseUpdateOperation = operation('caseUpdate');
+const tagsOf = (update: Record<string, unknown>) => (Array.isArray(update['tags']) ? update['tags'].map(String) : []);
 
 test(
   ...cites(
@@ -21,7 +23,12 @@ test(
       { api, verdict },
       'caseUpdate',
       populate(data, plain, ['notes', 'externalAgent']),
-      { afterRefusal: refusedUpdateLeftNoTags(verdict, 'CU-FIELDS-ACCEPTED', fetchCase, ref, plain) },
+      {
+        afterRefusal: (refused) =>
+          judgeUnchanged({ api, verdict, data, fetchCase }, 'CU-FIELDS-ACCEPTED', ref, [
+            { exchange: refused, markers: { tags: tagsOf(plain) } },
+          ]),
+      },
     );
     expectAccepted(verdict, 'CU-FIELDS-ACCEPTED', exchange);
     expectSchema(verdict, 'CU-RES-SCHEMA', caseUpdateOperation.responseSchema as string, exchange.json, exchange);

@@ -3,6 +3,7 @@ import { freshName } from '../../kit/builders/fresh-names.ts';
 import { tagNames } from '../../kit/case/case-state.ts';
 import { expectAccepted, sameEnumValue } from '../../kit/checks/responses.ts';
 import { expectCaseDecision, expectTagsOnCase } from '../../kit/checks/identity.ts';
+import { caseAfterMark } from '../../kit/unchanged-case.ts';
 import { cites, test } from '../../fixtures/test.ts';
 import { enumValues } from '../../schemas/registry.ts';
 
@@ -85,7 +86,13 @@ test(
       expectAccepted(verdict, acceptanceRequirement(members), exchange);
       if (typeof members.decision === 'string') decision = members.decision;
       tags.push(...((members.tags as string[] | undefined) ?? []));
-      const after = await fetchCase(ref);
+      // An update that carries neither tags nor a decision shows in no read: the decision it kept is judged on the
+      // case once a later tag of the check's own shows.
+      const unmarked = !('tags' in members) && !('decision' in members);
+      const after = unmarked
+        ? await caseAfterMark({ api, verdict, data, fetchCase }, 'CU-DECISION-KEPT', ref)
+        : await fetchCase(ref);
+      if (!after) continue;
       const decisionRequirement = 'decision' in members ? 'CU-DECISION-APPLIED' : 'CU-DECISION-KEPT';
       if (typeof decision === 'string')
         expectCaseDecision(verdict, decisionRequirement, after, decision, { after: `an update carrying ${step.name}` });

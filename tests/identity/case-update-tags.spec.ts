@@ -1,5 +1,5 @@
 import { tagClassUpdates } from '../../kit/builders/value-population.ts';
-import { expectNothingChanged } from '../../kit/checks/nothing-changed.ts';
+import { judgeUnchanged } from '../../kit/unchanged-case.ts';
 import {
   expectAcceptedOrRefused,
   expectTagsShown,
@@ -38,12 +38,11 @@ test(
       after,
     );
     // A refused update (a value the target does not take) left nothing: none of its fresh tags is on the case.
-    expectNothingChanged(
-      verdict,
+    await judgeUnchanged(
+      { api, verdict, data, fetchCase },
       'CU-TAGS-APPEND',
+      ref,
       sent.map(({ exchange, tags }) => ({ exchange, markers: { tags } })),
-      { tags: [], decision: undefined },
-      after,
     );
     observeClassOutcomes(
       verdict,
