@@ -6,6 +6,7 @@ import { sameEnumValue } from './checks/responses.ts';
 import type { SuiteConfig } from './config/suite-config.ts';
 import type { Exchange } from './http/exchange.ts';
 import type { SharedPreconditions } from './shared-preconditions.ts';
+import { accepted as succeeded } from './http/consequence.ts';
 
 /**
  * Reads may trail writes: the document states no consistency (parts 3 and 8), and a deployment that serves the fetch by
@@ -114,7 +115,6 @@ function sentBody(options: CallShape): Record<string, unknown> {
     return {};
   }
 }
-const succeeded = (exchange: Exchange) => exchange.status >= 200 && exchange.status < 300;
 
 /** Notes what an answered write leaves for later reads to show. */
 export function noteWrite(id: OperationId, options: CallShape, exchange: Exchange): void {

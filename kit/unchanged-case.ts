@@ -11,7 +11,7 @@ import {
   type RefusalMarkers,
 } from './checks/nothing-changed.ts';
 import type { FetchedCase } from './checks/identity.ts';
-import { refused } from './http/consequence.ts';
+import { accepted, refused } from './http/consequence.ts';
 import type { Verdict } from './verdict.ts';
 
 /**
@@ -62,7 +62,7 @@ export async function caseAfterMark(ctx: CaseWatch, id: string, ref: CaseRef): P
     body: caseUpdate(ref, { tags: mark }),
     note: "a mark of the check's own: the case is judged once it shows this tag",
   });
-  if (exchange.status >= 200 && exchange.status < 300) return caseWithMark(ctx, id, ref, mark, "the check's mark");
+  if (accepted(exchange)) return caseWithMark(ctx, id, ref, mark, "the check's mark");
   ctx.verdict.blockedWithoutStopping(
     [id],
     `the case update that marks the state to judge was not accepted: ${ctx.verdict.sent(exchange)} answered ${ctx.verdict.answer(exchange)}`,
