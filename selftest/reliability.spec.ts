@@ -1,17 +1,19 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { isRequirementId } from '../catalog/catalog.ts';
 import { CaseStore, MAX_CASES } from '../sandbox/cases.ts';
+import { faults } from '../sandbox/faults.ts';
 import { reference } from '../sandbox/flavors/reference.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { childEnv, freePort, playwrightCli, readText, runCli } from './evidence-harness.ts';
 
-// The sandbox under concurrency, bad input and injected unavailability: a clear answer each time, no crash, no lost
-// case. (Throughput and latency under load are figures, not assertions: npm run load.)
+// The sandbox under bad input and injected unavailability: a clear answer each time, no crash. Its correct behaviour,
+// concurrency included, is the proof run's; its faults are the kill matrix's.
 const secret = 'reliability-secret';
 
 interface Client {
@@ -68,51 +70,6 @@ const order = (c: Client, merchantOrderId: string, extra: RequestInit = {}) =>
     ...extra,
   });
 
-test('50 concurrent updates of one case, each appending its own tag: all 50 tags are on the case', async () => {
-  const c = await client();
-  try {
-    const ref = await newCase(c);
-    const tags = Array.from({ length: 50 }, (_, i) => `tag-${i}`);
-    const updates = await Promise.all(
-      tags.map((tag) =>
-        fetch(url(c, 'IDENTITY_BASE_URL', c.env['ROUTE_CASE_UPDATE'] ?? ''), {
-          method: 'POST',
-          headers: headers(c),
-          body: JSON.stringify({ ...ref, tags: [tag] }),
-        }),
-      ),
-    );
-    expect(updates.map((r) => r.status)).toEqual(tags.map(() => 200));
-    const fetched = await fetch(
-      url(c, 'IDENTITY_BASE_URL', (c.env['ROUTE_FETCH_ASSESSMENT'] ?? '').replace('{caseId}', ref.authenticationId)),
-      { headers: headers(c) },
-    );
-    const caseTags = ((await fetched.json()) as { tags: string[] }).tags;
-    expect([...caseTags].sort()).toEqual([...tags].sort());
-  } finally {
-    await c.sandbox.close();
-  }
-});
-
-test('50 concurrent orders with one identifier: exactly one is created, 49 are answered 409 with the envelope', async () => {
-  const c = await client();
-  try {
-    const id = `order-${randomUUID()}`;
-    const replies = await Promise.all(Array.from({ length: 50 }, () => order(c, id)));
-    const statuses = replies.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
-    expect(statuses.filter((s) => s === 409)).toHaveLength(49);
-    const conflict = replies.find((r) => r.status === 409);
-    expect(await conflict?.json()).toEqual({
-      message: 'the resource you are attempting to create already exists.',
-      errorType: 'client',
-      code: 409,
-    });
-  } finally {
-    await c.sandbox.close();
-  }
-});
-
 /** Sends raw bytes and resolves with the status line, or 'closed' when the server ends the connection first. */
 function raw(
   sandbox: RunningSandbox,
@@ -139,7 +96,7 @@ function raw(
   });
 }
 
-test('bad input gets a clear answer and the sandbox keeps serving: huge, nested, not UTF-8, wrong type, slow, half-closed', async () => {
+test('bad input gets a clear answer and the sandbox keeps serving: huge, nested, not UTF-8, wrong type, slow, half-closed, garbage', async () => {
   const c = await client({ tokenSecret: secret, requestTimeoutMs: 1_500 });
   try {
     const huge = await order(c, 'huge', {
@@ -168,26 +125,18 @@ test('bad input gets a clear answer and the sandbox keeps serving: huge, nested,
       waitMs: 3_000,
     });
     expect(halfClosed).toMatch(/^HTTP\/1\.1 200/);
+    const garbage = [
+      ...Array.from({ length: 50 }, (_, i) => randomBytes(64 + i * 13)),
+      ...Array.from({ length: 30 }, (_, i) => `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000 + i)}\r\n\r\n`),
+    ];
+    for (let i = 0; i < garbage.length; i += 20)
+      await Promise.all(garbage.slice(i, i + 20).map((bytes) => raw(c.sandbox, bytes, { waitMs: 2_000 })));
+    for (const method of ['DELETE', 'OPTIONS', 'PATCH', 'GET'])
+      expect((await fetch(url(c, 'IDENTITY_BASE_URL', c.env['ROUTE_ASSESSMENT'] ?? ''), { method })).status).not.toBe(
+        500,
+      );
     expect((await fetch(`${c.sandbox.url}/__sandbox/health`)).status, 'still serving').toBe(200);
     expect((await newCase(c)).authenticationId, 'still creating cases').toBeTruthy();
-  } finally {
-    await c.sandbox.close();
-  }
-});
-
-test('SANDBOX_FLAKY_503: about that share of answers is a part-7 style 503 before any processing, and nothing is half done', async () => {
-  const c = await client({ tokenSecret: secret, flaky503Rate: 0.2 });
-  try {
-    const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => order(c, `flaky-${i}`)));
-    const unavailable = replies.filter((r) => r.status === 503);
-    expect(unavailable.length, '20 % of 200, give or take').toBeGreaterThan(15);
-    expect(unavailable.length).toBeLessThan(70);
-    expect(await unavailable[0]?.json()).toMatchObject({ errorType: 'unavailable', code: 503 });
-    // An order answered 503 was not placed: sending it again creates it.
-    const index = replies.findIndex((r) => r.status === 503);
-    let again = await order(c, `flaky-${index}`);
-    while (again.status === 503) again = await order(c, `flaky-${index}`);
-    expect(again.status).toBe(200);
   } finally {
     await c.sandbox.close();
   }
@@ -240,4 +189,25 @@ test('the case store is bounded: past MAX_CASES the oldest case is forgotten, th
   expect(store.byInquiry('inq-first')).toBeUndefined();
   expect(store.get(last.authenticationId)).toBe(last);
   expect(store.byInquiry(`inq-${MAX_CASES - 1}`)).toBe(last);
+});
+
+test('startSandbox refuses unknown faults and bad options', async () => {
+  await expect(startSandbox({ tokenSecret: secret, faults: ['no-such-fault'] })).rejects.toThrow(/no-such-fault/);
+  await expect(startSandbox({ tokenSecret: '' })).rejects.toThrow(/tokenSecret/);
+  await expect(startSandbox({ tokenSecret: secret, webhookUrl: 'ftp://x' })).rejects.toThrow(/webhookUrl/);
+});
+
+// Whether each fault breaks its requirement is the kill matrix's to prove (selftest/proof.spec.ts); what it cannot
+// see is a fault entry that no sandbox code reads, or one citing a requirement the catalog does not have.
+test('every fault names an existing requirement, once, and is checked in sandbox code', () => {
+  const sandboxDir = new URL('../sandbox/', import.meta.url);
+  const source = readdirSync(sandboxDir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') && f !== 'faults.ts')
+    .map((f) => readFileSync(new URL(f, sandboxDir), 'utf8'))
+    .join('\n');
+  expect(new Set(faults.map((f) => f.id)).size).toBe(faults.length);
+  for (const f of faults) {
+    expect(isRequirementId(f.requirement), `${f.id} -> ${f.requirement}`).toBe(true);
+    expect(source.includes(`'${f.family ?? f.id}'`), `${f.family ?? f.id} is named in sandbox code`).toBe(true);
+  }
 });

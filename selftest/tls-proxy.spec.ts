@@ -169,8 +169,8 @@ async function authRun(target: HttpsTarget, extra: Record<string, string>): Prom
 test.describe.configure({ timeout: 240_000 });
 
 test.describe('a target behind HTTPS with a private CA', () => {
-  // With only TLS_CA_FILE set, a run passes: the proxy run below (TLS_CA_FILE and HTTPS_PROXY), far-flavor.spec.ts's run
-  // against the far process over HTTPS with its own CA, and proof.spec.ts's far target (the whole suite).
+  // With only TLS_CA_FILE set, a run passes: the proxy run below (TLS_CA_FILE and HTTPS_PROXY) and proof.spec.ts's far
+  // target (the whole suite over HTTPS with its own CA).
   test('without TLS_CA_FILE the preflight stops the run: exit 2, naming the certificate problem and the variable', async () => {
     const target = await startHttpsTarget();
     try {
