@@ -118,7 +118,7 @@ test("a webhook fault beside a round: its tests' requests reach a core of their 
     beside: webhookBeside({ ...faultRunOf(fault), tests: [own] }, keyOf, receiver.url),
   });
   try {
-    const api = new SandboxClient(sandbox, receiver);
+    const api = new SandboxClient(sandbox);
     const as = (key: string) => ({ headers: { 'user-agent': userAgent(key) } });
     const stepUpOf = async (key: string) => {
       const inquiryId = `inq-${key}`;
