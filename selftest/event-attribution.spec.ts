@@ -9,14 +9,6 @@ import type { Credit } from '../kit/webhooks/run-events.ts';
 import { creditedStepUp } from '../kit/webhooks/credited-step-up.ts';
 import { eventWaitsHtml, eventWaitsMarkdown, eventWaitsSummary } from '../reporters/event-waits.ts';
 import type { WindowArrival, WindowEnd } from '../reporters/run-facts.ts';
-import { fileURLToPath } from 'node:url';
-import { Api } from '../kit/api.ts';
-import { TokenProvider } from '../kit/tokens.ts';
-import { loadConfig } from '../runner/config/load-config.ts';
-import { HttpClient } from '../runner/http/client.ts';
-import { TokenCache } from '../runner/tokens.ts';
-import { startSandbox } from '../sandbox/server.ts';
-import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 
 // The run's receiver ties each verification session event (6.3, which carries no id of the case) to a step-up by
 // channel and time (runner/webhooks/step-up-flows.ts). Events here are posted over HTTP to the real receiver, late,
@@ -377,64 +369,6 @@ test.describe('document verification flows (6.3 docVerification true)', () => {
       });
       expect(hub.stats().windowEnds).toEqual([]);
     });
-  });
-});
-
-test('through the Api against a target whose step-ups with images are document verification flows: every step-up has its event, none waits out its window', async () => {
-  await withHub(WINDOW_MS, async ({ hub, outcome }) => {
-    const sandbox = await startSandbox({
-      flavor: 'document-step-up',
-      tokenSecret: 'attribution-secret',
-      webhookUrl: `${hub.receiver.url}/webhooks`,
-      webhookDelayMs: 0,
-    });
-    try {
-      const suite = loadConfig(
-        sandboxTargetEnv({ url: sandbox.url, flavor: 'document-step-up', tokenSecret: 'attribution-secret' }),
-        { repoRoot: fileURLToPath(new URL('..', import.meta.url)), embedded: false },
-      );
-      const http = new HttpClient({ retries: 0, baseMs: 10, maxMs: 10, timeoutMs: 5000 });
-      const tickets: string[] = [];
-      const api = new Api({
-        config: suite,
-        http,
-        tokens: new TokenProvider(new TokenCache(http, new Redactor()), new Redactor()),
-        record: async () => undefined,
-        step: (_title, body) => body(),
-        blocked: (what) => {
-          throw new Error(what);
-        },
-        label: 'attribution › through the Api',
-        stepUps: {
-          begin: async (channel, credit, about) => {
-            const ticket = await hub.stepUps.begin(channel, credit, about);
-            tickets.push(ticket.ticket);
-            return ticket;
-          },
-          beginDocument: async (about) => hub.stepUps.beginDocument(about),
-          answered: async (ticket, accepted, inquiryId) => hub.stepUps.answered(ticket.ticket, accepted, inquiryId),
-        },
-      });
-      const created = await api.call('assessment', { body: { strategy: 's', inquiryId: `inq-${Date.now()}` } });
-      const answer = created.json as Record<string, unknown>;
-      const ids = { inquiryId: answer['inquiryId'], authenticationId: answer['authenticationId'] };
-      await Promise.all([
-        api.call('stepUp', { body: { ...ids, phoneNumber: '+15555550100', images: { front: 'x' } } }),
-        api.call('stepUp', { body: { ...ids, email: 'a@example.com' } }),
-        api.call('stepUp', { body: { ...ids, images: { front: 'x' } } }),
-        api.call('documentVerification', { body: { inquiryId: ids.inquiryId } }),
-      ]);
-      const outcomes = await Promise.all(tickets.map(outcome));
-      expect(outcomes.map((o) => o.state)).toEqual(['answered', 'answered']);
-      expect(outcomes.map((o) => (o.event?.json as Record<string, unknown>)['docVerification']).sort()).toEqual([
-        false,
-        true,
-      ]);
-      expect(hub.stepUps.documentsStarted, 'the step-up with images alone and the document verification').toBe(2);
-      expect(hub.stats().windowEnds).toEqual([]);
-    } finally {
-      await sandbox.close();
-    }
   });
 });
 

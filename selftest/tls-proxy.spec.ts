@@ -217,21 +217,7 @@ test.describe('a target reached through a CONNECT proxy', () => {
     }
   });
 
-  test('a dead proxy stops the run in the preflight: exit 2, one line naming HTTPS_PROXY and the refused connection', async () => {
-    const target = await startHttpsTarget();
-    try {
-      const dead = `http://127.0.0.1:${await closedPort()}`;
-      const run = await authRun(target, { TLS_CA_FILE: target.pki.caFile, HTTPS_PROXY: dead });
-      expect(run.code, run.output.slice(-3000)).toBe(2);
-      const lines = run.output.split('\n').filter((line) => line.startsWith(`  ${target.url}`));
-      expect(lines, run.output).toHaveLength(1);
-      expect(lines[0]).toContain(`HTTPS_PROXY ${dead}: connection refused`);
-    } finally {
-      await target.close();
-    }
-  });
-
-  test("a proxy that refuses the credentials is named in one line, without its password; through it, the bundle's transport names the proxy's host and the certificate's issuer", async () => {
+  test("a dead proxy, and one that refuses the credentials, are named in one line, without its password; through it, the bundle's transport names the proxy's host and the certificate's issuer", async () => {
     const target = await startHttpsTarget();
     const proxy = await startProxy('suite', 'the-right-one');
     try {
@@ -242,6 +228,17 @@ test.describe('a target reached through a CONNECT proxy', () => {
           HTTPS_PROXY: proxy.url('suite:wrong-password'),
         },
         { repoRoot, embedded: false },
+      );
+      const dead = `http://127.0.0.1:${await closedPort()}`;
+      const viaDead = loadConfig(
+        {
+          ...sandboxTargetEnv({ url: target.url, flavor: 'reference', tokenSecret: 'x'.repeat(32) }),
+          HTTPS_PROXY: dead,
+        },
+        { repoRoot, embedded: false },
+      );
+      expect((await reach(target.url, viaDead.http.network, 5_000)).problem).toContain(
+        `HTTPS_PROXY ${dead}: connection refused`,
       );
       const seen = await reach(target.url, config.http.network, 5_000);
       expect(seen.problem).toBe(
