@@ -24,7 +24,7 @@ test.describe.configure({ timeout: 240_000 });
 // failure ends gate with 0 and certify-strict with 1 (certify lists it: docs/verdicts.md). Every profile × outcome
 // combination is judged by the reporter's units (evidence-units.spec.ts, harness.spec.ts, verdict-table.spec.ts);
 // through the real CLI, a MUST failure ends gate with 1 and names it in first-contact.spec.ts (the token endpoint
-// answering form-encoded), nightly runs green in reliability.spec.ts (the flaky target), a clean sandbox exits 0
+// answering form-encoded), nightly runs green in nightly.spec.ts (the flaky target), a clean sandbox exits 0
 // under gate in run-reports.spec.ts and under certify in evidence-bundle.spec.ts.
 const cells: Cell[] = [
   { profile: 'gate', faults: SHOULD_FAULT, exit: 0 },
