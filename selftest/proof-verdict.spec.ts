@@ -9,7 +9,8 @@ import { testKeyIn, userAgent } from '../runner/http/user-agent.ts';
 import { faults } from '../sandbox/faults.ts';
 import { startSandbox } from '../sandbox/server.ts';
 import { faultRunOf, webhookBeside } from './proof/plan.ts';
-import { SandboxClient, secret, startReceiver } from './sandbox/client.ts';
+import { WebhookReceiver } from '../runner/webhooks/receiver.ts';
+import { SandboxClient, secret } from './sandbox/client.ts';
 
 // How the proof reads a correct target's one run under gate and certify (selftest/proof/profile-verdict.ts), on
 // results made by hand, and how it keeps a webhook fault's catch its own beside a round: the proof's expectations rest
@@ -106,7 +107,8 @@ test("a wait that ended on its window while an event that could have answered it
 });
 
 test("a webhook fault beside a round: its tests' requests reach a core of their own, the only one that posts to the receiver; the round's tests keep their faults, their cases and their events to themselves", async () => {
-  const receiver = await startReceiver();
+  const receiver = new WebhookReceiver({ host: '127.0.0.1', port: 0 });
+  await receiver.start();
   const [own, round] = ['0a0a0a0a0a0a', '0b0b0b0b0b0b'];
   const keyOf = (headers: IncomingHttpHeaders) => testKeyIn(headers['user-agent']) ?? '';
   const fault = faults.find((f) => f.id === 'webhook-channel-outside-enum');
@@ -115,7 +117,7 @@ test("a webhook fault beside a round: its tests' requests reach a core of their 
     tokenSecret: secret,
     webhookDelayMs: 0,
     faultsOf: (headers) => (keyOf(headers) === round ? ['step-up-ids-swapped'] : []),
-    beside: webhookBeside({ ...faultRunOf(fault), tests: [own] }, keyOf, receiver.url),
+    beside: webhookBeside({ ...faultRunOf(fault), tests: [own] }, keyOf, `${receiver.url}/webhooks`),
   });
   try {
     const api = new SandboxClient(sandbox);
@@ -134,14 +136,16 @@ test("a webhook fault beside a round: its tests' requests reach a core of their 
     expect(ofRound.stepUp.body['inquiryId'], "the round's test has its fault").toBe(ofRound.authenticationId);
     const ofOwn = await stepUpOf(own);
     expect(ofOwn.stepUp.body['inquiryId'], "the webhook fault's test has no other fault").toBe(ofOwn.inquiryId);
-    const [event] = await receiver.waitFor(1);
-    expect(event?.body['channelType'], "the webhook fault's event carries it").toBe('PHONE');
+    const event = await receiver.waitFor(() => true, { since: 0, timeoutMs: 10_000 });
+    expect((event?.json as Record<string, unknown>)['channelType'], "the webhook fault's event carries it").toBe(
+      'PHONE',
+    );
     expect((await api.fetchCase(ofRound.authenticationId)).status, 'the round has cases of its own').toBe(200);
     expect((await api.op('fetchAssessment', { ...as(own), params: { caseId: ofRound.authenticationId } })).status).toBe(
       404,
     );
     await sandbox.webhooksIdle();
-    expect(receiver.deliveries, "the round's step-up posted nothing").toHaveLength(1);
+    expect(receiver.deliveries(), "the round's step-up posted nothing").toHaveLength(1);
   } finally {
     await sandbox.close();
     await receiver.close();

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from '@playwright/test';
 import { operation, tokenEndpoint } from '../../catalog/catalog.ts';
 import type { OperationId } from '../../catalog/catalog.ts';
@@ -8,8 +6,8 @@ import { isObject } from '../../schemas/json-value.ts';
 import type { RunningSandbox } from '../../sandbox/server.ts';
 import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
 
-// What selftest/proof-verdict.spec.ts sends the sandbox with: a receiver that records what arrives, and a small client
-// configured the way the suite is (sandboxTargetEnv), sending with fetch.
+// What selftest/proof-verdict.spec.ts sends the sandbox with: a small client configured the way the suite is
+// (sandboxTargetEnv), sending with fetch.
 
 export const secret = 'selftest-token-secret';
 type Body = Record<string, unknown>;
@@ -30,45 +28,6 @@ async function toReply(res: Response): Promise<Reply> {
     json = undefined;
   }
   return { status: res.status, text, body: isObject(json) ? json : {} };
-}
-
-export async function startReceiver() {
-  const deliveries: { body: Body }[] = [];
-  const waiting = new Set<() => void>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const json: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
-      deliveries.push({ body: isObject(json) ? json : {} });
-      for (const wake of waiting) wake();
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
-    deliveries,
-    /** The deliveries once `count` have arrived, or those that arrived within timeoutMs (a bound, not a pace). */
-    waitFor(count: number, timeoutMs = 10_000): Promise<{ body: Body }[]> {
-      return new Promise((resolve) => {
-        const done = () => {
-          waiting.delete(check);
-          clearTimeout(timer);
-          resolve(deliveries);
-        };
-        const check = () => deliveries.length >= count && done();
-        const timer = setTimeout(done, timeoutMs);
-        waiting.add(check);
-        check();
-      });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }
 
 /** A client of one running sandbox, configured the way the suite is: from sandboxTargetEnv. */
