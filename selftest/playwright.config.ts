@@ -29,6 +29,7 @@ const longFiles = [
   'replay',
   'run-diff',
   'run-reports',
+  'runtimes',
   'sandbox-gateway',
   'shards',
   'tags',
