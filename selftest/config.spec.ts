@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ConfigError, loadConfig } from '../runner/config/load-config.ts';
+import { handedOff, handOff } from '../runner/config/hand-off.ts';
 import { resolveRun } from '../runner/config/resolve.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
 import { conformanceProjects, projectNames } from '../runner/config/projects.ts';
@@ -215,10 +216,13 @@ test.describe('configuration', () => {
   // Through the real command, a bad value stops the run before any test, naming it: the run of run-reports.spec.ts
   // stopped by its configuration.
 
-  test('the environment wins over .env, variable by variable; a .env setting an environment-only variable is refused naming it', () => {
+  test('the environment wins over .env, variable by variable, and a worker is handed the same value; a .env setting an environment-only variable is refused naming it', () => {
     const both = envFile('both.env', 'PROFILE=certify\nHTTP_503_RETRIES=7\n');
     const run = resolveRun({ ...validEnv, ENV_FILE: both, PROFILE: 'nightly' }, repoRoot);
     expect([run.suite.profile, run.suite.http.retries503]).toEqual(['nightly', 7]);
+    const handed: Record<string, string | undefined> = {};
+    handOff(run, handed);
+    expect(handedOff(handed, process.pid), "a worker's copy is the same").toEqual(run);
     const only = envFile('env-only.env', 'SANDBOX_HOST=0.0.0.0\n');
     expect(resolveProblems({}, only)).toEqual([
       expect.stringMatching(/^SANDBOX_HOST is set in .*: it is read from the environment only/),
