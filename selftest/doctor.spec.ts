@@ -18,7 +18,16 @@ import { settingsNamedIn } from '../schemas/variables.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { doctorCommand } from '../scripts/doctor.ts';
-import { childEnv, freePort, inProcessAsync, repoRoot, runCli, TS_NODE, type CliRun } from './evidence-harness.ts';
+import {
+  childEnv,
+  closedPort,
+  freePort,
+  inProcessAsync,
+  repoRoot,
+  runCli,
+  TS_NODE,
+  type CliRun,
+} from './evidence-harness.ts';
 
 // npm run doctor, in this process (doctorCommand is the script's whole work) but once through the real command: wrong
 // routes and a webhook path that does not reach the receiver are named and exit 2; a correct configuration exits 0.
@@ -92,7 +101,7 @@ test('wrong routes: exit 2, one line per route it could decide, naming the varia
   expect(output).toContain('was answered 405');
 });
 
-test('a configuration that does not validate, or credentials refused: exit 2 naming the variable, the key itself never printed', async () => {
+test('a configuration that does not validate, credentials refused, or a dead host: exit 2 naming the variables, the key itself never printed', async () => {
   const malformed = await doctor(await embedded({ ROUTE_STEP_UP: 'SEND /step-up' }));
   expect(malformed.code, malformed.output).toBe(2);
   expect(malformed.stderr).toContain('ROUTE_STEP_UP="SEND /step-up" is not valid');
@@ -104,6 +113,22 @@ test('a configuration that does not validate, or credentials refused: exit 2 nam
   );
   expect(refused.output).toContain('Routes: not probed until the hosts answer and the credentials are accepted');
   expect(refused.output).not.toContain(wrongKey);
+  const dead = `http://127.0.0.1:${await closedPort()}`;
+  const unreachable = await doctor({
+    IDENTITY_BASE_URL: `${dead}/identity`,
+    IDENTITY_TOKEN_URL: `${dead}/auth/v1/token`,
+    STEPUP_BASE_URL: `${dead}/stepup`,
+    STEPUP_TOKEN_URL: `${dead}/auth2/v1/token`,
+    ORDERS_BASE_URL: `${dead}/commerce`,
+    API_KEY: 'a2V5OnNlY3JldA==',
+    CLIENT_ID: 'client',
+  });
+  expect(unreachable.code, unreachable.output).toBe(2);
+  expect(problemLines(unreachable.output), unreachable.output).toEqual([
+    expect.stringMatching(
+      /\(IDENTITY_BASE_URL, IDENTITY_TOKEN_URL, STEPUP_BASE_URL, STEPUP_TOKEN_URL, ORDERS_BASE_URL\): the host refused the connection/,
+    ),
+  ]);
 });
 
 test('a correct configuration against a real target: exit 0, every route and the webhook path ok, no secret printed', async () => {
