@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,8 +13,6 @@ import { HttpClient } from '../runner/http/client.ts';
 import { Redactor } from '../kit/redact.ts';
 import { embeddedProbes } from '../runner/preflight.ts';
 import { settingsTable } from '../scripts/doctor-settings.ts';
-import { optionalSettings } from '../runner/config/optional-settings.ts';
-import { settingsNamedIn } from '../schemas/variables.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { doctorCommand } from '../scripts/doctor.ts';
@@ -256,24 +254,6 @@ test('docs/doctor.md holds the table of optional settings the doctor generates f
     .slice(docs.indexOf('<!-- settings -->') + '<!-- settings -->'.length, docs.indexOf('<!-- /settings -->'))
     .trim();
   expect(block, 'regenerate with npm run doctor -- --write-docs').toBe(settingsTable());
-});
-
-test('the doctor names every setting a check calls not configured without: the one table of optional settings', () => {
-  const sources = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory()
-        ? sources(join(dir, entry.name))
-        : entry.name.endsWith('.ts')
-          ? [readFileSync(join(dir, entry.name), 'utf8')]
-          : [],
-    );
-  const named = sources(join(repoRoot, 'tests')).flatMap((text) =>
-    [...text.matchAll(/notConfigured\(\s*(['"`])((?:(?!\1).)*)\1/g)].flatMap((m) => settingsNamedIn(m[2] ?? '')),
-  );
-  // CONCURRENCY_ROUNDS=0 is a choice to send nothing at once, not a setting left unset.
-  const tabled = new Set([...optionalSettings.flatMap((s) => s.variables), 'CONCURRENCY_ROUNDS']);
-  expect(named).toContain('SECOND_CLIENT_ID');
-  expect(named.filter((name) => !tabled.has(name))).toEqual([]);
 });
 
 test("against the embedded sandbox the run's preflight probes only what a variable changed: a route, or the public URL of the webhooks", () => {
