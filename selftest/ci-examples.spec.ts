@@ -18,7 +18,7 @@ const runtimes = JSON.parse(readFileSync(join(repoRoot, 'tools', 'runtimes', 'pa
   dependencies: Record<string, string>;
 };
 const scripts = Object.keys(manifest.scripts);
-/** The Node lines selftest/runtimes.spec.ts proves the suite on: the node<line> aliases of tools/runtimes. */
+/** The Node lines selftest/package.spec.ts proves the suite on: the node<line> aliases of tools/runtimes. */
 const supportedLines = Object.keys(runtimes.dependencies).flatMap((alias) => /^node(\d+)$/.exec(alias)?.[1] ?? []);
 
 /** The Node major versions a pipeline runs on: GitHub's setup-node `node-version`, GitLab's `image: node:<n>`. */

@@ -6,8 +6,6 @@ import { parseCli, usageOf } from '../scripts/cli.ts';
 import type { ProbedScript } from './cli-probe.ts';
 import { ourScripts, probeScripts, repoRoot, runCli, TS_NODE } from './evidence-harness.ts';
 
-// Every command of package.json that is one of ours (node --import tsx <file>) prints its usage on --help and exits 0,
-// and stops with exit code 2 on an option it does not know, before doing anything.
 const ours = ourScripts;
 
 // The environment of a command started by hand: Playwright sets FORCE_COLOR=1 in its workers, and Node 24 warns on
@@ -16,8 +14,10 @@ const ours = ourScripts;
 const { FORCE_COLOR: _workerColor, ...handEnv } = process.env;
 const commandEnv = { ...handEnv, ENV_FILE: '/dev/null' } as Record<string, string>;
 
-test('every npm script of ours is a tsx file, and there are some', () => {
-  expect(ours.map((s) => s.name).sort()).toEqual(
+// Each script is started once with an option it does not know, all in one process (selftest/cli-probe.ts): exit 2
+// and its own usage before doing anything prove it reads its command line through parseCli first.
+test('every npm script of ours is a tsx file and stops on an unknown option with exit 2, what is wrong and its own usage', async () => {
+  expect(ours.map((s) => s.name)).toEqual(
     expect.arrayContaining([
       'bench',
       'certify',
@@ -29,14 +29,6 @@ test('every npm script of ours is a tsx file, and there are some', () => {
       'verify-bundle',
     ]),
   );
-});
-
-// Each script is started once, with an option it does not know: it must stop with exit 2 and its own usage before doing
-// anything, which proves that it reads its command line through parseCli first. The scripts are started in one
-// process (selftest/cli-probe.ts: each as its npm script starts it, through tsx, stopped at its first exit), not one
-// each. The --help branch of parseCli is the same for every script: checked through one real command, and on parseCli
-// itself.
-test('every npm script of ours stops on an unknown option with exit 2, what is wrong and its own usage, before doing anything', async () => {
   const probed = await probeScripts(
     '--no-such-option',
     ours.map((s) => s.file),
@@ -52,17 +44,9 @@ test('every npm script of ours stops on an unknown option with exit 2, what is w
   }
 });
 
-test('--help prints the usage on standard output and exits 0, through a real command', async () => {
-  const help = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/coverage.ts', '--help'], commandEnv, 60_000);
-  expect(help.code, help.stderr).toBe(0);
-  expect(help.stdout).toContain('Usage: npm run coverage');
-  expect(help.stderr).toBe('');
-});
-
-// A command a self-test also calls in process (doctor, verify-bundle, and the two writers of docs) runs its work only
-// when it is the script Node was started with; started through a link to its file (a checkout reached by a link), it
-// must still run, never end at once with exit 0 and nothing done.
-test('a command started through a link to its file runs: doctor --help prints its usage', async () => {
+// A command a self-test also calls in process runs its work only when it is the script Node was started with; started
+// through a link to its file it must still run, never end at once with exit 0 and nothing done.
+test('--help through a real command started through a link to its file: the usage on standard output, exit 0', async () => {
   const work = mkdtempSync(join(tmpdir(), 'cli-link-'));
   try {
     const link = join(work, 'doctor.ts');
@@ -70,6 +54,7 @@ test('a command started through a link to its file runs: doctor --help prints it
     const help = await runCli(TS_NODE[0], [...TS_NODE.slice(1), link, '--help'], commandEnv, 60_000);
     expect(help.code, help.stderr).toBe(0);
     expect(help.stdout).toContain('Usage: npm run doctor');
+    expect(help.stderr).toBe('');
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -3,15 +3,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ConfigError, loadConfig } from '../runner/config/load-config.ts';
+import { handedOff, handOff } from '../runner/config/hand-off.ts';
 import { resolveRun } from '../runner/config/resolve.ts';
-import { preflight, type PreflightParts } from '../runner/preflight.ts';
-import type { TokenSource } from '../kit/tokens.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
 import { conformanceProjects, projectNames } from '../runner/config/projects.ts';
 import { configSchema, configVariables } from '../schemas/variables.ts';
 import { flavors } from '../sandbox/server.ts';
-import { sandboxTarget, targetVariables } from '../sandbox/target-env.ts';
 import { configurationPage, envExample, routeTable, variableTable } from '../scripts/env-example.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'config-'));
+process.once('exit', () => rmSync(work, { recursive: true, force: true }));
+const envFile = (name: string, text: string): string => {
+  const path = join(work, name);
+  writeFileSync(path, text);
+  return path;
+};
+/** What resolving the run refuses, its variables read from `env` and the .env file `file`. */
+function resolveProblems(env: Record<string, string | undefined>, file: string): string[] {
+  try {
+    resolveRun({ ...env, ENV_FILE: file }, repoRoot);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
 
 test.describe('configuration', () => {
   test('CONFORMANCE_WORKERS: 2 by default, one worker per project; more spread over the projects, identity on half, the webhook flows on four at most; run-end, last, on one', () => {
@@ -65,29 +81,6 @@ test.describe('configuration', () => {
     expect(config.reseller, 'no reseller without RESELLER_API_KEY').toBeUndefined();
     expect(config.secrets).toContain(validEnv.API_KEY);
     expect(config.orders.template).toHaveProperty('merchantOrderId');
-  });
-
-  test('overrides replace the defaults', () => {
-    const config = loadConfig(
-      {
-        ...validEnv,
-        ROUTE_ASSESSMENT: 'PUT /v2/assess',
-        PROFILE: 'certify',
-        SEED: '42',
-        RESELLER_API_KEY: 'cmVzZWxsZXI6c2VjcmV0',
-        RESELLER_SOURCE_CLIENT_ID: 'child-1',
-        RESELLER_SHARED_CONTEXT: '{"childOrganizationId":"child-1"}',
-      },
-      { repoRoot, embedded: false },
-    );
-    expect(config.routes.assessment).toEqual({ method: 'PUT', path: '/v2/assess' });
-    expect(config.profile).toBe('certify');
-    expect(config.seed).toBe(42);
-    expect(config.reseller).toMatchObject({
-      clientId: 'client-123',
-      sourceClientId: 'child-1',
-      sharedContext: { childOrganizationId: 'child-1' },
-    });
   });
 
   const badValues: Array<{ variant: string; env: Record<string, string | undefined>; variable: string; says: RegExp }> =
@@ -191,11 +184,20 @@ test.describe('configuration', () => {
     ];
 
   for (const bad of badValues) {
-    test(`a wrong value stops the run with one line naming the variable: ${bad.variant}`, () => {
-      const problems = problemsOf({ ...validEnv, ...bad.env });
-      expect(problems, 'exactly one problem reported').toHaveLength(1);
-      expect(problems[0]).toMatch(new RegExp(`^${bad.variable}[= ]`));
-      expect(problems[0]).toMatch(bad.says);
+    test(`a wrong value stops the run with one line naming the variable, from the environment and from .env: ${bad.variant}`, () => {
+      const checks = [problemsOf({ ...validEnv, ...bad.env })];
+      const set = Object.entries(bad.env).filter((e): e is [string, string] => e[1] !== undefined);
+      if (set.length === Object.keys(bad.env).length) {
+        const base: Record<string, string | undefined> = { ...validEnv };
+        for (const [name] of set) delete base[name];
+        const text = set.map(([name, value]) => `${name}='${value}'`).join('\n');
+        checks.push(resolveProblems(base, envFile(`${bad.variable}-${checks.length}.env`, `${text}\n`)));
+      }
+      for (const problems of checks) {
+        expect(problems, 'exactly one problem reported').toHaveLength(1);
+        expect(problems[0]).toMatch(new RegExp(`^${bad.variable}[= ]`));
+        expect(problems[0]).toMatch(bad.says);
+      }
     });
   }
 
@@ -213,6 +215,19 @@ test.describe('configuration', () => {
 
   // Through the real command, a bad value stops the run before any test, naming it: the run of run-reports.spec.ts
   // stopped by its configuration.
+
+  test('the environment wins over .env, variable by variable, and a worker is handed the same value; a .env setting an environment-only variable is refused naming it', () => {
+    const both = envFile('both.env', 'PROFILE=certify\nHTTP_503_RETRIES=7\n');
+    const run = resolveRun({ ...validEnv, ENV_FILE: both, PROFILE: 'nightly' }, repoRoot);
+    expect([run.suite.profile, run.suite.http.retries503]).toEqual(['nightly', 7]);
+    const handed: Record<string, string | undefined> = {};
+    handOff(run, handed);
+    expect(handedOff(handed, process.pid), "a worker's copy is the same").toEqual(run);
+    const only = envFile('env-only.env', 'SANDBOX_HOST=0.0.0.0\n');
+    expect(resolveProblems({}, only)).toEqual([
+      expect.stringMatching(/^SANDBOX_HOST is set in .*: it is read from the environment only/),
+    ]);
+  });
 
   test('SANDBOX_FLAVOR offers exactly the flavors of sandbox/flavors/', () => {
     expect(configSchema.properties['SANDBOX_FLAVOR']?.enum).toEqual([...flavors]);
@@ -259,80 +274,4 @@ test.describe('configuration', () => {
     expect(variables, 'regenerate with npm run env:example').toBe(variableTable());
     expect(block('routes'), 'regenerate with npm run env:example').toBe(routeTable());
   });
-
-  test('SANDBOX_PORT=0: the embedded sandbox takes a free port, which its target carries; an origin of it that does not answer is named by SANDBOX_PORT, not by URL variables the user never set', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'any-port-'));
-    const envFile = join(dir, 'empty.env');
-    writeFileSync(envFile, '');
-    try {
-      const run = resolveRun({ SANDBOX_PORT: '0', ENV_FILE: envFile }, repoRoot);
-      const port = run.sandbox?.options.port ?? 0;
-      expect(port, 'a port of its own').toBeGreaterThan(0);
-      expect(run.sandbox?.url).toBe(`http://127.0.0.1:${port}`);
-      expect(run.suite.services.identity.baseUrl.startsWith(`http://127.0.0.1:${port}/`)).toBe(true);
-      // Nothing listens there (the sandbox was never started): the host is refused before any token is asked for.
-      const tokens = {
-        get: () => Promise.reject(new Error('no token is asked for of a host that cannot be reached')),
-      } as unknown as TokenSource;
-      const parts = { targetIsHere: true, embeddedGiven: new Set(run.given) } as unknown as PreflightParts;
-      const lines = (await preflight(run.suite, tokens, parts)).map((finding) => JSON.stringify(finding)).join('\n');
-      expect(lines).toContain(`http://127.0.0.1:${port} (SANDBOX_PORT)`);
-      expect(lines).not.toMatch(/IDENTITY_BASE_URL|STEPUP_TOKEN_URL/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  test('the embedded sandbox’s target is taken as values, the same configuration as its variables read as text; a variable the user sets wins over the target’s', () => {
-    const common = { ENV_FILE: '/dev/null', SEED: '7', RUN_TAG: 'run7', SANDBOX_TOKEN_SECRET: 's'.repeat(32) };
-    for (const flavor of ['reference', 'alternative', 'gateway'] as const) {
-      const run = resolveRun({ ...common, SANDBOX_FLAVOR: flavor, SANDBOX_PORT: '5999' }, repoRoot);
-      const url = run.sandbox?.url ?? '';
-      const asText = loadConfig(
-        { ...common, ...targetVariables(sandboxTargetOf(url, flavor)) },
-        { repoRoot, embedded: true },
-      );
-      expect({ ...run.suite, secrets: [...run.suite.secrets].sort() }, flavor).toEqual({
-        ...asText,
-        secrets: [...asText.secrets].sort(),
-      });
-    }
-    const mine = resolveRun(
-      { ...common, CLIENT_ID: 'mine', ROUTE_STEP_UP: 'PUT /mine', ORDER_TRIGGER_404: 'header:x-mine=1' },
-      repoRoot,
-    ).suite;
-    expect(mine.clientId).toBe('mine');
-    expect(mine.routes.stepUp).toEqual({ method: 'PUT', path: '/mine' });
-    expect(mine.orders.triggers['404']).toEqual({ kind: 'header', name: 'x-mine', value: '1' });
-    expect(mine.orders.triggers['503'], "the target's own where the user sets none").toEqual({
-      kind: 'header',
-      name: 'x-sandbox-respond',
-      value: '503',
-    });
-    expect(problemsOfRun({ ...common, ROUTE_STEP_UP: 'bad' }), 'a wrong variable is named').toEqual([
-      expect.stringMatching(/^ROUTE_STEP_UP="bad" is not valid/),
-    ]);
-    expect(
-      problemsOfRun({ ...common, SECOND_CLIENT_ID: 'conformance-client' }),
-      "judged with the target's CLIENT_ID",
-    ).toEqual([
-      expect.stringMatching(
-        /^SECOND_CLIENT_ID="conformance-client" is not valid: expected a client id other than CLIENT_ID/,
-      ),
-    ]);
-  });
 });
-
-function sandboxTargetOf(url: string, flavor: 'reference' | 'alternative' | 'gateway') {
-  return { ...sandboxTarget({ url, flavor, tokenSecret: 's'.repeat(32) }), SANDBOX_TOKEN_SECRET: 's'.repeat(32) };
-}
-
-function problemsOfRun(env: Record<string, string>): string[] {
-  try {
-    resolveRun(env, repoRoot);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { WebhookReceiver } from '../runner/webhooks/receiver.ts';
@@ -13,27 +13,22 @@ import { HttpClient } from '../runner/http/client.ts';
 import { Redactor } from '../kit/redact.ts';
 import { embeddedProbes } from '../runner/preflight.ts';
 import { settingsTable } from '../scripts/doctor-settings.ts';
-import { optionalSettings } from '../runner/config/optional-settings.ts';
-import { settingsNamedIn } from '../schemas/variables.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { doctorCommand } from '../scripts/doctor.ts';
 import {
   childEnv,
+  closedPort,
   freePort,
   inProcessAsync,
-  playwrightCli,
   repoRoot,
   runCli,
   TS_NODE,
   type CliRun,
 } from './evidence-harness.ts';
 
-// npm run doctor and the run's preflight, against the embedded sandbox or one started here as a real target: wrong
-// routes and a webhook path that does not reach the receiver are named and exit 2; a correct configuration exits 0;
-// what the tester cannot connect to is only a warning. The doctor runs through the real command once (a correct
-// configuration), and otherwise in this process (doctorCommand is the script's whole work, given the environment a
-// child process would get); the run's preflight through the real command.
+// npm run doctor, in this process (doctorCommand is the script's whole work) but once through the real command: wrong
+// routes and a webhook path that does not reach the receiver are named and exit 2; a correct configuration exits 0.
 
 test.describe.configure({ timeout: 240_000 });
 
@@ -104,7 +99,7 @@ test('wrong routes: exit 2, one line per route it could decide, naming the varia
   expect(output).toContain('was answered 405');
 });
 
-test('a configuration that does not validate, or credentials refused: exit 2 naming the variable, the key itself never printed', async () => {
+test('a configuration that does not validate, credentials refused, or a dead host: exit 2 naming the variables, the key itself never printed', async () => {
   const malformed = await doctor(await embedded({ ROUTE_STEP_UP: 'SEND /step-up' }));
   expect(malformed.code, malformed.output).toBe(2);
   expect(malformed.stderr).toContain('ROUTE_STEP_UP="SEND /step-up" is not valid');
@@ -116,6 +111,22 @@ test('a configuration that does not validate, or credentials refused: exit 2 nam
   );
   expect(refused.output).toContain('Routes: not probed until the hosts answer and the credentials are accepted');
   expect(refused.output).not.toContain(wrongKey);
+  const dead = `http://127.0.0.1:${await closedPort()}`;
+  const unreachable = await doctor({
+    IDENTITY_BASE_URL: `${dead}/identity`,
+    IDENTITY_TOKEN_URL: `${dead}/auth/v1/token`,
+    STEPUP_BASE_URL: `${dead}/stepup`,
+    STEPUP_TOKEN_URL: `${dead}/auth2/v1/token`,
+    ORDERS_BASE_URL: `${dead}/commerce`,
+    API_KEY: 'a2V5OnNlY3JldA==',
+    CLIENT_ID: 'client',
+  });
+  expect(unreachable.code, unreachable.output).toBe(2);
+  expect(problemLines(unreachable.output), unreachable.output).toEqual([
+    expect.stringMatching(
+      /\(IDENTITY_BASE_URL, IDENTITY_TOKEN_URL, STEPUP_BASE_URL, STEPUP_TOKEN_URL, ORDERS_BASE_URL\): the host refused the connection/,
+    ),
+  ]);
 });
 
 test('a correct configuration against a real target: exit 0, every route and the webhook path ok, no secret printed', async () => {
@@ -187,179 +198,6 @@ test('a public URL reaching something else than the receiver: exit 2 naming WEBH
   }
 });
 
-test("a target on this machine's loopback and a public URL nobody serves: exit 2 naming WEBHOOK_PUBLIC_URL and WEBHOOK_LISTEN, in the doctor and in the run's preflight", async () => {
-  const { sandbox, env } = await realTarget();
-  const [listen, nobody] = [await freePort(), await freePort()];
-  const wrong = {
-    ...env,
-    WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
-    WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${nobody}/hooks`,
-  };
-  const named = `webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${nobody}/hooks does not reach the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: a probe posted there got no answer`;
-  try {
-    const { code, output } = await doctor(wrong);
-    expect(code, output).toBe(2);
-    expect(problemLines(output), output).toEqual([expect.stringContaining(named)]);
-    expect(output).toContain("the target's base URLs are on this machine's loopback like the public URL");
-    const { run, output: runOutput, reports, results } = await conformanceRun(wrong);
-    expect(run.code, runOutput).toBe(2);
-    expect(run.stderr).toContain(named);
-    expect(results, 'no test ran').toEqual([]);
-    expect(reports.markdown).toContain('Result: **not run: configuration**');
-    expect(reports.json.reasons.join('\n')).toContain(named);
-  } finally {
-    await sandbox.close();
-  }
-});
-
-/** An address of this machine that is not loopback: a target there looks remote (undefined when it has none). */
-function outsideAddress(): string | undefined {
-  return Object.values(networkInterfaces())
-    .flat()
-    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
-}
-
-test('a remote-looking target and a public URL the tester cannot connect to: a warning in the doctor (exit 0) and in every report of the run; with no delivery at all, the flows are blocked naming both suspects, never "by the target"', async () => {
-  const address = outsideAddress();
-  test.skip(!address, 'this machine has no address besides loopback to stand for a remote target');
-  const tokenSecret = randomBytes(16).toString('hex');
-  const sandbox = await startSandbox({ host: address, tokenSecret, warn: () => undefined });
-  const [listen, nobody] = [await freePort(), await freePort()];
-  const env = {
-    ...sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }),
-    WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
-    WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${nobody}/hooks`,
-    WEBHOOK_WAIT_MS: '300',
-  };
-  const warning = `webhooks: could not decide whether WEBHOOK_PUBLIC_URL=http://127.0.0.1:${nobody}/hooks reaches the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: the tester cannot connect to it`;
-  try {
-    const { code, output } = await doctor(env);
-    expect(code, output).toBe(0);
-    expect(output).toContain(`WARNING ${warning}`);
-    const {
-      run,
-      output: runOutput,
-      reports,
-    } = await conformanceRun(env, ['--project', 'webhooks', '--project', 'run-end']);
-    expect(run.code, runOutput).toBe(1);
-    const notice = `the preflight could not decide: ${warning}`;
-    expect(reports.json.preflight?.warnings).toEqual([expect.stringContaining(warning)]);
-    expect(reports.json.verdict.notices).toEqual([expect.stringContaining(notice)]);
-    expect(reports.markdown.replace(/\\(.)/g, '$1').replace(/\n +/g, ' ')).toContain(notice);
-    expect(reports.html).toContain(notice);
-    expect(reports.junit).toContain(notice);
-    const flow = reports.json.requirements.find((r) => r.id === 'EVT-FLOW-DELIVERY');
-    expect(flow?.outcome).toBe('blocked');
-    const cause = flow?.tests.find((t) => t.outcome === 'blocked')?.detail ?? '';
-    expect(cause).toContain('no webhook delivery reached the receiver during the run: either the target sends none');
-    expect(cause).toContain(`or WEBHOOK_PUBLIC_URL=http://127.0.0.1:${nobody}/hooks does not reach the receiver`);
-    expect(cause).toContain("the preflight's probe of that path: the tester could not connect to the public URL");
-    expect(reports.json.result).toMatch(/MUST blocked, no webhook reached the receiver \(/);
-    expect(reports.json.result).not.toContain('by the target');
-  } finally {
-    await sandbox.close();
-  }
-});
-
-interface RunReports {
-  markdown: string;
-  html: string;
-  junit: string;
-  results: string;
-  json: {
-    result: string;
-    reasons: string[];
-    preflight?: { warnings: string[] };
-    verdict: { exitCode?: number; notices: string[] };
-    requirements: Array<{ id: string; outcome: string; tests: Array<{ outcome: string; detail?: string }> }>;
-  };
-}
-
-/** A conformance run in a scratch folder: its output, what its reports say, and the test results it wrote. */
-async function conformanceRun(
-  env: Record<string, string>,
-  args: string[] = [],
-): Promise<{ run: CliRun; output: string; reports: RunReports; written: string[]; results: string[] }> {
-  const work = mkdtempSync(join(tmpdir(), 'doctor-preflight-'));
-  const reportsDir = join(work, 'reports');
-  const resultsDir = join(work, 'test-results');
-  try {
-    const run = await runCli(
-      process.execPath,
-      [playwrightCli, 'test', ...args],
-      childEnv(work, {
-        REPORTS_DIR: reportsDir,
-        TEST_RESULTS_DIR: resultsDir,
-        ALLURE_RESULTS_DIR: join(work, 'allure-results'),
-        ...env,
-      }),
-    );
-    const list = (dir: string) => (existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String) : []);
-    const read = (name: string) => readFileSync(join(reportsDir, name), 'utf8');
-    return {
-      run,
-      output: `${run.stdout}\n${run.stderr}`,
-      reports: {
-        markdown: read('conformance.md'),
-        html: read('conformance.html'),
-        junit: read('junit.xml'),
-        results: read('results.json'),
-        json: JSON.parse(read('conformance.json')) as RunReports['json'],
-      },
-      written: [...list(reportsDir), ...list(join(work, 'allure-results')).map((name) => `allure-results/${name}`)],
-      results: list(resultsDir),
-    };
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-}
-
-/** What a run that ended before any test leaves: its own verdict in each report, one Allure result, no test result. */
-function expectNotRun(
-  written: readonly string[],
-  results: readonly string[],
-  reports: RunReports,
-  problem: string,
-): void {
-  expect(results, 'no test ran: no test result or attachment').toEqual([]);
-  const allure = written.filter((name) => name.startsWith('allure-results/'));
-  expect(allure, 'one Allure result: the verdict').toEqual([expect.stringMatching(/-result\.json$/)]);
-  expect(written.filter((name) => !allure.includes(name)).sort()).toEqual([
-    'conformance.html',
-    'conformance.json',
-    'conformance.md',
-    'junit.xml',
-    'results.json',
-  ]);
-  expect(reports.json.result).toBe('not run: configuration');
-  expect(reports.json.verdict.exitCode).toBe(2);
-  expect(reports.json.reasons.join('\n')).toContain(problem);
-  expect(reports.markdown).toContain('Result: **not run: configuration**');
-  expect(reports.markdown).toContain('Exit code 2: no test was run.');
-  expect(reports.junit).toMatch(/<failure type="verdict" message="not run: configuration">/);
-  expect(reports.junit).toContain('<property name="exit-code" value="2"/>');
-  expect(JSON.parse(reports.results).conformance).toMatchObject({ result: 'not run: configuration', exitCode: 2 });
-}
-
-// The run's preflight with a wrong route (exit 2 before any test result is written, naming the variable and its
-// value): the run of run-reports.spec.ts stopped in preflight.
-
-test("the run's preflight with a public URL on another port than the listener, against the embedded sandbox: exit 2 naming both, no test result", async () => {
-  const env = await embedded();
-  const elsewhere = await freePort();
-  const { run, output, written, results, reports } = await conformanceRun({
-    ...env,
-    WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${elsewhere}/webhooks`,
-  });
-  expect(run.code, output).toBe(2);
-  const problem = `webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${elsewhere}/webhooks does not reach the receiver on WEBHOOK_LISTEN=${env.WEBHOOK_LISTEN}`;
-  expect(run.stderr).toContain(problem);
-  expectNotRun(written, results, reports, problem);
-});
-
-// A whole run against a real target with no optional setting, whose rows not configured are exactly those
-// runner/config/optional-settings.ts names, each naming a variable of its setting: proof.spec.ts, on the detached target.
-
 test('the probe is answered like a delivery and kept out of the deliveries and the journal; a request only partly marked is a delivery', async () => {
   const work = mkdtempSync(join(tmpdir(), 'doctor-probe-'));
   const journal = join(work, 'journal.jsonl');
@@ -418,24 +256,6 @@ test('docs/doctor.md holds the table of optional settings the doctor generates f
   expect(block, 'regenerate with npm run doctor -- --write-docs').toBe(settingsTable());
 });
 
-test('the doctor names every setting a check calls not configured without: the one table of optional settings', () => {
-  const sources = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory()
-        ? sources(join(dir, entry.name))
-        : entry.name.endsWith('.ts')
-          ? [readFileSync(join(dir, entry.name), 'utf8')]
-          : [],
-    );
-  const named = sources(join(repoRoot, 'tests')).flatMap((text) =>
-    [...text.matchAll(/notConfigured\(\s*(['"`])((?:(?!\1).)*)\1/g)].flatMap((m) => settingsNamedIn(m[2] ?? '')),
-  );
-  // CONCURRENCY_ROUNDS=0 is a choice to send nothing at once, not a setting left unset.
-  const tabled = new Set([...optionalSettings.flatMap((s) => s.variables), 'CONCURRENCY_ROUNDS']);
-  expect(named).toContain('SECOND_CLIENT_ID');
-  expect(named.filter((name) => !tabled.has(name))).toEqual([]);
-});
-
 test("against the embedded sandbox the run's preflight probes only what a variable changed: a route, or the public URL of the webhooks", () => {
   expect(embeddedProbes(new Set(['SANDBOX_PORT', 'WEBHOOK_LISTEN', 'SEED']))).toEqual({
     routes: false,
@@ -488,35 +308,33 @@ async function routeFindings(base: string) {
   return new Map(findings.map((f) => [f.subject, f.severity]));
 }
 
-test('behind a gateway answering 403 to unknown paths, a route answered like an unknown path is missed for certain once another route of its service took the token; elsewhere it is undecided', async () => {
-  const { server, base } = await gatewayTarget(403);
-  try {
-    const severities = await routeFindings(base);
-    expect(severities.get('ROUTE_ASSESSMENT')).toBe('ok');
-    for (const variable of [
-      'ROUTE_DOCUMENT_VERIFICATION',
-      'ROUTE_FETCH_ASSESSMENT',
-      'ROUTE_CASE_UPDATE',
-      'ROUTE_DOCUMENT_RECORDS',
-    ])
-      expect(severities.get(variable), variable).toBe('problem');
-    // No step-up or order route took the token: a 403 there may be the gateway refusing the client.
-    expect(severities.get('ROUTE_STEP_UP')).toBe('warning');
-    expect(severities.get('ORDERS_BASE_URL (POST /v2/orders)')).toBe('warning');
-  } finally {
-    server.close();
-  }
-});
-
-for (const [status, why] of [
-  [401, 'the token may be refused everywhere'],
-  [200, 'a base URL answering every path alike, a web page say, serves no operation for certain'],
-] as const) {
-  test(`a target answering ${status} to every path alike: no route is called missed or served, each is undecided (${why})`, async () => {
-    const { server, base } = await gatewayTarget(status, false);
+// Behind a gateway answering 403 to unknown paths, a route answered like an unknown path is missed for certain once
+// another route of its service took the token (no step-up or order route did: a 403 there may be a refused client).
+// Answering 401 (the token may be refused everywhere) or 200 (a web page) to every path alike decides no route.
+for (const { refusal, routed, expected } of [
+  {
+    refusal: 403,
+    routed: true,
+    expected: ['ok', 'problem', 'problem', 'problem', 'problem', 'warning', 'warning'],
+  },
+  { refusal: 401, routed: false, expected: Array(7).fill('warning') },
+  { refusal: 200, routed: false, expected: Array(7).fill('warning') },
+]) {
+  test(`the route probe behind a target answering ${refusal} to unknown paths${routed ? ', one route served' : ' and every path alike'}`, async () => {
+    const { server, base } = await gatewayTarget(refusal, routed);
     try {
       const severities = await routeFindings(base);
-      expect([...severities.values()]).toEqual(Array(7).fill('warning'));
+      const order = [
+        'ROUTE_ASSESSMENT',
+        'ROUTE_DOCUMENT_VERIFICATION',
+        'ROUTE_FETCH_ASSESSMENT',
+        'ROUTE_CASE_UPDATE',
+        'ROUTE_DOCUMENT_RECORDS',
+        'ROUTE_STEP_UP',
+        'ORDERS_BASE_URL (POST /v2/orders)',
+      ];
+      expect(order.map((subject) => severities.get(subject))).toEqual(expected);
+      expect(severities.size).toBe(7);
     } finally {
       server.close();
     }

@@ -23,9 +23,8 @@ test.describe.configure({ timeout: 240_000 });
 // The exit code follows the profile through the real CLI, on one pair of runs where only PROFILE differs: a SHOULD
 // failure ends gate with 0 and certify-strict with 1 (certify lists it: docs/verdicts.md). Every profile × outcome
 // combination is judged by the reporter's units (evidence-units.spec.ts, harness.spec.ts, verdict-table.spec.ts);
-// through the real CLI, a MUST failure ends gate with 1 and names it in first-contact.spec.ts (the token endpoint
-// answering form-encoded), nightly runs green in nightly.spec.ts (the flaky target), a clean sandbox exits 0
-// under gate in run-reports.spec.ts and under certify in evidence-bundle.spec.ts.
+// a MUST failure ends gate with 1 in the kill matrix (each fault's run), a clean sandbox exits 0 under gate in
+// run-reports.spec.ts and under certify in evidence-bundle.spec.ts.
 const cells: Cell[] = [
   { profile: 'gate', faults: SHOULD_FAULT, exit: 0 },
   {

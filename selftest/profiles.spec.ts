@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { keepsAllureHistory, type Profile } from '../kit/verdict-marks.ts';
 import { playwrightOptions } from '../runner/config/playwright-options.ts';
@@ -56,19 +55,3 @@ for (const profile of profiles) {
     expect(keepsAllureHistory(profile), 'npm run report appends to the Allure history').toBe(profile === 'nightly');
   });
 }
-
-test('docs/verdicts.md and the schema say so: nightly keeps the Allure history, no profile retries a test or changes the webhook mode', () => {
-  const verdicts = readFileSync(new URL('../docs/verdicts.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
-  expect(verdicts).toContain('**gate** (and **nightly**, judged the same way)');
-  expect(verdicts).toContain(
-    'Only `nightly` changes anything besides the verdict: after a nightly run, `npm run report` appends to the Allure history',
-  );
-  expect(verdicts).toContain('No profile retries a test');
-  expect(verdicts).toContain("No profile changes the webhook mode either: it is `WEBHOOK_MODE`'s under every profile");
-  const described = configSchema.properties['PROFILE']?.description ?? '';
-  expect(described).toContain('nightly: judged like gate, and npm run report keeps its Allure history');
-  expect(described).toContain(
-    "No profile retries a test (a failure seen once stands) or changes the webhook mode (WEBHOOK_MODE's, under every profile)",
-  );
-  expect(described, 'nothing promised that the run does not do').not.toMatch(/with retries|passive webhook window/);
-});

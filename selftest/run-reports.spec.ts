@@ -63,7 +63,7 @@ test('a run stopped in preflight, or by its configuration, after a green run lea
     expect(listed(reportsDir).sort(), 'the five reports, nothing else').toEqual([...REPORTS].sort());
     const afterPreflight = read(reportsDir);
     // A bad value stops the real command before any test, each named on a line of its own: a route, a webhook, a
-    // suite and a sandbox variable at once (every wrong value of every variable: config-fuzz.spec.ts, in process).
+    // suite and a sandbox variable at once (each wrong value from the environment and .env: config.spec.ts, in process).
     const wrong = [
       'ROUTE_STEP_UP="SEND /step-up" is not valid: expected "METHOD /path" (Method and path of 4.7',
       'WEBHOOK_WAIT_MS="soon" is not valid',

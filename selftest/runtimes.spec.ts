@@ -54,16 +54,9 @@ for (const { line, binary } of runtimes) {
     );
     test.describe.configure({ timeout: 240_000 });
 
-    test(`the binary is Node ${line}`, () => {
+    // Per other line, what differs is loading and the servers: the installed package's whole run is package.spec.ts's.
+    test(`the binary is Node ${line}, and every command of ours starts through tsx and prints its usage on it`, async () => {
       expect(execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim()).toMatch(new RegExp(`^v${line}\\.`));
-    });
-
-    // What differs between Node lines is loading (Playwright's TypeScript hooks, tsx, our modules), the servers the
-    // runner starts (the embedded sandbox, the receiver, the token broker), fetch and the reporters: the checks
-    // themselves are the same JavaScript on every line, run whole by the proof on the newest line. So, per other line:
-    // every command of ours started through tsx, in one process (selftest/cli-probe.ts; each command's option handling
-    // is cli.spec.ts's); the whole run of the installed package on each line is selftest/package.spec.ts's.
-    test(`every command of ours starts through tsx and prints its usage on Node ${line}`, async () => {
       const work = mkdtempSync(join(tmpdir(), `runtime-${line}-cli-`));
       try {
         const probed = await probeScripts(

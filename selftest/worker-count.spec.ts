@@ -1,8 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import {
   chooseWorkers,
@@ -17,7 +14,7 @@ import { handedOff, handOff } from '../runner/config/hand-off.ts';
 import { resolveRun } from '../runner/config/resolve.ts';
 import { decideWorkers } from '../runner/config/run-workers.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
-import { childEnv, closedPort, playwrightCli, runCli } from './evidence-harness.ts';
+import { closedPort } from './evidence-harness.ts';
 
 // Latency costs its depth, not its count: the runner chooses its workers from the target's round trip, which
 // Playwright needs before the global setup, and never more than TARGET_CONCURRENCY.
@@ -162,52 +159,6 @@ test.describe('the round trip, measured against a real server', () => {
       expect(handedOff({}, process.pid), 'outside a run: nothing handed off').toBeUndefined();
     } finally {
       await slow.close();
-    }
-  });
-
-  test('playwright.config.ts chooses more workers for a slow target and prints why', async () => {
-    const slow = await slowServer(100);
-    const work = mkdtempSync(join(tmpdir(), 'worker-count-'));
-    const target = {
-      ...validEnv,
-      IDENTITY_BASE_URL: `${slow.url}/identity`,
-      IDENTITY_TOKEN_URL: `${slow.url}/auth/v1/token`,
-      STEPUP_BASE_URL: `${slow.url}/stepup`,
-      STEPUP_TOKEN_URL: `${slow.url}/auth/v1/token`,
-      ORDERS_BASE_URL: `${slow.url}/commerce`,
-      CONFORMANCE_QUIET: '',
-    };
-    try {
-      const listed = await runCli(
-        process.execPath,
-        [playwrightCli, 'test', '--list'],
-        childEnv(work, { ...target, CONFORMANCE_WORKERS: '' }),
-      );
-      expect(listed.code, listed.stdout + listed.stderr).toBe(0);
-      expect(slow.seen.length, 'a listing runs no test and measures nothing').toBe(0);
-      // A run that selects no test evaluates the configuration as every run does (a listing measures nothing).
-      const chosen = await runCli(
-        process.execPath,
-        [playwrightCli, 'test', '--grep', '@NO-SUCH-REQUIREMENT', '--pass-with-no-tests'],
-        childEnv(work, { ...target, CONFORMANCE_WORKERS: '', PREFLIGHT: '0' }),
-      );
-      expect(chosen.stdout, 'the run ends honestly: nothing was selected').toMatch(
-        /Verdict \(gate profile\): failed: No test ran/,
-      );
-      expect(chosen.code, chosen.stdout + chosen.stderr).toBe(1);
-      const line = /^Workers: (\d+) \((.*)\)$/m.exec(chosen.stdout);
-      expect(line, chosen.stdout).not.toBeNull();
-      expect(Number(line?.[1]), 'a target at least 100 ms away gets more than the default workers').toBeGreaterThan(
-        DEFAULT_WORKERS,
-      );
-      expect(Number(line?.[1])).toBeLessThanOrEqual(16);
-      expect(line?.[2]).toMatch(
-        new RegExp(`^round trip \\d+ ms to ${slow.url.replace(/[.]/g, '\\.')}; CONFORMANCE_WORKERS sets it$`),
-      );
-      expect(slow.seen.length, 'the target was measured').toBeGreaterThan(0);
-    } finally {
-      await slow.close();
-      rmSync(work, { recursive: true, force: true });
     }
   });
 });

@@ -9,7 +9,7 @@ import type { RunConfig } from './run-config.ts';
  * runner's process id; a process that the runner started reads it back and reads no variable of the configuration
  * itself. The value is written by this code of the same version in the runner: its type is the check, no schema (a
  * RunConfig holds nothing a JSON round trip changes, which SurvivesJson holds at compile time and
- * selftest/env-file.spec.ts for every variable). Any other process that inherits the variable (a run started from
+ * selftest/config.spec.ts for a resolved run). Any other process that inherits the variable (a run started from
  * inside a test) is not that runner's worker and resolves its own.
  */
 export const HAND_OFF_VARIABLE = 'CONFORMANCE_RUN_CONFIG';
