@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { childEnv, filesUnder, freePort, readText, repoRoot, type CliRun } from './evidence-harness.ts';
 import { engineLines, otherLines, ownLine } from './node-lines.ts';
 
@@ -13,6 +15,13 @@ import { engineLines, otherLines, ownLine } from './node-lines.ts';
 test.describe.configure({ mode: 'default' });
 
 const COMMAND = 'identity-proofing-conformance';
+/**
+ * The target of the comparison with the clone: a correct flavor other than the embedded one, with one fault that fails
+ * one check (each failed test costs the run a new worker).
+ */
+const FLAVOR = 'alternative';
+const FAULT = 'order-in-person-refused';
+
 function inFolder(cwd: string, command: string, args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -34,9 +43,13 @@ const snapshot = (dir: string): string[] =>
 interface Conformance {
   result: string;
   environment: Record<string, string>;
+  requirements: Array<{ id: string; outcome: string }>;
 }
 const conformanceOf = (reports: string): Conformance =>
   JSON.parse(readText(join(reports, 'conformance.json'))) as Conformance;
+const outcomes = (report: Conformance): Record<string, string> =>
+  Object.fromEntries(report.requirements.map(({ id, outcome }) => [id, outcome]));
+
 let work = '';
 /** The implementer's folder: a package.json of theirs, the suite installed from the tarball, their .env. */
 let folder = '';
@@ -45,6 +58,9 @@ let packed: string[] = [];
 let installedAsIs: string[] = [];
 /** No variable of the developer's, no npm script's PATH: the folder's .env and the user's Node alone. */
 let env: Record<string, string> = {};
+/** The process groups of the target sandboxes started here, ended when the file ends if their runs did not. */
+const sandboxes = new Set<number>();
+
 const npx = (cwd: string, args: string[], on: Record<string, string> = env) =>
   inFolder(cwd, 'npx', ['--no-install', COMMAND, ...args], on);
 /** A .env for the embedded sandbox, on free ports. */
@@ -96,6 +112,13 @@ interface EmbeddedRuns {
   verified?: CliRun;
 }
 let embedded: () => Promise<EmbeddedRuns>;
+let compared: () => Promise<{
+  doctor: CliRun;
+  installed: CliRun;
+  clone: CliRun;
+  cloneReports: string;
+  reports: string;
+}>;
 const onLines = new Map<string, () => Promise<{ run: CliRun; reports: string }>>();
 
 /** The user's folder as npm left it: --version, doctor and run against the embedded sandbox, certify, verify-bundle. */
@@ -121,6 +144,64 @@ async function embeddedRuns(): Promise<EmbeddedRuns> {
     join('certification', bundle),
   ]);
   return { version, doctor, run, key, certify, bundle, verified };
+}
+
+/** A second process serving a flavor with a fault, named by a folder's .env: the package's run, then the clone's. */
+async function comparedRuns() {
+  const at = linkedFolder('target');
+  // The target: the package's own sandbox command, in a process of its own.
+  const sandboxPort = await freePort();
+  const webhookListen = `127.0.0.1:${await freePort()}`;
+  const tokenSecret = randomBytes(16).toString('hex');
+  const sandbox = spawn('npx', ['--no-install', COMMAND, 'sandbox'], {
+    cwd: at,
+    env: {
+      ...env,
+      SANDBOX_PORT: String(sandboxPort),
+      SANDBOX_FLAVOR: FLAVOR,
+      SANDBOX_FAULTS: FAULT,
+      SANDBOX_TOKEN_SECRET: tokenSecret,
+      SANDBOX_WEBHOOK_URL: `http://${webhookListen}/webhooks`,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  if (sandbox.pid !== undefined) sandboxes.add(sandbox.pid);
+  try {
+    let served = '';
+    sandbox.stdout.on('data', (chunk: Buffer) => (served += chunk.toString()));
+    sandbox.stderr.on('data', (chunk: Buffer) => (served += chunk.toString()));
+    while (!served.includes('Health:')) {
+      if (sandbox.exitCode !== null) throw new Error(`the sandbox ended: ${served}`);
+      await new Promise<void>((resolve) => {
+        sandbox.stdout.once('data', () => resolve());
+        sandbox.once('exit', () => resolve());
+      });
+    }
+    const target = sandboxTargetEnv({ url: `http://127.0.0.1:${sandboxPort}`, flavor: FLAVOR, tokenSecret });
+    const targetEnv = [
+      ...Object.entries(target).map(([name, value]) => `${name}='${value}'`),
+      `WEBHOOK_LISTEN=${webhookListen}`,
+      `WEBHOOK_PUBLIC_URL=http://${webhookListen}/webhooks`,
+    ];
+    writeFileSync(join(at, '.env'), `${targetEnv.join('\n')}\n`);
+    const doctor = await npx(at, ['doctor']);
+    const installed = await npx(at, ['run']);
+    // The clone's own first command, with the same .env, its outputs in the work folder.
+    const cloneReports = join(work, 'clone', 'reports');
+    const clone = await inFolder(repoRoot, 'npm', ['run', 'conformance'], {
+      ...env,
+      ENV_FILE: join(at, '.env'),
+      REPORTS_DIR: cloneReports,
+      TEST_RESULTS_DIR: join(work, 'clone', 'test-results'),
+      ALLURE_RESULTS_DIR: join(work, 'clone', 'allure-results'),
+    });
+    return { doctor, installed, clone, cloneReports, reports: join(at, 'reports') };
+  } finally {
+    // The sandbox's process group: npx, the command and the sandbox it started.
+    if (sandbox.pid !== undefined && sandbox.exitCode === null) process.kill(-sandbox.pid, 'SIGTERM');
+    if (sandbox.pid !== undefined) sandboxes.delete(sandbox.pid);
+  }
 }
 
 /** On another Node line: npx, npm, the command and the runner's workers all run on the first node of the PATH. */
@@ -167,6 +248,7 @@ test.beforeAll(async () => {
   packageDir = join(folder, 'node_modules', COMMAND);
   installedAsIs = snapshot(packageDir);
   embedded = held(embeddedRuns);
+  compared = held(comparedRuns);
   for (const { line, binary } of lines)
     if (binary && existsSync(binary))
       onLines.set(
@@ -177,7 +259,8 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   // Every run started ends before the folder goes (a test that failed leaves the others' runs going).
-  await Promise.allSettled([embedded?.(), ...[...onLines.values()].map((run) => run())]);
+  await Promise.allSettled([embedded?.(), compared?.(), ...[...onLines.values()].map((run) => run())]);
+  for (const pid of sandboxes) process.kill(-pid, 'SIGTERM');
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -228,6 +311,20 @@ test(`the installed package runs --version, doctor and run against the embedded 
   expect(certify.code, tail(certify)).toBe(0);
   expect(bundle, 'a bundle under certification/ of the folder').toBeDefined();
   expect(verified?.code, `${verified?.stdout}\n${verified?.stderr}`).toBe(0);
+});
+
+test(`against a second process serving the ${FLAVOR} flavor with the fault ${FAULT}, named by the folder's .env, the installed package gives the verdict and every requirement's outcome npm run conformance gives in the clone`, async () => {
+  test.setTimeout(600_000);
+  const { doctor, installed, clone, cloneReports, reports } = await compared();
+  expect(doctor.code, `${doctor.stdout}\n${doctor.stderr}`).toBe(0);
+  expect(installed.code, tail(installed)).toBe(1);
+  expect(clone.code, tail(clone)).toBe(1);
+  const fromPackage = conformanceOf(reports);
+  const fromClone = conformanceOf(cloneReports);
+  expect(fromPackage.result, 'the verdict').toBe(fromClone.result);
+  expect(fromPackage.result).toMatch(/^not conformant/);
+  expect(Object.values(outcomes(fromPackage)), 'the fault is caught').toContain('failed');
+  expect(outcomes(fromPackage), "each requirement's outcome").toEqual(outcomes(fromClone));
 });
 
 for (const { line } of lines) {
