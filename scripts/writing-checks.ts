@@ -7,7 +7,7 @@ import { replaceMarkedBlock } from './readme-block.ts';
 import { registry } from '../kit/checks/registry.ts';
 
 // The two lists of docs/writing-checks.md, read from the code itself: every check of the registry by area, and every
-// fixture a test can take. selftest/writing-checks.spec.ts fails when the page and the code part.
+// fixture a test can take. selftest/docs-current.spec.ts fails when the page and the code part.
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 export const writingChecksPage = join(repoRoot, 'docs', 'writing-checks.md');

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { requirement, requirements } from '../catalog/catalog.ts';
 import { clientRequirements } from '../catalog/client-catalog.ts';
-import { clientChecksByName } from '../kit/checks/client/checks.ts';
+import { clientChecks, clientChecksByName } from '../kit/checks/client/checks.ts';
 import { checks as serverChecksByName, registry as checksByName } from '../kit/checks/registry.ts';
 import type { Evidence, Findings } from '../kit/findings.ts';
 import { marksOf } from '../kit/verdict-marks.ts';
@@ -137,6 +137,10 @@ test('every registered check passes its good input and fails its bad one, each t
   expect(Object.keys(serverChecksByName).length + Object.keys(clientChecksByName).length).toBe(
     Object.keys(checksByName).length,
   );
+});
+
+test('every client requirement has its one check, and every client check a requirement', () => {
+  expect(Object.keys(clientChecks).sort()).toEqual(clientRequirements.map((r) => r.id).sort());
 });
 
 test('the recorded exchanges carry no API key, client secret or token', () => {

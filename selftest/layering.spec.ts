@@ -2,12 +2,19 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { pending, roomOf, rooms, roomTable } from './rooms.ts';
+import ts from 'typescript';
+import { requirements } from '../catalog/catalog.ts';
+import { clientRequirements } from '../catalog/client-catalog.ts';
+import { registry } from '../kit/checks/registry.ts';
+import { checkExports } from '../scripts/writing-checks.ts';
+import { pending, roomOf, rooms } from './rooms.ts';
 
 // The rooms of docs/architecture.md and what each may import, as the imports say (type-only imports included): the
 // kit a check author uses never imports the runner, the sandbox stands beside the suite and imports neither, the
 // reporters take the runner's summary values (reporters/run-facts.ts) and never its modules, the fixtures reach the
-// runner through one module, and no module imports itself back through others. docs/architecture.md shows this table.
+// runner through one module, and no module imports itself back through others (docs/architecture.md shows the table:
+// selftest/docs-current.spec.ts). Then the rules of where code goes: checks in the registry, requirement IDs passed
+// by the caller, statuses read by kit/http/consequence.ts.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 function sources(): string[] {
@@ -104,12 +111,6 @@ test('the runner reaches the sandbox from its configuration alone (runner/config
   expect(crossings).toEqual([]);
 });
 
-test('docs/architecture.md states the same table', () => {
-  const doc = readFileSync(join(repoRoot, 'docs', 'architecture.md'), 'utf8');
-  const block = /<!-- rooms -->\n([\s\S]*?)\n<!-- \/rooms -->/.exec(doc)?.[1];
-  expect(block, 'the table between <!-- rooms --> and <!-- /rooms --> in docs/architecture.md').toBe(roomTable());
-});
-
 test('no test compares a status inline: accepted and refused have one meaning, in kit/http/consequence.ts', () => {
   const comparison =
     /([\w.]*)\bstatus\s*(?:[<>]=?|[!=]==?)\s*\d{3}\b|\b\d{3}\s*(?:[<>]=?|[!=]==?)\s*([\w.]*)\bstatus\b/g;
@@ -130,4 +131,34 @@ test('no test compares a status inline: accepted and refused have one meaning, i
   };
   walk(join(repoRoot, 'tests'));
   expect(inline).toEqual([]);
+});
+
+test('every check of kit/checks/ is in the registry, and every entry of the registry a check of kit/checks/', () => {
+  const exported = checkExports().flatMap(({ names }) => names);
+  expect(
+    exported.filter((name) => !Object.hasOwn(registry, name)),
+    'missing from kit/checks/registry.ts',
+  ).toEqual([]);
+  expect(
+    Object.keys(registry).filter((name) => !exported.includes(name)),
+    'exported by no module',
+  ).toEqual([]);
+});
+
+test('no requirement ID is written in kit/checks/: the caller of a check passes it', () => {
+  const ids = new Set([...requirements, ...clientRequirements].map((r) => r.id));
+  const written: string[] = [];
+  // The client judge's table (kit/checks/client/checks.ts) is where each client requirement is passed to its check,
+  // as a test passes its own: the one place a client requirement's id meets its check.
+  for (const { file } of checkExports().filter(({ file }) => file !== 'kit/checks/client/checks.ts')) {
+    const source = ts.createSourceFile(file, readFileSync(join(repoRoot, file), 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node))
+        for (const word of node.text.match(/[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+/g) ?? [])
+          if (ids.has(word)) written.push(`${file}: ${word}`);
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  expect(written).toEqual([]);
 });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { requirements, rfcClauses, type Level, type RfcClause } from '../catalog/catalog.ts';
 import { clientRequirements } from '../catalog/client-catalog.ts';
@@ -24,7 +24,7 @@ const strongKeywords: ReadonlyArray<RfcClause['keyword']> = ['MUST', 'SHOULD', '
  * SHOULD on an RFC clause whose keyword is MUST, SHOULD, REQUIRED or RECOMMENDED, or, with a note saying why, on a
  * statement; a row resting only on MAY clauses is INFO; every source exists; a procedure row has none.
  */
-export function levelProblems(
+function levelProblems(
   rows: readonly SourcedRow[],
   statements: ReadonlySet<string>,
   clauses: readonly RfcClause[],
@@ -59,44 +59,6 @@ export function levelProblems(
   }
   return problems;
 }
-
-/** The Level column of a decisions table (docs/levels.md, docs/client-levels.md): row id → level. */
-export function levelsOfTable(markdown: string): Map<string, string> {
-  return new Map([...rowsOfTable(markdown)].map(([id, row]) => [id, row.level]));
-}
-
-/** The rows of a decisions table: row id → its level and the source ids its Source column names. */
-function rowsOfTable(markdown: string): Map<string, { level: string; sources: string[] }> {
-  const found = new Map<string, { level: string; sources: string[] }>();
-  let levelColumn = -1;
-  let sourceColumn = -1;
-  for (const line of markdown.split('\n')) {
-    if (!line.startsWith('|')) {
-      levelColumn = -1;
-      continue;
-    }
-    const cells = line
-      .split('|')
-      .slice(1, -1)
-      .map((c) => c.trim());
-    if (cells[0] === 'Row') {
-      levelColumn = cells.indexOf('Level');
-      sourceColumn = cells.indexOf('Source');
-      continue;
-    }
-    if (levelColumn < 0 || /^-+$/.test(cells[0]?.replace(/:/g, '') ?? '')) continue;
-    const id = (cells[0] ?? '').replace(/`/g, '');
-    const level = /\b(MUST|SHOULD|INFO)\b/.exec(cells[levelColumn] ?? '')?.[1];
-    const sources = (cells[sourceColumn] ?? '').match(/\b(?:ST|RFC)[0-9A-Z.-]*[0-9A-Z]/g) ?? [];
-    if (id && level) found.set(id, { level, sources });
-  }
-  return found;
-}
-
-const docs = ['../docs/levels.md', '../docs/client-levels.md']
-  .map((path) => new URL(path, import.meta.url))
-  .filter((url) => existsSync(url));
-const catalogLevel = new Map<string, Level>([...requirements, ...clientRequirements].map((r) => [r.id, r.level]));
 
 test.describe('levels by source (catalog/requirements.json, catalog/client-requirements.json)', () => {
   test('statement ids and RFC clause ids are unique and well-formed', () => {
@@ -150,41 +112,5 @@ test.describe('levels by source (catalog/requirements.json, catalog/client-requi
     expect(levelProblems([{ id: 'GONE', level: 'INFO', source: ['ST-NOWHERE'] }], statements, clauses)).toEqual([
       expect.stringMatching(/^GONE: source ST-NOWHERE is neither/),
     ]);
-  });
-
-  test('docs/levels.md (and docs/client-levels.md) give each row the level the catalog holds', () => {
-    expect(docs.length, 'docs/levels.md exists').toBeGreaterThan(0);
-    for (const url of docs) {
-      const table = levelsOfTable(readFileSync(url, 'utf8'));
-      expect(table.size, `${url.pathname} has a decisions table`).toBeGreaterThan(0);
-      const differing = [...table]
-        .filter(([id, level]) => catalogLevel.get(id) !== level)
-        .map(
-          ([id, level]) =>
-            `${id}: ${level} in ${url.pathname.split('/').at(-1)}, ${catalogLevel.get(id) ?? 'not in the catalog'} in the catalog`,
-        );
-      expect(differing).toEqual([]);
-    }
-    expect(
-      levelsOfTable(
-        '| Row | Review finding | Action | Level | Source |\n|---|---|---|---|---|\n| `X-1` | b | lowered | INFO | ST-1 |',
-      ),
-    ).toEqual(new Map([['X-1', 'INFO']]));
-  });
-
-  test('the Source column of docs/levels.md names only sources the catalog gives the row (its source, or a statement that lists it)', () => {
-    const statements = JSON.parse(readFileSync(new URL('../catalog/statements.json', import.meta.url), 'utf8')) as {
-      statements: Array<{ id: string; requirements: string[] }>;
-    };
-    const sourcesOf = (id: string) =>
-      new Set([
-        ...(requirements.find((r) => r.id === id)?.source ?? []),
-        ...statements.statements.filter((s) => s.requirements.includes(id)).map((s) => s.id),
-      ]);
-    const rows = rowsOfTable(readFileSync(new URL('../docs/levels.md', import.meta.url), 'utf8'));
-    const stray = [...rows].flatMap(([id, row]) =>
-      row.sources.filter((source) => !sourcesOf(id).has(source)).map((source) => `${id}: ${source}`),
-    );
-    expect(stray).toEqual([]);
   });
 });

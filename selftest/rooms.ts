@@ -1,5 +1,5 @@
 // The rooms of the repository and what each may import: selftest/layering.spec.ts holds the tree to this table, and
-// docs/architecture.md shows it (the same test checks that it does).
+// docs/architecture.md shows it (selftest/docs-current.spec.ts checks that it does).
 
 export interface Room {
   room: string;

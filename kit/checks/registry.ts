@@ -55,7 +55,7 @@ export type Check =
 
 /**
  * Every check of a target, by name (`checks`): the one list docs/writing-checks.md is generated from, and which
- * selftest/writing-checks.spec.ts holds against the exports of kit/checks/. Tests import a check from its module.
+ * selftest/layering.spec.ts holds against the exports of kit/checks/. Tests import a check from its module.
  */
 const shaped = {
   expectBearerChallenge,

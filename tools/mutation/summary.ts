@@ -6,7 +6,7 @@ import { readResults, resultsOfReport, resultsTable, score } from './results.ts'
 
 // The end of npm run mutate: the run's report (reports/mutation/mutation.json) merged, module by module, into
 // docs/mutation-results.json, and the table of docs/mutation.md regenerated from it. Why each survivor is a change the
-// document allows (or which check now kills it) is written by hand below the table; selftest/mutation-doc.spec.ts
+// document allows (or which check now kills it) is written by hand below the table; selftest/docs-current.spec.ts
 // fails when a survivor is not classified there.
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const reportPath = process.argv[2] ?? join(repoRoot, 'reports/mutation/mutation.json');
