@@ -1,36 +1,16 @@
 import { operation } from '../../catalog/catalog.ts';
-import {
-  expectBearerChallenge,
-  expectBearerTokenType,
-  expectClientChallenge,
-  expectNoAccessToken,
-  expectNoStore,
-  expectOAuthError,
-  expectTokenLifetime,
-} from '../../kit/checks/auth.ts';
-import {
-  expectCaseDecision,
-  expectNotTheCase,
-  expectRecordsOfCase,
-  expectTagsOnCase,
-} from '../../kit/checks/identity.ts';
-import { caseStateOf, expectNothingChanged } from '../../kit/checks/nothing-changed.ts';
-import { expectErrorEnvelope, expectNotValidationError, observeLimit } from '../../kit/checks/order-envelope.ts';
 import { envelopeRules } from '../../fixtures/orders.ts';
-import { expectAnsweredAlike } from '../../kit/checks/request-variants.ts';
+import { expectBearerChallenge } from '../../kit/checks/auth.ts';
+import { expectCaseDecision, expectRecordsOfCase, expectTagsOnCase } from '../../kit/checks/identity.ts';
+import { caseStateOf, expectNothingChanged } from '../../kit/checks/nothing-changed.ts';
+import { expectErrorEnvelope } from '../../kit/checks/order-envelope.ts';
+import { checks } from '../../kit/checks/registry.ts';
 import {
-  expectAccepted,
   expectAtMostOneAccepted,
   expectEnumValue,
   expectEqual,
-  expectJsonBody,
   expectNonEmptyString,
-  expectNoServerError,
-  expectRefused,
   expectSchema,
-  expectStatus,
-  observeAnswer,
-  observeRetries,
 } from '../../kit/checks/responses.ts';
 import {
   expectAcceptedOrRefused,
@@ -53,25 +33,84 @@ import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
 import type { Window } from '../../kit/webhooks/ties.ts';
 import { isObject } from '../../schemas/json-value.ts';
 import { answeredWith, recordedDeliveries, recordedExchange } from './recorded.ts';
-import type { ServerUnit } from './unit.ts';
+import { each, unitOf, type Each, type ServerUnit } from './unit.ts';
 
-/** The units of the checks of a target (kit/checks/registry.ts, serverChecksByName), from recorded exchanges. */
+/**
+ * The units of the checks of a target (kit/checks/registry.ts, serverChecksByName), a table of data: each check's
+ * call on one input, then its good and bad inputs. An answer is a recorded exchange by name
+ * (tools/check-units/record.ts, `picks`), or one answered otherwise: another status, headers, attempts, or members of
+ * its JSON body replaced.
+ */
 
-const ex = recordedExchange;
-const assessmentSchema = operation('assessment').responseSchema as string;
+interface Change {
+  status?: number;
+  headers?: Record<string, string | undefined>;
+  body?: Record<string, unknown>;
+  attempts?: Exchange['attempts'];
+}
+type Answer = string | readonly [string, Change];
+
 const bodyOf = (exchange: Exchange): Record<string, unknown> => (isObject(exchange.json) ? exchange.json : {});
-const fetched = (exchange = ex('caseFetched')) => ({ exchange, body: bodyOf(exchange) });
-const tagsOf = (exchange: Exchange): string[] =>
-  ((bodyOf(exchange)['tags'] ?? []) as Array<{ name?: string } | string>).map((t) =>
+/** The answer's exchange: recorded, or answered otherwise. */
+function x(answer: Answer): Exchange {
+  const [key, change = {}] = typeof answer === 'string' ? [answer] : answer;
+  const { body, attempts, ...rest } = change;
+  const recorded = recordedExchange(key);
+  const exchange = answeredWith(recorded, body ? { ...rest, json: { ...bodyOf(recorded), ...body } } : rest);
+  return attempts ? { ...exchange, attempts } : exchange;
+}
+const member = (answer: Answer, name: string) => bodyOf(x(answer))[name];
+const sentMember = (answer: Answer, name: string) => (JSON.parse(x(answer).request.body ?? '{}') as never)[name];
+const unit = unitOf<Verdict, never> as <T>(
+  id: string,
+  call: (v: Verdict, id: string, input: T) => unknown,
+  good: NoInfer<T | Each<T>>,
+  bad: NoInfer<T | Each<T>>,
+) => ServerUnit;
+
+const fetched = (answer: Answer = 'caseFetched') => ({ exchange: x(answer), body: bodyOf(x(answer)) });
+/** The tags the two recorded updates appended: those of the case after them. */
+const appended = () =>
+  (member('caseFetched', 'tags') as Array<{ name?: string } | string>).map((t) =>
     typeof t === 'string' ? t : (t.name ?? ''),
   );
-/** The fetched case with its tags replaced: what a case looks like where the updates' tags did not land. */
-const withTags = (exchange: Exchange, tags: unknown[]) =>
-  answeredWith(exchange, { json: { ...bodyOf(exchange), tags } });
-/** The tags the two recorded updates appended: those of the case after them. */
-const appended = () => tagsOf(ex('caseFetched'));
 
-/** A results event, its onboarding event and the request they follow (tests/webhooks/document-events.spec.ts). */
+/** How a value sent came back: as sent, changed in a way the document allows, or in one it does not. */
+const back: Record<string, (value: string) => string | undefined> = {
+  'as sent': (value) => value,
+  'normalised to NFC': (value) => value.normalize('NFC'),
+  trimmed: (value) => value.trim(),
+  're-cased': (value) => value.toUpperCase(),
+  cut: (value) => value.slice(0, 8),
+  dropped: () => undefined,
+};
+const backs = (...ways: string[]) => each(Object.fromEntries(ways.map((way) => [way, way])));
+
+/** The decomposed inquiryId recorded (class latin-nfd) judged as it came back. */
+const identifierBack = (v: Verdict, id: string, way: string) =>
+  expectIdentifierBack(
+    v,
+    id,
+    'inquiryId',
+    back[way]?.(String(member('idNfd', 'inquiryId'))),
+    sentMember('idNfd', 'inquiryId'),
+    x('idNfd'),
+  );
+
+/** The tags of the recorded updates of the decomposed and outer-spaces classes, judged against the case after them. */
+function tagsShown(v: Verdict, id: string, way: string) {
+  const sent = ['tagsNfd', 'tagsSpaced'].flatMap((update) => sentMember(update, 'tags') as string[]);
+  const tags = (member('tagsFetched', 'tags') as unknown[]).flatMap((item) => {
+    const name = typeof item === 'string' ? item : String((item as { name?: unknown }).name);
+    if (!sent.includes(name)) return [item];
+    const shown = back[way]?.(name);
+    if (shown === undefined) return [];
+    return [typeof item === 'string' ? shown : { ...(item as object), name: shown }];
+  });
+  return expectTagsShown(v, id, sent, fetched(['tagsFetched', { body: { tags } }]));
+}
+
+/** The deliveries of a recorded document flow: its results event, its onboarding event, the inquiry they follow. */
 function documentEvents(key = 'documentEvents') {
   const all = recordedDeliveries(key);
   const results = all.find((d) => isObject(d.json) && 'inquiryId' in d.json) as DeliveryRecord;
@@ -82,379 +121,271 @@ function documentEvents(key = 'documentEvents') {
 const window = { since: 0, timeoutMs: 60_000 } as Window;
 const wait = { expected: 'a document results event of the verification', actual: 'none arrived' };
 const withJson = (d: DeliveryRecord, json: Record<string, unknown>): DeliveryRecord => ({ ...d, json });
-
-const accepted = () => ex('assessed');
-const refused = () => ex('requiredMissing');
-const asServerError = (exchange: Exchange) => answeredWith(exchange, { status: 500 });
-const unchallenged = (exchange: Exchange) => answeredWith(exchange, { headers: { 'www-authenticate': undefined } });
-
-/** The decomposed inquiryId recorded (class latin-nfd) judged as it came back, changed by `back`. */
-function identifierBack(v: Verdict, id: string, back: (answered: string) => string | undefined) {
-  const exchange = ex('idNfd');
-  const sent = (JSON.parse(exchange.request.body ?? '{}') as { inquiryId: string }).inquiryId;
-  return expectIdentifierBack(v, id, 'inquiryId', back(String(bodyOf(exchange)['inquiryId'])), sent, exchange);
-}
-
-/**
- * The tags of the recorded updates of the decomposed (latin-nfd) and the outer-spaces classes judged against the case
- * fetched after them, each of those tags shown changed by `shown` (undefined: not shown at all).
- */
-function tagsShown(v: Verdict, id: string, shown: (tag: string) => string | undefined) {
-  const sent = [ex('tagsNfd'), ex('tagsSpaced')].flatMap(
-    (update) => (JSON.parse(update.request.body ?? '{}') as { tags: string[] }).tags,
-  );
-  const after = ex('tagsFetched');
-  const tags = ((bodyOf(after)['tags'] ?? []) as unknown[]).flatMap((item) => {
-    const name = typeof item === 'string' ? item : String((item as { name?: unknown }).name);
-    if (!sent.includes(name)) return [item];
-    const changed = shown(name);
-    if (changed === undefined) return [];
-    return [typeof item === 'string' ? changed : { ...(item as object), name: changed }];
-  });
-  return expectTagsShown(v, id, sent, fetched(answeredWith(after, { json: { ...bodyOf(after), tags } })));
-}
-
 /** A value class of the population (kit/builders/value-population.ts), as an assessment carried it. */
 const valueClass = { members: ['inquiryId'], valueClass: { id: 'latin-nfd', name: 'decomposed Latin' } } as const;
+const statuses = (...answered: number[]) =>
+  each(Object.fromEntries(answered.map((status) => [`answered ${status}`, status])));
+const noChallenge = { 'www-authenticate': undefined };
 
-/** A verification session event of a step-up by SMS, its channelType `channelType`. */
-function sessionChannel(v: Verdict, id: string, channelType: string) {
-  const event = withJson(documentEvents().results, { eventType: 'VERIFICATION_SESSION', channelType });
-  return observeSessionChannel(v, id, event, { channel: 'phone', name: 'a step-up by SMS', sentAt: event.receivedAt });
-}
+/** The checks of one answer by their registered name: requirement, good and bad answers, the check's further arguments. */
+const ofOneAnswer: Array<readonly [string, string, Answer | Each<Answer>, Answer | Each<Answer>, ...unknown[]]> = [
+  ['expectNoAccessToken', 'TOK-CLIENT-AUTH', 'tokenRefusedClient', 'tokenIssued'],
+  [
+    'expectOAuthError',
+    'TOK-CLIENT-ERROR',
+    'tokenRefusedClient',
+    ['tokenRefusedClient', { body: { error: 'invalid_request' } }],
+    { statuses: [401], error: 'invalid_client' },
+  ],
+  ['expectClientChallenge', 'TOK-CLIENT-ERROR', 'tokenRefusedClient', ['tokenRefusedClient', { headers: noChallenge }]],
+  ['expectBearerTokenType', 'TOK-RESPONSE-FIELDS', 'tokenIssued', ['tokenIssued', { body: { token_type: 'mac' } }]],
+  ['expectTokenLifetime', 'TOK-RESPONSE-FIELDS', 'tokenIssued', ['tokenIssued', { body: { expires_in: '1200' } }]],
+  ['expectNoStore', 'TOK-NO-STORE', 'tokenIssued', each({ 'token-no-cache-control': 'tokenIssuedWithoutNoStore' })],
+  ['expectStatus', 'TOK-STATUS-200', 'tokenIssued', ['tokenIssued', { status: 201 }], [200]],
+  [
+    'expectNotTheCase',
+    'DOCR-UNKNOWN',
+    'nearMissFetched',
+    'caseFetched',
+    String(member('caseFetched', 'authenticationId')),
+  ],
+  ['expectNotValidationError', 'ORD-FULFILLMENT-ALLOWED', 'orderCreated', 'orderValidation', 'SHIPPED'],
+  [
+    'expectAnsweredAlike',
+    'HDR-NAME-CASE',
+    'assessed',
+    'requiredMissing',
+    { consequence: 'accepted', shown: 'answered 200' },
+  ],
+  ['expectRefused', 'ASM-REQ-REQUIRED', 'requiredMissing', 'assessed'],
+  ['expectAccepted', 'ASM-ACCEPTED', 'assessed', 'requiredMissing'],
+  ['expectJsonBody', 'GEN-JSON-RESPONSE', 'assessed', ['assessed', { headers: { 'content-type': 'text/plain' } }]],
+  ['expectNoServerError', 'GEN-MALFORMED-BODY', 'requiredMissing', ['requiredMissing', { status: 500 }]],
+  ['observeLimit', 'LIM-NOT-SHOWN', 'orderDuplicate', ['orderDuplicate', { status: 413 }], 'an order'],
+  ['observeAnswer', 'ASM-REQ-TYPES', 'assessed', 'requiredMissing', 'an assessment'],
+  [
+    'observeRetries',
+    'ORD-RETRY-OBSERVED',
+    'assessed',
+    ['assessed', { attempts: [{ status: 503, retryAfter: '1', waitedMs: 1000 }, { status: 200 }] }],
+  ],
+];
+type OfOneAnswer = (v: Verdict, id: string, exchange: Exchange, ...extra: unknown[]) => unknown;
 
 export const serverUnits: Record<string, ServerUnit> = {
-  expectBearerChallenge: {
-    id: 'BEARER-CHALLENGE',
-    // RFC 6750 section 3.1: a malformed Authorization header is invalid_request, which may be answered 400.
-    good: {
-      '401 with a Bearer challenge': (v, id) => expectBearerChallenge(v, id, ex('bearerRefused')),
-      '400 with a Bearer challenge for a malformed header': (v, id) =>
-        expectBearerChallenge(v, id, answeredWith(ex('bearerRefused'), { status: 400 }), { malformed: true }),
-    },
-    bad: {
-      '401 without a challenge (bearer-no-challenge-on-assessment)': (v, id) =>
-        expectBearerChallenge(v, id, ex('bearerRefusedWithoutChallenge')),
-      '400 with a Bearer challenge for a token merely unknown': (v, id) =>
-        expectBearerChallenge(v, id, answeredWith(ex('bearerRefused'), { status: 400 })),
-      '400 without a challenge for a malformed header': (v, id) =>
-        expectBearerChallenge(v, id, unchallenged(answeredWith(ex('bearerRefused'), { status: 400 })), {
-          malformed: true,
-        }),
-      '403 with a Bearer challenge for a malformed header': (v, id) =>
-        expectBearerChallenge(v, id, answeredWith(ex('bearerRefused'), { status: 403 }), { malformed: true }),
-      'a challenge of another scheme': (v, id) =>
-        expectBearerChallenge(
-          v,
-          id,
-          answeredWith(ex('bearerRefused'), { headers: { 'www-authenticate': 'Basic realm="api"' } }),
-        ),
-    },
-  },
-  expectNoAccessToken: {
-    id: 'TOK-CLIENT-AUTH',
-    good: (v, id) => expectNoAccessToken(v, id, ex('tokenRefusedClient')),
-    bad: (v, id) => expectNoAccessToken(v, id, ex('tokenIssued')),
-  },
-  expectOAuthError: {
-    id: 'TOK-CLIENT-ERROR',
-    good: (v, id) => expectOAuthError(v, id, ex('tokenRefusedClient'), { statuses: [401], error: 'invalid_client' }),
-    bad: (v, id) =>
-      expectOAuthError(v, id, answeredWith(ex('tokenRefusedClient'), { json: { error: 'invalid_request' } }), {
-        statuses: [401],
-        error: 'invalid_client',
-      }),
-  },
-  expectClientChallenge: {
-    id: 'TOK-CLIENT-ERROR',
-    good: (v, id) => expectClientChallenge(v, id, ex('tokenRefusedClient')),
-    bad: (v, id) =>
-      expectClientChallenge(
-        v,
+  ...Object.fromEntries(
+    ofOneAnswer.map(([name, id, good, bad, ...extra]) => [
+      name,
+      unit(
         id,
-        answeredWith(ex('tokenRefusedClient'), { headers: { 'www-authenticate': undefined } }),
+        (v, given, answer: Answer) =>
+          (checks[name as keyof typeof checks] as OfOneAnswer)(v, given, x(answer), ...extra),
+        good,
+        bad,
       ),
-  },
-  expectBearerTokenType: {
-    id: 'TOK-RESPONSE-FIELDS',
-    good: (v, id) => expectBearerTokenType(v, id, ex('tokenIssued')),
-    bad: (v, id) =>
-      expectBearerTokenType(
-        v,
-        id,
-        answeredWith(ex('tokenIssued'), { json: { ...bodyOf(ex('tokenIssued')), token_type: 'mac' } }),
-      ),
-  },
-  expectTokenLifetime: {
-    id: 'TOK-RESPONSE-FIELDS',
-    good: (v, id) => expectTokenLifetime(v, id, ex('tokenIssued')),
-    bad: (v, id) =>
-      expectTokenLifetime(
-        v,
-        id,
-        answeredWith(ex('tokenIssued'), { json: { ...bodyOf(ex('tokenIssued')), expires_in: '1200' } }),
-      ),
-  },
-  expectNoStore: {
-    id: 'TOK-NO-STORE',
-    good: (v, id) => expectNoStore(v, id, ex('tokenIssued')),
-    bad: { 'token-no-cache-control': (v, id) => expectNoStore(v, id, ex('tokenIssuedWithoutNoStore')) },
-  },
-  expectTagsOnCase: {
-    id: 'CU-TAGS-APPEND',
-    good: (v, id) => expectTagsOnCase(v, id, fetched(), appended()),
-    bad: (v, id) => expectTagsOnCase(v, id, fetched(withTags(ex('caseFetched'), appended().slice(1))), appended()),
-  },
-  expectCaseDecision: {
-    id: 'CU-DECISION-APPLIED',
-    good: (v, id) => expectCaseDecision(v, id, fetched(), String(bodyOf(ex('caseFetched'))['decision'])),
-    bad: (v, id) => expectCaseDecision(v, id, fetched(), 'DENY'),
-  },
-  expectRecordsOfCase: {
-    id: 'DOCR-RES-ID',
-    good: (v, id) => {
-      const records = ex('recordsFetched');
-      const caseId = String(bodyOf(records)['authenticationId']);
-      return expectRecordsOfCase(v, id, records, {
-        authenticationId: caseId,
+    ]),
+  ),
+  // RFC 6750 section 3.1: a malformed Authorization header is invalid_request, which may be answered 400.
+  expectBearerChallenge: unit(
+    'BEARER-CHALLENGE',
+    (v, id, [answer, malformed]: readonly [Answer, boolean?]) => expectBearerChallenge(v, id, x(answer), { malformed }),
+    each({
+      '401 with a Bearer challenge': ['bearerRefused'],
+      '400 with a Bearer challenge for a malformed header': [['bearerRefused', { status: 400 }], true],
+    }),
+    each({
+      '401 without a challenge (bearer-no-challenge-on-assessment)': ['bearerRefusedWithoutChallenge'],
+      '400 with a Bearer challenge for a token merely unknown': [['bearerRefused', { status: 400 }]],
+      '400 without a challenge for a malformed header': [
+        ['bearerRefused', { status: 400, headers: noChallenge }],
+        true,
+      ],
+      '403 with a Bearer challenge for a malformed header': [['bearerRefused', { status: 403 }], true],
+      'a challenge of another scheme': [['bearerRefused', { headers: { 'www-authenticate': 'Basic realm="api"' } }]],
+    }),
+  ),
+  expectTagsOnCase: unit(
+    'CU-TAGS-APPEND',
+    (v, id, missing: number) =>
+      expectTagsOnCase(v, id, fetched(['caseFetched', { body: { tags: appended().slice(missing) } }]), appended()),
+    0,
+    1,
+  ),
+  expectCaseDecision: unit(
+    'CU-DECISION-APPLIED',
+    (v, id, decision: string) => expectCaseDecision(v, id, fetched(), decision),
+    'REVIEW',
+    'DENY',
+  ),
+  expectRecordsOfCase: unit(
+    'DOCR-RES-ID',
+    (v, id, [caseOf, recordsPathId]: readonly [Answer, string?]) => {
+      const authenticationId = String(member(caseOf, 'authenticationId'));
+      return expectRecordsOfCase(v, id, x('recordsFetched'), {
+        authenticationId,
         inquiryId: 'inq-x',
-        recordsPathId: caseId,
+        recordsPathId: recordsPathId ?? authenticationId,
       });
     },
-    bad: (v, id) =>
-      expectRecordsOfCase(v, id, ex('recordsFetched'), {
-        authenticationId: String(bodyOf(ex('assessed'))['authenticationId']),
-        inquiryId: 'inq-x',
-        recordsPathId: 'inq-x',
-      }),
-  },
-  expectNotTheCase: {
-    id: 'DOCR-UNKNOWN',
-    good: (v, id) =>
-      expectNotTheCase(v, id, ex('nearMissFetched'), String(bodyOf(ex('caseFetched'))['authenticationId'])),
-    bad: (v, id) => expectNotTheCase(v, id, ex('caseFetched'), String(bodyOf(ex('caseFetched'))['authenticationId'])),
-  },
-  expectNothingChanged: {
-    id: 'CU-TAGS-APPEND',
-    good: {
-      'the refused update left no tag': (v, id) =>
-        expectNothingChanged(v, id, fetched(), [{ exchange: refused(), markers: { tags: ['marker-never-sent'] } }]),
-      'the refused update left the decision as it was': (v, id) =>
-        expectNothingChanged(
-          v,
-          id,
-          fetched(),
-          [{ exchange: refused(), markers: { decision: 'ACCEPT' } }],
-          caseStateOf(bodyOf(ex('caseFetched'))),
-        ),
+    ['recordsFetched'],
+    ['assessed', 'inq-x'],
+  ),
+  // A refused update's markers (the tags it carried, 'appended': those the recorded updates appended; its decision),
+  // and the decision of the case before it where one is compared.
+  expectNothingChanged: unit(
+    'CU-TAGS-APPEND',
+    (
+      v,
+      id,
+      { tags, decision, before }: { tags?: readonly string[] | 'appended'; decision?: string; before?: string },
+    ) => {
+      const markers = { tags: tags === 'appended' ? appended() : tags && [...tags], decision };
+      const state = caseStateOf(bodyOf(x('caseFetched')));
+      const was = before && { ...state, decision: before === 'as fetched' ? state.decision : before };
+      return expectNothingChanged(v, id, fetched(), [{ exchange: x('requiredMissing'), markers }], was || undefined);
     },
-    bad: {
-      "the refused update's tags appended": (v, id) =>
-        expectNothingChanged(v, id, fetched(), [{ exchange: refused(), markers: { tags: appended() } }]),
-      "the refused update's decision set": (v, id) =>
-        expectNothingChanged(v, id, fetched(), [{ exchange: refused(), markers: { decision: 'ACCEPT' } }], {
-          ...caseStateOf(bodyOf(ex('caseFetched'))),
-          decision: 'NOT-THE-DECISION',
-        }),
-    },
-  },
-  expectErrorEnvelope: {
-    id: 'ORD-409',
-    good: (v, id) => expectErrorEnvelope(v, envelopeRules, ex('orderDuplicate'), { id, row: '409' }),
-    bad: {
-      'order-duplicate-400': (v, id) =>
-        expectErrorEnvelope(v, envelopeRules, ex('orderDuplicateAs400'), { id, row: '409' }),
-    },
-  },
-  expectNotValidationError: {
-    id: 'ORD-FULFILLMENT-ALLOWED',
-    good: (v, id) => expectNotValidationError(v, id, ex('orderCreated'), 'SHIPPED'),
-    bad: (v, id) => expectNotValidationError(v, id, ex('orderValidation'), 'SHIPPED'),
-  },
-  expectAnsweredAlike: {
-    id: 'HDR-NAME-CASE',
-    good: (v, id) => expectAnsweredAlike(v, id, accepted(), { consequence: 'accepted', shown: 'answered 200' }),
-    bad: (v, id) => expectAnsweredAlike(v, id, refused(), { consequence: 'accepted', shown: 'answered 200' }),
-  },
-  expectRefused: {
-    id: 'ASM-REQ-REQUIRED',
-    good: (v, id) => expectRefused(v, id, refused()),
-    bad: (v, id) => expectRefused(v, id, accepted()),
-  },
-  expectAccepted: {
-    id: 'ASM-ACCEPTED',
-    good: (v, id) => expectAccepted(v, id, accepted()),
-    bad: (v, id) => expectAccepted(v, id, refused()),
-  },
-  expectStatus: {
-    id: 'TOK-STATUS-200',
-    good: (v, id) => expectStatus(v, id, ex('tokenIssued'), [200]),
-    bad: (v, id) => expectStatus(v, id, answeredWith(ex('tokenIssued'), { status: 201 }), [200]),
-  },
-  expectJsonBody: {
-    id: 'GEN-JSON-RESPONSE',
-    good: (v, id) => expectJsonBody(v, id, accepted()),
-    bad: (v, id) => expectJsonBody(v, id, answeredWith(accepted(), { headers: { 'content-type': 'text/plain' } })),
-  },
-  expectSchema: {
-    id: 'ASM-RES-SCHEMA',
-    good: (v, id) => expectSchema(v, id, assessmentSchema, accepted().json, accepted()),
-    bad: (v, id) => expectSchema(v, id, assessmentSchema, { ...bodyOf(accepted()), tags: 'none' }, accepted()),
-  },
-  expectEqual: {
-    id: 'ASM-RES-IDS',
-    good: (v, id) => {
-      const sent = JSON.parse(accepted().request.body ?? '{}') as { inquiryId: string };
-      return expectEqual(v, id, 'inquiryId', bodyOf(accepted())['inquiryId'], sent.inquiryId, accepted());
-    },
-    bad: (v, id) =>
-      expectEqual(v, id, 'inquiryId', bodyOf(ex('caseUpdated'))['correlationId'], bodyOf(accepted())['inquiryId']),
-  },
-  expectNonEmptyString: {
-    id: 'ASM-RES-IDS',
-    good: (v, id) =>
-      expectNonEmptyString(v, id, 'authenticationId', bodyOf(accepted())['authenticationId'], accepted()),
-    bad: (v, id) => expectNonEmptyString(v, id, 'authenticationId', bodyOf(refused())['authenticationId'], refused()),
-  },
-  expectNoServerError: {
-    id: 'GEN-MALFORMED-BODY',
-    good: (v, id) => expectNoServerError(v, id, refused()),
-    bad: (v, id) => expectNoServerError(v, id, asServerError(refused())),
-  },
-  expectAtMostOneAccepted: {
-    id: 'ORD-409',
-    good: (v, id) =>
-      expectAtMostOneAccepted(v, id, [ex('orderCreated'), ex('orderDuplicate')], 'orders of one identifier'),
-    bad: (v, id) =>
-      expectAtMostOneAccepted(v, id, [ex('orderCreated'), ex('orderCreated')], 'orders of one identifier'),
-  },
-  expectEnumValue: {
-    id: 'CU-DECISION-APPLIED',
-    good: (v, id) => expectEnumValue(v, id, 'decision', bodyOf(ex('caseFetched'))['decision'], 'REVIEW'),
-    bad: (v, id) => expectEnumValue(v, id, 'decision', bodyOf(ex('orderCreated'))['decision'], 'REVIEW'),
-  },
-  expectIdentifierBack: {
-    id: 'ASM-RES-IDS',
-    good: { 'a decomposed (NFD) inquiryId byte for byte': (v, id) => identifierBack(v, id, (back) => back) },
-    bad: {
-      'normalised to NFC': (v, id) => identifierBack(v, id, (back) => back.normalize('NFC')),
-      're-cased': (v, id) => identifierBack(v, id, (back) => back.toLowerCase()),
-      cut: (v, id) => identifierBack(v, id, (back) => back.slice(0, 10)),
-      absent: (v, id) => identifierBack(v, id, () => undefined),
-    },
-  },
-  expectAcceptedOrRefused: {
-    id: 'CU-TAGS-APPEND',
-    good: Object.fromEntries(
-      [200, 201, 400, 413, 422].map((status) => [
-        `answered ${status}`,
-        (v: Verdict, id: string) => expectAcceptedOrRefused(v, id, answeredWith(ex('tagsNfd'), { status })),
-      ]),
-    ),
-    bad: Object.fromEntries(
-      [500, 503].map((status) => [
-        `answered ${status}`,
-        (v: Verdict, id: string) => expectAcceptedOrRefused(v, id, answeredWith(ex('tagsNfd'), { status })),
-      ]),
-    ),
-  },
-  expectTagsShown: {
-    id: 'CU-TAGS-APPEND',
-    good: {
-      'every tag as sent': (v, id) => tagsShown(v, id, (tag) => tag),
-      'decomposed tags shown normalised to NFC': (v, id) => tagsShown(v, id, (tag) => tag.normalize('NFC')),
-      'tags with outer spaces shown trimmed': (v, id) => tagsShown(v, id, (tag) => tag.trim()),
-    },
-    bad: {
-      're-cased': (v, id) => tagsShown(v, id, (tag) => tag.toUpperCase()),
-      cut: (v, id) => tagsShown(v, id, (tag) => tag.slice(0, 8)),
-      dropped: (v, id) => tagsShown(v, id, () => undefined),
-    },
-  },
-  expectWellFormedDeliveries: {
-    id: 'EVT-DELIVERY',
-    good: (v, id) => expectWellFormedDeliveries(v, id, documentEvents().all),
-    bad: {
-      'webhook-text-plain-on-results': (v, id) =>
-        expectWellFormedDeliveries(v, id, documentEvents('documentEventsTextPlain').all),
-    },
-  },
-  expectValidEvents: {
-    id: 'EVT-RESULTS-SCHEMA',
-    good: (v, id) => expectValidEvents(v, [id], documentEvents().all, ['results']),
-    bad: (v, id) => {
+    each({
+      'the refused update left no tag': { tags: ['marker-never-sent'] },
+      'the refused update left the decision as it was': { decision: 'ACCEPT', before: 'as fetched' },
+    }),
+    each({
+      "the refused update's tags appended": { tags: 'appended' },
+      "the refused update's decision set": { decision: 'ACCEPT', before: 'NOT-THE-DECISION' },
+    }),
+  ),
+  expectErrorEnvelope: unit(
+    'ORD-409',
+    (v, id, answer: Answer) => expectErrorEnvelope(v, envelopeRules, x(answer), { id, row: '409' }),
+    'orderDuplicate',
+    each({ 'order-duplicate-400': 'orderDuplicateAs400' }),
+  ),
+  expectSchema: unit(
+    'ASM-RES-SCHEMA',
+    (v, id, answer: Answer) =>
+      expectSchema(v, id, operation('assessment').responseSchema as string, x(answer).json, x(answer)),
+    'assessed',
+    ['assessed', { body: { tags: 'none' } }],
+  ),
+  expectEqual: unit(
+    'ASM-RES-IDS',
+    (v, id, [answer, name]: readonly [Answer, string]) =>
+      expectEqual(v, id, 'inquiryId', member(answer, name), sentMember('assessed', 'inquiryId'), x(answer)),
+    ['assessed', 'inquiryId'],
+    ['caseUpdated', 'correlationId'],
+  ),
+  expectNonEmptyString: unit(
+    'ASM-RES-IDS',
+    (v, id, answer: Answer) =>
+      expectNonEmptyString(v, id, 'authenticationId', member(answer, 'authenticationId'), x(answer)),
+    'assessed',
+    'requiredMissing',
+  ),
+  expectAtMostOneAccepted: unit(
+    'ORD-409',
+    (v, id, answers: readonly Answer[]) => expectAtMostOneAccepted(v, id, answers.map(x), 'orders of one identifier'),
+    ['orderCreated', 'orderDuplicate'],
+    ['orderCreated', 'orderCreated'],
+  ),
+  expectEnumValue: unit(
+    'CU-DECISION-APPLIED',
+    (v, id, answer: Answer) => expectEnumValue(v, id, 'decision', member(answer, 'decision'), 'REVIEW'),
+    'caseFetched',
+    'orderCreated',
+  ),
+  expectIdentifierBack: unit(
+    'ASM-RES-IDS',
+    identifierBack,
+    backs('as sent'),
+    backs('normalised to NFC', 're-cased', 'cut', 'dropped'),
+  ),
+  expectAcceptedOrRefused: unit(
+    'CU-TAGS-APPEND',
+    (v, id, status: number) => expectAcceptedOrRefused(v, id, x(['tagsNfd', { status }])),
+    statuses(200, 201, 400, 413, 422),
+    statuses(500, 503),
+  ),
+  // Part 2.5 lets the service show a tag normalised or trimmed, never otherwise changed.
+  expectTagsShown: unit(
+    'CU-TAGS-APPEND',
+    tagsShown,
+    backs('as sent', 'normalised to NFC', 'trimmed'),
+    backs('re-cased', 'cut', 'dropped'),
+  ),
+  expectWellFormedDeliveries: unit(
+    'EVT-DELIVERY',
+    (v, id, key: string) => expectWellFormedDeliveries(v, id, documentEvents(key).all),
+    'documentEvents',
+    each({ 'webhook-text-plain-on-results': 'documentEventsTextPlain' }),
+  ),
+  expectValidEvents: unit(
+    'EVT-RESULTS-SCHEMA',
+    (v, id, members: Record<string, unknown>) => {
       const { results } = documentEvents();
-      return expectValidEvents(
+      return expectValidEvents(v, [id], [withJson(results, { ...(results.json as object), ...members })], ['results']);
+    },
+    {},
+    { inquiryId: 42 },
+  ),
+  expectFlowEvent: unit(
+    'EVT-FLOW-DELIVERY',
+    (v, id, arrived: boolean) =>
+      expectFlowEvent(v, id, x('documentVerified'), arrived ? documentEvents().results : undefined, wait),
+    true,
+    false,
+  ),
+  // The flow's inquiry and run tag are the clean recording's: a faulted run's results event names another.
+  expectResultsForInquiry: unit(
+    'EVT-RESULTS-INQUIRY',
+    (v, id, key: string) => {
+      const { inquiryId, runTag } = documentEvents();
+      const arrived = documentEvents(key);
+      const found = arrived.inquiryId === inquiryId ? arrived.results : undefined;
+      return expectResultsForInquiry(v, id, window, arrived.all, inquiryId, runTag, found);
+    },
+    'documentEvents',
+    each({ 'webhook-results-wrong-inquiry': 'documentEventsWrongInquiry' }),
+  ),
+  expectOnboardingOfSession: unit(
+    'EVT-DOC-SESSION-ID',
+    (v, id, onboarded: boolean) => {
+      const { all, results, onboarding } = documentEvents();
+      return expectOnboardingOfSession(
         v,
-        [id],
-        [withJson(results, { ...(results.json as object), inquiryId: 42 })],
-        ['results'],
+        id,
+        window,
+        onboarded ? all : [results],
+        results,
+        onboarded ? onboarding : undefined,
       );
     },
-  },
-  expectFlowEvent: {
-    id: 'EVT-FLOW-DELIVERY',
-    good: (v, id) => expectFlowEvent(v, id, ex('documentVerified'), documentEvents().results, wait),
-    bad: (v, id) => expectFlowEvent(v, id, ex('documentVerified'), undefined, wait),
-  },
-  expectResultsForInquiry: {
-    id: 'EVT-RESULTS-INQUIRY',
-    good: (v, id) => {
-      const { all, results, inquiryId, runTag } = documentEvents();
-      return expectResultsForInquiry(v, id, window, all, inquiryId, runTag, results);
+    true,
+    false,
+  ),
+  observeValueClass: unit(
+    'OBS-VALUE-CLASSES',
+    (v, id, [answer, resent]: readonly [Answer, boolean?]) =>
+      observeValueClass(v, id, 'assessment', valueClass, x(answer), resent),
+    ['idNfd'],
+    ['requiredMissing', true],
+  ),
+  observeClassOutcomes: unit(
+    'OBS-VALUE-CLASSES',
+    (v, id, outcome: string) => observeClassOutcomes(v, id, 'tags', [{ valueClass: 'latin-nfd', outcome }]),
+    'as sent',
+    'normalised to NFC',
+  ),
+  // A verification session event of a step-up by SMS.
+  observeSessionChannel: unit(
+    'EVT-SESSION-CHANNEL-MATCH',
+    (v, id, channelType: string) => {
+      const event = withJson(documentEvents().results, { eventType: 'VERIFICATION_SESSION', channelType });
+      return observeSessionChannel(v, id, event, {
+        channel: 'phone',
+        name: 'a step-up by SMS',
+        sentAt: event.receivedAt,
+      });
     },
-    bad: {
-      // The flow's inquiry and run tag are the clean recording's: the faulted run's results event names another.
-      'webhook-results-wrong-inquiry': (v, id) => {
-        const { inquiryId, runTag } = documentEvents();
-        const arrived = documentEvents('documentEventsWrongInquiry').all;
-        return expectResultsForInquiry(v, id, window, arrived, inquiryId, runTag, undefined);
-      },
-    },
-  },
-  expectOnboardingOfSession: {
-    id: 'EVT-DOC-SESSION-ID',
-    good: (v, id) => {
-      const { all, results, onboarding } = documentEvents();
-      return expectOnboardingOfSession(v, id, window, all, results, onboarding);
-    },
-    bad: (v, id) => {
-      const { results } = documentEvents();
-      return expectOnboardingOfSession(v, id, window, [results], results, undefined);
-    },
-  },
-  observeLimit: {
-    id: 'LIM-NOT-SHOWN',
-    good: (v, id) => observeLimit(v, id, ex('orderDuplicate'), 'an order'),
-    bad: (v, id) => observeLimit(v, id, answeredWith(ex('orderDuplicate'), { status: 413 }), 'an order'),
-  },
-  observeAnswer: {
-    id: 'ASM-REQ-TYPES',
-    good: (v, id) => observeAnswer(v, id, accepted(), 'an assessment'),
-    bad: (v, id) => observeAnswer(v, id, refused(), 'an assessment'),
-  },
-  observeRetries: {
-    id: 'ORD-RETRY-OBSERVED',
-    good: (v, id) => observeRetries(v, id, accepted()),
-    bad: (v, id) =>
-      observeRetries(v, id, {
-        ...accepted(),
-        attempts: [{ status: 503, retryAfter: '1', waitedMs: 1000 }, { status: 200 }],
-      } as Exchange),
-  },
-  observeValueClass: {
-    id: 'OBS-VALUE-CLASSES',
-    good: (v, id) => observeValueClass(v, id, 'assessment', valueClass, ex('idNfd')),
-    bad: (v, id) => observeValueClass(v, id, 'assessment', valueClass, refused(), true),
-  },
-  observeClassOutcomes: {
-    id: 'OBS-VALUE-CLASSES',
-    good: (v, id) => observeClassOutcomes(v, id, 'tags', [{ valueClass: 'latin-nfd', outcome: 'as sent' }]),
-    bad: (v, id) => observeClassOutcomes(v, id, 'tags', [{ valueClass: 'latin-nfd', outcome: 'normalised to NFC' }]),
-  },
-  observeSessionChannel: {
-    id: 'EVT-SESSION-CHANNEL-MATCH',
-    good: (v, id) => sessionChannel(v, id, 'SMS_OTP'),
-    bad: (v, id) => sessionChannel(v, id, 'EMAIL_OTP'),
-  },
+    'SMS_OTP',
+    'EMAIL_OTP',
+  ),
 };

@@ -18,3 +18,24 @@ export interface CheckUnit<F extends Findings> {
 
 export type ServerUnit = CheckUnit<Verdict>;
 export type ClientUnit = CheckUnit<Findings>;
+
+const named = Symbol('named inputs');
+/** Several inputs of one kind, each named by the way it holds or breaks the rule. */
+export type Each<T> = { readonly [named]: Readonly<Record<string, T>> };
+export const each = <const T>(inputs: Readonly<Record<string, T>>): Each<T> => ({ [named]: inputs });
+
+/** A unit from data: the check's call on one input (a value of the table), its good and its bad inputs. */
+export function unitOf<F extends Findings, T>(
+  id: string,
+  call: (findings: F, id: string, input: T) => unknown,
+  good: T | Each<T>,
+  bad: T | Each<T>,
+): CheckUnit<F> {
+  const inputs = (given: T | Each<T>): CheckUnit<F>['good'] =>
+    typeof given === 'object' && given !== null && named in given
+      ? Object.fromEntries(
+          Object.entries(given[named]).map(([name, input]) => [name, (f: F, i: string) => call(f, i, input)]),
+        )
+      : (f: F, i: string) => call(f, i, given);
+  return { id, good: inputs(good), bad: inputs(bad) };
+}
