@@ -8,79 +8,43 @@ export interface Room {
   mayImport: readonly string[];
 }
 
+const suite = 'catalog schemas kit reporters runner fixtures tests sandbox';
+/** A room: its name, what it holds, the rooms (or single files) it may import, space-separated. */
+const room = (name: string, holds: string, may = ''): Room => ({
+  room: name,
+  holds,
+  mayImport: may.split(' ').filter(Boolean),
+});
+
 export const rooms: readonly Room[] = [
-  { room: 'catalog', holds: 'the requirements, the document’s statements, the operations (data)', mayImport: [] },
-  {
-    room: 'schemas',
-    holds: 'JSON Schemas of every body, event and the configuration; one ajv',
-    mayImport: ['catalog'],
-  },
-  {
-    room: 'kit',
-    holds: 'what a check author uses: the API client and its exchanges, checks, builders, the verdict',
-    mayImport: ['catalog', 'schemas'],
-  },
-  {
-    room: 'reporters',
-    holds: 'marks → verdicts → matrix, JUnit, Allure, console; the summary values they take',
-    mayImport: ['catalog', 'schemas', 'kit'],
-  },
-  {
-    room: 'runner',
-    holds: 'configuration, global setup, preflight, doctor, broker, receiver and attribution, network',
-    mayImport: ['catalog', 'schemas', 'kit', 'reporters', 'sandbox'],
-  },
-  {
-    room: 'fixtures',
-    holds: 'the Playwright fixtures the tests take',
-    mayImport: ['catalog', 'schemas', 'kit', 'runner/worker.ts'],
-  },
-  { room: 'tests', holds: 'the conformance checks', mayImport: ['catalog', 'schemas', 'kit', 'fixtures'] },
-  { room: 'sandbox', holds: 'the reference implementation, its flavors and faults', mayImport: ['catalog', 'schemas'] },
-  {
-    room: 'scripts',
-    holds: 'the commands of package.json',
-    mayImport: ['catalog', 'schemas', 'kit', 'reporters', 'runner', 'fixtures', 'tests', 'sandbox', 'examples'],
-  },
-  {
-    room: 'tools',
-    holds:
-      'the workshop’s measurements of the suite: bench, load, mutation, the retry simulation, the build, the recorder of the check units’ inputs; never packed',
-    mayImport: [
-      'catalog',
-      'schemas',
-      'kit',
-      'reporters',
-      'runner',
-      'fixtures',
-      'tests',
-      'sandbox',
-      'examples',
-      'scripts',
-    ],
-  },
-  {
-    room: 'selftest',
-    holds: 'the suite’s own tests and the proof',
-    mayImport: [
-      'catalog',
-      'schemas',
-      'kit',
-      'reporters',
-      'runner',
-      'fixtures',
-      'tests',
-      'sandbox',
-      'scripts',
-      'tools',
-      'examples',
-    ],
-  },
-  {
-    room: 'playwright.config.ts',
-    holds: 'the conformance run’s configuration',
-    mayImport: ['catalog', 'schemas', 'kit', 'reporters', 'runner', 'fixtures'],
-  },
+  room('catalog', 'the requirements, the document’s statements, the operations (data)'),
+  room('schemas', 'JSON Schemas of every body, event and the configuration; one ajv', 'catalog'),
+  room(
+    'kit',
+    'what a check author uses: the API client and its exchanges, checks, builders, the verdict',
+    'catalog schemas',
+  ),
+  room(
+    'reporters',
+    'marks → verdicts → matrix, JUnit, Allure, console; the summary values they take',
+    'catalog schemas kit',
+  ),
+  room(
+    'runner',
+    'configuration, global setup, preflight, doctor, broker, receiver and attribution, network',
+    'catalog schemas kit reporters sandbox',
+  ),
+  room('fixtures', 'the Playwright fixtures the tests take', 'catalog schemas kit runner/worker.ts'),
+  room('tests', 'the conformance checks', 'catalog schemas kit fixtures'),
+  room('sandbox', 'the reference implementation, its flavors and faults', 'catalog schemas'),
+  room('scripts', 'the commands of package.json', `${suite} examples`),
+  room(
+    'tools',
+    'the workshop’s measurements of the suite: bench, load, mutation, the retry simulation, the build, the recorder of the check units’ inputs; never packed',
+    `${suite} examples scripts`,
+  ),
+  room('selftest', 'the suite’s own tests and the proof', `${suite} scripts tools examples`),
+  room('playwright.config.ts', 'the conformance run’s configuration', 'catalog schemas kit reporters runner fixtures'),
 ];
 
 /** Crossings the table does not allow yet, each with why it still stands; none is added without a reason. */

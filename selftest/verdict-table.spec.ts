@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createPublicKey } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,12 +17,11 @@ import {
   VERDICT_SCENARIOS,
   type VerdictScenario,
 } from '../scripts/evidence/verdict-scenarios.ts';
-import { inProcess } from './evidence-harness.ts';
-import { verifyBundleCommand } from '../scripts/verify-bundle.ts';
 
 // Every row of docs/verdicts.md (the verdict function's own output: selftest/docs-current.spec.ts) reads the same in
 // every output: each scenario's tests go through the conformance reporter as Playwright would hand them over, then
-// through the bundle's statement and verify-bundle's rule.
+// through the bundle's statement and verify-bundle's rule for each --require-* flag (the command's exit on that rule
+// and its line: selftest/evidence-bundle.spec.ts).
 
 interface Written {
   status?: FullResult['status'];
@@ -165,56 +164,3 @@ for (const scenario of VERDICT_SCENARIOS) {
     }
   });
 }
-
-test('verify-bundle prints "signature and files verified; verdict: ..." and exits by the --require-* flags', () => {
-  const work = mkdtempSync(join(tmpdir(), 'verdict-verify-'));
-  try {
-    const keys = newKeyPair();
-    const keyFile = join(work, 'signer.pub.pem');
-    writeFileSync(keyFile, keys.publicPem);
-    const bundle = (name: string, row: string) => {
-      const scenario = VERDICT_SCENARIOS.find((s) => s.row === row) as VerdictScenario;
-      const { run } = scenarioOutcome(scenario, requirements);
-      // A bundle of one file, sealed as certify seals it.
-      const dir = join(work, name);
-      mkdirSync(dir);
-      writeFileSync(join(dir, 'conformance.json'), JSON.stringify({ result: run.words }));
-      sealBundle(
-        dir,
-        {
-          profile: scenario.profile,
-          result: run.words,
-          verdict: statedVerdict(run, run.exitCode),
-          run: { partial: false, filters: [] },
-        },
-        privateKeyFromPem(keys.privatePem),
-      );
-      return { dir, words: run.words };
-    };
-    const warned = bundle('warned', 'certify with warnings');
-    const failed = bundle('failed', 'gate with a MUST failed');
-    // The command called in this process (its start through the real command: evidence-bundle.spec.ts).
-    const verify = (...args: string[]) => inProcess(() => verifyBundleCommand(['--public-key', keyFile, ...args]));
-    const [plain, conformant, noWarnings, notConformant, gate] = [
-      verify(failed.dir),
-      verify('--require-conformant', warned.dir),
-      verify('--require-no-warnings', warned.dir),
-      verify('--require-conformant', failed.dir),
-      verify(warned.dir),
-    ];
-    expect(plain.code, plain.stderr).toBe(0);
-    expect(plain.stdout).toContain(`Signature and files verified; verdict: ${failed.words} (gate profile)`);
-    expect(plain.stdout).not.toMatch(/^Verified:/m);
-    expect(gate.code).toBe(0);
-    expect(conformant.code, conformant.stderr).toBe(0);
-    expect(conformant.stdout).toContain(`verdict: ${warned.words} (certify profile)`);
-    expect(noWarnings.code).toBe(1);
-    expect(noWarnings.stderr).toMatch(/NOT certified: [\s\S]*SHOULD warning[\s\S]*--require-no-warnings allows none/);
-    expect(notConformant.code).toBe(1);
-    expect(notConformant.stderr).toMatch(
-      /the run's profile is gate, not certify[\s\S]*the run did not end conformant: not conformant: /,
-    );
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-});
