@@ -1,7 +1,8 @@
 import { clientChecksByName as checks } from '../../kit/checks/client/checks.ts';
 import type { ClientCheck, ClientTraffic } from '../../kit/checks/client/traffic.ts';
 import { recordedTraffic, setHeader, type ClientRecording } from './recorded.ts';
-import type { ClientUnit } from './unit.ts';
+import { each, unitOf, type ClientUnit } from './unit.ts';
+import type { Findings } from '../../kit/findings.ts';
 
 /**
  * The units of the client checks (kit/checks/client/checks.ts, clientChecksByName). The example reseller client's
@@ -42,16 +43,13 @@ function retriedAfter(gaps: readonly number[], status = 503) {
 type Traffics = Readonly<Record<string, () => ClientTraffic>>;
 
 /** The check good on the clean traffic and on `good`, bad on each of `bad`, called with the unit's requirement. */
-function unit(id: string, check: ClientCheck, bad: Traffics, good: Traffics = {}): ClientUnit {
-  const inputs = (traffics: Traffics) =>
-    Object.fromEntries(
-      Object.entries(traffics).map(([name, traffic]) => [
-        name,
-        (findings: Parameters<ClientCheck>[0], given: string) => check(findings, given, traffic()),
-      ]),
-    );
-  return { id, good: inputs({ 'the clean traffic': faulty('clean'), ...good }), bad: inputs(bad) };
-}
+const unit = (id: string, check: ClientCheck, bad: Traffics, good: Traffics = {}): ClientUnit =>
+  unitOf(
+    id,
+    (f: Findings, given: string, traffic: () => ClientTraffic) => check(f, given, traffic()),
+    each({ 'the clean traffic': faulty('clean'), ...good }),
+    each(bad),
+  );
 
 export const clientUnits: Record<string, ClientUnit> = {
   expectTokenRequestForm: unit(
