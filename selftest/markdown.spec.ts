@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import MarkdownIt from 'markdown-it';
 import { expect, test } from '@playwright/test';
-import { catalogSha256, interfaceInfo, requirement, requirements } from '../catalog/catalog.ts';
+import { catalogSha256, interfaceInfo, requirement, requirements, type Requirement } from '../catalog/catalog.ts';
 import { describeAnswer, describeSent, type Exchange } from '../kit/http/exchange.ts';
 import { Redactor } from '../kit/redact.ts';
 import { formatFailure } from '../kit/verdict.ts';
@@ -87,39 +87,37 @@ function failureDetail(id: string, n: number, long = false): string {
 
 /** One test per outcome a mark gives, each titled and explained with the least tidy values. */
 function worstCaseTests(): TestRecord[] {
-  const must = requirements.filter((r) => r.level === 'MUST');
-  const should = requirements.filter((r) => r.level === 'SHOULD');
-  const info = requirements.filter((r) => r.level === 'INFO');
-  const test = (id: string, kind: MarkKind, detail: string, n: number): TestRecord => ({
-    title: `${kind} ${n}: ${ugly}`,
-    project: `proj-${n % 3} \`x\``,
-    location: `tests/${kind}/${'`ugly`'}-${n}.spec.ts:${n}`,
-    status: kind === 'fail' ? 'failed' : kind === 'not-configured' || kind === 'blocked' ? 'skipped' : 'passed',
-    annotations: [citeAnnotation(id), markAnnotation({ kind, id, detail })],
-  });
-  const tests: TestRecord[] = [];
+  const [must, should, info] = (['MUST', 'SHOULD', 'INFO'] as const).map((level) =>
+    requirements.filter((r) => r.level === level),
+  ) as [Requirement[], Requirement[], Requirement[]];
+  const noDelivery = `${NO_DELIVERY_CAUSE}: either the target sends none, or WEBHOOK_PUBLIC_URL=http://127.0.0.1:1/\`hooks\` does not reach the receiver`;
+  const marks: Array<[MarkKind, Requirement[], (id: string, n: number) => string]> = [
+    ['fail', must.slice(0, 6), (id, n) => failureDetail(id, n, n === 1)],
+    ['blocked', must.slice(6, 9), () => `the target refused the control ${ugly}; got 403 ${bodyDigest}`],
+    ['blocked', must.slice(9, 11), () => noDelivery],
+    ['warn', should.slice(0, 3), (id, n) => failureDetail(id, n)],
+    ['fail', must.slice(11, 12), (id, n) => failureDetail(id, n)],
+    ['pass', must.slice(12, 14), () => ''],
+    ['observed', info.slice(0, 3), () => `seen ${ugly}`],
+    ['not-exercised', must.slice(14, 15), () => `ended ${ugly}`],
+    ['not-configured', must.slice(15, 16), () => `set WEBHOOK_PUBLIC_URL ${ugly}`],
+    ['not-produced', must.slice(16, 17), () => `never produced ${ugly}`],
+  ];
   let n = 0;
-  const next = () => (n += 1);
-  for (const r of must.slice(0, 6)) tests.push(test(r.id, 'fail', failureDetail(r.id, next(), n === 1), n));
-  for (const r of must.slice(6, 9))
-    tests.push(test(r.id, 'blocked', `the target refused the control ${ugly}; got 403 ${bodyDigest}`, next()));
-  for (const r of must.slice(9, 11))
-    tests.push(
-      test(
-        r.id,
-        'blocked',
-        `${NO_DELIVERY_CAUSE}: either the target sends none, or WEBHOOK_PUBLIC_URL=http://127.0.0.1:1/\`hooks\` does not reach the receiver`,
-        next(),
-      ),
-    );
-  for (const r of should.slice(0, 3)) tests.push(test(r.id, 'warn', failureDetail(r.id, next()), n));
-  tests.push(test(must[11]?.id as string, 'fail', failureDetail(must[11]?.id as string, next()), n));
-  for (const r of must.slice(12, 14)) tests.push(test(r.id, 'pass', '', next()));
-  for (const r of info.slice(0, 3)) tests.push(test(r.id, 'observed', `seen ${ugly}`, next()));
-  tests.push(test(must[14]?.id as string, 'not-exercised', `ended ${ugly}`, next()));
-  tests.push(test(must[15]?.id as string, 'not-configured', `set WEBHOOK_PUBLIC_URL ${ugly}`, next()));
-  tests.push(test(must[16]?.id as string, 'not-produced', `never produced ${ugly}`, next()));
-  return tests;
+  return marks.flatMap(([kind, rows, detail]) =>
+    rows.map((r) => {
+      n += 1;
+      const status =
+        kind === 'fail' ? 'failed' : kind === 'not-configured' || kind === 'blocked' ? 'skipped' : 'passed';
+      return {
+        title: `${kind} ${n}: ${ugly}`,
+        project: `proj-${n % 3} \`x\``,
+        location: `tests/${kind}/${'`ugly`'}-${n}.spec.ts:${n}`,
+        status,
+        annotations: [citeAnnotation(r.id), markAnnotation({ kind, id: r.id, detail: detail(r.id, n) })],
+      } satisfies TestRecord;
+    }),
+  );
 }
 
 type Token = ReturnType<MarkdownIt['parse']>[number];
