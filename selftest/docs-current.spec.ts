@@ -104,21 +104,16 @@ function pipelineHolds(file: string): void {
   const lines = pipelineCommands(pipeline);
   expect(lines.length, 'the pipeline runs commands').toBeGreaterThan(0);
   const runs = (pattern: RegExp) => lines.flatMap((line) => [...line.matchAll(pattern)].map((m) => m[1] as string));
-  expect(
-    runs(/npm run ([\w:-]+)/g).filter((name) => !(name in manifest.scripts)),
-    'npm scripts package.json lacks',
-  ).toEqual([]);
-  expect(
-    runs(/npx ([\w@/.-]+)/g).filter(
-      (bin) => !(bin in manifest.bin) && !existsSync(join(repoRoot, 'node_modules', '.bin', bin)),
-    ),
-    'npx commands with no binary in node_modules/.bin',
-  ).toEqual([]);
+  const none = (names: string[], exists: (name: string) => boolean, what: string) =>
+    expect(
+      names.filter((name) => !exists(name)),
+      what,
+    ).toEqual([]);
+  none(runs(/npm run ([\w:-]+)/g), (name) => name in manifest.scripts, 'npm scripts package.json lacks');
+  const binaries = (bin: string) => bin in manifest.bin || existsSync(join(repoRoot, 'node_modules', '.bin', bin));
+  none(runs(/npx ([\w@/.-]+)/g), binaries, 'npx commands with no binary in node_modules/.bin');
   const ours = runs(/npx identity-proofing-conformance (\S+)/g);
-  expect(
-    ours.filter((name) => !(name in subcommands)),
-    'subcommands the command lacks',
-  ).toEqual([]);
+  none(ours, (name) => name in subcommands, 'subcommands the command lacks');
   expect(
     ours.some((name) => name === 'run' || name === 'merge-reports'),
     'the pipeline runs the suite',
@@ -157,12 +152,15 @@ interface DocRow {
   holds: () => void;
 }
 
+/** A block a generator writes: the doc's text between its markers is what the generator gives now. */
+const generated = (doc: string, name: string, from: string, generate: () => string): DocRow => ({
+  doc: `${doc} (<!-- ${name} -->)`,
+  from,
+  holds: () => expect(block(doc, name)).toBe(generate()),
+});
+
 const rows: DocRow[] = [
-  {
-    doc: 'docs/verdicts.md (the verdict table)',
-    from: 'npm run verdict-table',
-    holds: () => expect(block('docs/verdicts.md', 'verdicts')).toBe(verdictTable()),
-  },
+  generated('docs/verdicts.md', 'verdicts', 'npm run verdict-table', verdictTable),
   {
     doc: 'docs/mutation.md (the results table)',
     from: 'npm run mutate, from docs/mutation-results.json',
@@ -200,16 +198,8 @@ const rows: DocRow[] = [
       ).toEqual([]);
     },
   },
-  {
-    doc: 'docs/writing-checks.md (the fixtures)',
-    from: 'npm run writing-checks',
-    holds: () => expect(block('docs/writing-checks.md', 'fixtures')).toBe(fixturesIndex()),
-  },
-  {
-    doc: 'docs/architecture.md (the rooms table)',
-    from: 'selftest/rooms.ts, roomTable()',
-    holds: () => expect(block('docs/architecture.md', 'rooms')).toBe(roomTable()),
-  },
+  generated('docs/writing-checks.md', 'fixtures', 'npm run writing-checks', fixturesIndex),
+  generated('docs/architecture.md', 'rooms', 'selftest/rooms.ts, roomTable()', roomTable),
   {
     doc: 'docs/architecture.md (every file it names exists)',
     from: 'the tree: name the file that holds the claim now',
