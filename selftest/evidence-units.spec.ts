@@ -38,7 +38,7 @@ import {
   SOURCE_PATHS,
 } from '../scripts/evidence/source-digest.ts';
 import { redactedCommand } from '../scripts/evidence/client-identity.ts';
-import { repoRoot } from './evidence-harness.ts';
+import { inProcessAsync, repoRoot } from './evidence-harness.ts';
 import { Redactor } from '../kit/redact.ts';
 
 // The units of the conformance reporter, the Allure labels, the source a bundle pins and redaction. Every profile ×
@@ -66,11 +66,12 @@ async function conformanceRun(profile: Profile, tests: FakeTest[], ledger: Ledge
   const reporter = new ConformanceReporter({ outputDir: dir, profile, environment: { seed: '1' }, ledger });
   reporter.onBegin({ rootDir: '/repo' } as never, {} as never);
   tests.forEach((t, index) => {
+    const location = { file: '/repo/tests/auth/x.spec.ts', line: index + 1 };
     const testCase = {
       id: String(index),
       title: t.title,
       annotations: [],
-      location: { file: '/repo/tests/auth/x.spec.ts', line: index + 1 },
+      location,
       parent: { project: () => ({ name: 'auth' }) },
     };
     const errors = t.error ? [{ message: t.error }] : [];
@@ -79,24 +80,20 @@ async function conformanceRun(profile: Profile, tests: FakeTest[], ledger: Ledge
       { status: t.status, annotations: t.annotations, errors } as unknown as TestResult,
     );
   });
-  const printed: string[] = [];
-  const log = console.log;
-  console.log = (...args: unknown[]) => void printed.push(args.join(' '));
-  let outcome: Awaited<ReturnType<ConformanceReporter['onEnd']>>;
-  try {
-    outcome = await reporter.onEnd({ status: 'passed' } as FullResult);
-  } finally {
-    console.log = log;
-  }
-  const json = JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as {
-    result: string;
+  let status: string | undefined;
+  const { stdout } = await inProcessAsync(async () => {
+    status = (await reporter.onEnd({ status: 'passed' } as FullResult))?.status;
+    return 0;
+  });
+  const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+  const json = JSON.parse(read('conformance.json')) as {
     reasons: string[];
     uncoveredMust: string[];
     requirements: Array<{ id: string; outcome: string; tests: Array<{ title: string; outcome: string }> }>;
   };
-  const markdown = readFileSync(join(dir, 'conformance.md'), 'utf8');
+  const markdown = read('conformance.md');
   rmSync(dir, { recursive: true, force: true });
-  return { status: outcome?.status, json, markdown, printed: printed.join('\n') };
+  return { status, json, markdown, printed: stdout };
 }
 
 test.describe('conformance reporter: matrix, summary and console', () => {
@@ -316,7 +313,7 @@ test.describe("the source a bundle pins (git commit, every source file's SHA-256
     return bundle;
   }
 
-  test('without git the commit is unknown and the digest still covers one file per source path, and nothing else', () => {
+  test('without git the commit is unknown and the digest covers one file per source path, and nothing else; a checkout differing from the run by one file, a missing file or an added one is named, the same checkout passes', () => {
     const checkout = tarballCheckout();
     expect(gitState(checkout)).toEqual({ commit: 'unknown', dirty: 'unknown' });
     const { claim, list } = pinSource(checkout);
@@ -329,11 +326,6 @@ test.describe("the source a bundle pins (git commit, every source file's SHA-256
     });
     expect(list).toContain(`${sha256('// tests\n')}  tests/nested/module.ts\n`);
     expect(list).not.toContain('README.md');
-    rmSync(checkout, { recursive: true, force: true });
-  });
-
-  test('a checkout differing from the run by one file, a missing file or an added one is named; the same checkout passes', () => {
-    const checkout = tarballCheckout();
     const bundle = bundleOf(checkout);
     const statement = verifyBundle(bundle, createPublicKey(signer)).statement as Statement;
     expect(compareSource(statement.predicate, bundle, checkout).problems).toEqual([]);
@@ -348,8 +340,7 @@ test.describe("the source a bundle pins (git commit, every source file's SHA-256
       ),
       `tests/nested/extra.spec.ts: in ${checkout}, not among the files of the run`,
     ]);
-    rmSync(checkout, { recursive: true, force: true });
-    rmSync(bundle, { recursive: true, force: true });
+    for (const dir of [checkout, bundle]) rmSync(dir, { recursive: true, force: true });
   });
 
   test("a source claim whose digest is not its list's is refused, and a statement without one cannot be compared", () => {
