@@ -10,8 +10,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
-import { expect, test as base } from '@playwright/test';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
 import { catalogSha256, interfaceInfo, isRequirementId } from '../catalog/catalog.ts';
 import { limitedClient, resellerClient } from '../sandbox/credentials.ts';
 import { expiredTokenFor } from '../sandbox/tokens.ts';
@@ -37,26 +37,12 @@ const SEED = '424242';
 /** Where the document is published, for the reports' links (unset, they name the parts without linking). */
 const SPEC_URL = 'https://spec.example.test/interface.md';
 
-interface CertifiedRun {
-  run: CliRun;
-  work: string;
-  /** The order template the run was given, outside the checkout (ORDER_TEMPLATE). */
-  orderTemplate: string;
-  bundle: string;
-  reportsDir: string;
-  testResultsDir: string;
-  /** Every secret configured or obtained during the run, by name. */
-  secrets: Record<string, string>;
-  /** The signer's public key, as a certifier would have it. */
-  publicKey: string;
-}
-
 /**
  * One certification run, shared by every test of this file: `npm run certify` on the auth checks against the
  * embedded sandbox, with canary credentials the sandbox was told to accept and a file receiving every token it
  * issued, so the tests can search every artifact for them.
  */
-async function certifyWithCanaries(): Promise<CertifiedRun> {
+async function certifyWithCanaries() {
   const work = mkdtempSync(join(tmpdir(), 'evidence-certify-'));
   const tag = randomBytes(6).toString('hex');
   const clientSecret = `canary-secret-${randomBytes(12).toString('hex')}`;
@@ -64,8 +50,6 @@ async function certifyWithCanaries(): Promise<CertifiedRun> {
   const tokenSecret = `canary-token-secret-${randomBytes(12).toString('hex')}`;
   const issuedTokens = join(work, 'issued-tokens.txt');
   writeFileSync(issuedTokens, '');
-  const reportsDir = join(work, 'reports');
-  const testResultsDir = join(work, 'test-results');
   const certificationDir = join(work, 'certification');
   const keyDir = join(work, 'keys');
   // The scripts started as their npm scripts start them (node --import tsx <file>: cli.spec.ts), without npm's processes.
@@ -86,8 +70,8 @@ async function certifyWithCanaries(): Promise<CertifiedRun> {
     SANDBOX_ISSUED_TOKENS_FILE: issuedTokens,
     SANDBOX_PORT: String(await freePort()),
     WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-    REPORTS_DIR: reportsDir,
-    TEST_RESULTS_DIR: testResultsDir,
+    REPORTS_DIR: join(work, 'reports'),
+    TEST_RESULTS_DIR: join(work, 'test-results'),
     CERTIFICATION_DIR: certificationDir,
     SEED,
   });
@@ -109,39 +93,27 @@ async function certifyWithCanaries(): Promise<CertifiedRun> {
     ...Object.fromEntries(tokens.map((token, index) => [`issued token ${index + 1}`, token])),
   };
   secrets['signing private key'] = privateKey.split('\n')[1] ?? privateKey;
-  return {
-    run,
-    work,
-    orderTemplate,
-    bundle: join(certificationDir, bundles[0] ?? 'missing'),
-    reportsDir,
-    testResultsDir,
-    secrets,
-    publicKey: join(keyDir, 'certify-signing-key.pub.pem'),
-  };
+  // Every secret configured or obtained during the run, by name; the signer's public key, as a certifier would have it.
+  const publicKey = join(keyDir, 'certify-signing-key.pub.pem');
+  return { run, work, orderTemplate, bundle: join(certificationDir, bundles[0] ?? 'missing'), secrets, publicKey };
 }
 
 // The run is made before the file's first test, in a hook: a worker-scoped fixture would give the file a worker of its
 // own, which Playwright starts after every other self-test's, so that the run ended npm test alone.
-let shared: CertifiedRun | undefined;
-const test = base.extend<{ certified: CertifiedRun }>({
-  certified: async ({}, use) => use(shared as CertifiedRun),
-});
+let certified: Awaited<ReturnType<typeof certifyWithCanaries>>;
 test.describe.configure({ mode: 'default' });
 test.beforeAll(async () => {
   test.setTimeout(300_000);
-  shared = await certifyWithCanaries();
+  certified = await certifyWithCanaries();
 });
-test.afterAll(() => shared && rmSync(shared.work, { recursive: true, force: true }));
+test.afterAll(() => certified && rmSync(certified.work, { recursive: true, force: true }));
 
 const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`;
 
 const json = <T>(path: string) => JSON.parse(readText(path)) as T;
 const sha256Of = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
-test('npm run certify writes one bundle with the matrix, JUnit, single-file report, redacted configuration and what judged what, and exits with its verdict: a run of one project is partial', ({
-  certified,
-}) => {
+test('npm run certify writes one bundle with the matrix, JUnit, single-file report, redacted configuration and what judged what, and exits with its verdict: a run of one project is partial', () => {
   const { run, bundle } = certified;
   expect(existsSync(bundle), `no bundle was written; output:\n${output(run).slice(-3000)}`).toBe(true);
   expect(readdirSync(bundle).sort()).toEqual([
@@ -186,9 +158,7 @@ test('npm run certify writes one bundle with the matrix, JUnit, single-file repo
   expect(output(run), 'the summary table is printed').toContain('Conformance by requirement');
 });
 
-test("the signed bundle verifies offline against the signer's key through verify-bundle; the statement pins every file a setting points at, the order template outside the checkout by its SHA-256 beside its path", async ({
-  certified,
-}) => {
+test("the signed bundle verifies offline against the signer's key through verify-bundle; the statement pins every file a setting points at, the order template outside the checkout by its SHA-256 beside its path", async () => {
   const args = ['--public-key', certified.publicKey, '--allow-partial', certified.bundle];
   const verify = [...TS_NODE.slice(1), 'scripts/verify-bundle.ts', ...args];
   const verified = await runCli(TS_NODE[0], verify, childEnv(certified.work, {}));
@@ -208,122 +178,90 @@ test("the signed bundle verifies offline against the signer's key through verify
   ]);
 });
 
-const flip = (file: string, at = 10) => {
+const flip = (file: string) => {
   const bytes = readFileSync(file);
-  bytes[at] = bytes[at]! ^ 0x01;
+  bytes[10] = bytes[10]! ^ 0x01;
   writeFileSync(file, bytes);
 };
 /** The bundle's envelope and statement, changed by `edit` and written back (unsigned again). */
 const editEnvelope = (bundle: string, edit: (envelope: DsseEnvelope, statement: Statement) => void) => {
   const path = join(bundle, STATEMENT_FILE);
-  const envelope = JSON.parse(readText(path)) as DsseEnvelope;
-  const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as Statement;
-  edit(envelope, statement);
+  const envelope = json<DsseEnvelope>(path);
+  edit(envelope, JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as Statement);
   writeFileSync(path, JSON.stringify(envelope));
 };
+const digestRecomputed = (copy: string) => {
+  flip(join(copy, 'conformance.json'));
+  editEnvelope(copy, (envelope, statement) => {
+    statement.subject.find((s) => s.name === 'conformance.json')!.digest.sha256 = sha256Of(
+      join(copy, 'conformance.json'),
+    );
+    envelope.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
+  });
+};
+const signatureChanged = (copy: string) =>
+  editEnvelope(copy, ({ signatures: [signature] }) => {
+    const sig = Buffer.from(signature!.sig, 'base64');
+    sig[0] = sig[0]! ^ 0x01;
+    signature!.sig = sig.toString('base64');
+  });
 
 // Each way a bundle can be tampered with, or verified wrongly, on a copy of the run's bundle: verify-bundle (called in
 // this process: verifyBundleCommand is the script's whole work) refuses it naming what is wrong.
-const tampers: Array<{
-  what: string;
-  change?: (copy: string) => void;
-  key?: 'other' | 'none';
-  flags?: string[];
-  code?: number;
-  names: string | RegExp;
-}> = [
-  {
-    what: 'one byte of a file changed',
-    change: (c) => flip(join(c, 'conformance.md')),
-    names: 'conformance.md: changed',
-  },
-  {
-    what: 'a file added',
-    change: (c) => writeFileSync(join(c, 'extra.txt'), 'x'),
-    names: 'extra.txt: not in the signed statement',
-  },
-  { what: 'a file removed', change: (c) => rmSync(join(c, 'junit.xml')), names: 'junit.xml: missing' },
-  {
-    what: 'the statement removed',
-    change: (c) => rmSync(join(c, STATEMENT_FILE)),
-    names: `${STATEMENT_FILE}: missing`,
-  },
-  {
-    what: 'a file changed and its digest recomputed in the statement',
-    change: (c) => {
-      flip(join(c, 'conformance.json'));
-      editEnvelope(c, (envelope, statement) => {
-        const subject = statement.subject.find((s) => s.name === 'conformance.json');
-        subject!.digest.sha256 = createHash('sha256')
-          .update(readFileSync(join(c, 'conformance.json')))
-          .digest('hex');
-        envelope.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
-      });
-    },
-    names: /the signature by key [0-9a-f]{64} does not match the statement: the statement was changed after signing/,
-  },
-  {
-    what: 'the signature changed',
-    change: (c) =>
-      editEnvelope(c, ({ signatures: [signature] }) => {
-        const sig = Buffer.from(signature!.sig, 'base64');
-        sig[0] = sig[0]! ^ 0x01;
-        signature!.sig = sig.toString('base64');
-      }),
-    names: 'the statement was changed after signing',
-  },
-  {
-    what: "the signer's public key in the bundle replaced",
-    change: (c) => writeFileSync(join(c, PUBLIC_KEY_FILE), newKeyPair().publicPem),
-    names: `${PUBLIC_KEY_FILE}: changed`,
-  },
-  {
-    what: 'another key given',
-    key: 'other',
-    names: /statement\.dsse\.json: signed by key [0-9a-f]{64}, not by the key given/,
-  },
-  { what: 'no key given', key: 'none', code: 2, names: '--public-key is required' },
-  { what: 'a partial run without --allow-partial', flags: [], names: 'the run was partial (--project auth)' },
-  {
-    what: 'a run not conformant, with --require-conformant',
-    flags: ['--allow-partial', '--require-conformant'],
-    names: 'the run did not end conformant: not conformant: partial run',
-  },
+type How = { key?: 'other' | 'none'; flags?: string[]; code?: number };
+const tampers: Array<[what: string, names: string | RegExp, change?: (copy: string) => void, how?: How]> = [
+  ['one byte of a file changed', 'conformance.md: changed', (c) => flip(join(c, 'conformance.md'))],
+  ['a file added', 'extra.txt: not in the signed statement', (c) => writeFileSync(join(c, 'extra.txt'), 'x')],
+  ['a file removed', 'junit.xml: missing', (c) => rmSync(join(c, 'junit.xml'))],
+  ['the statement removed', `${STATEMENT_FILE}: missing`, (c) => rmSync(join(c, STATEMENT_FILE))],
+  [
+    'a file changed and its digest recomputed in the statement',
+    /the signature by key [0-9a-f]{64} does not match the statement: the statement was changed after signing/,
+    digestRecomputed,
+  ],
+  ['the signature changed', 'the statement was changed after signing', signatureChanged],
+  [
+    "the signer's public key in the bundle replaced",
+    `${PUBLIC_KEY_FILE}: changed`,
+    (c) => writeFileSync(join(c, PUBLIC_KEY_FILE), newKeyPair().publicPem),
+  ],
+  [
+    'another key given',
+    /statement\.dsse\.json: signed by key [0-9a-f]{64}, not by the key given/,
+    undefined,
+    { key: 'other' },
+  ],
+  ['no key given', '--public-key is required', undefined, { key: 'none', code: 2 }],
+  ['a partial run without --allow-partial', 'the run was partial (--project auth)', undefined, { flags: [] }],
+  [
+    'a run not conformant, with --require-conformant',
+    'the run did not end conformant: not conformant: partial run',
+    undefined,
+    { flags: ['--allow-partial', '--require-conformant'] },
+  ],
 ];
-for (const { what, change, key, flags = ['--allow-partial'], code = 1, names } of tampers)
-  test(`verify-bundle refuses ${what}, naming it`, ({ certified }) => {
+for (const [what, names, change, { key, flags = ['--allow-partial'], code = 1 } = {}] of tampers)
+  test(`verify-bundle refuses ${what}, naming it`, () => {
     const copy = mkdtempSync(join(certified.work, 'tampered-'));
     cpSync(certified.bundle, copy, { recursive: true });
     change?.(copy);
-    const otherKey = join(copy, '..', `${basename(copy)}.pub.pem`);
+    const otherKey = `${copy}.pub.pem`;
     writeFileSync(otherKey, newKeyPair().publicPem);
     const keyArgs = key === 'none' ? [] : ['--public-key', key === 'other' ? otherKey : certified.publicKey];
     const refused = inProcess(() => verifyBundleCommand([...keyArgs, ...flags, copy]));
     expect(refused.code, output(refused)).toBe(code);
-    if (typeof names === 'string') expect(refused.stderr).toContain(names);
-    else expect(refused.stderr).toMatch(names);
+    expect(refused.stderr).toMatch(names);
   });
 
-test('the statement pins the source that ran; verify-bundle --source passes on an unchanged copy of the checkout and names a source file that differs', ({
-  certified,
-}) => {
+test('the statement pins the source that ran; verify-bundle --source passes on an unchanged copy of the checkout and names a source file that differs', () => {
   const certificate = JSON.parse(readText(join(certified.bundle, 'certificate.json'))) as { source: SourceClaim };
   expect(certificate.source).toMatchObject({ ...gitState(repoRoot), paths: SOURCE_PATHS, list: SOURCE_LIST_FILE });
   // A copy outside any git checkout, as a tarball would give it: the digest does not need git. Which files differ,
   // are missing or were added is a unit of evidence-units.spec.ts.
   const checkout = join(certified.work, 'checkout');
   for (const path of SOURCE_PATHS) cpSync(join(repoRoot, path), join(checkout, path), { recursive: true });
-  const verify = () =>
-    inProcess(() =>
-      verifyBundleCommand([
-        '--public-key',
-        certified.publicKey,
-        '--allow-partial',
-        '--source',
-        checkout,
-        certified.bundle,
-      ]),
-    );
+  const args = ['--public-key', certified.publicKey, '--allow-partial', '--source', checkout, certified.bundle];
+  const verify = () => inProcess(() => verifyBundleCommand(args));
   const unchanged = verify();
   expect(unchanged.code, output(unchanged)).toBe(0);
   expect(unchanged.stdout).toContain(
@@ -335,9 +273,7 @@ test('the statement pins the source that ran; verify-bundle --source passes on a
   expect(changed.stderr).toContain('kit/redact.ts: differs');
 });
 
-test('JUnit gives every test the requirement IDs it verifies as properties, and a title without IDs', ({
-  certified,
-}) => {
+test('JUnit gives every test the requirement IDs it verifies as properties, and a title without IDs', () => {
   const junit = readText(join(certified.bundle, 'junit.xml'));
   const all = [...junit.matchAll(/<testcase name="([^"]*)" classname="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)];
   // One run-level case, the verdict (its failure: verdict-table.spec.ts); every other case is a check.
@@ -360,8 +296,8 @@ test('JUnit gives every test the requirement IDs it verifies as properties, and 
   expect(problems, 'JUnit test cases').toEqual([]);
 });
 
-test('Allure results carry the labels, the environment and the exchanges', ({ certified }) => {
-  const dir = join(certified.reportsDir, 'allure-results');
+test('Allure results carry the labels, the environment and the exchanges', () => {
+  const dir = join(join(certified.work, 'reports'), 'allure-results');
   type Result = { name: string; labels: Array<{ name: string; value: string }>; links: Array<{ url: string }> };
   const results = readdirSync(dir)
     .filter((f) => f.endsWith('-result.json'))
@@ -394,10 +330,10 @@ test('Allure results carry the labels, the environment and the exchanges', ({ ce
   ).toBe(true);
 });
 
-test('no secret configured or obtained during the run appears in any artifact, report or output', ({ certified }) => {
+test('no secret configured or obtained during the run appears in any artifact, report or output', () => {
   const tokens = Object.keys(certified.secrets).filter((name) => name.startsWith('issued token'));
   expect(tokens.length, 'the sandbox issued tokens during the run').toBeGreaterThan(0);
-  const files = [certified.reportsDir, certified.testResultsDir, certified.bundle]
+  const files = [join(certified.work, 'reports'), join(certified.work, 'test-results'), certified.bundle]
     .filter(existsSync)
     .flatMap(filesUnder);
   expect(files.some((f) => f.endsWith('allure-report.html'))).toBe(true);

@@ -236,6 +236,8 @@ test.describe('Allure labels from the catalog', () => {
     expect(values('feature')).toEqual(['TOK-NO-STORE (SHOULD)', 'TOK-ISSUED (MUST)', 'TOK-SCOPE-ONLY (MUST)']);
     expect(values('parentSuite')).toEqual(['auth']);
     expect(values('severity')).toEqual(['critical']);
+    const lower = allureEnrichment(record(cite('TOK-LIFETIME')), parts).labels;
+    expect(lower, 'severity from the highest level').toContainEqual({ name: 'severity', value: 'minor' });
     expect(values('tag')).toEqual(['MUST', 'SHOULD']);
     expect(values('verdict')).toEqual([TEST_VERDICT.shouldWarning]);
     expect(links.map((l) => l.url)).toEqual([
