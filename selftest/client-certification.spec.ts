@@ -11,8 +11,8 @@ import type { Statement } from '../scripts/evidence/statement.ts';
 import { childEnv, filesUnder, readText, repoRoot, runCli, scanForSecrets, TS_NODE } from './evidence-harness.ts';
 
 // The client side of certification, three runs of npm run certify-client: the example reseller client passes clean,
-// one faulty client fails on the rows it breaks (every client check's good and bad input: check-units/client.ts), and
-// a client that calls nothing is not certified, its bundle naming it. Each test makes its own run, none shared.
+// one faulty client fails on the rows it breaks, and a client that calls nothing is not certified, its bundle naming
+// it. Each test makes its own run, none shared.
 const CLIENT = `"${process.execPath}" --import tsx examples/reseller-client/client.ts`;
 const SCENARIO = ['--scenario', 'examples/reseller-client/scenario.json'];
 const certifyClient = [...TS_NODE.slice(1), 'scripts/certify-client.ts'];
@@ -86,14 +86,38 @@ test('--listen: the example client started by hand in another process is recorde
   expect(scanForSecrets(sources, secrets)).toEqual([]);
 });
 
-// Faults of different requirements that cannot touch each other's rows, in one run (faults-a of check-units).
-const faults: ReadonlyArray<readonly [fault: string, requirement: string]> = [
+// Every client fault with the requirement it breaks. Faults of different requirements that cannot touch each other's
+// rows share a run: group a runs here; b and c are recorded (tools/check-units/record.ts) and judged by their checks'
+// units (check-units/client.ts), as are no-correlation-id and wrong-scope, which stop the flow, on the clean traffic
+// changed alike.
+type Fault = readonly [fault: string, requirement: string];
+const faults: Fault[] = [
   ['retry-storm', 'CLI-ORDER-RETRY'],
   ['webhook-500', 'CLI-WEBHOOK-ANSWER'],
   ['child-id-leak', 'CLI-CHILD-ISOLATION'],
   ['no-bearer', 'CLI-BEARER'],
   ['body-text-plain', 'CLI-JSON-BODY'],
 ];
+const elsewhere: Fault[] = [
+  ['one-correlation-id', 'CLI-CORRELATION-UNIQUE'],
+  ['no-retry', 'CLI-ORDER-RETRY'],
+  ['webhook-strict', 'CLI-WEBHOOK-ANSWER'],
+  ['one-child', 'CLI-SCENARIO'],
+  ['made-up-authentication-id', 'CLI-KNOWN-CASE'],
+  ['no-shared-context', 'CLI-RESELLER-CONTEXT'],
+  ['webhook-text', 'CLI-WEBHOOK-ANSWER'],
+  ['shared-get-correlation-id', 'CLI-CORRELATION-UNIQUE'],
+  ['no-source-client-id', 'CLI-RESELLER-CONTEXT'],
+  ['no-client-id', 'CLI-CLIENT-ID'],
+  ['decision-lowercase', 'CLI-BODY-SCHEMA'],
+  ['no-correlation-id', 'CLI-CORRELATION-ID'],
+  ['wrong-scope', 'CLI-TOKEN-REQUEST'],
+];
+
+test('every client MUST has a client fault that breaks it', () => {
+  const broken = new Set([...faults, ...elsewhere].map(([, requirement]) => requirement));
+  expect(clientRequirements.filter((r) => r.level === 'MUST' && !broken.has(r.id)).map((r) => r.id)).toEqual([]);
+});
 
 test(`client faults ${faults.map(([f]) => f).join(',')} are caught by ${faults.map(([, r]) => r).join(', ')}, and only by them`, async () => {
   const env = childEnv(work, { WEBHOOK_GRACE_MS: '700', CLIENT_FAULT: faults.map(([f]) => f).join(',') });
@@ -104,8 +128,8 @@ test(`client faults ${faults.map(([f]) => f).join(',')} are caught by ${faults.m
   for (const [fault, requirement] of faults) expect(outcomes[requirement], `${fault}\n${output}`).toBe('failed');
   expect(run.code, 'a MUST failure fails the certification').toBe(1);
   const targeted = new Set(faults.map(([, requirement]) => requirement));
-  const elsewhere = Object.entries(outcomes).filter((row) => !targeted.has(row[0]) && !held(row));
-  expect(elsewhere, output).toEqual([]);
+  const others = Object.entries(outcomes).filter((row) => !targeted.has(row[0]) && !held(row));
+  expect(others, output).toEqual([]);
 });
 
 test("a client that calls nothing, 503 injection and webhooks off, is not certified: the scenario failed, the MUSTs never reached and the rows turned off named; its bundle names it by its command, credentials masked, with its version, and verifies offline pinning the judge's source", async () => {
