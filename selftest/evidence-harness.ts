@@ -23,17 +23,8 @@ export const TS_NODE: readonly [string, ...string[]] = [process.execPath, '--imp
 export function childEnv(workDir: string, overrides: Record<string, string>): Record<string, string> {
   const dropped = new Set([
     ...configVariables,
-    'REPORTS_DIR',
-    'TEST_RESULTS_DIR',
-    'ALLURE_RESULTS_DIR',
-    'ALLURE_HISTORY_PATH',
-    'CERTIFICATION_DIR',
-    'RUN_TAG',
-    'SANDBOX_TOKEN_SECRET',
-    'SANDBOX_EXTRA_API_KEYS',
-    'SANDBOX_ISSUED_TOKENS_FILE',
-    'CI',
-    'FORCE_COLOR',
+    ...'REPORTS_DIR TEST_RESULTS_DIR ALLURE_RESULTS_DIR ALLURE_HISTORY_PATH CERTIFICATION_DIR RUN_TAG CI'.split(' '),
+    ...'SANDBOX_TOKEN_SECRET SANDBOX_EXTRA_API_KEYS SANDBOX_ISSUED_TOKENS_FILE FORCE_COLOR'.split(' '),
   ]);
   // eslint-disable-next-line no-restricted-properties -- the environment given to a child process
   const inherited = Object.entries(process.env).filter(
@@ -179,22 +170,15 @@ export function filesUnder(dir: string): string[] {
   return found;
 }
 
-const isBase64Char = (code: number) =>
-  (code >= 65 && code <= 90) ||
-  (code >= 97 && code <= 122) ||
-  (code >= 48 && code <= 57) ||
-  code === 43 ||
-  code === 47 ||
-  code === 45 ||
-  code === 95 ||
-  code === 61;
+const isBase64 = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=') isBase64[c.charCodeAt(0)] = 1;
 
 /** Runs of base64 characters, at least 24 long; a scan rather than a regular expression, which overflows on a 30 MB run. */
 function base64Runs(text: string): string[] {
   const runs: string[] = [];
   let start = -1;
   for (let i = 0; i <= text.length; i += 1) {
-    const inRun = i < text.length && isBase64Char(text.charCodeAt(i));
+    const inRun = i < text.length && isBase64[text.charCodeAt(i)] === 1;
     if (inRun && start < 0) start = i;
     if (!inRun && start >= 0) {
       if (i - start >= 24) runs.push(text.slice(start, i));
@@ -208,7 +192,7 @@ function base64Runs(text: string): string[] {
  * The forms in which a secret could sit in an artifact: as is, percent-encoded, or inside base64 (the single-file
  * report and results.json embed their data and attachments as base64), so base64 runs are decoded and searched too.
  */
-export function secretsIn(text: string, secrets: readonly string[]): string[] {
+function secretsIn(text: string, secrets: readonly string[]): string[] {
   const layers = [text];
   for (const run of base64Runs(text)) {
     const decoded = Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');

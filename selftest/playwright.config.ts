@@ -19,7 +19,6 @@ const longFiles = [
   'doctor',
   'event-attribution',
   'evidence-bundle',
-  'evidence-client',
   'evidence-profiles',
   'openapi',
   'package',
