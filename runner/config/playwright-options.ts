@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { PlaywrightTestConfig } from '@playwright/test';
 import { serializeRedacted } from '../../reporters/serialize-redacted.ts';
 import { conformanceProjects } from './projects.ts';
-import type { RunConfig } from './run-config.ts';
+import { embeddedReadLagMs, type RunConfig } from './run-config.ts';
 
 /**
  * What playwright.config.ts gives Playwright for a run, the same in the runner and in every worker: it follows from the
@@ -30,6 +30,6 @@ export function playwrightOptions(run: RunConfig, testsDir: string) {
     // Absolute: Playwright reads a relative one from the configuration's folder, the installed package's.
     outputDir: resolve(run.reports.testResultsDir),
     use: { trace: 'off', screenshot: 'off', video: 'off' },
-    projects: conformanceProjects(shown, testsDir),
+    projects: conformanceProjects(shown, testsDir, embeddedReadLagMs(run.sandbox) !== undefined),
   } satisfies PlaywrightTestConfig<object, { config: typeof suite }>;
 }

@@ -59,17 +59,22 @@ const RUN_END_FILE = 'valid-deliveries.spec.[jt]s';
  * worker of its own: a flow that waits for a worker starts its events' delay late. The run's receiver lives in the
  * runner process, so the webhook flows run side by side like any others.
  */
-export function conformanceProjects(suite: SuiteConfig, testsDir: string): Project[] {
-  return projectLayout(suite.workers, testsDir).map((project) => ({
+export function conformanceProjects(suite: SuiteConfig, testsDir: string, readsTrail = false): Project[] {
+  return projectLayout(suite.workers, testsDir, readsTrail).map((project) => ({
     ...project,
     use: { config: suite } satisfies { config: SuiteConfig },
   }));
 }
 
-/** The projects' names, folders and workers for a run on `workers` workers, without their configuration. */
-export function projectLayout(workers: number, testsDir: string) {
+/**
+ * The projects' names, folders and workers for a run on `workers` workers, without their configuration. When the
+ * target's reads trail its writes, identity, whose checks read most of what they write, starts right after the
+ * webhook flows, as on 2 workers: its waits for the replica are then the run's longest chain, not the step-ups' events
+ * (measured: runner/config/worker-count.ts TRAILING_READS_WORKERS).
+ */
+export function projectLayout(workers: number, testsDir: string, readsTrail = false) {
   const perProject = Math.max(1, Math.ceil(workers / 3));
-  return (perProject === 1 ? projectNames : stepUpsFirst).map((name) =>
+  return (perProject === 1 || readsTrail ? projectNames : stepUpsFirst).map((name) =>
     name === RUN_END
       ? { name, testDir: `${testsDir}/webhooks`, testMatch: RUN_END_FILE, workers: 1 }
       : name === 'webhooks'

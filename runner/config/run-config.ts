@@ -22,6 +22,16 @@ export interface EmbeddedSandbox {
   options: EmbeddedSandboxOptions;
 }
 
+/**
+ * How far the embedded sandbox's reads trail its writes at most (the trailing flavor: SANDBOX_READ_LAG_MS), undefined
+ * when they do not: the run then waits on its reads, not on its CPU, and lays out its workers for it
+ * (runner/config/worker-count.ts, projects.ts).
+ */
+export function embeddedReadLagMs(sandbox: EmbeddedSandbox | undefined): number | undefined {
+  const lagMs = sandbox?.options.flavor === 'trailing' ? sandbox.options.readLagMs : undefined;
+  return lagMs ? lagMs : undefined;
+}
+
 /** Where the run's reports go, and what they link to. */
 export interface RunReports {
   /** REPORTS_DIR: the matrix (conformance.md, .html, .json), junit.xml and results.json. */

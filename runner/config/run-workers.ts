@@ -3,7 +3,7 @@ import { measureRoundTrips } from './round-trip.ts';
 import { chooseWorkers } from './worker-count.ts';
 import type { WorkerChoice } from '../../reporters/run-facts.ts';
 import { resolveRun } from './resolve.ts';
-import type { RunConfig } from './run-config.ts';
+import { embeddedReadLagMs, type RunConfig } from './run-config.ts';
 
 /** The target URLs whose origins the run talks to: every service's base URL and token endpoint. */
 export const targetUrls = (suite: SuiteConfig) =>
@@ -13,7 +13,7 @@ export const targetUrls = (suite: SuiteConfig) =>
  * In the runner: the run's workers, measured against the target when CONFORMANCE_WORKERS is unset and the target is not
  * the embedded sandbox. The workers take the count with the rest of the run's configuration (runner/config/hand-off.ts).
  */
-export async function decideWorkers(suite: SuiteConfig): Promise<WorkerChoice> {
+export async function decideWorkers(suite: SuiteConfig, readLagMs?: number): Promise<WorkerChoice> {
   const measure = !suite.workersSet && !suite.embedded;
   const roundTrips = measure ? await measureRoundTrips(targetUrls(suite), suite.http.network) : undefined;
   return chooseWorkers({
@@ -21,6 +21,7 @@ export async function decideWorkers(suite: SuiteConfig): Promise<WorkerChoice> {
     embedded: suite.embedded,
     cap: suite.targetConcurrency,
     ...(roundTrips ? { roundTrips } : {}),
+    ...(readLagMs !== undefined ? { readLagMs } : {}),
   });
 }
 
@@ -33,6 +34,6 @@ export async function resolveRunWithWorkers(
   repoRoot?: string,
 ): Promise<{ run: RunConfig; workers: WorkerChoice }> {
   const resolved = resolveRun(env, repoRoot);
-  const workers = await decideWorkers(resolved.suite);
+  const workers = await decideWorkers(resolved.suite, embeddedReadLagMs(resolved.sandbox));
   return { run: { ...resolved, suite: { ...resolved.suite, workers: workers.workers } }, workers };
 }
