@@ -6,7 +6,6 @@ import { ConfigError, loadConfig } from '../runner/config/load-config.ts';
 import { handedOff, handOff } from '../runner/config/hand-off.ts';
 import { resolveRun } from '../runner/config/resolve.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
-import { conformanceProjects, projectNames } from '../runner/config/projects.ts';
 import { configSchema, configVariables } from '../schemas/variables.ts';
 import { flavors } from '../sandbox/server.ts';
 import { configurationPage, envExample, routeTable, variableTable } from '../scripts/env-example.ts';
@@ -30,29 +29,6 @@ function resolveProblems(env: Record<string, string | undefined>, file: string):
 }
 
 test.describe('configuration', () => {
-  test('CONFORMANCE_WORKERS: 2 by default, one worker per project; more spread over the projects, identity on half, the webhook flows on four at most; run-end, last, on one', () => {
-    const workersOf = (env: Record<string, string>) => {
-      const suite = loadConfig({ ...validEnv, ...env }, { repoRoot, embedded: false });
-      return {
-        total: suite.workers,
-        perProject: Object.fromEntries(conformanceProjects(suite, 'tests').map((p) => [p.name, p.workers])),
-      };
-    };
-    const everyProject = (count: number, identity = count) =>
-      Object.fromEntries(
-        projectNames.map((name) => [name, name === 'run-end' ? 1 : name === 'identity' ? identity : count]),
-      );
-    expect(workersOf({})).toEqual({ total: 2, perProject: everyProject(1) });
-    expect(workersOf({ CONFORMANCE_WORKERS: '12' })).toEqual({ total: 12, perProject: everyProject(4, 6) });
-    expect(workersOf({ CONFORMANCE_WORKERS: '15' })).toEqual({
-      total: 15,
-      perProject: { ...everyProject(5, 8), webhooks: 4 },
-    });
-    expect(problemsOf({ ...validEnv, CONFORMANCE_WORKERS: '0' })).toEqual([
-      expect.stringMatching(/^CONFORMANCE_WORKERS="0" is not valid: expected a whole number from 1 /),
-    ]);
-  });
-
   test('a complete environment loads, with the documented defaults', () => {
     const config = loadConfig(validEnv, { repoRoot, embedded: false });
     expect(config.services.identity.baseUrl, 'a trailing slash is trimmed').toBe(
@@ -83,134 +59,57 @@ test.describe('configuration', () => {
     expect(config.orders.template).toHaveProperty('merchantOrderId');
   });
 
-  const badValues: Array<{ variant: string; env: Record<string, string | undefined>; variable: string; says: RegExp }> =
+  // One case per rule the configuration holds: the variant, the settings (as .env lines; an empty value unsets), and
+  // the one line the run stops with, which begins with the variable it names.
+  const reseller = 'RESELLER_API_KEY=a2V5\nRESELLER_SOURCE_CLIENT_ID=c\nRESELLER_SHARED_CONTEXT=';
+  const badValues: Array<[string, string, RegExp]> = [
+    ['a URL without scheme', 'IDENTITY_BASE_URL=api.example.com', /^IDENTITY_BASE_URL="api.example.com" .*https URL/],
+    ['a route without method', 'ROUTE_ASSESSMENT=/assessment', /^ROUTE_ASSESSMENT=.*expected "METHOD \/path"/],
+    ['a route missing its placeholder', 'ROUTE_DOCUMENT_RECORDS=GET /r', /^ROUTE_DOCUMENT_RECORDS=.*\{authentic/],
+    ['a placeholder where none belongs', 'ROUTE_CASE_UPDATE=POST /{caseId}', /^ROUTE_CASE_UPDATE=.*without \{pl/],
+    ['invalid JSON', `${reseller}{child: 1}`, /^RESELLER_SHARED_CONTEXT=.*expected valid JSON/],
+    ['JSON that is not an object', `${reseller}["a"]`, /^RESELLER_SHARED_CONTEXT=.*expected JSON object sent as/],
     [
-      {
-        variant: 'a URL without scheme',
-        env: { IDENTITY_BASE_URL: 'api.example.com/v1' },
-        variable: 'IDENTITY_BASE_URL',
-        says: /"api\.example\.com\/v1" is not valid: expected an http or https URL \(Base URL/,
-      },
-      {
-        variant: 'an ftp URL',
-        env: { STEPUP_TOKEN_URL: 'ftp://login.example.com/v1/token' },
-        variable: 'STEPUP_TOKEN_URL',
-        says: /expected an http or https URL \(Token endpoint/,
-      },
-      {
-        variant: 'a route without method',
-        env: { ROUTE_ASSESSMENT: '/assessment' },
-        variable: 'ROUTE_ASSESSMENT',
-        says: /expected "METHOD \/path" \(Method and path of 4\.2/,
-      },
-      {
-        variant: 'a route missing its placeholder',
-        env: { ROUTE_DOCUMENT_RECORDS: 'GET /records' },
-        variable: 'ROUTE_DOCUMENT_RECORDS',
-        says: /\{authenticationId\}/,
-      },
-      {
-        variant: 'a placeholder where none belongs',
-        env: { ROUTE_CASE_UPDATE: 'POST /cases/{caseId}' },
-        variable: 'ROUTE_CASE_UPDATE',
-        says: /without \{placeholders\}/,
-      },
-      {
-        variant: 'invalid JSON',
-        env: { RESELLER_API_KEY: 'a2V5', RESELLER_SOURCE_CLIENT_ID: 'c', RESELLER_SHARED_CONTEXT: '{child: 1}' },
-        variable: 'RESELLER_SHARED_CONTEXT',
-        says: /expected valid JSON/,
-      },
-      {
-        variant: 'JSON that is not an object',
-        env: { RESELLER_API_KEY: 'a2V5', RESELLER_SOURCE_CLIENT_ID: 'c', RESELLER_SHARED_CONTEXT: '["a"]' },
-        variable: 'RESELLER_SHARED_CONTEXT',
-        says: /expected JSON object sent as sharedContext/,
-      },
-      {
-        variant: 'a request template that is not a readable JSON object',
-        env: { STEP_UP_TEMPLATE: 'fixtures/no-such-template.json' },
-        variable: 'STEP_UP_TEMPLATE',
-        says: /expected a readable JSON file holding an object/,
-      },
-      {
-        variant: 'a reseller key without its child client',
-        env: { RESELLER_API_KEY: 'a2V5', RESELLER_SHARED_CONTEXT: '{}' },
-        variable: 'RESELLER_SOURCE_CLIENT_ID',
-        says: /is not set: .*required when RESELLER_API_KEY is set/,
-      },
-      {
-        variant: 'a missing required variable',
-        env: { CLIENT_ID: undefined },
-        variable: 'CLIENT_ID',
-        says: /CLIENT_ID is not set: expected Value sent in x-client-id/,
-      },
-      {
-        variant: 'an unknown profile',
-        env: { PROFILE: 'strict' },
-        variable: 'PROFILE',
-        says: /expected one of gate, certify, certify-strict, nightly/,
-      },
-      {
-        variant: 'a port out of range',
-        env: { WEBHOOK_LISTEN: '127.0.0.1:70000' },
-        variable: 'WEBHOOK_LISTEN',
-        says: /port from 1 to 65535/,
-      },
-      {
-        variant: 'a malformed trigger',
-        env: { ORDER_TRIGGER_404: 'status=404' },
-        variable: 'ORDER_TRIGGER_404',
-        says: /expected header:<name>=<value> or pointer:\/path=<value> \(How to make the order endpoint answer 404/,
-      },
-      {
-        variant: 'a trigger with invalid JSON',
-        env: { ORDER_TRIGGER_500: 'pointer:/x={bad' },
-        variable: 'ORDER_TRIGGER_500',
-        says: /valid JSON value/,
-      },
-      {
-        variant: 'a missing order template',
-        env: { ORDER_TEMPLATE: 'fixtures/no-such-template.json' },
-        variable: 'ORDER_TEMPLATE',
-        says: /readable JSON file/,
-      },
-      {
-        variant: 'a pointer outside the template',
-        env: { ORDER_ID_POINTER: '/orderNumber' },
-        variable: 'ORDER_ID_POINTER',
-        says: /pointer to a string in the order template/,
-      },
-    ];
+      'a template that is no JSON file',
+      'STEP_UP_TEMPLATE=fixtures/none.json',
+      /^STEP_UP_TEMPLATE=.*readable JSON file/,
+    ],
+    ['a reseller key without its child', 'RESELLER_API_KEY=k\nRESELLER_SHARED_CONTEXT={}', /^RESELLER_SOURCE_CLI/],
+    ['a missing required variable', 'CLIENT_ID=', /^CLIENT_ID is not set: expected Value sent in x-client-id/],
+    ['an unknown profile', 'PROFILE=strict', /^PROFILE=.*expected one of gate, certify, certify-strict, nightly/],
+    ['a port out of range', 'WEBHOOK_LISTEN=127.0.0.1:70000', /^WEBHOOK_LISTEN=.*port from 1 to 65535/],
+    ['a malformed trigger', 'ORDER_TRIGGER_404=status=404', /^ORDER_TRIGGER_404=.*expected header:<name>=<value> or/],
+    ['a trigger with invalid JSON', 'ORDER_TRIGGER_500=pointer:/x={bad', /^ORDER_TRIGGER_500=.*valid JSON value/],
+    ['a pointer outside the template', 'ORDER_ID_POINTER=/orderNo', /^ORDER_ID_POINTER=.*pointer to a string in/],
+    ['a whole number out of range', 'CONFORMANCE_WORKERS=0', /^CONFORMANCE_WORKERS="0" .*a whole number from 1 /],
+  ];
 
-  for (const bad of badValues) {
-    test(`a wrong value stops the run with one line naming the variable, from the environment and from .env: ${bad.variant}`, () => {
-      const checks = [problemsOf({ ...validEnv, ...bad.env })];
-      const set = Object.entries(bad.env).filter((e): e is [string, string] => e[1] !== undefined);
-      if (set.length === Object.keys(bad.env).length) {
-        const base: Record<string, string | undefined> = { ...validEnv };
-        for (const [name] of set) delete base[name];
+  for (const [variant, lines, says] of badValues) {
+    test(`a wrong value stops the run with one line naming the variable, from the environment and from .env: ${variant}`, () => {
+      const set = lines
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]);
+      const env: Record<string, string | undefined> = { ...validEnv };
+      for (const [name, value] of set) env[name as string] = value || undefined;
+      const checks = [problemsOf(env)];
+      if (set.every(([, value]) => value)) {
+        for (const [name] of set) delete env[name as string];
         const text = set.map(([name, value]) => `${name}='${value}'`).join('\n');
-        checks.push(resolveProblems(base, envFile(`${bad.variable}-${checks.length}.env`, `${text}\n`)));
+        checks.push(resolveProblems(env, envFile(`${variant}.env`, `${text}\n`)));
       }
       for (const problems of checks) {
         expect(problems, 'exactly one problem reported').toHaveLength(1);
-        expect(problems[0]).toMatch(new RegExp(`^${bad.variable}[= ]`));
-        expect(problems[0]).toMatch(bad.says);
+        expect(problems[0]).toMatch(says);
       }
     });
   }
 
-  test('a secret is never shown in a configuration error', () => {
+  test('several wrong values are all reported at once, a secret never shown', () => {
     const secret = 'not a valid key because of spaces';
-    const problems = problemsOf({ ...validEnv, API_KEY: secret, ORDERS_EXPIRED_TOKEN: 'two words' });
+    const problems = problemsOf({ ...validEnv, API_KEY: secret, ORDERS_EXPIRED_TOKEN: 'two words', PROFILE: 'x' });
+    expect(problems).toHaveLength(3);
     expect(problems.join('\n')).toContain('API_KEY=[REDACTED, 33 characters]');
-    expect(problems.join('\n')).not.toContain(secret);
-    expect(problems.join('\n')).not.toContain('two words');
-  });
-
-  test('several wrong values are all reported at once', () => {
-    expect(problemsOf({ ...validEnv, IDENTITY_BASE_URL: 'nope', PROFILE: 'x', ROUTE_STEP_UP: 'POST' })).toHaveLength(3);
+    expect(problems.join('\n')).not.toMatch(new RegExp(`${secret}|two words`));
   });
 
   // Through the real command, a bad value stops the run before any test, naming it: the run of run-reports.spec.ts
