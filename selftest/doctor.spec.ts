@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,42 +64,53 @@ async function realTarget(): Promise<{ sandbox: RunningSandbox; env: Record<stri
   return { sandbox, env: sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), issued };
 }
 
-/** Something else answering HTTP on a port: what a WEBHOOK_PUBLIC_URL on the wrong port reaches. */
-async function somethingElse(): Promise<{ server: Server; port: number; requests: string[] }> {
-  const requests: string[] = [];
+/** A server answering every request `status` (or what `answer` writes), as something else on a port or a gateway. */
+async function listening(
+  status: number,
+  seen: (req: IncomingMessage) => unknown = () => undefined,
+  answer: (req: IncomingMessage, res: ServerResponse) => boolean = () => false,
+): Promise<{ server: Server; base: string }> {
   const server = createServer((req, res) => {
-    requests.push(`${req.method} ${req.url}`);
+    seen(req);
     req.resume();
-    req.on('end', () => res.writeHead(404, { 'content-type': 'text/plain' }).end('no such page'));
+    req.on('end', () => {
+      if (answer(req, res)) return;
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(`{"message":"Missing Authentication Token","requestId":"${randomBytes(8).toString('hex')}"}`);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port, requests };
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
+
+/** The five URL variables of a target at `base`. */
+const targetAt = (base: string) => ({
+  IDENTITY_BASE_URL: `${base}/id`,
+  IDENTITY_TOKEN_URL: `${base}/token`,
+  STEPUP_BASE_URL: `${base}/su`,
+  STEPUP_TOKEN_URL: `${base}/token2`,
+  ORDERS_BASE_URL: `${base}/orders`,
+});
 
 const problemLines = (output: string) => output.split('\n').filter((line) => line.includes('PROBLEM'));
 
-test('wrong routes: exit 2, one line per route it could decide, naming the variable and its value; the right routes ok', async () => {
+test('wrong routes, a configuration that does not validate, credentials refused, a dead host: exit 2 naming the variables (and a route its value), the right routes ok, the key never printed', async () => {
   const wrong = {
     ROUTE_FETCH_ASSESSMENT: 'GET /no-such-assessment/{caseId}',
     ROUTE_STEP_UP: 'POST /no-such-step-up',
     ROUTE_CASE_UPDATE: 'PATCH /case-update',
   };
-  const { code, output } = await doctor(await embedded(wrong));
-  expect(code, output).toBe(2);
-  const problems = problemLines(output);
-  for (const [variable, value] of Object.entries(wrong)) {
-    expect(
-      problems.filter((line) => line.includes(`${variable}: nothing serves ${variable}="${value}"`)),
-      `${variable}\n${output}`,
-    ).toHaveLength(1);
-  }
-  expect(problems, output).toHaveLength(3);
+  const routes = await doctor(await embedded(wrong));
+  expect(routes.code, routes.output).toBe(2);
+  const problems = problemLines(routes.output);
+  expect(problems, routes.output).toHaveLength(3);
+  for (const [variable, value] of Object.entries(wrong))
+    expect(problems.filter((line) => line.includes(`${variable}: nothing serves ${variable}="${value}"`))).toHaveLength(
+      1,
+    );
   for (const variable of ['ROUTE_ASSESSMENT', 'ROUTE_DOCUMENT_VERIFICATION', 'ROUTE_DOCUMENT_RECORDS'])
-    expect(output).toMatch(new RegExp(`ok +${variable}: `));
-  expect(output).toContain('was answered 405');
-});
-
-test('a configuration that does not validate, credentials refused, or a dead host: exit 2 naming the variables, the key itself never printed', async () => {
+    expect(routes.output).toMatch(new RegExp(`ok +${variable}: `));
+  expect(routes.output).toContain('was answered 405');
   const malformed = await doctor(await embedded({ ROUTE_STEP_UP: 'SEND /step-up' }));
   expect(malformed.code, malformed.output).toBe(2);
   expect(malformed.stderr).toContain('ROUTE_STEP_UP="SEND /step-up" is not valid');
@@ -112,15 +123,7 @@ test('a configuration that does not validate, credentials refused, or a dead hos
   expect(refused.output).toContain('Routes: not probed until the hosts answer and the credentials are accepted');
   expect(refused.output).not.toContain(wrongKey);
   const dead = `http://127.0.0.1:${await closedPort()}`;
-  const unreachable = await doctor({
-    IDENTITY_BASE_URL: `${dead}/identity`,
-    IDENTITY_TOKEN_URL: `${dead}/auth/v1/token`,
-    STEPUP_BASE_URL: `${dead}/stepup`,
-    STEPUP_TOKEN_URL: `${dead}/auth2/v1/token`,
-    ORDERS_BASE_URL: `${dead}/commerce`,
-    API_KEY: 'a2V5OnNlY3JldA==',
-    CLIENT_ID: 'client',
-  });
+  const unreachable = await doctor({ ...targetAt(dead), API_KEY: 'a2V5OnNlY3JldA==', CLIENT_ID: 'client' });
   expect(unreachable.code, unreachable.output).toBe(2);
   expect(problemLines(unreachable.output), unreachable.output).toEqual([
     expect.stringMatching(
@@ -129,47 +132,33 @@ test('a configuration that does not validate, credentials refused, or a dead hos
   ]);
 });
 
-test('a correct configuration against a real target: exit 0, every route and the webhook path ok, no secret printed', async () => {
+test('a correct configuration against a real target, through the real command: exit 0, every route, credential and the webhook path ok, no secret printed', async () => {
   const { sandbox, env, issued } = await realTarget();
   const listen = await freePort();
   try {
-    const { code, output } = await doctor(
-      {
-        ...env,
-        WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
-        WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${listen}/hooks`,
-      },
-      'real command',
-    );
+    const webhook = { WEBHOOK_LISTEN: `127.0.0.1:${listen}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${listen}/hooks` };
+    const { code, output } = await doctor({ ...env, ...webhook }, 'real command');
     expect(code, output).toBe(0);
     expect(output).not.toMatch(/PROBLEM|WARNING/);
-    for (const variable of [
-      'ROUTE_ASSESSMENT',
-      'ROUTE_DOCUMENT_VERIFICATION',
-      'ROUTE_DOCUMENT_RECORDS',
-      'ROUTE_FETCH_ASSESSMENT',
-      'ROUTE_CASE_UPDATE',
-      'ROUTE_STEP_UP',
-    ]) {
-      expect(output).toMatch(new RegExp(`ok +${variable}: `));
-    }
-    expect(output).toMatch(/ok +ORDERS_BASE_URL \(POST \/v2\/orders\): /);
-    // Every credential it checked is named, the reseller's and the client's without the entitlements included.
-    expect(output).toMatch(/ok +reseller: IDENTITY_TOKEN_URL and STEPUP_TOKEN_URL issued a token for RESELLER_API_KEY/);
-    expect(output).toMatch(
-      /ok +orders \(a client without the entitlements\): ORDERS_TOKEN_URL issued a token for ORDERS_NO_ENTITLEMENT_API_KEY/,
-    );
-    expect(output).toMatch(
-      /ok +webhooks: a probe posted to WEBHOOK_PUBLIC_URL=\S+ reached the receiver on WEBHOOK_LISTEN=/,
-    );
-    expect(issued.length, 'the doctor got tokens').toBeGreaterThan(0);
-    for (const secret of [
-      env.API_KEY as string,
-      env.RESELLER_API_KEY as string,
-      env.ORDERS_NO_ENTITLEMENT_API_KEY as string,
-      ...issued,
+    for (const route of [
+      'ASSESSMENT',
+      'DOCUMENT_VERIFICATION',
+      'DOCUMENT_RECORDS',
+      'FETCH_ASSESSMENT',
+      'CASE_UPDATE',
+      'STEP_UP',
     ])
-      expect(output).not.toContain(secret);
+      expect(output).toMatch(new RegExp(`ok +ROUTE_${route}: `));
+    for (const line of [
+      /ok +ORDERS_BASE_URL \(POST \/v2\/orders\): /,
+      /ok +reseller: IDENTITY_TOKEN_URL and STEPUP_TOKEN_URL issued a token for RESELLER_API_KEY/,
+      /ok +orders \(a client without the entitlements\): ORDERS_TOKEN_URL issued a token for ORDERS_NO_ENTITLEMENT_API_KEY/,
+      /ok +webhooks: a probe posted to WEBHOOK_PUBLIC_URL=\S+ reached the receiver on WEBHOOK_LISTEN=/,
+    ])
+      expect(output).toMatch(line);
+    expect(issued.length, 'the doctor got tokens').toBeGreaterThan(0);
+    for (const secret of [env.API_KEY, env.RESELLER_API_KEY, env.ORDERS_NO_ENTITLEMENT_API_KEY, ...issued])
+      expect(output).not.toContain(secret as string);
   } finally {
     await sandbox.close();
   }
@@ -177,21 +166,23 @@ test('a correct configuration against a real target: exit 0, every route and the
 
 test('a public URL reaching something else than the receiver: exit 2 naming WEBHOOK_PUBLIC_URL and WEBHOOK_LISTEN; the probe was sent there', async () => {
   const { sandbox, env } = await realTarget();
-  const other = await somethingElse();
+  const requests: string[] = [];
+  const other = await listening(404, (req) => requests.push(`${req.method} ${req.url}`));
   const listen = await freePort();
   try {
+    const publicUrl = `${other.base}/hooks`;
     const { code, output } = await doctor({
       ...env,
       WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
-      WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${other.port}/hooks`,
+      WEBHOOK_PUBLIC_URL: publicUrl,
     });
     expect(code, output).toBe(2);
     expect(problemLines(output), output).toEqual([
       expect.stringContaining(
-        `webhooks: WEBHOOK_PUBLIC_URL=http://127.0.0.1:${other.port}/hooks does not reach the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: a probe posted there was answered 404`,
+        `webhooks: WEBHOOK_PUBLIC_URL=${publicUrl} does not reach the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: a probe posted there was answered 404`,
       ),
     ]);
-    expect(other.requests).toEqual(['POST /hooks']);
+    expect(requests).toEqual(['POST /hooks']);
   } finally {
     other.server.close();
     await sandbox.close();
@@ -265,40 +256,9 @@ test("against the embedded sandbox the run's preflight probes only what a variab
   expect(embeddedProbes(new Set(['WEBHOOK_PUBLIC_URL']))).toEqual({ routes: false, webhook: true });
 });
 
-/**
- * A target behind a gateway that answers every path it does not route with the same refusal (as API gateways answer 403
- * "Missing Authentication Token" or 401 to unknown paths): only POST /id/assessment is routed (unless not even that),
- * and `refusal` is what every other path gets, whatever the token.
- */
-async function gatewayTarget(refusal: number, routed = true): Promise<{ server: Server; base: string }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      if (routed && req.method === 'POST' && req.url === '/id/assessment')
-        return res.writeHead(200, { 'content-type': 'application/json' }).end('{"authenticationId":"case-1"}');
-      res
-        .writeHead(refusal, { 'content-type': 'application/json' })
-        .end(`{"message":"Missing Authentication Token","requestId":"${randomBytes(8).toString('hex')}"}`);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
 async function routeFindings(base: string) {
-  const config = loadConfig(
-    {
-      IDENTITY_BASE_URL: `${base}/id`,
-      IDENTITY_TOKEN_URL: `${base}/token`,
-      STEPUP_BASE_URL: `${base}/su`,
-      STEPUP_TOKEN_URL: `${base}/token`,
-      ORDERS_BASE_URL: `${base}/orders`,
-      API_KEY: 'a2V5OnNlY3JldA==',
-      CLIENT_ID: 'client',
-      HTTP_503_RETRIES: '0',
-    },
-    { repoRoot, embedded: false },
-  );
+  const env = { ...targetAt(base), API_KEY: 'a2V5OnNlY3JldA==', CLIENT_ID: 'client', HTTP_503_RETRIES: '0' };
+  const config = loadConfig(env, { repoRoot, embedded: false });
   const tokens = {
     get: async () => ({ ok: true as const, token: 'a-token-of-the-run', expiresAt: null }),
     renew: async () => ({ ok: true as const, token: 'a-token-of-the-run', expiresAt: null }),
@@ -321,7 +281,12 @@ for (const { refusal, routed, expected } of [
   { refusal: 200, routed: false, expected: Array(7).fill('warning') },
 ]) {
   test(`the route probe behind a target answering ${refusal} to unknown paths${routed ? ', one route served' : ' and every path alike'}`, async () => {
-    const { server, base } = await gatewayTarget(refusal, routed);
+    // Behind a gateway: only POST /id/assessment is routed (unless not even that), every other path gets `refusal`.
+    const { server, base } = await listening(refusal, undefined, (req, res) => {
+      if (!routed || req.method !== 'POST' || req.url !== '/id/assessment') return false;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"authenticationId":"case-1"}');
+      return true;
+    });
     try {
       const severities = await routeFindings(base);
       const order = [
