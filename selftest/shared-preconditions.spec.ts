@@ -38,30 +38,27 @@ const failure: FailedPrecondition = {
 };
 
 test.describe('the run’s shared preconditions, through the broker', () => {
-  test('one claimer establishes a key; a claim made meanwhile waits for it and gets its value, a later one at once', async () => {
+  test('one claimer establishes a key, or fails it; a claim made meanwhile waits and gets its value or is blocked by the failure, a later one at once (the failure not tried); a failure recorded without a claim stands, the first kept', async () => {
     await withBroker(async ([first, second]) => {
-      const mine = await first.claim<string>('records to read', 60_000);
-      expect(mine.state).toBe('yours');
-      if (mine.state !== 'yours') return;
-      const waiting = second.claim<string>('records to read', 60_000);
-      await first.settle('records to read', mine.lease, { value: 'session-1' });
-      expect(await waiting).toEqual({ state: 'met', value: 'session-1' });
-      expect(await second.claim('records to read', 60_000)).toEqual({ state: 'met', value: 'session-1' });
+      for (const settled of [{ value: 'session-1' }, { failure }]) {
+        const key = 'value' in settled ? 'records to read' : 'records to fail';
+        const mine = await first.claim<string>(key, 60_000);
+        if (mine.state !== 'yours') throw new Error(`expected the lease, got ${mine.state}`);
+        const waiting = second.claim<string>(key, 60_000);
+        await first.settle(key, mine.lease, settled);
+        const met = 'value' in settled ? { state: 'met', value: 'session-1' } : { state: 'failed', failure };
+        expect(await waiting).toEqual('value' in settled ? met : { ...met, known: false });
+        expect(await second.claim(key, 60_000)).toEqual('value' in settled ? met : { ...met, known: true });
+      }
+      expect(await first.failure('records to fail')).toEqual(failure);
       expect((await second.claim('another inquiry', 60_000)).state, 'another key is another precondition').toBe(
         'yours',
       );
-    });
-  });
-
-  test('a failure is remembered: a claim that waited for it is blocked by it, a claim made after it is not tried', async () => {
-    await withBroker(async ([first, second]) => {
-      const mine = await first.claim('records to read', 60_000);
-      if (mine.state !== 'yours') throw new Error(`expected the lease, got ${mine.state}`);
-      const waiting = second.claim('records to read', 60_000);
-      await first.settle('records to read', mine.lease, { failure });
-      expect(await waiting).toEqual({ state: 'failed', failure, known: false });
-      expect(await second.claim('records to read', 60_000)).toEqual({ state: 'failed', failure, known: true });
-      expect(await first.failure('records to read')).toEqual(failure);
+      expect(await second.failure('first delivery')).toBeUndefined();
+      await first.fail('first delivery', failure);
+      await second.fail('first delivery', { ...failure, what: 'a later window ended too' });
+      expect(await second.failure('first delivery')).toEqual(failure);
+      expect(await second.claim('first delivery', 60_000)).toEqual({ state: 'failed', failure, known: true });
     });
   });
 
@@ -81,16 +78,6 @@ test.describe('the run’s shared preconditions, through the broker', () => {
         state: 'yours',
         headStart: 'ignored once claimed',
       });
-    });
-  });
-
-  test('a failure recorded without a claim (the receiver’s first delivery) stands, the first one kept', async () => {
-    await withBroker(async ([first, second]) => {
-      expect(await second.failure('first delivery')).toBeUndefined();
-      await first.fail('first delivery', failure);
-      await second.fail('first delivery', { ...failure, what: 'a later window ended too' });
-      expect(await second.failure('first delivery')).toEqual(failure);
-      expect(await second.claim('first delivery', 60_000)).toEqual({ state: 'failed', failure, known: true });
     });
   });
 });
