@@ -6,6 +6,7 @@ import {
   DEFAULT_WORKERS,
   MOST_USEFUL_WORKERS,
   NEAR_MS,
+  TRAILING_READS_WORKERS,
   workersFor,
   workersLine,
 } from '../runner/config/worker-count.ts';
@@ -15,7 +16,8 @@ import { resolveRun } from '../runner/config/resolve.ts';
 import { decideWorkers } from '../runner/config/run-workers.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
 import { loadConfig } from '../runner/config/load-config.ts';
-import { conformanceProjects, projectNames } from '../runner/config/projects.ts';
+import { conformanceProjects, projectLayout, projectNames } from '../runner/config/projects.ts';
+import { embeddedReadLagMs } from '../runner/config/run-config.ts';
 import { closedPort } from './evidence-harness.ts';
 
 // Latency costs its depth, not its count: the runner chooses its workers from the target's round trip, which
@@ -91,6 +93,25 @@ test.describe('the choice of workers (pure)', () => {
     expect(perProject('12')).toEqual(every(4, 6));
     expect(perProject('15')).toEqual({ ...every(5, 8), webhooks: 4 });
   });
+});
+
+test('an embedded sandbox whose reads trail its writes gets TRAILING_READS_WORKERS, at most the cap, and identity starts right after the webhook flows; its lag is stated by the resolution', () => {
+  expect(chooseWorkers({ embedded: true, cap: 16, readLagMs: 1000 })).toEqual({
+    workers: TRAILING_READS_WORKERS,
+    why: 'the embedded sandbox, whose reads trail its writes by up to 1000 ms; CONFORMANCE_WORKERS sets it',
+  });
+  expect(chooseWorkers({ embedded: true, cap: 3, readLagMs: 1000 }).workers).toBe(3);
+  expect(chooseWorkers({ embedded: false, cap: 16, readLagMs: 1000 }).workers, 'a target of its own').toBe(2);
+  expect(chooseWorkers({ configured: 2, embedded: true, cap: 16, readLagMs: 1000 }).workers).toBe(2);
+  const order = (readsTrail: boolean) => projectLayout(TRAILING_READS_WORKERS, 'tests', readsTrail).map((p) => p.name);
+  expect(order(true)).toEqual([...projectNames]);
+  expect(order(false).indexOf('identity'), 'the step-ups first otherwise').toBeGreaterThan(1);
+  const lagOf = (env: Record<string, string>) =>
+    embeddedReadLagMs(resolveRun({ ENV_FILE: '/dev/null', SANDBOX_PORT: '0', ...env }, repoRoot).sandbox);
+  expect(lagOf({ SANDBOX_FLAVOR: 'trailing' }), 'the default lag').toBe(1000);
+  expect(lagOf({ SANDBOX_FLAVOR: 'trailing', SANDBOX_READ_LAG_MS: '3000' })).toBe(3000);
+  expect(lagOf({ SANDBOX_FLAVOR: 'trailing', SANDBOX_READ_LAG_MS: '0' }), 'reads that do not trail').toBeUndefined();
+  expect(lagOf({ SANDBOX_FLAVOR: 'reference', SANDBOX_READ_LAG_MS: '3000' })).toBeUndefined();
 });
 
 /** A real HTTP server that answers every request `delayMs` late: a target that far away, as the run sees it. */
