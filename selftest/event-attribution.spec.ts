@@ -248,7 +248,7 @@ test.describe('event attribution across the run', () => {
 
 test.describe('document verification flows (6.3 docVerification true)', () => {
   test("a document session's event answers a step-up that carried images, never one without, however early", async () => {
-    await withHub(3_000, async ({ session, stepUp, outcome }) => {
+    await withHub(1_500, async ({ session, stepUp, outcome }) => {
       const plain = await stepUp('phone');
       const withImages = await stepUp('phone', 'none', { images: true });
       await session('document-session', 'SMS_OTP', { docVerification: true });
@@ -304,7 +304,7 @@ test.describe('document verification flows (6.3 docVerification true)', () => {
   });
 
   test('a document verification that never shows its session leaves the count unproven at its window, and the wait is listed with what arrived', async () => {
-    await withHub(3_000, async ({ hub, session, stepUp, documentVerification, outcome }) => {
+    await withHub(1_500, async ({ hub, session, stepUp, documentVerification, outcome }) => {
       documentVerification('inq-silent');
       await stepUp('phone', 'none', { images: true });
       const counted = await stepUp('email', 'counted');
