@@ -168,25 +168,7 @@ test.describe('event attribution across the run', () => {
     });
   });
 
-  test("flow A's event arriving after flow B's request, B's never coming, both counted: neither is proven, and alone again A has its event and B none", async () => {
-    await withHub(1_500, async ({ session, stepUp, outcome }) => {
-      const a = await stepUp('phone', 'counted');
-      const b = await stepUp('phone', 'counted');
-      await session('session-of-a', 'SMS_OTP');
-      expect(await outcome(a)).toMatchObject({ state: 'ambiguous', overlap: 2 });
-      expect(await outcome(b)).toMatchObject({ state: 'ambiguous', overlap: 2 });
-      const againA = await stepUp('phone', 'alone');
-      await session('session-of-a-again', 'SMS_OTP');
-      expect(await outcome(againA)).toMatchObject({
-        state: 'answered',
-        event: { json: { sessionId: 'session-of-a-again' } },
-      });
-      const againB = await stepUp('phone', 'alone');
-      expect(await outcome(againB)).toMatchObject({ state: 'expired' });
-    });
-  });
-
-  test('a counted step-up alone in its overlap without an event has expired; one whose overlap outlives its window is not proven', async () => {
+  test('a counted step-up alone in its overlap without an event has expired; one whose overlap outlives its window (a step-up beside it whose event never comes) is not proven', async () => {
     await withHub(1_500, async ({ session, stepUp, outcome }) => {
       const lonely = await stepUp('email', 'counted');
       expect(await outcome(lonely)).toMatchObject({ state: 'expired', overlap: 1 });
