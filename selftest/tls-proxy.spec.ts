@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 import { expect, test } from '@playwright/test';
-import { ConfigError, loadConfig } from '../runner/config/load-config.ts';
+import { loadConfig } from '../runner/config/load-config.ts';
+import { problemsOf } from './config-env.ts';
 import { HttpClient } from '../runner/http/client.ts';
 import { reach } from '../runner/http/network.ts';
 import { retryPolicyOf } from '../runner/http/retry.ts';
@@ -328,15 +329,6 @@ test.describe('the HTTP layer through a proxy', () => {
 
 test.describe('the network settings of the configuration', () => {
   const target = sandboxTargetEnv({ url: 'https://api.example.com', flavor: 'reference', tokenSecret: 'x'.repeat(32) });
-  const problemsOf = (env: Record<string, string>): string[] => {
-    try {
-      loadConfig(env, { repoRoot, embedded: false });
-      return [];
-    } catch (error) {
-      if (error instanceof ConfigError) return error.problems;
-      throw error;
-    }
-  };
 
   test('NODE_TLS_REJECT_UNAUTHORIZED=0 is refused with one line naming it; 1 is accepted', () => {
     expect(problemsOf({ ...target, NODE_TLS_REJECT_UNAUTHORIZED: '0' })).toEqual([
