@@ -57,19 +57,7 @@ test.describe('429 answers', () => {
     expect(budget.stats).toMatchObject({ waitedMs: 6000, waits: 2, refused: 0 });
   });
 
-  test('a 429 with Retry-After as an HTTP-date is waited out until that date', async () => {
-    const until = Date.now() + 20_000;
-    const target = await limitedServer(1, { 'retry-after': new Date(until).toUTCString() });
-    const waits: number[] = [];
-    const asked = Date.now();
-    await sendWithRetry(get(target.url), policy, async (ms) => void waits.push(ms), new LocalBudget(60_000));
-    target.close();
-    expect(waits).toHaveLength(1);
-    // The date has whole seconds; the wait is measured from when the answer came, some time after `asked`.
-    expect(waits[0]).toBeGreaterThan(Math.floor(until / 1000) * 1000 - Date.now() - 1);
-    expect(waits[0]).toBeLessThanOrEqual(until - asked);
-  });
-
+  // Retry-After as an HTTP-date is read by retryAfterMs (harness.spec.ts's backoff unit); waiting it out is the test above.
   test('a 429 without Retry-After is waited out with growing backoff and jitter', async () => {
     const target = await limitedServer(4);
     const waits: number[] = [];

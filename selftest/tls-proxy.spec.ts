@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 import { expect, test } from '@playwright/test';
-import { ConfigError, loadConfig } from '../runner/config/load-config.ts';
+import { loadConfig } from '../runner/config/load-config.ts';
+import { problemsOf } from './config-env.ts';
 import { HttpClient } from '../runner/http/client.ts';
 import { reach } from '../runner/http/network.ts';
 import { retryPolicyOf } from '../runner/http/retry.ts';
@@ -168,32 +169,22 @@ async function authRun(target: HttpsTarget, extra: Record<string, string>): Prom
 
 test.describe.configure({ timeout: 240_000 });
 
-test.describe('a target behind HTTPS with a private CA', () => {
-  // With only TLS_CA_FILE set, a run passes: the proxy run below (TLS_CA_FILE and HTTPS_PROXY) and proof.spec.ts's far
-  // target (the whole suite over HTTPS with its own CA).
-  test('without TLS_CA_FILE the preflight stops the run: exit 2, naming the certificate problem and the variable', async () => {
-    const target = await startHttpsTarget();
-    try {
-      const run = await authRun(target, {});
-      expect(run.code, run.output.slice(-3000)).toBe(2);
-      // One line for the one host, naming every variable that points to it, worded as a certificate problem.
-      const lines = run.output.split('\n').filter((line) => line.startsWith(`  ${target.url}`));
-      expect(lines, run.output).toHaveLength(1);
-      expect(lines[0]).toMatch(
-        /\(IDENTITY_BASE_URL, IDENTITY_TOKEN_URL, STEPUP_BASE_URL, STEPUP_TOKEN_URL, ORDERS_BASE_URL, ORDERS_TOKEN_URL\): the certificate is not trusted/,
-      );
-      expect(lines[0]).toContain('set TLS_CA_FILE to the CA that issued it');
-      expect(lines[0]).not.toContain('does not answer');
-      expect(run.output).not.toMatch(/\d+ (passed|failed)/);
-    } finally {
+/** One HTTPS target for the file's tests: each starts its own proxy, whose counts are its test's. */
+const it = test.extend<object, { target: HttpsTarget }>({
+  target: [
+    async ({}, use) => {
+      const target = await startHttpsTarget();
+      await use(target);
       await target.close();
-    }
-  });
+    },
+    { scope: 'worker' },
+  ],
 });
 
-test.describe('a target reached through a CONNECT proxy', () => {
-  test("the run passes through the proxy, which saw the target and none of the suite's own servers, and its password is in no artifact", async () => {
-    const target = await startHttpsTarget();
+test.describe('a target behind HTTPS with a private CA, reached through a CONNECT proxy', () => {
+  it("the run passes through the proxy, which saw the target and none of the suite's own servers, and its password is in no artifact", async ({
+    target,
+  }) => {
     const password = `pw-${randomBytes(12).toString('hex')}`;
     const proxy = await startProxy('suite', password);
     try {
@@ -213,12 +204,13 @@ test.describe('a target reached through a CONNECT proxy', () => {
       );
     } finally {
       await proxy.close();
-      await target.close();
     }
   });
 
-  test("a dead proxy, and one that refuses the credentials, are named in one line, without its password; through it, the bundle's transport names the proxy's host and the certificate's issuer", async () => {
-    const target = await startHttpsTarget();
+  // The preflight's one line per host naming its variables, exit 2, is doctor.spec.ts's; here what reach() says of each.
+  it("without TLS_CA_FILE the certificate is not trusted; a dead proxy, and one that refuses the credentials, are named in one line, without its password; through it, the bundle's transport names the proxy's host and the certificate's issuer", async ({
+    target,
+  }) => {
     const proxy = await startProxy('suite', 'the-right-one');
     try {
       const config = loadConfig(
@@ -229,6 +221,13 @@ test.describe('a target reached through a CONNECT proxy', () => {
         },
         { repoRoot, embedded: false },
       );
+      const withoutCa = loadConfig(
+        sandboxTargetEnv({ url: target.url, flavor: 'reference', tokenSecret: target.tokenSecret }),
+        { repoRoot, embedded: false },
+      );
+      const untrusted = (await reach(target.url, withoutCa.http.network, 5_000)).problem;
+      expect(untrusted).toContain('the certificate is not trusted');
+      expect(untrusted).toContain('set TLS_CA_FILE to the CA that issued it');
       const dead = `http://127.0.0.1:${await closedPort()}`;
       const viaDead = loadConfig(
         {
@@ -259,7 +258,6 @@ test.describe('a target reached through a CONNECT proxy', () => {
       expect(proxy.tunnelled).toEqual([target.hostPort]);
     } finally {
       await proxy.close();
-      await target.close();
     }
   });
 });
@@ -331,15 +329,6 @@ test.describe('the HTTP layer through a proxy', () => {
 
 test.describe('the network settings of the configuration', () => {
   const target = sandboxTargetEnv({ url: 'https://api.example.com', flavor: 'reference', tokenSecret: 'x'.repeat(32) });
-  const problemsOf = (env: Record<string, string>): string[] => {
-    try {
-      loadConfig(env, { repoRoot, embedded: false });
-      return [];
-    } catch (error) {
-      if (error instanceof ConfigError) return error.problems;
-      throw error;
-    }
-  };
 
   test('NODE_TLS_REJECT_UNAUTHORIZED=0 is refused with one line naming it; 1 is accepted', () => {
     expect(problemsOf({ ...target, NODE_TLS_REJECT_UNAUTHORIZED: '0' })).toEqual([

@@ -52,23 +52,20 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => shared?.sandbox.close());
 
-async function received(
+/** The raw headers, name and value in turn, that the sandbox's echo endpoint received. */
+async function echoed(
   sandbox: RunningSandbox,
   http: HttpClient,
   headers: Array<[string, string]>,
-  body?: string,
-  method = 'POST',
-) {
-  const exchange = await http.send({
-    label: 'echo',
-    method,
-    url: `${sandbox.url}/__sandbox/echo`,
-    headers,
-    ...(body !== undefined ? { body } : {}),
-  });
-  const raw = (exchange.json as { rawHeaders: string[] }).rawHeaders;
-  return raw.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
+  { method = 'GET', body }: { method?: string; body?: string } = {},
+): Promise<string[]> {
+  const url = `${sandbox.url}/__sandbox/echo`;
+  const exchange = await http.send({ label: 'echo', method, url, headers, ...(body !== undefined ? { body } : {}) });
+  return (exchange.json as { rawHeaders: string[] }).rawHeaders;
 }
+const namesOf = (raw: string[]) => raw.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
+const valuesOf = (raw: string[], name: string) =>
+  raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === name);
 
 const HTTP_FRAMING = ['host', 'connection', 'content-length'];
 // The suite names itself in every request (runner/http/user-agent.ts), unless the request carries a User-Agent.
@@ -77,7 +74,8 @@ const SUITE_ADDS = ['user-agent'];
 for (const op of operations)
   test(`${op.id}: the mandatory headers arrive, and nothing else but HTTP framing`, async ({ sandbox, api, http }) => {
     const headers = await api.headers(op.id);
-    const names = await received(sandbox, http, headers, op.hasBody ? '{}' : undefined, api.method(op.id));
+    const body = op.hasBody ? '{}' : undefined;
+    const names = namesOf(await echoed(sandbox, http, headers, { method: api.method(op.id), body }));
     const expected = headers.map(([name]) => name.toLowerCase());
     expect(names.filter((n) => !HTTP_FRAMING.includes(n)).sort()).toEqual([...expected, ...SUITE_ADDS].sort());
   });
@@ -86,16 +84,13 @@ test('every request names the suite, and the test that sent it when one did; a U
   sandbox,
   http,
 }) => {
-  const echoed = async (headers: Array<[string, string]>) => {
-    const exchange = await http.send({ label: 'echo', method: 'GET', url: `${sandbox.url}/__sandbox/echo`, headers });
-    const raw = (exchange.json as { rawHeaders: string[] }).rawHeaders;
-    return raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === 'user-agent');
-  };
-  expect(await echoed([])).toEqual([userAgent()]);
+  const agentOf = async (headers: Array<[string, string]>) =>
+    valuesOf(await echoed(sandbox, http, headers), 'user-agent');
+  expect(await agentOf([])).toEqual([userAgent()]);
   const key = testKey('identity/example.spec.ts', ['a describe', 'a title']);
   expect(key).toMatch(/^[0-9a-f]{12}$/);
-  expect(testKeyIn((await echoed(withUserAgent([], userAgent(key))))[0])).toBe(key);
-  expect(await echoed([['user-agent', 'curl/8']])).toEqual(['curl/8']);
+  expect(testKeyIn((await agentOf(withUserAgent([], userAgent(key))))[0])).toBe(key);
+  expect(await agentOf([['user-agent', 'curl/8']])).toEqual(['curl/8']);
   expect(testKeyIn('curl/8')).toBeUndefined();
 });
 
@@ -103,7 +98,7 @@ test('a GET without a body carries no Content-Type and no Content-Length, only w
   sandbox,
   http,
 }) => {
-  const names = await received(sandbox, http, [['x-client-id', 'c']], undefined, 'GET');
+  const names = namesOf(await echoed(sandbox, http, [['x-client-id', 'c']]));
   expect(names).not.toContain('content-type');
   expect(names).not.toContain('content-length');
   expect(names).toContain('host');
@@ -111,17 +106,9 @@ test('a GET without a body carries no Content-Type and no Content-Length, only w
 
 test('an empty header value is sent empty, and a replaced header is sent once', async ({ sandbox, api, http }) => {
   const headers = await api.headers('assessment', { set: { 'content-type': 'text/plain', 'x-client-id': '' } });
-  const exchange = await http.send({
-    label: 'echo',
-    method: 'POST',
-    url: `${sandbox.url}/__sandbox/echo`,
-    headers,
-    body: '{}',
-  });
-  const raw = (exchange.json as { rawHeaders: string[] }).rawHeaders;
-  const values = (name: string) => raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === name);
-  expect(values('content-type')).toEqual(['text/plain']);
-  expect(values('x-client-id')).toEqual(['']);
+  const raw = await echoed(sandbox, http, headers, { method: 'POST', body: '{}' });
+  expect(valuesOf(raw, 'content-type')).toEqual(['text/plain']);
+  expect(valuesOf(raw, 'x-client-id')).toEqual(['']);
 });
 
 // That the operations' header names written capitalised arrive so is the kill matrix's (header-names-case-sensitive),

@@ -6,7 +6,7 @@ import { isObject } from '../../schemas/json-value.ts';
 import type { RunningSandbox } from '../../sandbox/server.ts';
 import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
 
-// What selftest/proof-verdict.spec.ts sends the sandbox with: a small client configured the way the suite is
+// What selftest/proof-verdict.spec.ts and reliability.spec.ts send the sandbox with: a small client configured the way the suite is
 // (sandboxTargetEnv), sending with fetch.
 
 export const secret = 'selftest-token-secret';
@@ -55,11 +55,16 @@ export class SandboxClient {
 
   async op(
     id: OperationId,
-    options: { body?: unknown; headers?: Record<string, string>; params?: Record<string, string> } = {},
+    options: {
+      body?: unknown;
+      /** Bytes sent as they are, in place of body's JSON. */
+      raw?: string | Buffer;
+      headers?: Record<string, string>;
+      params?: Record<string, string>;
+    } = {},
   ): Promise<Reply> {
     const op = operation(id);
     const [method = 'GET', path = '/'] = (this.env[op.routeEnv ?? ''] ?? '').split(' ');
-    const base = op.service === 'stepup' ? this.env['STEPUP_BASE_URL'] : this.env['IDENTITY_BASE_URL'];
     const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(options.params?.[name] ?? ''));
     const headers = {
       authorization: `Bearer ${await this.token(op.service === 'stepup' ? 'stepup' : 'identity')}`,
@@ -68,8 +73,15 @@ export class SandboxClient {
       'content-type': 'application/json',
       ...options.headers,
     };
-    const body = method === 'GET' ? undefined : JSON.stringify(options.body ?? {});
-    return fetch(`${base}${filled}`, { method, headers, ...(body ? { body } : {}) }).then(toReply);
+    const body = method === 'GET' ? undefined : (options.raw ?? JSON.stringify(options.body ?? {}));
+    return fetch(this.url(id, filled), { method, headers, ...(body ? { body } : {}) }).then(toReply);
+  }
+
+  /** The URL of operation `id`, its path as given or as the configuration routes it. */
+  url(id: OperationId, path?: string): string {
+    const op = operation(id);
+    const base = op.service === 'stepup' ? this.env['STEPUP_BASE_URL'] : this.env['IDENTITY_BASE_URL'];
+    return `${base}${path ?? (this.env[op.routeEnv ?? ''] ?? '').split(' ')[1] ?? '/'}`;
   }
 
   fetchCase(caseId: string): Promise<Reply> {
