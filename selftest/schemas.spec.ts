@@ -54,64 +54,13 @@ interface InvalidCase extends ValidCase {
 
 const at = (instancePath: string, keyword: string): Expected => ({ instancePath, keyword });
 
+const A = { strategy: 'default', inquiryId: 'inq-0001' };
+
 function without(value: Record<string, unknown>, ...keys: string[]): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)));
 }
 
-const fullAssessmentRequest = {
-  strategy: 'default',
-  inquiryId: 'inq-0001',
-  channel: 'web-checkout',
-  deviceSessionId: 'dev-session-0001',
-  creationDateTime: '2024-05-01T10:15:30Z',
-  userIp: '203.0.113.7',
-  account: { id: 'acct-1' },
-  applicant: { firstName: 'Ada' },
-  coApplicant: {},
-  product: { sku: 'loan-1' },
-  customFields: { channelRank: 2 },
-  memberId: 'member-1',
-  entryUser: 'agent-7',
-  requestType: 'new-account',
-  sharedContext: { childClientId: 'child-1' },
-};
-const A = fullAssessmentRequest;
-
-const fullDocvRequest = {
-  inquiryId: 'inq-0001',
-  strategy: 'docv-default',
-  phoneNumber: '+15550100',
-  images: { front: 'base64...' },
-  applicant: { firstName: 'Ada' },
-  customFields: {},
-  sharedContext: { childClientId: 'child-1' },
-};
-
 const caseIds = { inquiryId: 'inq-0001', authenticationId: 'case-0001' };
-const fullCaseUpdate = {
-  ...caseIds,
-  decision: 'DENY',
-  tags: ['manual-review', 'fraud-ring'],
-  notes: 'called the applicant',
-  externalAgent: 'agent-7',
-  queue: 'escalations',
-  verifiedFraud: true,
-  rejectionCode: 'R01',
-  strategy: 'default',
-  customFields: { source: 'portal' },
-  documents: [{ kind: 'passport' }, {}],
-  sharedContext: { childClientId: 'child-1' },
-};
-
-const fullStepUp = {
-  ...caseIds,
-  strategy: { name: 'otp' },
-  phoneNumber: '+15550100',
-  email: 'ada@example.test',
-  images: { selfie: 'base64...' },
-  sharedContext: { childClientId: 'child-1' },
-};
-
 const validationError = { message: 'failed to validate input: fulfillment type', errorType: 'validation', code: 400 };
 const S = { sessionId: 's' };
 
@@ -119,17 +68,19 @@ const S = { sessionId: 's' };
  * [requirement ('' for none), variant, value, and for a value refused every issue it must produce as "path keyword"
  * pairs, comma-separated (the root is the empty path)]. One case per distinct rule of each schema: a required member,
  * a type, a format, a length or pattern, an enum, members the schema leaves open. Each member of a response or event
- * schema in its stated type, every other JSON type and null is generated in selftest/schema-wrong-types.spec.ts.
+ * schema in its stated type, every other JSON type and null is generated in selftest/schema-wrong-types.spec.ts; each
+ * member of a request schema in every JSON type, missing or null, and a body that is no object, in the checks
+ * tests/{identity,stepup}/request-members.spec.ts (kit/member-rows.ts), so request schemas keep one type case here.
  */
 type Row = [req: string, variant: string, value: unknown, issues?: string];
 const table: Record<BodySchema, Row[]> = {
   'assessment-request': [
-    ['ASM-ACCEPTED', 'every field of 2.1 in its stated type', A],
-    ['ASM-ACCEPTED', 'only the required strategy and inquiryId', { strategy: 'd', inquiryId: 'i' }],
-    ['', 'a member the spec does not list', { ...A, futureField: 1 }],
+    [
+      'ASM-ACCEPTED',
+      'the required strategy and inquiryId, and a member the spec does not list',
+      { ...A, futureField: 1 },
+    ],
     ['', 'creationDateTime with an offset and fraction', { ...A, creationDateTime: '2024-05-01T10:15:30.1+02:00' }],
-    ['ASM-REQ-REQUIRED', 'missing strategy', without(A, 'strategy'), ' required'],
-    ['ASM-REQ-TYPES', 'strategy as a number', { ...A, strategy: 7 }, '/strategy type'],
     ['ASM-REQ-TYPES', 'userIp as an IPv6 address', { ...A, userIp: '2001:db8::1' }, '/userIp format'],
     [
       'ASM-REQ-TYPES',
@@ -137,8 +88,6 @@ const table: Record<BodySchema, Row[]> = {
       { ...A, creationDateTime: '2024-05-01T10:15:30' },
       '/creationDateTime format',
     ],
-    ['ASM-REQ-TYPES', 'account null', { ...A, account: null }, '/account type'],
-    ['ASM-REQ-TYPES', 'a JSON array body', [A], ' type'],
   ],
   'assessment-response': [
     [
@@ -151,9 +100,7 @@ const table: Record<BodySchema, Row[]> = {
     ['ASM-RES-SCHEMA', 'scoreCards as an object', { scoreCards: {} }, '/scoreCards type'],
   ],
   'document-verification-request': [
-    ['DOCV-ACCEPTED', 'every field of 2.3', fullDocvRequest],
     ['DOCV-ACCEPTED', 'an empty object (every field optional)', {}],
-    ['DOCV-REQ-TYPES', 'phoneNumber as a number', { phoneNumber: 5550100 }, '/phoneNumber type'],
     ['DOCV-REQ-TYPES', 'images as a string', { images: 'x' }, '/images type'],
   ],
   'document-verification-response': [
@@ -166,13 +113,11 @@ const table: Record<BodySchema, Row[]> = {
   ],
   'case-update-request': [
     ['CU-DECISION-KEPT', 'only inquiryId and authenticationId', caseIds],
-    ['CU-FIELDS-ACCEPTED', 'every field of 2.5', fullCaseUpdate],
-    ['CU-REQ-REQUIRED', 'missing authenticationId', { inquiryId: 'i' }, ' required'],
     ['CU-DECISION-ENUM', "decision 'allow' in lower case", { ...caseIds, decision: 'allow' }, '/decision enum'],
     ['CU-DECISION-ENUM', 'decision as a number', { ...caseIds, decision: 1 }, '/decision type, /decision enum'],
+    ['CU-DECISION-APPLIED', 'a decision from the list', { ...caseIds, decision: 'DENY' }],
     ['CU-FIELDS-ACCEPTED', 'a tag that is a number', { ...caseIds, tags: ['a', 2] }, '/tags/1 type'],
     ['CU-FIELDS-ACCEPTED', 'a document that is a string', { ...caseIds, documents: ['x'] }, '/documents/0 type'],
-    ['CU-VERIFIED-FRAUD-TYPE', "verifiedFraud 'true'", { ...caseIds, verifiedFraud: 'true' }, '/verifiedFraud type'],
   ],
   'case-update-response': [
     ['', 'an extra unknown field', { caseVersion: 4 }],
@@ -180,8 +125,7 @@ const table: Record<BodySchema, Row[]> = {
   ],
   'step-up-request': [
     ['SU-CHANNELS', 'by phone number', { ...caseIds, phoneNumber: '+15550100' }],
-    ['RES-SHARED-CONTEXT', 'every field of 2.6', fullStepUp],
-    ['SU-REQ-REQUIRED', 'missing inquiryId', { authenticationId: 'a' }, ' required'],
+    ['RES-SHARED-CONTEXT', 'with sharedContext', { ...caseIds, sharedContext: { childClientId: 'c' } }],
     ['SU-CHANNELS', 'strategy as a string (an object in 2.6)', { ...caseIds, strategy: 'otp' }, '/strategy type'],
   ],
   'step-up-response': [
