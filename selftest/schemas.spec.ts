@@ -44,6 +44,8 @@ function without(value: Record<string, unknown>, ...keys: string[]): Record<stri
 const caseIds = { inquiryId: 'inq-0001', authenticationId: 'case-0001' };
 const validationError = { message: 'failed to validate input: fulfillment type', errorType: 'validation', code: 400 };
 const S = { sessionId: 's' };
+const sa = (sendAttempts: string) => ({ ...S, sendAttempts });
+const dt = (creationDateTime: string) => ({ ...A, creationDateTime });
 
 /**
  * [requirement ('' for none), variant, value, and for a value refused every issue it must produce as "path keyword"
@@ -57,26 +59,13 @@ type Row = [req: string, variant: string, value: unknown, issues?: string];
 /** The body schemas written from the spec, each with its cases. */
 const table = {
   'assessment-request': [
-    [
-      'ASM-ACCEPTED',
-      'the required strategy and inquiryId, and a member the spec does not list',
-      { ...A, futureField: 1 },
-    ],
-    ['', 'creationDateTime with an offset and fraction', { ...A, creationDateTime: '2024-05-01T10:15:30.1+02:00' }],
+    ['ASM-ACCEPTED', 'the required members and one the spec does not list', { ...A, futureField: 1 }],
+    ['', 'creationDateTime with an offset and fraction', dt('2024-05-01T10:15:30.1+02:00')],
     ['ASM-REQ-TYPES', 'userIp as an IPv6 address', { ...A, userIp: '2001:db8::1' }, '/userIp format'],
-    [
-      'ASM-REQ-TYPES',
-      'creationDateTime without an offset',
-      { ...A, creationDateTime: '2024-05-01T10:15:30' },
-      '/creationDateTime format',
-    ],
+    ['ASM-REQ-TYPES', 'creationDateTime without an offset', dt('2024-05-01T10:15:30'), '/creationDateTime format'],
   ],
   'assessment-response': [
-    [
-      'ASM-RES-SCHEMA',
-      'tags and scoreCards of strings or objects',
-      { tags: ['n', { name: 'v' }], scoreCards: [{}, 7] },
-    ],
+    ['ASM-RES-SCHEMA', 'tags, scoreCards of strings or objects', { tags: ['n', { name: 'v' }], scoreCards: [{}, 7] }],
     ['', 'an empty object (no field is marked required)', {}],
     ['ASM-RES-SCHEMA', 'an extra unknown field', { riskLevel: 'low' }],
     ['ASM-RES-SCHEMA', 'scoreCards as an object', { scoreCards: {} }, '/scoreCards type'],
@@ -125,16 +114,8 @@ const table = {
   'webhook-verification-session': [
     ['EVT-SESSION-SCHEMA', 'only sessionId (defaults omitted)', S],
     ['', 'an extra unknown field', { ...S, region: 'eu' }],
-    [
-      'EVT-SESSION-INT64',
-      'sendAttempts "9223372036854775807", the int64 maximum',
-      { ...S, sendAttempts: '9223372036854775807' },
-    ],
-    [
-      'EVT-SESSION-INT64',
-      'sendAttempts "-9223372036854775808", the int64 minimum',
-      { ...S, sendAttempts: '-9223372036854775808' },
-    ],
+    ['EVT-SESSION-INT64', 'sendAttempts at the int64 maximum', sa('9223372036854775807')],
+    ['EVT-SESSION-INT64', 'sendAttempts at the int64 minimum', sa('-9223372036854775808')],
     ['EVT-SESSION-SCHEMA', 'an event without sessionId', { mfaType: 'OTP' }, ' required'],
     [
       'EVT-SESSION-STATUS-ENUM',
@@ -150,28 +131,18 @@ const table = {
       { ...S, channelType: 'OTP' },
       '/channelType enum',
     ],
-    [
-      'EVT-SESSION-INT64',
-      'sendAttempts "3.5", not decimal digits',
-      { ...S, sendAttempts: '3.5' },
-      '/sendAttempts pattern, /sendAttempts format',
-    ],
-    [
-      'EVT-SESSION-INT64',
-      'sendAttempts "03" with a leading zero',
-      { ...S, sendAttempts: '03' },
-      '/sendAttempts pattern',
-    ],
+    ['EVT-SESSION-INT64', 'sendAttempts "3.5"', sa('3.5'), '/sendAttempts pattern, /sendAttempts format'],
+    ['EVT-SESSION-INT64', 'sendAttempts "03" with a leading zero', sa('03'), '/sendAttempts pattern'],
     [
       'EVT-SESSION-INT64',
       'sendAttempts "9223372036854775808" above int64',
-      { ...S, sendAttempts: '9223372036854775808' },
+      sa('9223372036854775808'),
       '/sendAttempts format',
     ],
     [
       'EVT-SESSION-INT64',
       'sendAttempts "-9223372036854775809" below int64',
-      { ...S, sendAttempts: '-9223372036854775809' },
+      sa('-9223372036854775809'),
       '/sendAttempts format',
     ],
   ],
@@ -184,11 +155,7 @@ const table = {
   ],
   'token-response': [
     ['TOK-ISSUED', 'only access_token', { access_token: 'opaque-value' }],
-    [
-      'TOK-ISSUED',
-      'token_type, expires_in and extras such as scope',
-      { access_token: 'v', expires_in: 3600, scope: 's' },
-    ],
+    ['TOK-ISSUED', 'expires_in and extras such as scope', { access_token: 'v', expires_in: 3600, scope: 's' }],
     ['TOK-ISSUED', 'an empty access_token', { access_token: '' }, '/access_token minLength'],
     ['TOK-ISSUED', 'missing access_token', { token_type: 'Bearer' }, ' required'],
   ],
