@@ -15,6 +15,7 @@ import { seededFaker } from '../kit/builders/seeded-faker.ts';
 import { customerIdNearMisses, nearMissBase, serviceIdNearMisses } from '../kit/builders/near-misses.ts';
 import { dateTimeForms, writeDateTime } from '../kit/builders/date-time-forms.ts';
 import { schemaIdFor, schemaIssues } from '../schemas/registry.ts';
+import { howChanged, tagsShown } from '../kit/checks/value-round-trip.ts';
 
 // The population of values (docs/traffic.md): each class what it says it is, drawn the same for the same seed, and
 // the checks that judge what comes back, each with a value that passes and one that fails.
@@ -140,6 +141,26 @@ test('the unusual emails are on reserved domains and the phone numbers in ranges
         );
     }
   }
+});
+
+test('howChanged names how a value came back changed, and tagsShown tells a tag as sent from one normalised or trimmed', () => {
+  const sent = 'Nguye\u0302\u0303n-inq-run1-AbC';
+  expect(howChanged(sent, sent.normalize('NFC'))).toBe('normalised to NFC');
+  expect(howChanged(sent, sent.toLowerCase())).toBe('lower-cased');
+  expect(howChanged(sent, sent.slice(0, 10))).toBe('cut to its first 10 characters');
+  expect(howChanged('a\u{1F600}', 'a\uFFFD')).toBe('characters outside the BMP replaced with U+FFFD');
+  const tags = ['Zoe\u0308-run1', '  spaced-run1 ', 'plain-run1', 'Mixed-run1'];
+  const shown = ['Zo\u00eb-run1', 'spaced-run1', 'plain-run1', 'Mixed-run1'];
+  expect(tagsShown(tags, shown).map((t) => t.shown)).toEqual([
+    ['normalised to NFC'],
+    ['outer whitespace trimmed'],
+    ['as sent'],
+    ['as sent'],
+  ]);
+  // The item shape is not shown: objects naming their tag count as the tag.
+  expect(tagsShown(['plain-run1'], [{ name: 'plain-run1', addedAt: '2026-01-01T00:00:00Z' }])[0]?.shown).toEqual([
+    'as sent',
+  ]);
 });
 
 test('near misses: a prefix and an extension of the real id, and every kind of a customer id differs from its base', () => {
