@@ -119,7 +119,7 @@ function expectedRequests(service: ServiceName, configured: OpenApiTarget): Arra
     .sort((a, b) => a.url.localeCompare(b.url));
 }
 
-test("each service's OpenAPI description validates as OpenAPI 3.1 and every reference in it resolves inside it", async () => {
+test("each service's OpenAPI description validates as OpenAPI 3.1, every reference in it resolves inside it, and orders lists the part 7 errors", async () => {
   for (const [service, document] of Object.entries(openApiDocuments({ baseUrls: {}, tokenUrls: {}, routes: {} }))) {
     expect(await problemsOf(document), service).toEqual([]);
     const unresolved = refsOf(document).filter(
@@ -127,37 +127,9 @@ test("each service's OpenAPI description validates as OpenAPI 3.1 and every refe
     );
     expect(unresolved, service).toEqual([]);
   }
-});
-
-test("the documents describe every operation of the catalog once, each in its service's document under that service's server, the events with the step-up service, the part 7 errors with orders", () => {
-  const documents = openApiDocuments(target) as Record<
-    ServiceName,
-    Json & { servers: Json[]; paths: Record<string, Record<string, Json>>; webhooks?: Json }
-  >;
-  const described = Object.entries(documents).flatMap(([service, document]) =>
-    Object.values(document.paths).flatMap((item) =>
-      Object.values(item).map((op) => `${service}:${String(op.operationId)}`),
-    ),
-  );
-  expect(described.sort()).toEqual(operations.map((op) => `${op.service}:${op.id}`).sort());
-  for (const service of openApiServices) {
-    expect(documents[service].servers, service).toEqual([
-      { url: target.baseUrls[service], description: `${service.toUpperCase()}_BASE_URL` },
-    ]);
-    expect(
-      Object.values(documents[service].paths).filter((item) => 'servers' in item),
-      `${service}: no path item overrides the server`,
-    ).toEqual([]);
-  }
-  expect(documents.identity.paths['/v9/assess']?.put?.operationId).toBe('assessment');
-  expect(Object.keys(documents.stepup.webhooks ?? {}).sort()).toEqual([
-    'documentOnboarding',
-    'documentResults',
-    'verificationSession',
-  ]);
-  expect(documents.identity.webhooks).toBeUndefined();
-  expect(documents.orders.webhooks).toBeUndefined();
-  expect(Object.keys((documents.orders.paths['/v2/orders']?.post?.responses ?? {}) as Json).sort()).toEqual([
+  // Each operation in its service's document at its server is the import round trip's (below); the part 7 errors:
+  const orders = openApiDocument('orders', target) as { paths: Record<string, Record<string, { responses: Json }>> };
+  expect(Object.keys(orders.paths['/v2/orders']?.post?.responses ?? {}).sort()).toEqual([
     '400',
     '401',
     '403',
