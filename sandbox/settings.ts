@@ -77,7 +77,10 @@ export function readSandboxSettings(
       webhookWarnings: (env.SANDBOX_WEBHOOK_WARNINGS || defaultOf('SANDBOX_WEBHOOK_WARNINGS')) !== '0',
       ...(env.SANDBOX_WEBHOOK_URL ? { webhookUrl: env.SANDBOX_WEBHOOK_URL } : {}),
       ...(far.far ? { far: far.far } : {}),
-      ...(env.SANDBOX_READ_LAG_MS ? { readLagMs: Number(env.SANDBOX_READ_LAG_MS) } : {}),
+      // The trailing flavor's lag, its default included: a run lays out its workers for it (runner/config/run-config.ts).
+      ...(flavor === 'trailing' || env.SANDBOX_READ_LAG_MS
+        ? { readLagMs: Number(env.SANDBOX_READ_LAG_MS || defaultOf('SANDBOX_READ_LAG_MS')) }
+        : {}),
       ...(extraApiKeys.length > 0 ? { extraApiKeys } : {}),
       ...(issuedTokensFile ? { issuedTokensFile } : {}),
     },

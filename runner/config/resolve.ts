@@ -184,12 +184,7 @@ export function resolveRun(env: Env = process.env, repoRoot: string = REPO_ROOT)
       flaky503Rate: options.flaky503Rate ?? 0,
       ...(suite.webhook.mode === 'off' ? {} : { webhookUrl: suite.webhook.publicUrl }),
       ...(options.far ? { far: options.far } : {}),
-      // The trailing flavor's lag always stated: the run lays out its workers for it (run-config.ts embeddedReadLagMs).
-      ...(sandbox.flavor === 'trailing'
-        ? { readLagMs: options.readLagMs ?? Number(defaultOf('SANDBOX_READ_LAG_MS')) }
-        : options.readLagMs !== undefined
-          ? { readLagMs: options.readLagMs }
-          : {}),
+      ...(options.readLagMs !== undefined ? { readLagMs: options.readLagMs } : {}),
       ...(options.extraApiKeys ? { extraApiKeys: options.extraApiKeys } : {}),
       ...(options.issuedTokensFile ? { issuedTokensFile: options.issuedTokensFile } : {}),
     },

@@ -46,9 +46,8 @@ export function workersFor(ms: number, cap: number): number {
 
 /**
  * The run's workers and why: CONFORMANCE_WORKERS as given; 2 against the embedded sandbox, TRAILING_READS_WORKERS when
- * its reads trail its writes; else from the slowest
- * origin's round trip, or 2 when none could be measured (the preflight then says what is wrong). Never more than
- * TARGET_CONCURRENCY.
+ * its reads trail its writes; else from the slowest origin's round trip, or 2 when none could be measured (the
+ * preflight then says what is wrong). Never more than TARGET_CONCURRENCY.
  */
 export function chooseWorkers(input: {
   configured?: number;
@@ -62,7 +61,7 @@ export function chooseWorkers(input: {
   const capped = input.cap < DEFAULT_WORKERS ? `, at most TARGET_CONCURRENCY=${input.cap}` : '';
   if (input.configured !== undefined) return { workers: input.configured, why: 'CONFORMANCE_WORKERS' };
   if (input.embedded && input.readLagMs !== undefined) {
-    const workers = Math.max(1, Math.min(TRAILING_READS_WORKERS, input.cap));
+    const workers = Math.min(TRAILING_READS_WORKERS, input.cap);
     const bound = workers < TRAILING_READS_WORKERS ? `, at most TARGET_CONCURRENCY=${input.cap}` : '';
     return {
       workers,
