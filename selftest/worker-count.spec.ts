@@ -106,6 +106,11 @@ test('an embedded sandbox whose reads trail its writes gets TRAILING_READS_WORKE
   const order = (readsTrail: boolean) => projectLayout(TRAILING_READS_WORKERS, 'tests', readsTrail).map((p) => p.name);
   expect(order(true)).toEqual([...projectNames]);
   expect(order(false).indexOf('identity'), 'the step-ups first otherwise').toBeGreaterThan(1);
+  const trailing = projectLayout(TRAILING_READS_WORKERS, 'tests', true);
+  expect(
+    trailing.map((p) => p.workers),
+    'identity on all workers but two, the others on one each',
+  ).toEqual([1, 4, 1, 1, 1, 1, 1]);
   const lagOf = (env: Record<string, string>) =>
     embeddedReadLagMs(resolveRun({ ENV_FILE: '/dev/null', SANDBOX_PORT: '0', ...env }, repoRoot).sandbox);
   expect(lagOf({ SANDBOX_FLAVOR: 'trailing' }), 'the default lag').toBe(1000);

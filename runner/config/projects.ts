@@ -69,11 +69,13 @@ export function conformanceProjects(suite: SuiteConfig, testsDir: string, readsT
 /**
  * The projects' names, folders and workers for a run on `workers` workers, without their configuration. When the
  * target's reads trail its writes, identity, whose checks read most of what they write, starts right after the
- * webhook flows, as on 2 workers: its waits for the replica are then the run's longest chain, not the step-ups' events
- * (measured: runner/config/worker-count.ts TRAILING_READS_WORKERS).
+ * webhook flows, as on 2 workers, and waits on all workers but two, while the other projects follow one another on
+ * those two, one worker each: its waits for the replica are the run's longest chain, and every worker a project
+ * starts costs a process start (measured: runner/config/worker-count.ts TRAILING_READS_WORKERS).
  */
 export function projectLayout(workers: number, testsDir: string, readsTrail = false) {
-  const perProject = Math.max(1, Math.ceil(workers / 3));
+  const perProject = readsTrail ? 1 : Math.max(1, Math.ceil(workers / 3));
+  const identityWorkers = readsTrail ? Math.max(1, workers - 2) : Math.max(1, Math.ceil(workers / 2));
   return (perProject === 1 || readsTrail ? projectNames : stepUpsFirst).map((name) =>
     name === RUN_END
       ? { name, testDir: `${testsDir}/webhooks`, testMatch: RUN_END_FILE, workers: 1 }
@@ -88,7 +90,7 @@ export function projectLayout(workers: number, testsDir: string, readsTrail = fa
             name,
             testDir: `${testsDir}/${name}`,
             // Identity has the most test time: it takes the workers the others leave.
-            workers: name === 'identity' ? Math.max(1, Math.ceil(workers / 2)) : perProject,
+            workers: name === 'identity' ? identityWorkers : perProject,
           },
   );
 }

@@ -25,7 +25,9 @@ export const MOST_USEFUL_WORKERS = 16;
  * after a write waits for the replica, so more workers overlap the waits. Measured on 2 cores at the default lag of
  * 1 s (2026-12-03, by turns with the reference at 2 workers, 6.0 to 6.7 s): 2 workers 24 to 27 s, 4 17.8 s, 6 11.1 to
  * 12.3 s with identity second in the projects' order (13.3 to 14.9 s with the step-ups' projects first), 8 14.2 to
- * 14.8 s; at a lag of 3 s, 2 workers 47 s, 6 and 8 about 21 to 23 s.
+ * 14.8 s; at a lag of 3 s, 2 workers 47 s, 6 and 8 about 21 to 23 s. Then (2026-12-03, by turns on a busy machine,
+ * three runs each) identity on 4 of the 6 and every other project on one worker (runner/config/projects.ts): 12.6 to
+ * 12.7 s, against 13.8 to 15.1 s with identity on 3 and the others on 2.
  */
 export const TRAILING_READS_WORKERS = 6;
 
