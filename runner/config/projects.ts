@@ -76,7 +76,7 @@ export function conformanceProjects(suite: SuiteConfig, testsDir: string, readsT
 export function projectLayout(workers: number, testsDir: string, readsTrail = false) {
   const perProject = readsTrail ? 1 : Math.max(1, Math.ceil(workers / 3));
   const identityWorkers = readsTrail ? Math.max(1, workers - 2) : Math.max(1, Math.ceil(workers / 2));
-  return (perProject === 1 || readsTrail ? projectNames : stepUpsFirst).map((name) =>
+  return (perProject === 1 ? projectNames : stepUpsFirst).map((name) =>
     name === RUN_END
       ? { name, testDir: `${testsDir}/webhooks`, testMatch: RUN_END_FILE, workers: 1 }
       : name === 'webhooks'
