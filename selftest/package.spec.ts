@@ -15,12 +15,15 @@ import {
   repoRoot,
   type CliRun,
 } from './evidence-harness.ts';
+import type { ProbedScript } from './cli-probe.ts';
 import { engineLines, otherLines, ownLine } from './node-lines.ts';
 
 // The product as a user gets it: packed, installed from the tarball into an empty folder, and run through npx from
 // there with a .env of that folder, on each Node line of package.json's engines. One pack and one install serve every
-// test of this file, so they run in one worker: its hook starts the runs of every test, two at a time (each in a folder
-// of its own, the install's node_modules linked there), and each test judges what its runs did.
+// test of this file, so they run in one worker: its hook starts the two chains of runs (each in a folder of its own, the
+// install's node_modules linked there), and each test judges what its runs did. Four whole runs in all:
+// certify against the embedded sandbox on this Node line, and against a second process the installed package's run
+// on each other line and the clone's, compared outcome by outcome.
 test.describe.configure({ mode: 'default' });
 
 const COMMAND = 'identity-proofing-conformance';
@@ -85,22 +88,9 @@ function linkedFolder(name: string): string {
   return linked;
 }
 
-/** Runs started by the hook, at most two at a time; each test awaits its own. */
-let running = 0;
-const queue: Array<() => void> = [];
-async function inTurn<T>(job: () => Promise<T>): Promise<T> {
-  if (running >= 2) await new Promise<void>((resolve) => queue.push(resolve));
-  running += 1;
-  try {
-    return await job();
-  } finally {
-    running -= 1;
-    queue.shift()?.();
-  }
-}
 /** A run's outcome held until its test asks: a failure is thrown there, in the test it belongs to. */
 function held<T>(job: () => Promise<T>): () => Promise<T> {
-  const settled = inTurn(job).then(
+  const settled = job().then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
@@ -114,28 +104,29 @@ function held<T>(job: () => Promise<T>): () => Promise<T> {
 interface EmbeddedRuns {
   version: CliRun;
   doctor: CliRun;
-  run: CliRun;
   key: CliRun;
   certify: CliRun;
   bundle?: string;
   verified?: CliRun;
 }
-let embedded: () => Promise<EmbeddedRuns>;
-let compared: () => Promise<{
-  doctor: CliRun;
-  installed: CliRun;
-  clone: CliRun;
-  cloneReports: string;
+/** An installed run against the second process, on one Node line, and the clone's commands probed on that line. */
+interface LineRun {
+  line: string;
+  run: CliRun;
   reports: string;
-}>;
-const onLines = new Map<string, () => Promise<Awaited<ReturnType<typeof lineRun>>>>();
+  help?: ProbedScript[];
+}
+let embedded: () => Promise<EmbeddedRuns>;
+let compared: () => Promise<{ doctor: CliRun; lineRuns: LineRun[]; clone: CliRun; cloneReports: string }>;
 
-/** The user's folder as npm left it: --version, doctor and run against the embedded sandbox, certify, verify-bundle. */
+/**
+ * The user's folder as npm left it: --version, doctor and certify against the embedded sandbox (whose run writes the
+ * reports a run does), verify-bundle.
+ */
 async function embeddedRuns(): Promise<EmbeddedRuns> {
   const version = await npx(folder, ['--version']);
   writeFileSync(join(folder, '.env'), await embeddedEnv());
   const doctor = await npx(folder, ['doctor']);
-  const run = await npx(folder, ['run']);
   const key = await npx(folder, ['certify', '--new-key', '--key-dir', 'keys']);
   writeFileSync(
     join(folder, '.env'),
@@ -144,7 +135,7 @@ async function embeddedRuns(): Promise<EmbeddedRuns> {
   const certify = await npx(folder, ['certify']);
   const certification = join(folder, 'certification');
   const [bundle] = existsSync(certification) ? readdirSync(certification).filter((name) => name !== 'keys') : [];
-  if (bundle === undefined) return { version, doctor, run, key, certify };
+  if (bundle === undefined) return { version, doctor, key, certify };
   const verified = await npx(folder, [
     'verify-bundle',
     '--public-key',
@@ -152,10 +143,15 @@ async function embeddedRuns(): Promise<EmbeddedRuns> {
     '--require-conformant',
     join('certification', bundle),
   ]);
-  return { version, doctor, run, key, certify, bundle, verified };
+  return { version, doctor, key, certify, bundle, verified };
 }
 
-/** A second process serving a flavor with a fault, named by a folder's .env: the package's run, then the clone's. */
+/**
+ * A second process serving a flavor with a fault, named by a folder's .env: the installed package's run on each Node
+ * line (npx, npm, the command and the runner's workers all on the first node of the PATH; and every command of the
+ * clone, through tsx, printing its usage on that line), then the clone's run. One after another: the sandbox sends its
+ * events to one receiver.
+ */
 async function comparedRuns() {
   const at = linkedFolder('target');
   // The target: the package's own sandbox command, in a process of its own.
@@ -195,7 +191,26 @@ async function comparedRuns() {
     ];
     writeFileSync(join(at, '.env'), `${targetEnv.join('\n')}\n`);
     const doctor = await npx(at, ['doctor']);
-    const installed = await npx(at, ['run']);
+    const lineRuns: LineRun[] = [];
+    for (const { line, binary } of runLines) {
+      const reports = join(work, `node${line}`, 'reports');
+      const run = await npx(at, ['run'], {
+        ...env,
+        REPORTS_DIR: reports,
+        TEST_RESULTS_DIR: join(work, `node${line}`, 'test-results'),
+        ALLURE_RESULTS_DIR: join(work, `node${line}`, 'allure-results'),
+        ...(binary ? { PATH: [dirname(binary), env['PATH'] ?? ''].join(delimiter) } : {}),
+      });
+      const help = binary
+        ? await probeScripts(
+            '--help',
+            ourScripts.map((s) => s.file),
+            childEnv(at, {}),
+            binary,
+          )
+        : undefined;
+      lineRuns.push({ line, run, reports, ...(help ? { help } : {}) });
+    }
     // The clone's own first command, with the same .env, its outputs in the work folder.
     const cloneReports = join(work, 'clone', 'reports');
     const clone = await inFolder(repoRoot, 'npm', ['run', 'conformance'], {
@@ -205,7 +220,7 @@ async function comparedRuns() {
       TEST_RESULTS_DIR: join(work, 'clone', 'test-results'),
       ALLURE_RESULTS_DIR: join(work, 'clone', 'allure-results'),
     });
-    return { doctor, installed, clone, cloneReports, reports: join(at, 'reports') };
+    return { doctor, lineRuns, clone, cloneReports };
   } finally {
     // The sandbox's process group: npx, the command and the sandbox it started.
     if (sandbox.pid !== undefined && sandbox.exitCode === null) process.kill(-sandbox.pid, 'SIGTERM');
@@ -213,27 +228,14 @@ async function comparedRuns() {
   }
 }
 
-/**
- * On another Node line: npx, npm, the command and the runner's workers all run on the first node of the PATH; and every
- * command of ours, from the clone through tsx, prints its usage on that line.
- */
-async function lineRun(binary: string, line: string) {
-  const at = linkedFolder(`node${line}`);
-  writeFileSync(join(at, '.env'), await embeddedEnv());
-  const run = await npx(at, ['run'], { ...env, PATH: [dirname(binary), env['PATH'] ?? ''].join(delimiter) });
-  const help = await probeScripts(
-    '--help',
-    ourScripts.map((s) => s.file),
-    childEnv(at, {}),
-    binary,
-  );
-  return { run, reports: join(at, 'reports'), help };
-}
-
 /** The lines of engines other than this process's, with this machine's binary of each. */
 const lines = engineLines
   .filter((line) => line !== ownLine)
   .map((line) => ({ line, binary: otherLines.find((other) => other.line === line)?.binary }));
+/** The lines the installed package runs on against the second process: every other one here, else this one. */
+const otherHere = lines.filter((l): l is { line: string; binary: string } => !!l.binary && existsSync(l.binary));
+const runLines: Array<{ line: string; binary?: string }> =
+  otherHere.length > 0 ? otherHere : [{ line: ownLine ?? process.version }];
 
 test.beforeAll(async () => {
   test.setTimeout(300_000);
@@ -267,17 +269,11 @@ test.beforeAll(async () => {
   installedAsIs = snapshot(packageDir);
   embedded = held(embeddedRuns);
   compared = held(comparedRuns);
-  for (const { line, binary } of lines)
-    if (binary && existsSync(binary))
-      onLines.set(
-        line,
-        held(() => lineRun(binary, line)),
-      );
 });
 
 test.afterAll(async () => {
   // Every run started ends before the folder goes (a test that failed leaves the others' runs going).
-  await Promise.allSettled([embedded?.(), compared?.(), ...[...onLines.values()].map((run) => run())]);
+  await Promise.allSettled([embedded?.(), compared?.()]);
   for (const pid of sandboxes) process.kill(-pid, 'SIGTERM');
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -311,58 +307,63 @@ test('npm pack ships the command, the compiled product, the README and the user 
   expect(existsSync(join(packageDir, 'selftest')), 'no self-test in the installed package').toBe(false);
 });
 
-test(`the installed package runs --version, doctor and run against the embedded sandbox (conformant, reports in the folder), certify and verify-bundle on Node ${ownLine}`, async () => {
+test(`the installed package runs --version, doctor and certify against the embedded sandbox (conformant, reports in the folder) and verify-bundle on Node ${ownLine}`, async () => {
   test.setTimeout(600_000);
-  const { version, doctor, run, key, certify, bundle, verified } = await embedded();
+  const { version, doctor, key, certify, bundle, verified } = await embedded();
   expect(version.code, version.stderr).toBe(0);
   expect(version.stdout).toMatch(
     /^identity-proofing-conformance \d+\.\d+\.\d+ \(.+ \d+\.\d+\.\d+, catalog SHA-256 [0-9a-f]{64}\)/,
   );
   expect(doctor.code, `${doctor.stdout}\n${doctor.stderr}`).toBe(0);
-  expect(run.code, tail(run)).toBe(0);
+  expect(key.code, key.stderr).toBe(0);
+  expect(certify.code, tail(certify)).toBe(0);
   expect(conformanceOf(join(folder, 'reports')).result).toBe('conformant');
   for (const name of ['conformance.md', 'junit.xml', 'results.json'])
     expect(existsSync(join(folder, 'reports', name)), `reports/${name} in the folder`).toBe(true);
   expect(readdirSync(join(folder, 'allure-results')).length, 'Allure results in the folder').toBeGreaterThan(0);
   // A signed bundle of the embedded sandbox's certification, verified offline.
-  expect(key.code, key.stderr).toBe(0);
-  expect(certify.code, tail(certify)).toBe(0);
   expect(bundle, 'a bundle under certification/ of the folder').toBeDefined();
   expect(verified?.code, `${verified?.stdout}\n${verified?.stderr}`).toBe(0);
 });
 
-test(`against a second process serving the ${FLAVOR} flavor with the fault ${FAULT}, named by the folder's .env, the installed package gives the verdict and every requirement's outcome npm run conformance gives in the clone`, async () => {
-  test.setTimeout(600_000);
-  const { doctor, installed, clone, cloneReports, reports } = await compared();
-  expect(doctor.code, `${doctor.stdout}\n${doctor.stderr}`).toBe(0);
-  expect(installed.code, tail(installed)).toBe(1);
-  expect(clone.code, tail(clone)).toBe(1);
+/** A line's installed run gives the clone's verdict and outcomes, and the clone's commands print their usage there. */
+async function judgeLine(line: string) {
+  const { lineRuns, cloneReports } = await compared();
+  const onLine = lineRuns.find((r) => r.line === line);
+  if (!onLine) throw new Error(`no run on Node ${line}`);
+  const { run, reports, help } = onLine;
+  expect(run.code, tail(run)).toBe(1);
   const fromPackage = conformanceOf(reports);
   const fromClone = conformanceOf(cloneReports);
+  expect(fromPackage.environment['node'], 'the Node line of the run').toMatch(new RegExp(`^v${line}\\.`));
   expect(fromPackage.result, 'the verdict').toBe(fromClone.result);
-  expect(fromPackage.result).toMatch(/^not conformant/);
-  expect(Object.values(outcomes(fromPackage)), 'the fault is caught').toContain('failed');
   expect(outcomes(fromPackage), "each requirement's outcome").toEqual(outcomes(fromClone));
+  for (const [index, { name }] of help ? ourScripts.entries() : []) {
+    const probed = help?.[index];
+    expect(probed?.threw, `npm run ${name} -- --help`).toBeUndefined();
+    expect(probed?.code, `npm run ${name} -- --help: ${probed?.stderr}`).toBe(0);
+    expect(probed?.stdout, `npm run ${name} -- --help`).toContain(`Usage: npm run ${name}`);
+  }
+}
+
+test(`against a second process serving the ${FLAVOR} flavor with the fault ${FAULT}, named by the folder's .env, the clone's npm run conformance catches the fault`, async () => {
+  test.setTimeout(600_000);
+  const { doctor, clone, cloneReports } = await compared();
+  expect(doctor.code, `${doctor.stdout}\n${doctor.stderr}`).toBe(0);
+  expect(clone.code, tail(clone)).toBe(1);
+  const fromClone = conformanceOf(cloneReports);
+  expect(fromClone.result).toMatch(/^not conformant/);
+  expect(Object.values(outcomes(fromClone)), 'the fault is caught').toContain('failed');
+  // With no other line here, the installed package runs on this one.
+  if (otherHere.length === 0) await judgeLine(runLines[0]?.line ?? '');
 });
 
-for (const { line } of lines) {
-  test(`on Node ${line} of engines, the installed package's run against the embedded sandbox ends conformant, and every command of the clone prints its usage`, async () => {
-    const onLine = onLines.get(line);
+for (const { line, binary } of lines)
+  test(`on Node ${line} of engines, the installed package's run against that second process gives the verdict and every requirement's outcome the clone's gives, and every command of the clone prints its usage`, async () => {
     test.skip(
-      !onLine,
+      !binary || !existsSync(binary),
       `no Node ${line} here: npm ci --prefix tools/runtimes brings 22 and 24 (.ci/run does, on linux-x64), the system's Node is the other`,
     );
     test.setTimeout(600_000);
-    const { run, reports, help } = (await onLine?.()) ?? {};
-    for (const [index, { name }] of ourScripts.entries()) {
-      const probed = help?.[index];
-      expect(probed?.threw, `npm run ${name} -- --help`).toBeUndefined();
-      expect(probed?.code, `npm run ${name} -- --help: ${probed?.stderr}`).toBe(0);
-      expect(probed?.stdout, `npm run ${name} -- --help`).toContain(`Usage: npm run ${name}`);
-    }
-    expect(run?.code, run && tail(run)).toBe(0);
-    const report = conformanceOf(reports ?? '');
-    expect(report.environment['node']).toMatch(new RegExp(`^v${line}\\.`));
-    expect(report.result).toBe('conformant');
+    await judgeLine(line);
   });
-}
