@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import {
@@ -24,91 +24,73 @@ import { closedPort } from './evidence-harness.ts';
 // Playwright needs before the global setup, and never more than TARGET_CONCURRENCY.
 
 const far = (ms: number, origin = 'https://api.example.com') => ({ ms, origin, samples: 3 });
+const choose = (input: Partial<Parameters<typeof chooseWorkers>[0]>) =>
+  chooseWorkers({ embedded: false, cap: 16, ...input });
+const sets = '; CONFORMANCE_WORKERS sets it';
 
-test.describe('the choice of workers (pure)', () => {
-  test('CONFORMANCE_WORKERS is taken as it is, and the embedded sandbox keeps 2, without a measurement; a near target keeps 2, a far one gets more, never more than the cap', () => {
-    expect(chooseWorkers({ configured: 7, embedded: false, cap: 16, roundTrips: [far(150)] })).toEqual({
-      workers: 7,
-      why: 'CONFORMANCE_WORKERS',
-    });
-    expect(workersLine({ workers: 7, why: 'CONFORMANCE_WORKERS' })).toBe('Workers: 7 (set by CONFORMANCE_WORKERS)');
-    expect(chooseWorkers({ embedded: true, cap: 16 }).workers).toBe(DEFAULT_WORKERS);
-    expect(chooseWorkers({ embedded: true, cap: 1 }), 'never more than the cap').toMatchObject({
-      workers: 1,
-      why: expect.stringContaining('TARGET_CONCURRENCY=1'),
-    });
-    expect([workersFor(0.4, 16), workersFor(NEAR_MS - 1, 16)], 'loopback, near').toEqual([2, 2].fill(DEFAULT_WORKERS));
-    expect([workersFor(150, 16), workersFor(150, 5)], 'far; the cap bounds it').toEqual([MOST_USEFUL_WORKERS, 5]);
-    const counts = [0, 10, 20, 30, 50, 80, 120, 150, 300, 1000, 5000].map((ms) => workersFor(ms, 16));
-    expect(counts, 'more latency never means fewer workers').toEqual([...counts].sort((a, b) => a - b));
-    expect(counts.every((count) => count >= DEFAULT_WORKERS && count <= MOST_USEFUL_WORKERS)).toBe(true);
+test('CONFORMANCE_WORKERS is taken as it is; the embedded sandbox and a near target keep 2, a far one gets more; the slowest origin decides, one not measured keeps 2; never more than the cap', () => {
+  expect(choose({ configured: 7, roundTrips: [far(150)] })).toEqual({ workers: 7, why: 'CONFORMANCE_WORKERS' });
+  expect(workersLine({ workers: 7, why: 'CONFORMANCE_WORKERS' })).toBe('Workers: 7 (set by CONFORMANCE_WORKERS)');
+  expect(choose({ embedded: true }).workers).toBe(DEFAULT_WORKERS);
+  expect(choose({ embedded: true, cap: 1 }), 'never more than the cap').toMatchObject({
+    workers: 1,
+    why: expect.stringContaining('TARGET_CONCURRENCY=1'),
   });
+  expect([workersFor(0.4, 16), workersFor(NEAR_MS - 1, 16)], 'loopback, near').toEqual([2, 2].fill(DEFAULT_WORKERS));
+  expect([workersFor(150, 16), workersFor(150, 5)], 'far; the cap bounds it').toEqual([MOST_USEFUL_WORKERS, 5]);
+  const counts = [0, 10, 20, 30, 50, 80, 120, 150, 300, 1000, 5000].map((ms) => workersFor(ms, 16));
+  expect(counts, 'more latency never means fewer workers').toEqual([...counts].sort((a, b) => a - b));
+  expect(counts.every((count) => count >= DEFAULT_WORKERS && count <= MOST_USEFUL_WORKERS)).toBe(true);
+  expect(workersLine(choose({ roundTrips: [far(2, 'https://login.example.com'), far(152.4)] }))).toBe(
+    `Workers: ${MOST_USEFUL_WORKERS} (round trip 152 ms to https://api.example.com${sets})`,
+  );
+  expect(choose({ cap: 4, roundTrips: [far(150)] })).toEqual({
+    workers: 4,
+    why: `round trip 150 ms to https://api.example.com, at most TARGET_CONCURRENCY=4${sets}`,
+  });
+  const problem = 'ECONNREFUSED (connect ECONNREFUSED)';
+  expect(choose({ roundTrips: [far(150), { origin: 'https://login.example.com', problem }] })).toEqual({
+    workers: DEFAULT_WORKERS,
+    why: `round trip to https://login.example.com not measured: ${problem}${sets}`,
+  });
+  expect(problemsOf({ ...validEnv, TARGET_CONCURRENCY: 'many' })).toEqual([
+    expect.stringMatching(/^TARGET_CONCURRENCY="many" is not valid: expected a whole number from 1 /),
+  ]);
+  expect(problemsOf({ ...validEnv, TARGET_CONCURRENCY: '4', CONFORMANCE_WORKERS: '6' })).toEqual([
+    expect.stringMatching(/^CONFORMANCE_WORKERS="6" is not valid: expected at most TARGET_CONCURRENCY \(4\)/),
+  ]);
+  expect(problemsOf({ ...validEnv, TARGET_CONCURRENCY: '4', CONFORMANCE_WORKERS: '4' })).toEqual([]);
+});
 
-  test('the slowest origin decides and is named; an origin that could not be measured keeps 2 and says why', () => {
-    const chosen = chooseWorkers({
-      embedded: false,
-      cap: 16,
-      roundTrips: [far(2, 'https://login.example.com'), far(152.4)],
-    });
-    expect(workersLine(chosen)).toBe(
-      `Workers: ${MOST_USEFUL_WORKERS} (round trip 152 ms to https://api.example.com; CONFORMANCE_WORKERS sets it)`,
-    );
-    expect(chooseWorkers({ embedded: false, cap: 4, roundTrips: [far(150)] })).toEqual({
-      workers: 4,
-      why: 'round trip 150 ms to https://api.example.com, at most TARGET_CONCURRENCY=4; CONFORMANCE_WORKERS sets it',
-    });
-    const problem = 'ECONNREFUSED (connect ECONNREFUSED)';
-    const dead = chooseWorkers({
-      embedded: false,
-      cap: 16,
-      roundTrips: [far(150), { origin: 'https://login.example.com', problem }],
-    });
-    expect(dead).toEqual({
-      workers: DEFAULT_WORKERS,
-      why: `round trip to https://login.example.com not measured: ${problem}; CONFORMANCE_WORKERS sets it`,
-    });
-  });
-
-  test('TARGET_CONCURRENCY is validated, and CONFORMANCE_WORKERS may not exceed it', () => {
-    expect(problemsOf({ ...validEnv, TARGET_CONCURRENCY: 'many' })).toEqual([
-      expect.stringMatching(/^TARGET_CONCURRENCY="many" is not valid: expected a whole number from 1 /),
-    ]);
-    expect(problemsOf({ ...validEnv, TARGET_CONCURRENCY: '4', CONFORMANCE_WORKERS: '6' })).toEqual([
-      expect.stringMatching(/^CONFORMANCE_WORKERS="6" is not valid: expected at most TARGET_CONCURRENCY \(4\)/),
-    ]);
-    expect(problemsOf({ ...validEnv, TARGET_CONCURRENCY: '4', CONFORMANCE_WORKERS: '4' })).toEqual([]);
-  });
-
-  test('2 workers by default, one per project; more spread over the projects, identity on half, the webhook flows on four at most; run-end, last, on one', () => {
-    const perProject = (workers?: string) =>
-      Object.fromEntries(
-        conformanceProjects(
-          loadConfig({ ...validEnv, ...(workers && { CONFORMANCE_WORKERS: workers }) }, { repoRoot, embedded: false }),
-          'tests',
-        ).map((p) => [p.name, p.workers]),
-      );
-    const every = (count: number, identity: number) =>
-      Object.fromEntries(projectNames.map((n) => [n, n === 'run-end' ? 1 : n === 'identity' ? identity : count]));
-    expect(perProject()).toEqual(every(1, 1));
-    expect(perProject('12')).toEqual(every(4, 6));
-    expect(perProject('15')).toEqual({ ...every(5, 8), webhooks: 4 });
-  });
+test('2 workers by default, one per project; more spread over the projects, identity on half, the webhook flows on four at most; run-end, last, on one', () => {
+  const perProject = (workers?: string) => {
+    const env = { ...validEnv, ...(workers && { CONFORMANCE_WORKERS: workers }) };
+    const projects = conformanceProjects(loadConfig(env, { repoRoot, embedded: false }), 'tests');
+    return Object.fromEntries(projects.map((p) => [p.name, p.workers]));
+  };
+  const every = (count: number, identity: number) =>
+    Object.fromEntries(projectNames.map((n) => [n, n === 'run-end' ? 1 : n === 'identity' ? identity : count]));
+  expect(perProject()).toEqual(every(1, 1));
+  expect(perProject('12')).toEqual(every(4, 6));
+  expect(perProject('15')).toEqual({ ...every(5, 8), webhooks: 4 });
 });
 
 test('an embedded sandbox whose reads trail its writes gets TRAILING_READS_WORKERS, at most the cap, and identity starts right after the webhook flows; its lag is stated by the resolution', () => {
-  expect(chooseWorkers({ embedded: true, cap: 16, readLagMs: 1000 })).toEqual({
+  expect(choose({ embedded: true, readLagMs: 1000 })).toEqual({
     workers: TRAILING_READS_WORKERS,
-    why: 'the embedded sandbox, whose reads trail its writes by up to 1000 ms; CONFORMANCE_WORKERS sets it',
+    why: `the embedded sandbox, whose reads trail its writes by up to 1000 ms${sets}`,
   });
-  expect(chooseWorkers({ embedded: true, cap: 3, readLagMs: 1000 }).workers).toBe(3);
-  expect(chooseWorkers({ embedded: false, cap: 16, readLagMs: 1000 }).workers, 'a target of its own').toBe(2);
-  expect(chooseWorkers({ configured: 2, embedded: true, cap: 16, readLagMs: 1000 }).workers).toBe(2);
-  const order = (readsTrail: boolean) => projectLayout(TRAILING_READS_WORKERS, 'tests', readsTrail).map((p) => p.name);
-  expect(order(true)).toEqual([...projectNames]);
-  expect(order(false).indexOf('identity'), 'the step-ups first otherwise').toBeGreaterThan(1);
-  const trailing = projectLayout(TRAILING_READS_WORKERS, 'tests', true);
+  expect(choose({ embedded: true, cap: 3, readLagMs: 1000 }).workers).toBe(3);
+  expect(choose({ readLagMs: 1000 }).workers, 'a target of its own').toBe(2);
+  expect(choose({ configured: 2, embedded: true, readLagMs: 1000 }).workers).toBe(2);
+  const layout = (readsTrail: boolean) => projectLayout(TRAILING_READS_WORKERS, 'tests', readsTrail);
+  expect(layout(true).map((p) => p.name)).toEqual([...projectNames]);
   expect(
-    trailing.map((p) => p.workers),
+    layout(false).findIndex((p) => p.name === 'identity'),
+    'the step-ups first otherwise',
+  ).toBeGreaterThan(1);
+  expect(
+    layout(true).map((p) => p.workers),
     'identity on all workers but two, the others on one each',
   ).toEqual([1, 4, 1, 1, 1, 1, 1]);
   const lagOf = (env: Record<string, string>) =>
@@ -119,55 +101,43 @@ test('an embedded sandbox whose reads trail its writes gets TRAILING_READS_WORKE
   expect(lagOf({ SANDBOX_FLAVOR: 'reference', SANDBOX_READ_LAG_MS: '3000' })).toBeUndefined();
 });
 
-/** A real HTTP server that answers every request `delayMs` late: a target that far away, as the run sees it. */
-async function slowServer(delayMs: number) {
+test('against a real server: each origin measured once, with any answer, a closed port giving its problem; nothing measured with CONFORMANCE_WORKERS or the embedded sandbox; the choice handed to the workers', async () => {
+  // A server answering every request this late: a target that far away, as the run sees it.
+  const delayMs = NEAR_MS * 3;
   const seen: string[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
-    setTimeout(() => res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"not here"}'), delayMs);
+    setTimeout(() => res.writeHead(404).end('{"message":"not here"}'), delayMs);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const close = () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close };
-}
-
-test('against a real server: each origin measured once, with any answer, a closed port giving its problem; nothing measured with CONFORMANCE_WORKERS or the embedded sandbox; the choice handed to the workers', async () => {
-  const slow = await slowServer(NEAR_MS * 3);
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const closed = `http://127.0.0.1:${await closedPort()}`;
   try {
-    const trips = await measureRoundTrips(
-      [`${slow.url}/identity`, `${slow.url}/v1/token`, `${closed}/token`],
-      undefined,
-    );
+    const trips = await measureRoundTrips([`${url}/identity`, `${url}/v1/token`, `${closed}/token`], undefined);
     expect(trips).toEqual([
-      { origin: slow.url, ms: expect.any(Number), samples: expect.any(Number) },
+      { origin: url, ms: expect.any(Number), samples: expect.any(Number) },
       { origin: closed, problem: expect.stringContaining('ECONNREFUSED') },
     ]);
     // The server's delay is a floor: a busy machine only adds to it.
-    expect((trips[0] as { ms: number }).ms).toBeGreaterThanOrEqual(NEAR_MS * 3 - 2);
-    expect(new Set(slow.seen), "only the origin's root was asked").toEqual(new Set(['GET /']));
-    slow.seen.length = 0;
-    const urls = Object.fromEntries(
-      ['IDENTITY_BASE_URL', 'IDENTITY_TOKEN_URL', 'STEPUP_BASE_URL', 'STEPUP_TOKEN_URL', 'ORDERS_BASE_URL'].map((n) => [
-        n,
-        `${slow.url}/${n.toLowerCase()}`,
-      ]),
-    );
+    expect((trips[0] as { ms: number }).ms).toBeGreaterThanOrEqual(delayMs - 2);
+    expect(new Set(seen), "only the origin's root was asked").toEqual(new Set(['GET /']));
+    seen.length = 0;
+    const names = ['IDENTITY_BASE_URL', 'IDENTITY_TOKEN_URL', 'STEPUP_BASE_URL', 'STEPUP_TOKEN_URL', 'ORDERS_BASE_URL'];
+    const urls = Object.fromEntries(names.map((n) => [n, `${url}/${n.toLowerCase()}`]));
     const run = resolveRun({ ...validEnv, ...urls, ENV_FILE: '/dev/null', CONFORMANCE_WORKERS: '5' }, repoRoot);
     const { suite } = run;
     expect(await decideWorkers(suite)).toEqual({ workers: 5, why: 'CONFORMANCE_WORKERS' });
-    expect(await decideWorkers({ ...suite, workersSet: false, embedded: true })).toMatchObject({
-      workers: DEFAULT_WORKERS,
-    });
-    expect(slow.seen, 'nothing measured').toEqual([]);
+    expect((await decideWorkers({ ...suite, workersSet: false, embedded: true })).workers).toBe(DEFAULT_WORKERS);
+    expect(seen, 'nothing measured').toEqual([]);
     const measured = await decideWorkers({ ...suite, workersSet: false });
-    expect(slow.seen.length, 'the target was measured').toBeGreaterThan(0);
+    expect(seen.length, 'the target was measured').toBeGreaterThan(0);
     const env: Record<string, string | undefined> = {};
     handOff({ ...run, suite: { ...suite, workers: measured.workers } }, env);
     expect(handedOff(env, process.pid)?.suite.workers, 'what a worker of this runner reads').toBe(measured.workers);
     expect(handedOff(env, process.pid + 1), "another process's: not this runner's worker").toBeUndefined();
     expect(handedOff({}, process.pid), 'outside a run: nothing handed off').toBeUndefined();
   } finally {
-    await slow.close();
+    server.closeAllConnections();
+    server.close();
   }
 });
