@@ -24,12 +24,10 @@ test("the doc's table is the one the script renders from its figures", () => {
   expect(block).toBe(retryTable(result));
 });
 
-test('the figures are of the rule the judge applies, over every strategy, backoff and number of retries', () => {
+test('the figures are of the rule the judge applies, over every cell, and its first trials fail as recorded', () => {
   expect(result.rule).toEqual({ ...retryStorm });
   expect(result.cells.map((c) => cellKey(c))).toEqual(cells.map((c) => cellKey(c)));
-});
-
-test("each cell's first trials, simulated again with the judge's rule, fail exactly as often as the script recorded", () => {
+  // Each cell's first trials, simulated again with the judge's rule, fail exactly as often as the script recorded.
   expect(
     cells.map((cell) => firstTrial(cell, result.seed)),
     'the same seeded draws, strategy by strategy',
