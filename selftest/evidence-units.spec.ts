@@ -18,18 +18,12 @@ import { loadLedger, type LedgerEntry } from '../schemas/ledger.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { serializeRedacted } from '../reporters/serialize-redacted.ts';
 import { documentHeadings, SPEC_DOCUMENT, SpecParts } from '../reporters/spec-parts.ts';
-import type { Profile, TestRecord } from '../reporters/verdicts.ts';
+import type { TestRecord } from '../reporters/verdicts.ts';
 import { offlineHtml, remoteReferences } from '../scripts/evidence/allure-single-file.ts';
 import { redactedConfiguration } from '../scripts/evidence/configuration.ts';
 import { newKeyPair, privateKeyFromPem } from '../scripts/evidence/dsse.ts';
 import { signingKeyFrom } from '../scripts/evidence/signing-key.ts';
-import {
-  sealBundle,
-  sha256,
-  verifyBundle,
-  type CertificationPredicate,
-  type Statement,
-} from '../scripts/evidence/statement.ts';
+import { sealBundle, sha256, verifyBundle, type Statement } from '../scripts/evidence/statement.ts';
 import {
   compareSource,
   gitState,
@@ -44,77 +38,79 @@ import { Redactor } from '../kit/redact.ts';
 // The units of the conformance reporter, the Allure labels, the source a bundle pins and redaction. Every profile ×
 // outcome, the ledger's known and ignored rows and a run with no test are verdict-table.spec.ts's rows; the tamper
 // cases of a signed bundle are evidence-bundle.spec.ts's table, on a real certify bundle.
+type Annotations = TestRecord['annotations'];
 const cite = (...ids: string[]) => ids.map(citeAnnotation);
 const pass = (id: string) => markAnnotation({ kind: 'pass', id, detail: '' });
 const fail = (id: string) => markAnnotation({ kind: 'fail', id, detail: 'Expected: a token | Actual: none' });
 const warn = (id: string) => markAnnotation({ kind: 'warn', id, detail: 'Cache-Control absent' });
+const blocked = (id: string) => markAnnotation({ kind: 'blocked', id, detail: 'no token' });
+const record = (annotations: Annotations, status: TestRecord['status'] = 'passed', project = 'auth'): TestRecord => ({
+  title: 't',
+  project,
+  location: 'x:1',
+  status,
+  annotations,
+});
+const configOf = (env: Record<string, string>) => loadConfig(env, { repoRoot, embedded: false });
+const sandboxEnv = sandboxTargetEnv({ url: 'http://127.0.0.1:1', flavor: 'reference', tokenSecret: 's' });
 
+const scratchDirs: string[] = [];
 function scratch(): string {
-  return mkdtempSync(join(tmpdir(), 'evidence-unit-'));
+  scratchDirs.push(mkdtempSync(join(tmpdir(), 'evidence-unit-')));
+  return scratchDirs.at(-1) as string;
 }
+test.afterAll(() => scratchDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 interface FakeTest {
   title: string;
   status: TestResult['status'];
-  annotations: Array<{ type: string; description?: string }>;
+  annotations: Annotations;
   error?: string;
 }
+/** A test citing `id` and marked `mark`; a failed one carries the error the check threw. */
+const fakeTest = (id: string, mark: Annotations[number], status: TestResult['status'] = 'passed'): FakeTest => ({
+  title: `${id} ${status}`,
+  status,
+  annotations: [...cite(id), mark],
+  ...(status === 'failed' && { error: `RequirementFailure: ${id}` }),
+});
 
 /** Feeds the conformance reporter the results of fake tests, as Playwright would, and returns what it wrote and printed. */
-async function conformanceRun(profile: Profile, tests: FakeTest[], ledger: LedgerEntry[] = []) {
+async function conformanceRun(tests: FakeTest[], ledger: LedgerEntry[] = []) {
   const dir = scratch();
-  const reporter = new ConformanceReporter({ outputDir: dir, profile, environment: { seed: '1' }, ledger });
+  const reporter = new ConformanceReporter({ outputDir: dir, profile: 'gate', environment: { seed: '1' }, ledger });
   reporter.onBegin({ rootDir: '/repo' } as never, {} as never);
   tests.forEach((t, index) => {
     const location = { file: '/repo/tests/auth/x.spec.ts', line: index + 1 };
-    const testCase = {
-      id: String(index),
-      title: t.title,
-      annotations: [],
-      location,
-      parent: { project: () => ({ name: 'auth' }) },
-    };
-    const errors = t.error ? [{ message: t.error }] : [];
-    reporter.onTestEnd(
-      testCase as unknown as TestCase,
-      { status: t.status, annotations: t.annotations, errors } as unknown as TestResult,
-    );
+    const parent = { project: () => ({ name: 'auth' }) };
+    const testCase = { id: String(index), title: t.title, annotations: [], location, parent };
+    const result = { status: t.status, annotations: t.annotations, errors: t.error ? [{ message: t.error }] : [] };
+    reporter.onTestEnd(testCase as unknown as TestCase, result as unknown as TestResult);
   });
   let status: string | undefined;
   const { stdout } = await inProcessAsync(async () => {
     status = (await reporter.onEnd({ status: 'passed' } as FullResult))?.status;
     return 0;
   });
-  const read = (name: string) => readFileSync(join(dir, name), 'utf8');
-  const json = JSON.parse(read('conformance.json')) as {
+  const json = JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as {
     reasons: string[];
     uncoveredMust: string[];
     requirements: Array<{ id: string; outcome: string; tests: Array<{ title: string; outcome: string }> }>;
   };
-  const markdown = read('conformance.md');
-  rmSync(dir, { recursive: true, force: true });
-  return { status, json, markdown, printed: stdout };
+  return { status, json, markdown: readFileSync(join(dir, 'conformance.md'), 'utf8'), printed: stdout };
 }
 
 test.describe('conformance reporter: matrix, summary and console', () => {
-  const passing = (id: string): FakeTest => ({
-    title: `${id} passes`,
-    status: 'passed',
-    annotations: [...cite(id), pass(id)],
-  });
-
   test('every requirement gets a verdict and the tests behind it; a filtered run lists only what it cites and names the MUSTs left out', async () => {
-    const shouldWarning: FakeTest = {
-      title: 'TOK-NO-STORE cache',
-      status: 'passed',
-      annotations: [...cite('TOK-NO-STORE'), warn('TOK-NO-STORE')],
-    };
-    const run = await conformanceRun('gate', [passing('TOK-GRANT-TYPE'), shouldWarning]);
+    const run = await conformanceRun([
+      fakeTest('TOK-GRANT-TYPE', pass('TOK-GRANT-TYPE')),
+      fakeTest('TOK-NO-STORE', warn('TOK-NO-STORE')),
+    ]);
     const verdictOf = (id: string) => run.json.requirements.find((r) => r.id === id);
     expect(run.json.requirements).toHaveLength(requirements.length);
     expect(verdictOf('TOK-GRANT-TYPE')).toMatchObject({
       outcome: 'passed',
-      tests: [{ title: 'TOK-GRANT-TYPE passes', outcome: 'passed' }],
+      tests: [{ title: 'TOK-GRANT-TYPE passed', outcome: 'passed' }],
     });
     expect(verdictOf('TOK-NO-STORE')?.outcome).toBe('warning');
     expect(verdictOf('TOK-ISSUED')?.outcome).toBe('uncovered');
@@ -139,15 +135,15 @@ test.describe('conformance reporter: matrix, summary and console', () => {
   });
 
   // A matrix that fits where it is read: a PR comment when everything fails at length, 200 lines when all is clean.
+  const long = `Expected: the documented answer | Actual: ${'x'.repeat(4_000)}`;
   const sized = [
     {
       what: 'every requirement failing with a long detail fits a PR comment',
       tests: () =>
-        requirements.map((r): FakeTest => {
-          const long = `Expected: the documented answer | Actual: ${'x'.repeat(4_000)}`;
-          const annotations = [...cite(r.id), markAnnotation({ kind: 'fail', id: r.id, detail: long })];
-          return { title: `${r.id} fails`, status: 'failed', annotations, error: long };
-        }),
+        requirements.map((r) => ({
+          ...fakeTest(r.id, markAnnotation({ kind: 'fail', id: r.id, detail: long }), 'failed'),
+          error: long,
+        })),
       holds: (markdown: string) => {
         expect(markdown.length).toBeLessThan(MARKDOWN_MAX_CHARS);
         expect(markdown).toMatch(/more requirement sections? did not fit the [\d,]+ characters this file keeps to/);
@@ -156,11 +152,12 @@ test.describe('conformance reporter: matrix, summary and console', () => {
     {
       what: 'a clean run fits in 200 lines, none longer than 300 characters',
       tests: () =>
-        requirements.map((r): FakeTest => {
-          if (r.level !== 'INFO') return passing(r.id);
-          const observed = markAnnotation({ kind: 'observed', id: r.id, detail: 'x'.repeat(400) });
-          return { title: `${r.id} observed`, status: 'passed', annotations: [...cite(r.id), observed] };
-        }),
+        requirements.map((r) =>
+          fakeTest(
+            r.id,
+            r.level === 'INFO' ? markAnnotation({ kind: 'observed', id: r.id, detail: 'x'.repeat(400) }) : pass(r.id),
+          ),
+        ),
       holds: (markdown: string) => {
         expect(markdown.split('\n').length).toBeLessThan(200);
         expect(markdown.split('\n').filter((line) => line.length > 300)).toEqual([]);
@@ -168,7 +165,7 @@ test.describe('conformance reporter: matrix, summary and console', () => {
     },
   ];
   for (const { what, tests, holds } of sized)
-    test(`the Markdown matrix: ${what}`, async () => holds((await conformanceRun('gate', tests())).markdown));
+    test(`the Markdown matrix: ${what}`, async () => holds((await conformanceRun(tests())).markdown));
 
   test('the console: a line per project when its last test ends, every test only with CONFORMANCE_VERBOSE=1', () => {
     const progress = new ProjectProgress(
@@ -177,22 +174,10 @@ test.describe('conformance reporter: matrix, summary and console', () => {
         ['orders', 1],
       ]),
     );
-    const record = (
-      project: string,
-      status: TestRecord['status'],
-      annotations: TestRecord['annotations'] = [],
-    ): TestRecord => ({ title: 't', project, location: 'x:1', status, annotations });
-    expect(progress.add(record('auth', 'passed'))).toBeUndefined();
-    expect(
-      progress.add(
-        record('auth', 'skipped', [markAnnotation({ kind: 'blocked', id: 'TOK-ISSUED', detail: 'no token' })]),
-      ),
-    ).toBe('  auth    2 tests: 1 blocked, 1 passed');
+    expect(progress.add(record([]))).toBeUndefined();
+    expect(progress.add(record([blocked('TOK-ISSUED')], 'skipped'))).toBe('  auth    2 tests: 1 blocked, 1 passed');
     expect(progress.unfinished()).toEqual(['  orders  1 test: 1 did not run']);
-    const suite = loadConfig(sandboxTargetEnv({ url: 'http://127.0.0.1:1', flavor: 'reference', tokenSecret: 's' }), {
-      repoRoot: process.cwd(),
-      embedded: false,
-    });
+    const suite = configOf(sandboxEnv);
     const runOf = (verbose: boolean): RunConfig => ({
       suite,
       preflight: false,
@@ -213,13 +198,6 @@ test.describe('conformance reporter: matrix, summary and console', () => {
 test.describe('Allure labels from the catalog', () => {
   // The catalog's headings: the reports title and link a part alike in every clone, the document beside it or not.
   const parts = new SpecParts('spec/interface.md');
-  const record = (annotations: TestRecord['annotations'], status: TestRecord['status'] = 'passed'): TestRecord => ({
-    title: 't',
-    project: 'auth',
-    location: 'x:1',
-    status,
-    annotations,
-  });
 
   test('epic is the spec part, feature the requirement with its level, parent suite the project, severity from the highest level, a link per clause', () => {
     const { labels, links, description } = allureEnrichment(
@@ -249,32 +227,24 @@ test.describe('Allure labels from the catalog', () => {
     );
   });
 
-  const verdicts: Array<[TestRecord['annotations'], TestRecord['status'], string]> = [
-    [
-      [...cite('TOK-ISSUED', 'TOK-NO-STORE'), fail('TOK-ISSUED'), warn('TOK-NO-STORE')],
-      'failed',
-      TEST_VERDICT.mustFailed,
-    ],
-    [[...cite('TOK-NO-STORE'), warn('TOK-NO-STORE')], 'passed', TEST_VERDICT.shouldWarning],
-    [cite('ORD-403'), 'skipped', TEST_VERDICT.notConfigured],
-    [
-      [...cite('CU-TAGS-APPEND'), markAnnotation({ kind: 'blocked', id: 'CU-TAGS-APPEND', detail: 'x' })],
-      'failed',
-      TEST_VERDICT.blocked,
-    ],
-    [[...cite('TOK-ISSUED'), pass('TOK-ISSUED')], 'passed', TEST_VERDICT.passed],
+  // [the test's status, its verdict label, the requirements it cites, its marks]
+  const verdicts: Array<[TestRecord['status'], string, string[], ...Annotations]> = [
+    ['failed', TEST_VERDICT.mustFailed, ['TOK-ISSUED', 'TOK-NO-STORE'], fail('TOK-ISSUED'), warn('TOK-NO-STORE')],
+    ['passed', TEST_VERDICT.shouldWarning, ['TOK-NO-STORE'], warn('TOK-NO-STORE')],
+    ['skipped', TEST_VERDICT.notConfigured, ['ORD-403']],
+    ['failed', TEST_VERDICT.blocked, ['CU-TAGS-APPEND'], blocked('CU-TAGS-APPEND')],
+    ['passed', TEST_VERDICT.passed, ['TOK-ISSUED'], pass('TOK-ISSUED')],
   ];
-  for (const [annotations, status, verdict] of verdicts)
+  for (const [status, verdict, ids, ...marks] of verdicts) {
+    const annotations = [...cite(...ids), ...marks];
     test(`the verdict label of a ${status} test marked ${annotations.map((a) => a.type).join(', ')}: ${verdict}`, () => {
       expect(allureEnrichment(record(annotations, status), parts).verdict).toBe(verdict);
     });
+  }
 
   test('a part no heading has still links to the document', () => {
-    expect(new SpecParts('https://spec.example/interface.md', []).of('7')).toEqual({
-      part: '7',
-      title: '',
-      url: 'https://spec.example/interface.md',
-    });
+    const url = 'https://spec.example/interface.md';
+    expect(new SpecParts(url, []).of('7')).toEqual({ part: '7', title: '', url });
   });
 
   test("the catalog's headings are the interface document's, where the document is beside the repository", () => {
@@ -285,8 +255,10 @@ test.describe('Allure labels from the catalog', () => {
   });
 });
 
-test.describe("the source a bundle pins (git commit, every source file's SHA-256)", () => {
+test.describe("a bundle's statement: the source it pins (git commit, every source file's SHA-256), the client it names", () => {
   const signer = privateKeyFromPem(newKeyPair().privatePem);
+  const verify = (bundle: string) => verifyBundle(bundle, createPublicKey(signer));
+  const run = { partial: false, filters: [] };
 
   /** A checkout without git (a tarball): one file under each source path. */
   function tarballCheckout(): string {
@@ -300,18 +272,11 @@ test.describe("the source a bundle pins (git commit, every source file's SHA-256
     return dir;
   }
 
-  /** A bundle sealed with the checkout's source pinned, as certify writes it. */
-  function bundleOf(checkout: string, claimEdit: (claim: Record<string, unknown>) => void = () => undefined): string {
+  /** A bundle of `files` sealed with `predicate`, as certify seals one. */
+  function sealed(predicate: Record<string, unknown>, files: Record<string, string> = {}): string {
     const bundle = scratch();
-    const { claim, list } = pinSource(checkout);
-    writeFileSync(join(bundle, SOURCE_LIST_FILE), list);
-    const edited = { ...claim } as unknown as Record<string, unknown>;
-    claimEdit(edited);
-    sealBundle(
-      bundle,
-      { run: { partial: false, filters: [] }, source: edited as unknown as CertificationPredicate['source'] },
-      signer,
-    );
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(bundle, name), text);
+    sealBundle(bundle, { run, ...predicate }, signer);
     return bundle;
   }
 
@@ -328,8 +293,8 @@ test.describe("the source a bundle pins (git commit, every source file's SHA-256
     });
     expect(list).toContain(`${sha256('// tests\n')}  tests/nested/module.ts\n`);
     expect(list).not.toContain('README.md');
-    const bundle = bundleOf(checkout);
-    const statement = verifyBundle(bundle, createPublicKey(signer)).statement as Statement;
+    const bundle = sealed({ source: claim }, { [SOURCE_LIST_FILE]: list });
+    const statement = verify(bundle).statement as Statement;
     expect(compareSource(statement.predicate, bundle, checkout).problems).toEqual([]);
     writeFileSync(join(checkout, 'kit', 'nested', 'module.ts'), '// kit, edited\n');
     rmSync(join(checkout, 'catalog', 'nested', 'module.ts'));
@@ -342,38 +307,48 @@ test.describe("the source a bundle pins (git commit, every source file's SHA-256
       ),
       `tests/nested/extra.spec.ts: in ${checkout}, not among the files of the run`,
     ]);
-    for (const dir of [checkout, bundle]) rmSync(dir, { recursive: true, force: true });
   });
 
-  test("a source claim whose digest is not its list's is refused, and a statement without one cannot be compared", () => {
+  test("a source claim whose digest is not its list's, a malformed one, and a client certification naming no client are refused; a statement without a source cannot be compared", () => {
     const checkout = tarballCheckout();
-    const wrong = bundleOf(checkout, (claim) => (claim['digest'] = { sha256: '0'.repeat(64) }));
-    expect(verifyBundle(wrong, createPublicKey(signer)).problems).toEqual([
-      expect.stringMatching(/^source-files\.sha256: its SHA-256 is [0-9a-f]{64}, the statement's source digest 0{64}$/),
-    ]);
-    const malformed = bundleOf(checkout, (claim) => delete claim['commit']);
-    expect(verifyBundle(malformed, createPublicKey(signer)).problems).toEqual([
-      expect.stringMatching(/^the statement's source is not well-formed/),
-    ]);
-    expect(compareSource({ run: { partial: false, filters: [] } }, wrong, checkout).problems).toEqual([
+    const { claim, list } = pinSource(checkout);
+    const listed = { [SOURCE_LIST_FILE]: list };
+    const statements: Array<[what: string, predicate: Record<string, unknown>, files: object, problems: unknown[]]> = [
+      [
+        'a wrong digest',
+        { source: { ...claim, digest: { sha256: '0'.repeat(64) } } },
+        listed,
+        [
+          expect.stringMatching(
+            /^source-files\.sha256: its SHA-256 is [0-9a-f]{64}, the statement's source digest 0{64}$/,
+          ),
+        ],
+      ],
+      [
+        'no commit',
+        { source: { ...claim, commit: undefined } },
+        listed,
+        [expect.stringMatching(/^the statement's source is not well-formed/)],
+      ],
+      [
+        'a client certification naming no client',
+        { role: 'client' },
+        {},
+        ['the statement of a client certification does not name the client (client.command expected)'],
+      ],
+      [
+        'a client certification naming its client',
+        { role: 'client', client: { command: 'npx client', version: '1.0' } },
+        {},
+        [],
+      ],
+    ];
+    for (const [what, predicate, files, problems] of statements)
+      expect.soft(verify(sealed(predicate, files as Record<string, string>)).problems, what).toEqual(problems);
+    expect(compareSource({ run }, sealed({}), checkout).problems).toEqual([
       expect.stringMatching(/^the statement pins no source/),
     ]);
-    for (const dir of [checkout, wrong, malformed]) rmSync(dir, { recursive: true, force: true });
   });
-});
-
-test("a client certification's statement that does not name the client is refused", () => {
-  const signer = privateKeyFromPem(newKeyPair().privatePem);
-  const dir = scratch();
-  writeFileSync(join(dir, 'client-conformance.json'), '{}\n');
-  const run = { partial: false, filters: [] };
-  sealBundle(dir, { role: 'client', run }, signer);
-  expect(verifyBundle(dir, createPublicKey(signer)).problems).toEqual([
-    'the statement of a client certification does not name the client (client.command expected)',
-  ]);
-  sealBundle(dir, { role: 'client', client: { command: 'npx client', version: '1.0' }, run }, signer);
-  expect(verifyBundle(dir, createPublicKey(signer)).problems).toEqual([]);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 test.describe('secrets stay out of evidence', () => {
@@ -393,10 +368,10 @@ test.describe('secrets stay out of evidence', () => {
   const thrown = (call: () => unknown) => () => {
     try {
       call();
+      return 'nothing thrown';
     } catch (error) {
       return (error as Error).message;
     }
-    throw new Error('nothing thrown');
   };
   // What each writer makes of a secret, and the words it keeps: [where, what it gives, its secrets, what it must give
   // (all of it, or a part of it when `within`)].
@@ -428,7 +403,7 @@ test.describe('secrets stay out of evidence', () => {
     [
       'the configuration: every variable listed, secrets as [REDACTED]',
       () => {
-        const rows = redactedConfiguration({ suite: loadConfig(env, { repoRoot, embedded: false }), variables: env });
+        const rows = redactedConfiguration({ suite: configOf(env), variables: env });
         expect(rows.find((r) => r.name === 'CLIENT_ID')?.value).toBe('client-123');
         expect(rows.find((r) => r.name === 'PROFILE')).toMatchObject({ value: 'gate', source: 'default' });
         expect(rows.find((r) => r.name === 'RESELLER_API_KEY')).toMatchObject({ source: 'unset' });
@@ -488,51 +463,34 @@ test.describe('secrets stay out of evidence', () => {
 });
 
 test.describe('expected-failure ledger (conformance-ledger.json)', () => {
-  const entry = (expires: string): LedgerEntry => ({
-    requirement: 'ORD-409',
+  const entry = (expires: string, id = 'ORD-409'): LedgerEntry => ({
+    requirement: id,
     reason: 'answers 400; fix planned',
     owner: 'risk team',
     expires,
   });
 
   test('an expired entry fails the run, and so does an entry whose requirement no longer fails', async () => {
-    const failing: FakeTest = {
-      title: 'ORD-409 duplicate',
-      status: 'failed',
-      annotations: [...cite('ORD-409'), fail('ORD-409')],
-      error: 'RequirementFailure: ORD-409',
-    };
-    const expired = await conformanceRun('gate', [failing], [entry('2020-01-01')]);
-    expect(expired.status).toBe('failed');
-    expect(expired.json.reasons.join('\n')).toContain('Ledger entry for ORD-409 (risk team) expired on 2020-01-01');
-    const passingOrder: FakeTest = {
-      title: failing.title,
-      status: 'passed',
-      annotations: [...cite('ORD-409'), pass('ORD-409')],
-    };
-    const unused = await conformanceRun('gate', [passingOrder], [entry('2999-12-31')]);
-    expect(unused.status).toBe('failed');
-    expect(unused.json.reasons.join('\n')).toContain(
-      'Ledger entry for ORD-409 (risk team) is unused: the requirement is passed',
-    );
+    const stale: Array<[FakeTest, expires: string, reason: string]> = [
+      [fakeTest('ORD-409', fail('ORD-409'), 'failed'), '2020-01-01', 'ORD-409 (risk team) expired on 2020-01-01'],
+      [fakeTest('ORD-409', pass('ORD-409')), '2999-12-31', 'ORD-409 (risk team) is unused: the requirement is passed'],
+    ];
+    for (const [ran, expires, reason] of stale) {
+      const run = await conformanceRun([ran], [entry(expires)]);
+      expect.soft(run.status, reason).toBe('failed');
+      expect.soft(run.json.reasons.join('\n')).toContain(`Ledger entry for ${reason}`);
+    }
   });
 
   test('a malformed ledger, or one naming an unknown requirement, is refused before any test with the variable named', () => {
     const dir = scratch();
     const path = join(dir, 'ledger.json');
     writeFileSync(path, JSON.stringify({ entries: [{ requirement: 'ORD-409', reason: 'x', owner: 'y' }] }));
-    expect(() =>
-      loadConfig(
-        {
-          ...sandboxTargetEnv({ url: 'http://127.0.0.1:1', flavor: 'reference', tokenSecret: 's' }),
-          CONFORMANCE_LEDGER: path,
-        },
-        { repoRoot: process.cwd(), embedded: false },
-      ),
-    ).toThrow(/CONFORMANCE_LEDGER: .*ledger\.json is not a valid ledger.*expires/);
-    writeFileSync(path, JSON.stringify({ entries: [{ ...entry('2999-12-31'), requirement: 'ORD-999' }] }));
+    expect(() => configOf({ ...sandboxEnv, CONFORMANCE_LEDGER: path })).toThrow(
+      /CONFORMANCE_LEDGER: .*ledger\.json is not a valid ledger.*expires/,
+    );
+    writeFileSync(path, JSON.stringify({ entries: [entry('2999-12-31', 'ORD-999')] }));
     expect(() => loadLedger(path)).toThrow(/names requirements the catalog does not have: ORD-999/);
     expect(loadLedger(join(dir, 'absent.json')), 'no ledger file, no entries').toEqual([]);
-    rmSync(dir, { recursive: true, force: true });
   });
 });
