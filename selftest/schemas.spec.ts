@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { test, expect } from '@playwright/test';
 import ajvModule from 'ajv/dist/2020.js';
+import jsonpointer from 'jsonpointer';
 import { operations, requirement } from '../catalog/catalog.ts';
 import {
   describeIssues,
@@ -15,36 +16,13 @@ import {
 import { compileValidators, loadValidators, type Validate } from '../schemas/validators.ts';
 
 const Ajv2020 = ajvModule.default;
-
-interface ValidCase {
-  schema: BodySchema;
-  variant: string;
-  value: unknown;
-  reqs?: string[];
-}
-
-interface Expected {
-  instancePath: string;
-  keyword: string;
-}
-
-interface InvalidCase extends ValidCase {
-  /** Every issue the value must produce, and no others. */
-  issues: Expected[];
-}
-
-const at = (instancePath: string, keyword: string): Expected => ({ instancePath, keyword });
+const BASE = 'https://conformance.example/schemas/';
 
 const A = { strategy: 'default', inquiryId: 'inq-0001' };
-
-function without(value: Record<string, unknown>, ...keys: string[]): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)));
-}
 
 const caseIds = { inquiryId: 'inq-0001', authenticationId: 'case-0001' };
 const validationError = { message: 'failed to validate input: fulfillment type', errorType: 'validation', code: 400 };
 const S = { sessionId: 's' };
-const sa = (sendAttempts: string) => ({ ...S, sendAttempts });
 const dt = (creationDateTime: string) => ({ ...A, creationDateTime });
 
 /**
@@ -56,6 +34,18 @@ const dt = (creationDateTime: string) => ({ ...A, creationDateTime });
  * tests/{identity,stepup}/request-members.spec.ts (kit/member-rows.ts), so request schemas keep one type case here.
  */
 type Row = [req: string, variant: string, value: unknown, issues?: string];
+const int64 = (variant: string, sendAttempts: string, issues?: string): Row => [
+  'EVT-SESSION-INT64',
+  `sendAttempts ${variant}`,
+  { ...S, sendAttempts },
+  issues,
+];
+const badEnum = (req: string, member: string, value: string, note = ''): Row => [
+  req,
+  `${member} '${value}'${note}`,
+  { ...S, [member]: value },
+  `/${member} enum`,
+];
 /** The body schemas written from the spec, each with its cases. */
 const table = {
   'assessment-request': [
@@ -114,43 +104,23 @@ const table = {
   'webhook-verification-session': [
     ['EVT-SESSION-SCHEMA', 'only sessionId (defaults omitted)', S],
     ['', 'an extra unknown field', { ...S, region: 'eu' }],
-    ['EVT-SESSION-INT64', 'sendAttempts at the int64 maximum', sa('9223372036854775807')],
-    ['EVT-SESSION-INT64', 'sendAttempts at the int64 minimum', sa('-9223372036854775808')],
+    int64('at the int64 maximum', '9223372036854775807'),
+    int64('at the int64 minimum', '-9223372036854775808'),
     ['EVT-SESSION-SCHEMA', 'an event without sessionId', { mfaType: 'OTP' }, ' required'],
-    [
-      'EVT-SESSION-STATUS-ENUM',
-      "verificationStatus 'verified'",
-      { ...S, verificationStatus: 'verified' },
-      '/verificationStatus enum',
-    ],
-    ['EVT-SESSION-RESEND-ENUM', "resendStatus 'RESENT'", { ...S, resendStatus: 'RESENT' }, '/resendStatus enum'],
-    ['EVT-SESSION-MFA-ENUM', "mfaType 'SMS'", { ...S, mfaType: 'SMS' }, '/mfaType enum'],
-    [
-      'EVT-SESSION-CHANNEL-ENUM',
-      "channelType 'OTP' (an mfaType value)",
-      { ...S, channelType: 'OTP' },
-      '/channelType enum',
-    ],
-    ['EVT-SESSION-INT64', 'sendAttempts "3.5"', sa('3.5'), '/sendAttempts pattern, /sendAttempts format'],
-    ['EVT-SESSION-INT64', 'sendAttempts "03" with a leading zero', sa('03'), '/sendAttempts pattern'],
-    [
-      'EVT-SESSION-INT64',
-      'sendAttempts "9223372036854775808" above int64',
-      sa('9223372036854775808'),
-      '/sendAttempts format',
-    ],
-    [
-      'EVT-SESSION-INT64',
-      'sendAttempts "-9223372036854775809" below int64',
-      sa('-9223372036854775809'),
-      '/sendAttempts format',
-    ],
+    badEnum('EVT-SESSION-STATUS-ENUM', 'verificationStatus', 'verified'),
+    badEnum('EVT-SESSION-RESEND-ENUM', 'resendStatus', 'RESENT'),
+    badEnum('EVT-SESSION-MFA-ENUM', 'mfaType', 'SMS'),
+    badEnum('EVT-SESSION-CHANNEL-ENUM', 'channelType', 'OTP', ' (an mfaType value)'),
+    int64('"3.5"', '3.5', '/sendAttempts pattern, /sendAttempts format'),
+    int64('"03" with a leading zero', '03', '/sendAttempts pattern'),
+    int64('"9223372036854775808" above int64', '9223372036854775808', '/sendAttempts format'),
+    int64('"-9223372036854775809" below int64', '-9223372036854775809', '/sendAttempts format'),
   ],
   'order-error-envelope': [
     ['ORD-ERR-ENVELOPE', 'a 400 validation envelope', validationError],
     ['ORD-ERR-EXACT-FIELDS', 'an extra field (recorded in code)', { ...validationError, traceId: 't' }],
     ['ORD-ERR-ENVELOPE', 'code "400" as a string', { ...validationError, code: '400' }, '/code type'],
-    ['ORD-ERR-ENVELOPE', 'missing code', without(validationError, 'code'), ' required'],
+    ['ORD-ERR-ENVELOPE', 'missing code', { message: validationError.message, errorType: 'validation' }, ' required'],
     ['ORD-ERR-ENVELOPE', 'a plain-text message instead of an object', 'unavailable', ' type'],
   ],
   'token-response': [
@@ -162,102 +132,60 @@ const table = {
 } satisfies Record<string, Row[]>;
 type BodySchema = keyof typeof table;
 const bodySchemaFiles = Object.keys(table) as BodySchema[];
-
-const rows = (Object.entries(table) as [BodySchema, Row[]][]).flatMap(([schema, list]) =>
-  list.map(([req, variant, value, issues]) => ({ schema, variant, value, reqs: req ? [req] : [], issues })),
+const cases = (Object.entries(table) as [BodySchema, Row[]][]).flatMap(([schema, list]) =>
+  list.map(([req, variant, value, issues]) => ({ schema, req, variant, value, issues })),
 );
-const validCases: ValidCase[] = rows.filter((r) => r.issues === undefined);
-const invalidCases: InvalidCase[] = rows.flatMap(({ issues, ...c }) =>
-  issues === undefined
-    ? []
-    : [{ ...c, issues: issues.split(', ').map((pair) => at(...(pair.split(' ') as [string, string]))) }],
-);
-
-function titleOf(c: ValidCase): string {
-  const reqs = c.reqs?.length ? ` [${c.reqs.join(' ')}]` : '';
-  return `${c.variant}${reqs}`;
-}
-
-function pointerTarget(document: unknown, pointer: string): unknown {
-  let node = document;
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    if (node === null || typeof node !== 'object' || !(key in node)) return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
+for (const { req } of cases) if (req) requirement(req);
 
 /** Where an issue's keyword lives, resolved as describeIssues names it; undefined when that place does not exist. */
 function keywordAt(schemaId: string, issue: SchemaIssue): unknown {
   const location = issue.schemaPath.startsWith('#') ? schemaId + issue.schemaPath : issue.schemaPath;
   const [documentId = '', fragment = ''] = location.split('#');
   if (!schemaIds.includes(documentId)) return undefined;
-  return pointerTarget(schemaDocument(documentId), fragment);
-}
-
-const byPlace = (a: Expected, b: Expected): number =>
-  a.instancePath.localeCompare(b.instancePath) || a.keyword.localeCompare(b.keyword);
-
-for (const c of [...validCases, ...invalidCases]) {
-  for (const id of c.reqs ?? []) requirement(id);
+  return jsonpointer.get(schemaDocument(documentId), decodeURIComponent(fragment));
 }
 
 for (const file of bodySchemaFiles) {
   test.describe(`${file}.schema.json`, () => {
     const schemaId = schemaIdFor(file);
-
-    for (const c of validCases.filter((v) => v.schema === file)) {
-      test(`accepts ${titleOf(c)}`, () => {
-        const issues = schemaIssues(schemaId, c.value);
-        expect(issues, `expected no issues, got:\n${describeIssues(schemaId, issues)}`).toEqual([]);
-      });
-    }
-
-    for (const c of invalidCases.filter((v) => v.schema === file)) {
-      const places = c.issues.map((e) => `${e.instancePath || '(root)'} ${e.keyword}`).join(', ');
-      test(`rejects ${titleOf(c)} at ${places}`, () => {
-        const issues = schemaIssues(schemaId, c.value);
-        const found = issues.map((i) => at(i.instancePath, i.keyword)).sort(byPlace);
-        expect(found, `expected exactly ${places}; got:\n${describeIssues(schemaId, issues)}`).toEqual(
-          [...c.issues].sort(byPlace),
-        );
-        for (const issue of issues) {
-          expect(
-            keywordAt(schemaId, issue),
-            `schema location of "${issue.keyword}" at ${issue.instancePath || '(root)'} must exist: ${issue.schemaPath}`,
-          ).toBeDefined();
-        }
+    for (const { req, variant, value, issues } of cases.filter((c) => c.schema === file)) {
+      const title = `${variant}${req ? ` [${req}]` : ''}`;
+      const places = issues?.replace(/(^|, ) /g, '$1(root) ');
+      test(places === undefined ? `accepts ${title}` : `rejects ${title} at ${places}`, () => {
+        const found = schemaIssues(schemaId, value);
+        expect(
+          found.map((i) => `${i.instancePath} ${i.keyword}`).sort(),
+          `expected ${places === undefined ? 'no issues' : `exactly ${places}`}; got:\n${describeIssues(schemaId, found)}`,
+        ).toEqual(issues?.split(', ').sort() ?? []);
+        expect(
+          found.filter((i) => keywordAt(schemaId, i) === undefined).map((i) => i.schemaPath),
+          'every issue names a schema location that exists',
+        ).toEqual([]);
       });
     }
   });
 }
 
 test.describe('enums.schema.json', () => {
-  const specLists: Record<EnumName, string[]> = {
-    VerificationStatus: [
-      'UNKNOWN',
-      'INVALID',
-      'VERIFIED',
-      'TERMINATED',
-      'MESSAGE_SENT',
-      'FAILED_AUTHORIZATION',
-      'VERIFICATION_ATTEMPT_FAILED',
-    ],
-    ResendStatus: ['UNKNOWN_RESEND_STATUS', 'SENT', 'FAILED', 'PENDING'],
-    CaseDecision: ['ALLOW', 'DENY', 'CHALLENGE', 'REVIEW'],
-    MfaType: ['OTP', 'NONCE_OTH'],
-    ChannelType: ['SMS_OTP', 'EMAIL_OTP', 'SMS_NONCE_OTH', 'EMAIL_NONCE_OTH', 'STANDALONE_NONCE_OTH'],
-    FulfillmentType: ['SHIPPED', 'DIGITAL', 'STORE_PICK_UP', 'LOCAL_DELIVERY', 'STORE_DRIVE_UP', 'IN_PERSON'],
-    DocumentRecordsData: ['ocrData', 'scoreData', 'imageData', 'formdata', 'all'],
+  const specLists: Record<EnumName, string> = {
+    VerificationStatus:
+      'UNKNOWN INVALID VERIFIED TERMINATED MESSAGE_SENT FAILED_AUTHORIZATION VERIFICATION_ATTEMPT_FAILED',
+    ResendStatus: 'UNKNOWN_RESEND_STATUS SENT FAILED PENDING',
+    CaseDecision: 'ALLOW DENY CHALLENGE REVIEW',
+    MfaType: 'OTP NONCE_OTH',
+    ChannelType: 'SMS_OTP EMAIL_OTP SMS_NONCE_OTH EMAIL_NONCE_OTH STANDALONE_NONCE_OTH',
+    FulfillmentType: 'SHIPPED DIGITAL STORE_PICK_UP LOCAL_DELIVERY STORE_DRIVE_UP IN_PERSON',
+    DocumentRecordsData: 'ocrData scoreData imageData formdata all',
   };
+  const names = Object.keys(specLists) as EnumName[];
 
-  for (const [name, list] of Object.entries(specLists) as [EnumName, string[]][]) {
-    test(`enumValues('${name}') is the spec's list`, () => {
-      expect([...enumValues(name)], `enums.schema.json $defs/${name}`).toEqual(list);
-      expect(Object.isFrozen(enumValues(name)), 'the returned list cannot be changed by a caller').toBe(true);
-    });
-  }
+  test("enumValues gives the spec's list of each enum, in a list a caller cannot change", () => {
+    expect(Object.fromEntries(names.map((name) => [name, enumValues(name).join(' ')])), '$defs').toEqual(specLists);
+    expect(
+      names.filter((name) => !Object.isFrozen(enumValues(name))),
+      'lists not frozen',
+    ).toEqual([]);
+  });
 
   test('enum lists live only in enums.schema.json', () => {
     for (const file of bodySchemaFiles) {
@@ -273,34 +201,29 @@ test.describe('registry', () => {
   const schemaFolder = new URL('../schemas/', import.meta.url);
   const files = readdirSync(schemaFolder).filter((name) => name.endsWith('.schema.json'));
 
-  test('every body schema of schemas/ has valid and invalid cases here', () => {
+  test('every body schema of schemas/ has accepted and refused cases here', () => {
     const notBodies = ['common', 'enums', 'config', 'ledger'].map((name) => `${name}.schema.json`);
     expect(files.filter((file) => !notBodies.includes(file)).sort()).toEqual(
       bodySchemaFiles.map((file) => `${file}.schema.json`).sort(),
     );
-    for (const file of bodySchemaFiles) {
-      expect(validCases.filter((v) => v.schema === file).length, `${file}: valid cases`).toBeGreaterThanOrEqual(1);
-      expect(invalidCases.filter((v) => v.schema === file).length, `${file}: invalid cases`).toBeGreaterThanOrEqual(1);
-    }
+    const lacking = bodySchemaFiles.flatMap((file) =>
+      ['accepted', 'refused']
+        .filter((kind) => !cases.some((c) => c.schema === file && (c.issues === undefined) === (kind === 'accepted')))
+        .map((kind) => `${file}: no ${kind} case`),
+    );
+    expect(lacking).toEqual([]);
   });
 
-  test('every schema file declares JSON Schema 2020-12 and a unique $id named after the file', () => {
-    const ids = new Set<string>();
-    for (const file of files) {
-      const schema = JSON.parse(readFileSync(new URL(file, schemaFolder), 'utf8')) as {
-        $schema?: unknown;
-        $id?: unknown;
-      };
-      expect(schema.$schema, `${file} $schema`).toBe('https://json-schema.org/draft/2020-12/schema');
-      expect(schema.$id, `${file} $id`).toBe(`https://conformance.example/schemas/${file}`);
-      expect(ids.has(String(schema.$id)), `${file} $id is unique`).toBe(false);
-      ids.add(String(schema.$id));
-    }
-    expect([...ids].sort(), 'the registry loads every schema file').toEqual([...schemaIds].sort());
-  });
-
-  test('every schema is valid JSON Schema 2020-12 and compiles under strict mode (the registry compiles them lazily, on first use, without the meta-schema check)', () => {
+  test('every schema file declares JSON Schema 2020-12 and the $id of its file, is valid under the meta-schema and compiles under strict mode (the registry compiles lazily, without the meta-schema check)', () => {
     const meta = new Ajv2020({ strict: true });
+    for (const file of files) {
+      const { $schema, $id } = JSON.parse(readFileSync(new URL(file, schemaFolder), 'utf8')) as Record<string, unknown>;
+      expect({ $schema, $id }, file).toEqual({
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        $id: BASE + file,
+      });
+    }
+    expect([...schemaIds].sort(), 'the registry loads every schema file').toEqual(files.map((f) => BASE + f).sort());
     for (const id of schemaIds) {
       expect(meta.validateSchema(schemaDocument(id)), `${id}: ${meta.errorsText(meta.errors)}`).toBe(true);
       expect(() => schemaIssues(id, null), id).not.toThrow();
@@ -308,25 +231,16 @@ test.describe('registry', () => {
   });
 
   test('every schema named in catalog/operations.json is in the registry', () => {
-    const named = operations
-      .flatMap((o) => [o.requestSchema, o.responseSchema])
-      .filter((id): id is string => id !== undefined);
+    const named = operations.flatMap((o) => [o.requestSchema, o.responseSchema]).filter((id) => id !== undefined);
     expect(named.length, 'operations name schemas').toBeGreaterThan(0);
-    for (const id of named) {
-      expect(schemaIds, `schema ${id} named in catalog/operations.json`).toContain(id);
-    }
+    expect(named.filter((id) => !schemaIds.includes(id))).toEqual([]);
   });
 
-  test('schemaIdFor accepts the file name with or without .schema.json', () => {
-    expect(schemaIdFor('token-response.schema.json')).toBe(
-      'https://conformance.example/schemas/token-response.schema.json',
-    );
-    expect(schemaIdFor('token-response')).toBe('https://conformance.example/schemas/token-response.schema.json');
+  test('schemaIdFor takes the file name with or without .schema.json; an unknown name or id throws, naming it', () => {
+    expect(schemaIdFor('token-response.schema.json')).toBe(`${BASE}token-response.schema.json`);
+    expect(schemaIdFor('token-response')).toBe(`${BASE}token-response.schema.json`);
     expect(() => schemaIdFor('no-such-thing')).toThrow(/no-such-thing\.schema\.json/);
-  });
-
-  test('schemaIssues throws a clear error for an unknown schema id', () => {
-    expect(() => schemaIssues('https://conformance.example/schemas/missing.schema.json', {})).toThrow(
+    expect(() => schemaIssues(`${BASE}missing.schema.json`, {})).toThrow(
       /Unknown schema id "https:\/\/conformance\.example\/schemas\/missing\.schema\.json"/,
     );
   });
@@ -347,15 +261,13 @@ test.describe('registry', () => {
       `  at (root): must have required property 'authenticationId' (required, schema ${id}#/required)`,
     );
     expect(lines).toContain(
-      `  at /tags/1: must be string (type, schema https://conformance.example/schemas/common.schema.json#/$defs/StringArray/items/type)`,
+      `  at /tags/1: must be string (type, schema ${BASE}common.schema.json#/$defs/StringArray/items/type)`,
     );
     const enumLine = lines.find((line) => line.startsWith('  at /decision:'));
     expect(enumLine, 'names the allowed values and the schema that holds them').toContain(
       '"ALLOW", "DENY", "CHALLENGE", "REVIEW"',
     );
-    expect(enumLine).toContain(
-      '(enum, schema https://conformance.example/schemas/enums.schema.json#/$defs/CaseDecision/enum)',
-    );
+    expect(enumLine).toContain(`(enum, schema ${BASE}enums.schema.json#/$defs/CaseDecision/enum)`);
   });
 
   test('describeIssues does not echo the failing value, and says so when there is nothing to report', () => {
@@ -370,20 +282,16 @@ test.describe('registry', () => {
 
 test('the validators compiled ahead of time and cached give the same answers, errors included, as ajv compiling the schemas now', () => {
   const schemas = new Map(schemaIds.map((id) => [id, schemaDocument(id)]));
-  const cached = loadValidators(schemas);
-  const fresh = compileValidators(schemas);
+  const [cached, fresh] = [loadValidators(schemas), compileValidators(schemas)];
   const answers = (validate: Validate | undefined, value: unknown) => ({
     valid: validate?.(value),
     errors: validate?.errors ?? null,
   });
-  let compared = 0;
-  for (const c of [...validCases, ...invalidCases]) {
+  for (const c of cases) {
     const id = schemaIdFor(c.schema);
     expect(answers(cached.get(id), c.value), `${c.schema}: ${c.variant}`).toEqual(answers(fresh.get(id), c.value));
-    compared += 1;
   }
   for (const id of schemaIds)
     for (const value of [null, [], 'text', 7, {}])
       expect(answers(cached.get(id), value), id).toEqual(answers(fresh.get(id), value));
-  expect(compared).toBe(validCases.length + invalidCases.length);
 });
