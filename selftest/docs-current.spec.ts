@@ -152,28 +152,32 @@ interface DocRow {
   holds: () => void;
 }
 
-/** A block a generator writes: the doc's text between its markers is what the generator gives now. */
-const generated = (doc: string, name: string, from: string, generate: () => string): DocRow => ({
-  doc: `${doc} (<!-- ${name} -->)`,
-  from,
-  holds: () => expect(block(doc, name)).toBe(generate()),
-});
+/** The blocks a generator writes, [doc, marker, command, generator]: the doc's text between its markers is what it gives now. */
+const generated: Array<[doc: string, name: string, from: string, generate: () => string]> = [
+  ['docs/verdicts.md', 'verdicts', 'npm run verdict-table', verdictTable],
+  [
+    'docs/mutation.md',
+    'mutation-results',
+    'npm run mutate, from docs/mutation-results.json',
+    () => resultsTable(mutationResults),
+  ],
+  ['docs/writing-checks.md', 'checks', 'npm run writing-checks', checksIndex],
+  ['docs/writing-checks.md', 'fixtures', 'npm run writing-checks', fixturesIndex],
+  ['docs/architecture.md', 'rooms', 'selftest/rooms.ts, roomTable()', roomTable],
+];
 
 const rows: DocRow[] = [
-  generated('docs/verdicts.md', 'verdicts', 'npm run verdict-table', verdictTable),
-  {
-    doc: 'docs/mutation.md (the results table)',
-    from: 'npm run mutate, from docs/mutation-results.json',
-    holds: () => {
-      expect(Object.keys(mutationResults).length).toBeGreaterThan(0);
-      expect(block('docs/mutation.md', 'mutation-results')).toBe(resultsTable(mutationResults));
-    },
-  },
+  ...generated.map(([doc, name, from, generate]) => ({
+    doc: `${doc} (<!-- ${name} -->)`,
+    from,
+    holds: () => expect(block(doc, name)).toBe(generate()),
+  })),
   {
     doc: "docs/mutation.md (every survivor classified in its module's section)",
     from: 'by hand, for each survivor of docs/mutation-results.json',
     holds: () => {
       const doc = read('docs/mutation.md');
+      expect(Object.keys(mutationResults).length).toBeGreaterThan(0);
       for (const [file, result] of Object.entries(mutationResults)) {
         const section = sectionOf(doc, file);
         expect(section, `a section "## ${file} ..."`).toBeDefined();
@@ -186,20 +190,10 @@ const rows: DocRow[] = [
     },
   },
   {
-    doc: 'docs/writing-checks.md (the checks, each saying what it judges)',
-    from: 'npm run writing-checks',
-    holds: () => {
-      expect(block('docs/writing-checks.md', 'checks')).toBe(checksIndex());
-      expect(
-        checksIndex()
-          .split('\n')
-          .filter((line) => /^\| `\w+` \|\s*\|$/.test(line)),
-        'undescribed',
-      ).toEqual([]);
-    },
+    doc: 'docs/writing-checks.md (each check says what it judges)',
+    from: 'the doc comment of each check',
+    holds: () => expect(block('docs/writing-checks.md', 'checks')?.match(/^\| `\w+` \|\s*\|$/gm) ?? []).toEqual([]),
   },
-  generated('docs/writing-checks.md', 'fixtures', 'npm run writing-checks', fixturesIndex),
-  generated('docs/architecture.md', 'rooms', 'selftest/rooms.ts, roomTable()', roomTable),
   {
     doc: 'docs/architecture.md (every file it names exists)',
     from: 'the tree: name the file that holds the claim now',

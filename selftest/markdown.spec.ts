@@ -107,8 +107,7 @@ function worstCaseTests(): TestRecord[] {
   return marks.flatMap(([kind, rows, detail]) =>
     rows.map((r) => {
       n += 1;
-      const status =
-        kind === 'fail' ? 'failed' : kind === 'not-configured' || kind === 'blocked' ? 'skipped' : 'passed';
+      const status = kind === 'fail' ? 'failed' : ['not-configured', 'blocked'].includes(kind) ? 'skipped' : 'passed';
       return {
         title: `${kind} ${n}: ${ugly}`,
         project: `proj-${n % 3} \`x\``,
@@ -123,17 +122,10 @@ function worstCaseTests(): TestRecord[] {
 type Token = ReturnType<MarkdownIt['parse']>[number];
 
 /** The text a reader sees of an inline run: its words and code, a soft line break read as the space it replaced. */
-function plain(inlineToken: Token): string {
-  return (inlineToken.children ?? [])
-    .map((t) =>
-      t.type === 'text' || t.type === 'code_inline'
-        ? t.content
-        : t.type === 'softbreak' || t.type === 'hardbreak'
-          ? ' '
-          : '',
-    )
+const plain = (inline: Token): string =>
+  (inline.children ?? [])
+    .map((t) => (['text', 'code_inline'].includes(t.type) ? t.content : t.type.endsWith('break') ? ' ' : ''))
     .join('');
-}
 
 test('the worst-case matrix stays Markdown: every fence and code span closes, every value reads back whole, every digest whole', () => {
   const tests = worstCaseTests();

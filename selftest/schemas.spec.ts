@@ -34,18 +34,10 @@ const dt = (creationDateTime: string) => ({ ...A, creationDateTime });
  * tests/{identity,stepup}/request-members.spec.ts (kit/member-rows.ts), so request schemas keep one type case here.
  */
 type Row = [req: string, variant: string, value: unknown, issues?: string];
-const int64 = (variant: string, sendAttempts: string, issues?: string): Row => [
-  'EVT-SESSION-INT64',
-  `sendAttempts ${variant}`,
-  { ...S, sendAttempts },
-  issues,
-];
-const badEnum = (req: string, member: string, value: string, note = ''): Row => [
-  req,
-  `${member} '${value}'${note}`,
-  { ...S, [member]: value },
-  `/${member} enum`,
-];
+const int64 = (variant: string, sendAttempts: string, issues?: string) =>
+  ['EVT-SESSION-INT64', `sendAttempts ${variant}`, { ...S, sendAttempts }, issues] as Row;
+const badEnum = (req: string, member: string, value: string, note = '') =>
+  [req, `${member} '${value}'${note}`, { ...S, [member]: value }, `/${member} enum`] as Row;
 /** The body schemas written from the spec, each with its cases. */
 const table = {
   'assessment-request': [
