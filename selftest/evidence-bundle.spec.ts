@@ -51,31 +51,30 @@ async function certifyWithCanaries() {
   const issuedTokens = join(work, 'issued-tokens.txt');
   writeFileSync(issuedTokens, '');
   const certificationDir = join(work, 'certification');
-  const keyDir = join(work, 'keys');
-  // The scripts started as their npm scripts start them (node --import tsx <file>: cli.spec.ts), without npm's processes.
-  const certify = [...TS_NODE.slice(1), 'scripts/certify.ts'];
-  const newKey = await runCli(TS_NODE[0], [...certify, '--new-key', '--key-dir', keyDir], childEnv(work, {}));
-  if (newKey.code !== 0) throw new Error(`certify --new-key failed:\n${newKey.stdout}\n${newKey.stderr}`);
-  const privateKey = readText(join(keyDir, 'certify-signing-key.pem'));
+  // The signer's pair made here: certify --new-key writing it is package.spec.ts's.
+  const { privatePem, publicPem } = newKeyPair();
+  const [privateKeyFile, publicKey] = [join(work, 'signing-key.pem'), join(work, 'signing-key.pub.pem')];
+  writeFileSync(privateKeyFile, privatePem);
+  writeFileSync(publicKey, publicPem);
   const orderTemplate = join(work, 'my-order.json');
   copyFileSync(join(repoRoot, 'fixtures', 'order-template.json'), orderTemplate);
   const env = childEnv(work, {
     ORDER_TEMPLATE: orderTemplate,
     CONFORMANCE_LEDGER: join(work, 'no-ledger.json'),
-    CERTIFY_SIGNING_KEY_FILE: join(keyDir, 'certify-signing-key.pem'),
-    SPEC_URL: SPEC_URL,
+    CERTIFY_SIGNING_KEY_FILE: privateKeyFile,
+    SPEC_URL,
     API_KEY: apiKey,
     SANDBOX_EXTRA_API_KEYS: apiKey,
     SANDBOX_TOKEN_SECRET: tokenSecret,
     SANDBOX_ISSUED_TOKENS_FILE: issuedTokens,
     SANDBOX_PORT: String(await freePort()),
     WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-    REPORTS_DIR: join(work, 'reports'),
     TEST_RESULTS_DIR: join(work, 'test-results'),
     CERTIFICATION_DIR: certificationDir,
     SEED,
   });
-  const run = await runCli(TS_NODE[0], [...certify, '--project', 'auth'], env, 150_000);
+  // Started as its npm script starts it (node --import tsx <file>: cli.spec.ts), without npm's processes.
+  const run = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/certify.ts', '--project', 'auth'], env, 150_000);
   const bundles = existsSync(certificationDir) ? readdirSync(certificationDir) : [];
   const tokens = readText(issuedTokens).split('\n').filter(Boolean);
   const secrets: Record<string, string> = {
@@ -91,10 +90,9 @@ async function certifyWithCanaries() {
       ]),
     ),
     ...Object.fromEntries(tokens.map((token, index) => [`issued token ${index + 1}`, token])),
+    'signing private key': privatePem.split('\n')[1] ?? privatePem,
   };
-  secrets['signing private key'] = privateKey.split('\n')[1] ?? privateKey;
   // Every secret configured or obtained during the run, by name; the signer's public key, as a certifier would have it.
-  const publicKey = join(keyDir, 'certify-signing-key.pub.pem');
   return { run, work, orderTemplate, bundle: join(certificationDir, bundles[0] ?? 'missing'), secrets, publicKey };
 }
 
@@ -109,6 +107,8 @@ test.beforeAll(async () => {
 test.afterAll(() => certified && rmSync(certified.work, { recursive: true, force: true }));
 
 const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`;
+/** verify-bundle called in this process: verifyBundleCommand is the script's whole work. */
+const verifyBundle = (...args: string[]) => inProcess(() => verifyBundleCommand(args));
 
 const json = <T>(path: string) => JSON.parse(readText(path)) as T;
 const sha256Of = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -158,10 +158,8 @@ test('npm run certify writes one bundle with the matrix, JUnit, single-file repo
   expect(output(run), 'the summary table is printed').toContain('Conformance by requirement');
 });
 
-test("the signed bundle verifies offline against the signer's key through verify-bundle; the statement pins every file a setting points at, the order template outside the checkout by its SHA-256 beside its path", async () => {
-  const args = ['--public-key', certified.publicKey, '--allow-partial', certified.bundle];
-  const verify = [...TS_NODE.slice(1), 'scripts/verify-bundle.ts', ...args];
-  const verified = await runCli(TS_NODE[0], verify, childEnv(certified.work, {}));
+test("the signed bundle verifies offline against the signer's key through verify-bundle; the statement pins every file a setting points at, the order template outside the checkout by its SHA-256 beside its path", () => {
+  const verified = verifyBundle('--public-key', certified.publicKey, '--allow-partial', certified.bundle);
   expect(verified.code, output(verified)).toBe(0);
   expect(verified.stdout).toContain('its 8 files match their digests');
   expect(verified.stdout).toMatch(
@@ -206,8 +204,8 @@ const signatureChanged = (copy: string) =>
     signature!.sig = sig.toString('base64');
   });
 
-// Each way a bundle can be tampered with, or verified wrongly, on a copy of the run's bundle: verify-bundle (called in
-// this process: verifyBundleCommand is the script's whole work) refuses it naming what is wrong.
+// Each way a bundle can be tampered with, or verified wrongly, on a copy of the run's bundle: verify-bundle refuses it
+// naming what is wrong.
 type How = { key?: 'other' | 'none'; flags?: string[]; code?: number };
 const tampers: Array<[what: string, names: string | RegExp, change?: (copy: string) => void, how?: How]> = [
   ['one byte of a file changed', 'conformance.md: changed', (c) => flip(join(c, 'conformance.md'))],
@@ -248,7 +246,7 @@ for (const [what, names, change, { key, flags = ['--allow-partial'], code = 1 } 
     const otherKey = `${copy}.pub.pem`;
     writeFileSync(otherKey, newKeyPair().publicPem);
     const keyArgs = key === 'none' ? [] : ['--public-key', key === 'other' ? otherKey : certified.publicKey];
-    const refused = inProcess(() => verifyBundleCommand([...keyArgs, ...flags, copy]));
+    const refused = verifyBundle(...keyArgs, ...flags, copy);
     expect(refused.code, output(refused)).toBe(code);
     expect(refused.stderr).toMatch(names);
   });
@@ -260,8 +258,8 @@ test('the statement pins the source that ran; verify-bundle --source passes on a
   // are missing or were added is a unit of evidence-units.spec.ts.
   const checkout = join(certified.work, 'checkout');
   for (const path of SOURCE_PATHS) cpSync(join(repoRoot, path), join(checkout, path), { recursive: true });
-  const args = ['--public-key', certified.publicKey, '--allow-partial', '--source', checkout, certified.bundle];
-  const verify = () => inProcess(() => verifyBundleCommand(args));
+  const verify = () =>
+    verifyBundle('--public-key', certified.publicKey, '--allow-partial', '--source', checkout, certified.bundle);
   const unchanged = verify();
   expect(unchanged.code, output(unchanged)).toBe(0);
   expect(unchanged.stdout).toContain(
@@ -297,7 +295,7 @@ test('JUnit gives every test the requirement IDs it verifies as properties, and 
 });
 
 test('Allure results carry the labels, the environment and the exchanges', () => {
-  const dir = join(join(certified.work, 'reports'), 'allure-results');
+  const dir = join(certified.work, 'reports', 'allure-results');
   type Result = { name: string; labels: Array<{ name: string; value: string }>; links: Array<{ url: string }> };
   const results = readdirSync(dir)
     .filter((f) => f.endsWith('-result.json'))
@@ -315,15 +313,18 @@ test('Allure results carry the labels, the environment and the exchanges', () =>
   });
   expect(problems, 'Allure results').toEqual([]);
   const environment = readText(join(dir, 'environment.properties'));
-  for (const key of [
+  const keys = [
     'suite\\ version',
     'interface\\ version',
     'catalog\\ SHA-256',
     'profile',
     'seed',
     'identity\\ base\\ URL',
-  ])
-    expect(environment).toContain(key);
+  ];
+  expect(
+    keys.filter((key) => !environment.includes(key)),
+    'environment.properties lacks',
+  ).toEqual([]);
   expect(
     readdirSync(dir).some((f) => f.endsWith('-attachment.json')),
     'exchanges are attached',
@@ -343,16 +344,7 @@ test('no secret configured or obtained during the run appears in any artifact, r
     { name: 'stderr', text: certified.run.stderr },
   ];
   expect(scanForSecrets(sources, certified.secrets)).toEqual([]);
-  expect(
-    scanForSecrets(
-      [
-        {
-          name: 'control',
-          text: `x ${Buffer.from(`Authorization: Bearer ${tokens.length ? certified.secrets['issued token 1'] : ''}`).toString('base64')} y`,
-        },
-      ],
-      certified.secrets,
-    ),
-    'the scan finds a secret hidden in base64',
-  ).not.toEqual([]);
+  const hidden = Buffer.from(`Authorization: Bearer ${certified.secrets['issued token 1']}`).toString('base64');
+  const control = [{ name: 'control', text: `x ${hidden} y` }];
+  expect(scanForSecrets(control, certified.secrets), 'the scan finds a secret hidden in base64').not.toEqual([]);
 });
