@@ -147,8 +147,8 @@ interface Timed {
 /**
  * The PATH npm gives a script of the checkout in `cwd`: its node_modules/.bin first, then the PATH the bench was
  * started with, less the folders npm put before it for the bench itself. So each commit runs on the Node its own
- * package.json brings (this one links Node 24 there), or on the Node that started npm when it brings none, never on
- * the bench's.
+ * package.json brings, or on the Node first on the PATH when it brings none, as this one does (commits before the
+ * package linked Node 24 there: start the bench with tools/runtimes' Node 24 first on the PATH to compare one line).
  */
 function scriptPath(cwd: string): string {
   // eslint-disable-next-line no-restricted-properties -- the PATH the bench was started with
