@@ -19,7 +19,8 @@ import { accepted as succeeded } from './http/consequence.ts';
  * another caller) is judged at once. Checks see none of it: they call the Api as before.
  *
  * The first read of the run that never showed its write within the bound sets a breaker in the run's memo
- * (readsTrailKey): later reads are sent once more at most, never waiting out the bound again.
+ * (readsTrailKey): later reads are sent once more at most, never waiting out the bound again, and reads waiting
+ * already stop at their next look.
  */
 
 /** What the run's writes of one case left for a read to show. */
@@ -170,6 +171,11 @@ function reading(exchange: Exchange, caseId: string, written: Written): 'shown' 
  */
 const MOST_BETWEEN_READS_MS = 100;
 
+/** How often a waiting read asks the run's memo whether another worker's read set the breaker. */
+const BREAKER_LOOK_MS = 250;
+/** This worker's own sight of the breaker: set by its own read, or seen in the memo. */
+let brokenHere = false;
+
 export interface ReReads {
   config: SuiteConfig;
   shared?: SharedPreconditions;
@@ -196,25 +202,36 @@ export async function readShowingWrites(
   if (state !== 'earlier') return first;
   readsSeen = 'trailing';
   const started = Date.now();
-  const broken = shared ? await shared.failure(readsTrailKey(config)) : undefined;
-  // Once a read of the run never showed its write, later reads are sent once more, not waited out again.
-  const boundMs = broken ? Math.min(config.readAfterWriteTimeoutMs, 50) : config.readAfterWriteTimeoutMs;
+  const key = readsTrailKey(config);
+  let broken = brokenHere || (shared ? (await shared.failure(key)) !== undefined : false);
+  let boundMs = broken ? Math.min(config.readAfterWriteTimeoutMs, 50) : config.readAfterWriteTimeoutMs;
   let last = first;
   let reads = 1;
   let delayMs = 10;
+  let lookedAt = started;
   while (state === 'earlier' && Date.now() + delayMs <= started + boundMs) {
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     delayMs = Math.min(delayMs * 2, MOST_BETWEEN_READS_MS);
     last = await again(reads);
     reads += 1;
     state = reading(last, caseId, written);
+    if (broken || state !== 'earlier') continue;
+    if (!brokenHere && shared && Date.now() - lookedAt >= BREAKER_LOOK_MS) {
+      lookedAt = Date.now();
+      brokenHere = (await shared.failure(key)) !== undefined;
+    }
+    if (brokenHere) {
+      broken = true;
+      boundMs = 0;
+    }
   }
   const shown = state === 'shown';
   if (shown || succeeded(last)) answeringRoutes.add(id);
   lastWait = { waitedMs: Date.now() - started, reads, shown, boundMs: config.readAfterWriteTimeoutMs };
   onWait?.(lastWait);
+  if (!shown && !broken && reads > 1) brokenHere = true;
   if (!shown && !broken && shared && reads > 1)
-    await shared.fail(readsTrailKey(config), {
+    await shared.fail(key, {
       what: `a read of the case did not show the run's write within READ_AFTER_WRITE_TIMEOUT_MS (${config.readAfterWriteTimeoutMs} ms)`,
       evidence: { sent: `${reads} reads of ${caseId}`, expected: 'the write shown', actual: `status ${last.status}` },
     });

@@ -10,6 +10,8 @@ export interface ReadWaits {
   longestShownMs: number;
   /** Every read sent again, the first reads included. */
   reads: number;
+  /** The waits added up (ms): they overlap one another and other tests' work, so the run's wall time grew by less. */
+  waitedMs: number;
   /** READ_AFTER_WRITE_TIMEOUT_MS. */
   boundMs: number;
 }
@@ -22,13 +24,14 @@ export function readWaitsOfRun(tests: readonly TestRecord[]): ReadWaits | undefi
     neverShown: all.filter((w) => !w.shown).length,
     longestShownMs: Math.max(0, ...all.filter((w) => w.shown).map((w) => w.waitedMs)),
     reads: all.reduce((sum, w) => sum + w.reads, 0),
+    waitedMs: all.reduce((sum, w) => sum + w.waitedMs, 0),
     boundMs: Math.max(...all.map((w) => w.boundMs)),
   };
 }
 
 /**
- * "Reads: 12 trailed their writes, by up to 840 ms (43 reads, bound 5 s, READ_AFTER_WRITE_TIMEOUT_MS); 1 never showed
- * its write". Absent when no read had to be sent again.
+ * "Reads: 12 trailed their writes, by up to 840 ms, 6.1 s waited in all (43 reads, bound 5 s, READ_AFTER_WRITE_TIMEOUT_MS);
+ * 1 never showed its write". Absent when no read had to be sent again.
  */
 export function readWaitsSummary(waits: ReadWaits): string {
   const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
@@ -41,5 +44,5 @@ export function readWaitsSummary(waits: ReadWaits): string {
     waits.neverShown === 0
       ? ''
       : `; ${waits.neverShown} never showed ${waits.neverShown === 1 ? 'its write' : 'their writes'}`;
-  return `Reads: ${trailed} (${waits.reads} reads, bound ${seconds(waits.boundMs)}, READ_AFTER_WRITE_TIMEOUT_MS)${never}`;
+  return `Reads: ${trailed}, ${seconds(waits.waitedMs)} waited in all (${waits.reads} reads, bound ${seconds(waits.boundMs)}, READ_AFTER_WRITE_TIMEOUT_MS)${never}`;
 }
