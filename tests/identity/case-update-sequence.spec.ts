@@ -76,27 +76,34 @@ test(
     { on: 'caseUpdate' },
   ),
   async ({ api, verdict, data, newCase, fetchCase }) => {
-    const ref = await newCase();
-    const initial = await fetchCase(ref);
-    let decision: unknown = initial.body.decision;
-    const tags = tagNames(initial.body.tags);
-    for (const step of steps) {
-      const members = step.members(data, decision);
-      const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, members), note: step.name });
-      expectAccepted(verdict, acceptanceRequirement(members), exchange);
-      if (typeof members.decision === 'string') decision = members.decision;
-      tags.push(...((members.tags as string[] | undefined) ?? []));
-      // An update that carries neither tags nor a decision shows in no read: the decision it kept is judged on the
-      // case once a later tag of the check's own shows.
-      const unmarked = !('tags' in members) && !('decision' in members);
-      const after = unmarked
-        ? await caseAfterMark({ api, verdict, data, fetchCase }, 'CU-DECISION-KEPT', ref)
-        : await fetchCase(ref);
-      if (!after) continue;
-      const decisionRequirement = 'decision' in members ? 'CU-DECISION-APPLIED' : 'CU-DECISION-KEPT';
-      if (typeof decision === 'string')
-        expectCaseDecision(verdict, decisionRequirement, after, decision, { after: `an update carrying ${step.name}` });
-      expectTagsOnCase(verdict, 'CU-TAGS-APPEND', after, tags, { after: `an update carrying ${step.name}` });
-    }
+    // Two halves of the sequence, each on a case of its own, sent side by side: against a target whose reads trail its
+    // writes each step waits for its write to show, and one chain of ten would wait ten lags one after the other.
+    const halves = [steps.slice(0, steps.length / 2), steps.slice(steps.length / 2)];
+    await Promise.all(
+      halves.map(async (half) => {
+        const ref = await newCase();
+        const initial = await fetchCase(ref);
+        let decision: unknown = initial.body.decision;
+        const tags = tagNames(initial.body.tags);
+        for (const step of half) {
+          const members = step.members(data, decision);
+          const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, members), note: step.name });
+          expectAccepted(verdict, acceptanceRequirement(members), exchange);
+          if (typeof members.decision === 'string') decision = members.decision;
+          tags.push(...((members.tags as string[] | undefined) ?? []));
+          // An update that carries neither tags nor a decision shows in no read: the decision it kept is judged on the
+          // case once a later tag of the check's own shows.
+          const unmarked = !('tags' in members) && !('decision' in members);
+          const after = unmarked
+            ? await caseAfterMark({ api, verdict, data, fetchCase }, 'CU-DECISION-KEPT', ref)
+            : await fetchCase(ref);
+          if (!after) continue;
+          const decisionRequirement = 'decision' in members ? 'CU-DECISION-APPLIED' : 'CU-DECISION-KEPT';
+          const context = { after: `an update carrying ${step.name}` };
+          if (typeof decision === 'string') expectCaseDecision(verdict, decisionRequirement, after, decision, context);
+          expectTagsOnCase(verdict, 'CU-TAGS-APPEND', after, tags, context);
+        }
+      }),
+    );
   },
 );
