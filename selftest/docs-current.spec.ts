@@ -8,6 +8,7 @@ import { clientRequirements } from '../catalog/client-catalog.ts';
 import { configSchema } from '../schemas/variables.ts';
 import { faults } from '../sandbox/faults.ts';
 import { commands as subcommands } from '../scripts/command.ts';
+import { settingsTable } from '../scripts/doctor-settings.ts';
 import { verdictTable } from '../scripts/evidence/verdict-scenarios.ts';
 import { checksIndex, fixturesIndex } from '../scripts/writing-checks.ts';
 import {
@@ -164,6 +165,7 @@ const generated: Array<[doc: string, name: string, from: string, generate: () =>
   ['docs/writing-checks.md', 'checks', 'npm run writing-checks', checksIndex],
   ['docs/writing-checks.md', 'fixtures', 'npm run writing-checks', fixturesIndex],
   ['docs/architecture.md', 'rooms', 'selftest/rooms.ts, roomTable()', roomTable],
+  ['docs/doctor.md', 'settings', 'npm run doctor -- --write-docs', settingsTable],
 ];
 
 const rows: DocRow[] = [

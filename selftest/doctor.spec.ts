@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { operations } from '../catalog/catalog.ts';
 import { WebhookReceiver } from '../runner/webhooks/receiver.ts';
 import { PROBE_HEADER, webhookProbe } from '../runner/webhooks/probe.ts';
 import { loadConfig } from '../runner/config/load-config.ts';
@@ -12,36 +13,21 @@ import { probeRoutes } from '../runner/doctor/route-probe.ts';
 import { HttpClient } from '../runner/http/client.ts';
 import { Redactor } from '../kit/redact.ts';
 import { embeddedProbes } from '../runner/preflight.ts';
-import { settingsTable } from '../scripts/doctor-settings.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { doctorCommand } from '../scripts/doctor.ts';
-import {
-  childEnv,
-  closedPort,
-  freePort,
-  inProcessAsync,
-  repoRoot,
-  runCli,
-  TS_NODE,
-  type CliRun,
-} from './evidence-harness.ts';
+import { childEnv, closedPort, freePort, inProcessAsync, repoRoot, type CliRun } from './evidence-harness.ts';
 
-// npm run doctor, in this process (doctorCommand is the script's whole work) but once through the real command: wrong
-// routes and a webhook path that does not reach the receiver are named and exit 2; a correct configuration exits 0.
+// npm run doctor, in this process (doctorCommand is the script's whole work; the real command is package.spec.ts's,
+// installed, and cli.spec.ts's, through a link): wrong routes and a webhook path that does not reach the receiver are
+// named and exit 2; a correct configuration exits 0.
 
 test.describe.configure({ timeout: 240_000 });
 
-async function doctor(
-  env: Record<string, string>,
-  how: 'in process' | 'real command' = 'in process',
-): Promise<CliRun & { output: string }> {
+async function doctor(env: Record<string, string>): Promise<CliRun & { output: string }> {
   const work = mkdtempSync(join(tmpdir(), 'doctor-'));
   try {
-    const run =
-      how === 'real command'
-        ? await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/doctor.ts'], childEnv(work, env), 120_000)
-        : await inProcessAsync(() => doctorCommand([], childEnv(work, env)));
+    const run = await inProcessAsync(() => doctorCommand([], childEnv(work, env)));
     return { ...run, output: `${run.stdout}\n${run.stderr}` };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -66,7 +52,7 @@ async function realTarget(): Promise<{ sandbox: RunningSandbox; env: Record<stri
 
 /** A server answering every request `status` (or what `answer` writes), as something else on a port or a gateway. */
 async function listening(
-  status: number,
+  status: () => number,
   seen: (req: IncomingMessage) => unknown = () => undefined,
   answer: (req: IncomingMessage, res: ServerResponse) => boolean = () => false,
 ): Promise<{ server: Server; base: string }> {
@@ -75,7 +61,7 @@ async function listening(
     req.resume();
     req.on('end', () => {
       if (answer(req, res)) return;
-      res.writeHead(status, { 'content-type': 'application/json' });
+      res.writeHead(status(), { 'content-type': 'application/json' });
       res.end(`{"message":"Missing Authentication Token","requestId":"${randomBytes(8).toString('hex')}"}`);
     });
   });
@@ -92,6 +78,8 @@ const targetAt = (base: string) => ({
   ORDERS_BASE_URL: `${base}/orders`,
 });
 
+/** The route variables, in the catalog's order. */
+const routeVariables = operations.flatMap((op) => (op.routeEnv ? [op.routeEnv] : []));
 const problemLines = (output: string) => output.split('\n').filter((line) => line.includes('PROBLEM'));
 
 test('wrong routes, a configuration that does not validate, credentials refused, a dead host: exit 2 naming the variables (and a route its value), the right routes ok, the key never printed', async () => {
@@ -100,7 +88,8 @@ test('wrong routes, a configuration that does not validate, credentials refused,
     ROUTE_STEP_UP: 'POST /no-such-step-up',
     ROUTE_CASE_UPDATE: 'PATCH /case-update',
   };
-  const routes = await doctor(await embedded(wrong));
+  // A fetch route nothing serves answers 404, which a read after a write would wait out: judged at once here.
+  const routes = await doctor(await embedded({ ...wrong, READ_AFTER_WRITE_TIMEOUT_MS: '0' }));
   expect(routes.code, routes.output).toBe(2);
   const problems = problemLines(routes.output);
   expect(problems, routes.output).toHaveLength(3);
@@ -132,23 +121,20 @@ test('wrong routes, a configuration that does not validate, credentials refused,
   ]);
 });
 
-test('a correct configuration against a real target, through the real command: exit 0, every route, credential and the webhook path ok, no secret printed', async () => {
+test('against a real target: a correct configuration exits 0, every route, credential and the webhook path ok, no secret printed; a public URL reaching something else than the receiver exits 2 naming WEBHOOK_PUBLIC_URL and WEBHOOK_LISTEN, the probe sent there', async () => {
   const { sandbox, env, issued } = await realTarget();
+  const requests: string[] = [];
+  const other = await listening(
+    () => 404,
+    (req) => requests.push(`${req.method} ${req.url}`),
+  );
   const listen = await freePort();
   try {
     const webhook = { WEBHOOK_LISTEN: `127.0.0.1:${listen}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${listen}/hooks` };
-    const { code, output } = await doctor({ ...env, ...webhook }, 'real command');
+    const { code, output } = await doctor({ ...env, ...webhook });
     expect(code, output).toBe(0);
     expect(output).not.toMatch(/PROBLEM|WARNING/);
-    for (const route of [
-      'ASSESSMENT',
-      'DOCUMENT_VERIFICATION',
-      'DOCUMENT_RECORDS',
-      'FETCH_ASSESSMENT',
-      'CASE_UPDATE',
-      'STEP_UP',
-    ])
-      expect(output).toMatch(new RegExp(`ok +ROUTE_${route}: `));
+    for (const variable of routeVariables) expect(output).toMatch(new RegExp(`ok +${variable}: `));
     for (const line of [
       /ok +ORDERS_BASE_URL \(POST \/v2\/orders\): /,
       /ok +reseller: IDENTITY_TOKEN_URL and STEPUP_TOKEN_URL issued a token for RESELLER_API_KEY/,
@@ -159,25 +145,10 @@ test('a correct configuration against a real target, through the real command: e
     expect(issued.length, 'the doctor got tokens').toBeGreaterThan(0);
     for (const secret of [env.API_KEY, env.RESELLER_API_KEY, env.ORDERS_NO_ENTITLEMENT_API_KEY, ...issued])
       expect(output).not.toContain(secret as string);
-  } finally {
-    await sandbox.close();
-  }
-});
-
-test('a public URL reaching something else than the receiver: exit 2 naming WEBHOOK_PUBLIC_URL and WEBHOOK_LISTEN; the probe was sent there', async () => {
-  const { sandbox, env } = await realTarget();
-  const requests: string[] = [];
-  const other = await listening(404, (req) => requests.push(`${req.method} ${req.url}`));
-  const listen = await freePort();
-  try {
     const publicUrl = `${other.base}/hooks`;
-    const { code, output } = await doctor({
-      ...env,
-      WEBHOOK_LISTEN: `127.0.0.1:${listen}`,
-      WEBHOOK_PUBLIC_URL: publicUrl,
-    });
-    expect(code, output).toBe(2);
-    expect(problemLines(output), output).toEqual([
+    const stray = await doctor({ ...env, ...webhook, WEBHOOK_PUBLIC_URL: publicUrl });
+    expect(stray.code, stray.output).toBe(2);
+    expect(problemLines(stray.output), stray.output).toEqual([
       expect.stringContaining(
         `webhooks: WEBHOOK_PUBLIC_URL=${publicUrl} does not reach the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: a probe posted there was answered 404`,
       ),
@@ -221,14 +192,6 @@ test('the probe is answered like a delivery and kept out of the deliveries and t
   }
 });
 
-test('docs/doctor.md holds the table of optional settings the doctor generates from the catalog', () => {
-  const docs = readFileSync(join(repoRoot, 'docs/doctor.md'), 'utf8');
-  const block = docs
-    .slice(docs.indexOf('<!-- settings -->') + '<!-- settings -->'.length, docs.indexOf('<!-- /settings -->'))
-    .trim();
-  expect(block, 'regenerate with npm run doctor -- --write-docs').toBe(settingsTable());
-});
-
 test("against the embedded sandbox the run's preflight probes only what a variable changed: a route, or the public URL of the webhooks", () => {
   expect(embeddedProbes(new Set(['SANDBOX_PORT', 'WEBHOOK_LISTEN', 'SEED']))).toEqual({
     routes: false,
@@ -253,37 +216,35 @@ async function routeFindings(base: string) {
 // Behind a gateway answering 403 to unknown paths, a route answered like an unknown path is missed for certain once
 // another route of its service took the token (no step-up or order route did: a 403 there may be a refused client).
 // Answering 401 (the token may be refused everywhere) or 200 (a web page) to every path alike decides no route.
-for (const { refusal, routed, expected } of [
-  {
-    refusal: 403,
-    routed: true,
-    expected: ['ok', 'problem', 'problem', 'problem', 'problem', 'warning', 'warning'],
-  },
+const gateways = [
+  { refusal: 403, routed: true, expected: ['ok', 'problem', 'problem', 'problem', 'problem', 'warning', 'warning'] },
   { refusal: 401, routed: false, expected: Array(7).fill('warning') },
   { refusal: 200, routed: false, expected: Array(7).fill('warning') },
-]) {
-  test(`the route probe behind a target answering ${refusal} to unknown paths${routed ? ', one route served' : ' and every path alike'}`, async () => {
-    // Behind a gateway: only POST /id/assessment is routed (unless not even that), every other path gets `refusal`.
-    const { server, base } = await listening(refusal, undefined, (req, res) => {
-      if (!routed || req.method !== 'POST' || req.url !== '/id/assessment') return false;
+];
+const probed = [...routeVariables, 'ORDERS_BASE_URL (POST /v2/orders)'];
+
+test('the route probe behind a target answering 403 to unknown paths with one route served, or 401 or 200 to every path alike', async () => {
+  let gateway = gateways[0] as (typeof gateways)[number];
+  // Only POST /id/assessment is routed (unless not even that), every other path gets the gateway's refusal.
+  const { server, base } = await listening(
+    () => gateway.refusal,
+    undefined,
+    (req, res) => {
+      if (!gateway.routed || req.method !== 'POST' || req.url !== '/id/assessment') return false;
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"authenticationId":"case-1"}');
       return true;
-    });
-    try {
+    },
+  );
+  try {
+    for (gateway of gateways) {
       const severities = await routeFindings(base);
-      const order = [
-        'ROUTE_ASSESSMENT',
-        'ROUTE_DOCUMENT_VERIFICATION',
-        'ROUTE_FETCH_ASSESSMENT',
-        'ROUTE_CASE_UPDATE',
-        'ROUTE_DOCUMENT_RECORDS',
-        'ROUTE_STEP_UP',
-        'ORDERS_BASE_URL (POST /v2/orders)',
-      ];
-      expect(order.map((subject) => severities.get(subject))).toEqual(expected);
-      expect(severities.size).toBe(7);
-    } finally {
-      server.close();
+      expect(
+        probed.map((subject) => severities.get(subject)),
+        `answering ${gateway.refusal}`,
+      ).toEqual(gateway.expected);
+      expect(severities.size, `answering ${gateway.refusal}`).toBe(7);
     }
-  });
-}
+  } finally {
+    server.close();
+  }
+});

@@ -27,45 +27,35 @@ const checkedSchemas = requirements
   .filter((r) => r.checksSchema)
   .map((r) => ({ requirement: r.id, schemaId: schemaIdFor(r.checksSchema as string) }));
 
+/** The JSON types a member of `types` must refuse: every other but null (an integer member takes no number). */
+const otherTypes = (types: readonly JsonType[]) =>
+  jsonTypes.filter((t) => t !== 'null' && !types.includes(t) && !(t === 'number' && types.includes('integer')));
+
 for (const { requirement, schemaId } of checkedSchemas) {
   test(`every member of ${schemaId.split('/').at(-1)} (${requirement}) refuses every JSON type but its own`, () => {
     const fields = fieldsOf(schemaId);
     const valid = Object.fromEntries(fields.filter((f) => f.required).map((f) => [f.name, validValue(f)]));
     expect(schemaIssues(schemaId, valid), 'the required members alone form a valid instance').toEqual([]);
+    const issuesWith = (name: string, value: unknown) => schemaIssues(schemaId, { ...valid, [name]: value });
+    const sample = (type: JsonType) => samples[type as keyof typeof samples];
     for (const field of fields) {
-      expect
-        .soft(schemaIssues(schemaId, { ...valid, [field.name]: validValue(field) }), `${field.name} in its stated type`)
-        .toEqual([]);
-      for (const type of jsonTypes.filter(
-        (t) => t !== 'null' && !field.types.includes(t) && !(t === 'number' && field.types.includes('integer')),
-      )) {
+      expect.soft(issuesWith(field.name, validValue(field)), `${field.name} in its stated type`).toEqual([]);
+      for (const type of otherTypes(field.types))
         expect
-          .soft(
-            schemaIssues(schemaId, { ...valid, [field.name]: samples[type as keyof typeof samples] }).length,
-            `${field.name} as ${type} is refused`,
-          )
+          .soft(issuesWith(field.name, sample(type)).length, `${field.name} as ${type} is refused`)
           .toBeGreaterThan(0);
-      }
-      if (field.items) {
-        for (const type of jsonTypes.filter((t) => t !== 'null' && !field.items?.includes(t))) {
-          expect
-            .soft(
-              schemaIssues(schemaId, { ...valid, [field.name]: [samples[type as keyof typeof samples]] }).length,
-              `${field.name} as an array of ${type}s is refused`,
-            )
-            .toBeGreaterThan(0);
-        }
-      }
-      const withNull = schemaIssues(schemaId, { ...valid, [field.name]: null });
-      if (field.required)
-        expect.soft(withNull.length, `${field.name}, required, as null is refused`).toBeGreaterThan(0);
-      else expect.soft(withNull, `${field.name}, optional, as null is unset (proto3 JSON)`).toEqual([]);
+      for (const type of field.items ? otherTypes(field.items) : [])
+        expect
+          .soft(issuesWith(field.name, [sample(type)]).length, `${field.name} as an array of ${type}s is refused`)
+          .toBeGreaterThan(0);
+      const withNull = issuesWith(field.name, null);
       if (field.required) {
+        expect.soft(withNull.length, `${field.name}, required, as null is refused`).toBeGreaterThan(0);
         const without = Object.fromEntries(Object.entries(valid).filter(([name]) => name !== field.name));
         expect
           .soft(schemaIssues(schemaId, without).length, `without ${field.name}, which is required`)
           .toBeGreaterThan(0);
-      }
+      } else expect.soft(withNull, `${field.name}, optional, as null is unset (proto3 JSON)`).toEqual([]);
     }
   });
 }

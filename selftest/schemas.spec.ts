@@ -228,23 +228,20 @@ test.describe('registry', () => {
     expect(named.filter((id) => !schemaIds.includes(id))).toEqual([]);
   });
 
-  test('schemaIdFor takes the file name with or without .schema.json; an unknown name or id throws, naming it', () => {
+  test('schemaIdFor takes the file name with or without .schema.json; an unknown name or id throws, naming it; schemaIssues returns a fresh result per call', () => {
     expect(schemaIdFor('token-response.schema.json')).toBe(`${BASE}token-response.schema.json`);
     expect(schemaIdFor('token-response')).toBe(`${BASE}token-response.schema.json`);
     expect(() => schemaIdFor('no-such-thing')).toThrow(/no-such-thing\.schema\.json/);
     expect(() => schemaIssues(`${BASE}missing.schema.json`, {})).toThrow(
       /Unknown schema id "https:\/\/conformance\.example\/schemas\/missing\.schema\.json"/,
     );
-  });
-
-  test('schemaIssues returns a fresh result per call', () => {
     const id = schemaIdFor('order-error-envelope');
     const first = schemaIssues(id, { code: '400' });
     expect(schemaIssues(id, validationError)).toEqual([]);
     expect(first.map((i) => i.keyword).sort(), 'earlier result is kept').toEqual(['required', 'required', 'type']);
   });
 
-  test('describeIssues gives one line per issue with the instance path and the schema $id', () => {
+  test('describeIssues gives one line per issue with the instance path and the schema $id, never the failing value, and says so when there is nothing to report', () => {
     const id = schemaIdFor('case-update-request');
     const issues = schemaIssues(id, { inquiryId: 'inq-1', decision: 'allow', tags: ['a', 2] });
     const lines = describeIssues(id, issues).split('\n');
@@ -260,15 +257,11 @@ test.describe('registry', () => {
       '"ALLOW", "DENY", "CHALLENGE", "REVIEW"',
     );
     expect(enumLine).toContain(`(enum, schema ${BASE}enums.schema.json#/$defs/CaseDecision/enum)`);
-  });
-
-  test('describeIssues does not echo the failing value, and says so when there is nothing to report', () => {
-    const id = schemaIdFor('token-response');
-    const text = describeIssues(id, schemaIssues(id, { access_token: 123456789, expires_in: 'secret-looking-value' }));
+    const token = schemaIdFor('token-response');
+    const text = describeIssues(token, schemaIssues(token, { access_token: 123456789, expires_in: 'secret-looking' }));
     expect(text).toContain('/access_token');
-    expect(text).not.toContain('123456789');
-    expect(text).not.toContain('secret-looking-value');
-    expect(describeIssues(id, []), 'says so when there is nothing to report').toContain(id);
+    expect(text, 'the failing values not echoed').not.toMatch(/123456789|secret-looking/);
+    expect(describeIssues(token, []), 'says so when there is nothing to report').toContain(token);
   });
 });
 
