@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { requirement, requirements } from '../catalog/catalog.ts';
+import { requirements } from '../catalog/catalog.ts';
 import { clientRequirements } from '../catalog/client-catalog.ts';
 import { clientChecks, clientChecksByName } from '../kit/checks/client/checks.ts';
 import { checks as serverChecksByName, registry as checksByName } from '../kit/checks/registry.ts';
@@ -47,9 +47,7 @@ function tallied(side: 'server' | 'client', id: string): { findings: Findings; t
   return { findings, tally: () => seen };
 }
 
-const levelOf = (id: string) =>
-  clientRequirements.find((r) => r.id === id)?.level ??
-  (requirements.some((r) => r.id === id) ? requirement(id).level : undefined);
+const levelOf = (id: string) => [...requirements, ...clientRequirements].find((r) => r.id === id)?.level;
 
 /** Why a check's units do not show it passing its good inputs and failing its bad ones; empty when they do. */
 async function problemsOf(name: string, side: 'server' | 'client', unit: CheckUnit | undefined): Promise<string[]> {

@@ -1,12 +1,10 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { chromium, expect, test } from '@playwright/test';
 import { interfaceInfo, requirements } from '../catalog/catalog.ts';
 import { citeAnnotation, markAnnotation } from '../kit/verdict-marks.ts';
 import { matrixHtml } from '../reporters/matrix-html.ts';
-import { nightOf, sinceLastNight, type Night } from '../reporters/nights.ts';
+import { nightOf, sinceLastNight } from '../reporters/nights.ts';
 import type { RunCost } from '../reporters/run-facts.ts';
 import { runVerdict } from '../reporters/run-verdict.ts';
 import { verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
@@ -36,14 +34,6 @@ test('the HTML matrix opens offline in Chromium, filters by level and outcome, a
   const run = runVerdict(verdicts, 'gate');
   expect(run.reasons).toEqual(['MUST requirements failed: ORD-409']);
   // Three nights: ORD-409 held the first two and fails tonight; createOrder's p95 and retries rose tonight.
-  const operation = (p95Ms: number, retries: number) => ({
-    operation: 'createOrder',
-    calls: 20,
-    medianMs: 5,
-    p95Ms,
-    maxMs: p95Ms + 10,
-    retries,
-  });
   const cost = (p95Ms: number, retries: number): RunCost => ({
     requests: 40,
     tokenRequests: 2,
@@ -56,18 +46,17 @@ test('the HTML matrix opens offline in Chromium, filters by level and outcome, a
     retried503: retries,
     retriedDropped: 0,
     backoffMs: 120,
-    operations: [operation(p95Ms, retries), { ...operation(9, 0), operation: 'token' }],
+    operations: [
+      { operation: 'createOrder', calls: 20, medianMs: 5, p95Ms, maxMs: p95Ms + 10, retries },
+      { operation: 'token', calls: 20, medianMs: 5, p95Ms: 9, maxMs: 19, retries: 0 },
+    ],
   });
+  const night = (n: number, result: string, judged: typeof verdicts, ofNight: RunCost) =>
+    nightOf({ finishedAt: `night ${n}`, result, requirements: judged, cost: ofNight }, false);
   const held = verdicts.map((v) => (v.id === 'ORD-409' ? { ...v, outcome: 'passed' as const } : v));
-  const earlier: Night[] = [
-    nightOf({ finishedAt: 'night 1', result: 'conformant', requirements: held, cost: cost(20, 1) }, false),
-    nightOf({ finishedAt: 'night 2', result: 'conformant', requirements: held, cost: cost(22, 0) }, false),
-  ];
+  const earlier = [night(1, 'conformant', held, cost(20, 1)), night(2, 'conformant', held, cost(22, 0))];
   const tonightCost = cost(400, 12);
-  const tonight = nightOf(
-    { finishedAt: 'night 3', result: run.words, requirements: verdicts, cost: tonightCost },
-    false,
-  );
+  const tonight = night(3, run.words, verdicts, tonightCost);
   const since = sinceLastNight(earlier, tonight);
   const html = matrixHtml({
     cost: tonightCost,
@@ -82,8 +71,7 @@ test('the HTML matrix opens offline in Chromium, filters by level and outcome, a
     requirements: verdicts,
   });
   expect(html, 'details are escaped').not.toContain('<script>alert(1)</script>');
-  const dir = mkdtempSync(join(tmpdir(), 'matrix-html-'));
-  const file = join(dir, 'conformance.html');
+  const file = test.info().outputPath('conformance.html');
   writeFileSync(file, html);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -132,6 +120,5 @@ test('the HTML matrix opens offline in Chromium, filters by level and outcome, a
     ).toEqual([]);
   } finally {
     await browser.close();
-    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -4,7 +4,7 @@ import { expect, test } from '@playwright/test';
 import { requirements } from '../catalog/catalog.ts';
 import type { FailedPrecondition } from '../kit/shared-preconditions.ts';
 import { Redactor } from '../kit/redact.ts';
-import { PreconditionFailure, Verdict } from '../kit/verdict.ts';
+import { PreconditionFailure } from '../kit/verdict.ts';
 import { marksOf, NOT_TRIED } from '../kit/verdict-marks.ts';
 import { brokenPreconditions } from '../reporters/run-summary.ts';
 import { runVerdict } from '../reporters/run-verdict.ts';
@@ -110,7 +110,7 @@ test.describe('the run’s token', () => {
 });
 
 test.describe('a check blocked at once', () => {
-  const testInfoOf = (id: string) => bareVerdict([id]);
+  const ID = 'DOCR-DATA-VALUES';
   const record = (annotations: TestRecord['annotations'], title: string): TestRecord => ({
     title,
     project: 'identity',
@@ -120,28 +120,24 @@ test.describe('a check blocked at once', () => {
   });
 
   test('reads "not tried" with the first failure’s words and evidence, is blocked for the verdict, one line in the summary; its error names the check that met the failure', () => {
-    const tried = testInfoOf('DOCR-DATA-VALUES');
-    const verdict = new Verdict(tried.info, 'gate', new Redactor([]));
-    expect(() => verdict.blocked(failure.what, failure.evidence)).toThrow('skipped');
-    expect(verdict.blockedBy).toEqual({ what: failure.what, evidence: failure.evidence });
-
-    const later = testInfoOf('DOCR-DATA-VALUES');
-    expect(() => new Verdict(later.info, 'gate', new Redactor([])).notTried(failure)).toThrow('skipped');
+    const [tried, later, third, failed] = [bareVerdict([ID]), bareVerdict([ID]), bareVerdict([ID]), bareVerdict([ID])];
+    expect(() => tried.verdict.blocked(failure.what, failure.evidence)).toThrow('skipped');
+    expect(tried.verdict.blockedBy).toEqual({ what: failure.what, evidence: failure.evidence });
+    expect(() => later.verdict.notTried(failure)).toThrow('skipped');
     const [mark] = marksOf(later.annotations);
     const [firstMark] = marksOf(tried.annotations);
     expect(mark?.kind).toBe('blocked');
     expect(mark?.detail).toBe(`${NOT_TRIED}${firstMark?.detail}`);
     expect(later.skipped).toEqual([`blocked: ${mark?.detail}`]);
 
-    const third = testInfoOf('DOCR-DATA-VALUES');
-    expect(() => new Verdict(third.info, 'gate', new Redactor([])).notTried(failure)).toThrow('skipped');
+    expect(() => third.verdict.notTried(failure)).toThrow('skipped');
     const records = [
       record(tried.annotations, 'without data'),
       record(later.annotations, 'data=all'),
       record(third.annotations, 'data=ocrData'),
     ];
     const verdicts = verdictsFor(requirements, records);
-    expect(verdicts.find((v) => v.id === 'DOCR-DATA-VALUES')).toMatchObject({
+    expect(verdicts.find((v) => v.id === ID)).toMatchObject({
       outcome: 'blocked',
       breakdown: '3 checks blocked by the target; 2 not tried',
     });
@@ -150,18 +146,17 @@ test.describe('a check blocked at once', () => {
     ]);
     expect(runVerdict(verdicts, 'gate').exitCode).toBe(1);
     // After a failed check of its own, its error names the check that met the failure and carries that evidence.
-    const failed = new Verdict(testInfoOf('DOCR-DATA-VALUES').info, 'gate', new Redactor([]));
-    failed.check('DOCR-DATA-VALUES', false, () => ({ expected: 'a', actual: 'b' }));
-    const error = (() => {
-      try {
-        return failed.notTried(failure);
-      } catch (thrown) {
-        return thrown;
-      }
-    })() as PreconditionFailure;
+    failed.verdict.check(ID, false, () => ({ expected: 'a', actual: 'b' }));
+    let error: unknown;
+    try {
+      failed.verdict.notTried(failure);
+    } catch (thrown) {
+      error = thrown;
+    }
     expect(error).toBeInstanceOf(PreconditionFailure);
-    expect(error.message).toContain(`Blocked, not tried: ${failure.what}`);
-    expect(error.message).toContain(`It failed for ${failure.by}, and is not waited for again`);
-    expect(error.message).toContain('Actual:   404 application/json {}');
+    const { message } = error as PreconditionFailure;
+    expect(message).toContain(`Blocked, not tried: ${failure.what}`);
+    expect(message).toContain(`It failed for ${failure.by}, and is not waited for again`);
+    expect(message).toContain('Actual:   404 application/json {}');
   });
 });

@@ -1,34 +1,32 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { loadConfig } from '../runner/config/load-config.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
 import { HttpClient } from '../runner/http/client.ts';
-import type { SendOptions } from '../kit/http/sender.ts';
 
 // The parts of docs/traffic.md that stand on their own: the configuration of the concurrency rounds and of the second
 // client, and the sender of calls at once.
 
+const load = (env: Record<string, string> = {}) => loadConfig({ ...validEnv, ...env }, { repoRoot, embedded: false });
+const refused = (env: Record<string, string>) => problemsOf({ ...validEnv, ...env }).join('\n');
+
 test('the concurrency rounds default to 3 of 4 calls; 0 rounds is allowed (not configured), fewer than 2 calls is not', () => {
-  expect(loadConfig(validEnv, { repoRoot, embedded: false }).concurrency).toEqual({ rounds: 3, calls: 4 });
-  expect(loadConfig({ ...validEnv, CONCURRENCY_ROUNDS: '0' }, { repoRoot, embedded: false }).concurrency.rounds).toBe(
-    0,
-  );
-  expect(problemsOf({ ...validEnv, CONCURRENCY_CALLS: '1' }).join('\n')).toContain('CONCURRENCY_CALLS');
+  expect(load().concurrency).toEqual({ rounds: 3, calls: 4 });
+  expect(load({ CONCURRENCY_ROUNDS: '0' }).concurrency.rounds).toBe(0);
+  expect(refused({ CONCURRENCY_CALLS: '1' })).toContain('CONCURRENCY_CALLS');
 });
 
 test('a second client is configured with both its variables, and its client id must differ from CLIENT_ID', () => {
   const second = { SECOND_CLIENT_API_KEY: 'c2Vjb25kOnNlY3JldA==', SECOND_CLIENT_ID: 'client-456' };
-  const config = loadConfig({ ...validEnv, ...second }, { repoRoot, embedded: false });
+  const config = load(second);
   expect(config.secondClient).toEqual({ apiKey: second.SECOND_CLIENT_API_KEY, clientId: 'client-456' });
   expect(config.secrets).toContain(second.SECOND_CLIENT_API_KEY);
-  expect(problemsOf({ ...validEnv, ...second, SECOND_CLIENT_ID: validEnv.CLIENT_ID }).join('\n')).toMatch(
+  expect(refused({ ...second, SECOND_CLIENT_ID: validEnv.CLIENT_ID })).toMatch(
     /SECOND_CLIENT_ID.*other than CLIENT_ID/,
   );
-  expect(problemsOf({ ...validEnv, SECOND_CLIENT_API_KEY: second.SECOND_CLIENT_API_KEY }).join('\n')).toContain(
-    'SECOND_CLIENT_ID',
-  );
-  expect(loadConfig(validEnv, { repoRoot, embedded: false }).secondClient).toBeUndefined();
+  expect(refused({ SECOND_CLIENT_API_KEY: second.SECOND_CLIENT_API_KEY })).toContain('SECOND_CLIENT_ID');
+  expect(load().secondClient).toBeUndefined();
 });
 
 test('calls sent at once overlap, each on its own connection, and a 503 among them is not retried', async () => {
@@ -36,7 +34,7 @@ test('calls sent at once overlap, each on its own connection, and a 503 among th
   const held: ServerResponse[] = [];
   const ports = new Set<number>();
   // The server answers only once every call has arrived: calls sent one after another would never be answered.
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       ports.add(req.socket.remotePort ?? 0);
@@ -49,13 +47,8 @@ test('calls sent at once overlap, each on its own connection, and a 503 among th
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/case-update`;
     const client = new HttpClient({ retries: 3, baseMs: 1, maxMs: 5, timeoutMs: 10_000 });
-    const request: SendOptions = {
-      label: 'caseUpdate',
-      method: 'POST',
-      url,
-      headers: [['content-type', 'application/json']],
-      body: '{"tags":["a"]}',
-    };
+    const headers: Array<[string, string]> = [['content-type', 'application/json']];
+    const request = { label: 'caseUpdate', method: 'POST', url, headers, body: '{"tags":["a"]}' };
     const answers = await client.sendAtOnce(Array.from({ length: calls }, () => request));
     expect(answers.map((a) => ('exchange' in a ? a.exchange.status : a.noAnswer)).sort()).toEqual([200, 200, 200, 503]);
     expect(ports.size, 'a connection of its own per call').toBe(calls);

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { test as base, expect } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { operations } from '../catalog/catalog.ts';
-import { Api } from '../kit/api.ts';
+import { OperationRequests } from '../kit/operation-requests.ts';
 import { loadConfig } from '../runner/config/load-config.ts';
 import { HttpClient } from '../runner/http/client.ts';
 import { testKey, testKeyIn, userAgent, withUserAgent } from '../runner/http/user-agent.ts';
@@ -14,51 +14,31 @@ import { TokenCache } from '../runner/tokens.ts';
 
 // What the suite claims it sent is what arrived: the sandbox's echo endpoint reports the raw headers it received.
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-
-interface Wire {
-  sandbox: RunningSandbox;
-  api: Api;
-  http: HttpClient;
-}
+const http = new HttpClient({ retries: 0, baseMs: 10, maxMs: 10, timeoutMs: 5000 });
 
 // One sandbox for the file, started in a hook: worker-scoped fixtures would give the file a worker of its own, started
 // after every other self-test.
-let shared: Wire | undefined;
-const test = base.extend<Wire>({
-  sandbox: async ({}, use) => use((shared as Wire).sandbox),
-  http: async ({}, use) => use((shared as Wire).http),
-  api: async ({}, use) => use((shared as Wire).api),
-});
+let sandbox: RunningSandbox;
+let api: OperationRequests;
 test.describe.configure({ mode: 'default' });
 test.beforeAll(async () => {
-  const sandbox = await startSandbox({ tokenSecret: 'wire-test-secret' });
-  const http = new HttpClient({ retries: 0, baseMs: 10, maxMs: 10, timeoutMs: 5000 });
+  sandbox = await startSandbox({ tokenSecret: 'wire-test-secret' });
   const suite = loadConfig(
     sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret: 'wire-test-secret' }),
     { repoRoot, embedded: false },
   );
   const tokens = new TokenProvider(new TokenCache(http, new Redactor()), new Redactor());
-  const api = new Api({
-    config: suite,
-    http,
-    tokens,
-    record: async () => undefined,
-    step: (_title, body) => body(),
-    blocked: (what) => {
-      throw new Error(what);
-    },
+  api = new OperationRequests(suite, tokens, (what) => {
+    throw new Error(what);
   });
-  shared = { sandbox, http, api };
 });
-test.afterAll(async () => shared?.sandbox.close());
+test.afterAll(async () => sandbox?.close());
 
 /** The raw headers, name and value in turn, that the sandbox's echo endpoint received. */
 async function echoed(
-  sandbox: RunningSandbox,
-  http: HttpClient,
   headers: Array<[string, string]>,
   { method = 'GET', body }: { method?: string; body?: string } = {},
-): Promise<string[]> {
+) {
   const url = `${sandbox.url}/__sandbox/echo`;
   const exchange = await http.send({ label: 'echo', method, url, headers, ...(body !== undefined ? { body } : {}) });
   return (exchange.json as { rawHeaders: string[] }).rawHeaders;
@@ -67,25 +47,22 @@ const namesOf = (raw: string[]) => raw.filter((_, i) => i % 2 === 0).map((name) 
 const valuesOf = (raw: string[], name: string) =>
   raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === name);
 
-const HTTP_FRAMING = ['host', 'connection', 'content-length'];
 // The suite names itself in every request (runner/http/user-agent.ts), unless the request carries a User-Agent.
 const SUITE_ADDS = ['user-agent'];
 
 for (const op of operations)
-  test(`${op.id}: the mandatory headers arrive, and nothing else but HTTP framing`, async ({ sandbox, api, http }) => {
+  test(`${op.id}: the mandatory headers arrive, and nothing else but HTTP framing (no Content-Length without a body)`, async () => {
     const headers = await api.headers(op.id);
     const body = op.hasBody ? '{}' : undefined;
-    const names = namesOf(await echoed(sandbox, http, headers, { method: api.method(op.id), body }));
+    const names = namesOf(await echoed(headers, { method: api.method(op.id), body }));
+    const framing = op.hasBody ? ['host', 'connection', 'content-length'] : ['host', 'connection'];
     const expected = headers.map(([name]) => name.toLowerCase());
-    expect(names.filter((n) => !HTTP_FRAMING.includes(n)).sort()).toEqual([...expected, ...SUITE_ADDS].sort());
+    expect(names.filter((n) => !framing.includes(n)).sort()).toEqual([...expected, ...SUITE_ADDS].sort());
+    expect(names).toContain('host');
   });
 
-test('every request names the suite, and the test that sent it when one did; a User-Agent the request carries is kept', async ({
-  sandbox,
-  http,
-}) => {
-  const agentOf = async (headers: Array<[string, string]>) =>
-    valuesOf(await echoed(sandbox, http, headers), 'user-agent');
+test('every request names the suite, and the test that sent it when one did; a User-Agent the request carries is kept', async () => {
+  const agentOf = async (headers: Array<[string, string]>) => valuesOf(await echoed(headers), 'user-agent');
   expect(await agentOf([])).toEqual([userAgent()]);
   const key = testKey('identity/example.spec.ts', ['a describe', 'a title']);
   expect(key).toMatch(/^[0-9a-f]{12}$/);
@@ -94,34 +71,18 @@ test('every request names the suite, and the test that sent it when one did; a U
   expect(testKeyIn('curl/8')).toBeUndefined();
 });
 
-test('a GET without a body carries no Content-Type and no Content-Length, only what the caller set', async ({
-  sandbox,
-  http,
-}) => {
-  const names = namesOf(await echoed(sandbox, http, [['x-client-id', 'c']]));
-  expect(names).not.toContain('content-type');
-  expect(names).not.toContain('content-length');
-  expect(names).toContain('host');
-});
-
-test('an empty header value is sent empty, and a replaced header is sent once', async ({ sandbox, api, http }) => {
+test('an empty header value is sent empty, and a replaced header is sent once', async () => {
   const headers = await api.headers('assessment', { set: { 'content-type': 'text/plain', 'x-client-id': '' } });
-  const raw = await echoed(sandbox, http, headers, { method: 'POST', body: '{}' });
+  const raw = await echoed(headers, { method: 'POST', body: '{}' });
   expect(valuesOf(raw, 'content-type')).toEqual(['text/plain']);
   expect(valuesOf(raw, 'x-client-id')).toEqual(['']);
 });
 
 // That the operations' header names written capitalised arrive so is the kill matrix's (header-names-case-sensitive),
 // as is a mandatory header left out really being absent (the clean run's refusals): here the token request and framing.
-test('a token request with capitalised header names sends Authorization and Content-Type so', async ({
-  sandbox,
-  http,
-}) => {
-  const request = tokenRequest(
-    { tokenUrl: `${sandbox.url}/__sandbox/echo`, apiKey: 'a2V5OnNlY3JldA==' },
-    { headerCase: capitalisedHeaderName },
-  );
-  const exchange = await http.send(request);
+test('a token request with capitalised header names sends Authorization and Content-Type so', async () => {
+  const credential = { tokenUrl: `${sandbox.url}/__sandbox/echo`, apiKey: 'a2V5OnNlY3JldA==' };
+  const exchange = await http.send(tokenRequest(credential, { headerCase: capitalisedHeaderName }));
   const raw = (exchange.json as { rawHeaders: string[] }).rawHeaders;
   expect(raw).toContain('Authorization');
   expect(raw).toContain('Content-Type');

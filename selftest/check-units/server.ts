@@ -8,7 +8,7 @@ import type { Verdict } from '../../kit/verdict.ts';
 import type { DeliveryRecord } from '../../kit/webhooks/run-events.ts';
 import type { Window } from '../../kit/webhooks/ties.ts';
 import { isObject } from '../../schemas/json-value.ts';
-import { each, unitOf, type CheckUnit } from './unit.ts';
+import { each, unitOf as unit, type CheckUnit } from './unit.ts';
 
 /**
  * The units of the checks of a target (kit/checks/registry.ts, `checks`), a table of data: each check's good and bad
@@ -26,17 +26,13 @@ type Answer = string | readonly [string, Change];
 type Inputs<T> = T | Map<string, T>;
 
 /** server.json as a test attaches its exchanges and deliveries (kit/http/exchange.ts, fixtures/webhooks.ts). */
+type Recorded = Pick<Exchange, 'label' | 'note' | 'request' | 'attempts' | 'durationMs'> & {
+  response: { status: number; headers: HeaderList; body: string };
+};
+type RecordedDelivery = Omit<DeliveryRecord, 'receivedAt' | 'endedAt' | 'bodyPreview'> & { receivedAt: string };
 const recorded = JSON.parse(readFileSync(new URL('./recorded/server.json', import.meta.url), 'utf8')) as {
-  exchanges: Record<
-    string,
-    Pick<Exchange, 'label' | 'note' | 'request' | 'attempts' | 'durationMs'> & {
-      response: { status: number; headers: HeaderList; body: string };
-    }
-  >;
-  deliveries: Record<
-    string,
-    Array<Omit<DeliveryRecord, 'receivedAt' | 'endedAt' | 'bodyPreview'> & { receivedAt: string }>
-  >;
+  exchanges: Record<string, Recorded>;
+  deliveries: Record<string, RecordedDelivery[]>;
 };
 const bodyOf = (json: unknown): Record<string, unknown> => (isObject(json) ? json : {});
 
@@ -54,12 +50,6 @@ function x(answer: Answer): Exchange {
 }
 const member = (answer: Answer, name: string) => bodyOf(x(answer).json)[name];
 const sentMember = (answer: Answer, name: string) => (JSON.parse(x(answer).request.body ?? '{}') as never)[name];
-const unit = <T>(
-  id: string,
-  good: NoInfer<Inputs<T>>,
-  bad: NoInfer<Inputs<T>>,
-  call: (v: Verdict, id: string, input: T) => unknown,
-) => unitOf(id, good, bad, call);
 
 const fetched = (answer: Answer = 'caseFetched') => ({ exchange: x(answer), body: bodyOf(x(answer).json) });
 /** The tags the two recorded updates appended: those of the case after them. */
@@ -78,6 +68,8 @@ const back: Record<string, (value: string) => string | undefined> = {
   dropped: () => undefined,
 };
 const backs = (...ways: string[]) => each(Object.fromEntries(ways.map((way) => [way, way])));
+
+type Refused = { tags?: readonly string[] | 'appended'; decision?: string; before?: string };
 
 /** The tags of the recorded updates of the decomposed and outer-spaces classes, judged against the case after them. */
 function tagsShown(v: Verdict, id: string, way: string) {
@@ -110,7 +102,9 @@ const wait = { expected: 'a document results event of the verification', actual:
 const withJson = (d: DeliveryRecord, json: Record<string, unknown>): DeliveryRecord => ({ ...d, json });
 /** A value class of the population (kit/builders/value-population.ts), as an assessment carried it. */
 const valueClass = { members: ['inquiryId'], valueClass: { id: 'latin-nfd', name: 'decomposed Latin' } } as const;
-const statuses = (...answered: number[]) => each(Object.fromEntries(answered.map((s) => [`answered ${s}`, s])));
+/** The recorded update of decomposed tags, answered each status instead. */
+const tagsAnswered = (...statuses: number[]) =>
+  each(Object.fromEntries(statuses.map((status) => [`answered ${status}`, ['tagsNfd', { status }] as const])));
 const noChallenge = { 'www-authenticate': undefined };
 
 /** The checks of one answer: requirement, good and bad answers, the check's further arguments. */
@@ -144,6 +138,7 @@ const ofOneAnswer: Record<string, readonly [string, Inputs<Answer>, Inputs<Answe
   expectAccepted: ['ASM-ACCEPTED', 'assessed', 'requiredMissing'],
   expectJsonBody: ['GEN-JSON-RESPONSE', 'assessed', ['assessed', { headers: { 'content-type': 'text/plain' } }]],
   expectNoServerError: ['GEN-MALFORMED-BODY', 'requiredMissing', ['requiredMissing', { status: 500 }]],
+  expectAcceptedOrRefused: ['CU-TAGS-APPEND', tagsAnswered(200, 201, 400, 413, 422), tagsAnswered(500, 503)],
   observeLimit: ['LIM-NOT-SHOWN', 'orderDuplicate', ['orderDuplicate', { status: 413 }], 'an order'],
   observeAnswer: ['ASM-REQ-TYPES', 'assessed', 'requiredMissing', 'an assessment'],
   observeRetries: [
@@ -211,21 +206,11 @@ export const serverUnits: Record<string, CheckUnit> = {
       "the refused update's tags appended": { tags: 'appended' },
       "the refused update's decision set": { decision: 'ACCEPT', before: 'NOT-THE-DECISION' },
     }),
-    (
-      v,
-      id,
-      { tags, decision, before }: { tags?: readonly string[] | 'appended'; decision?: string; before?: string },
-    ) => {
+    (v, id, { tags, decision, before }: Refused) => {
       const markers = { tags: tags === 'appended' ? appended() : tags && [...tags], decision };
       const state = caseStateOf(bodyOf(x('caseFetched').json));
-      const was = before && { ...state, decision: before === 'as fetched' ? state.decision : before };
-      return checks.expectNothingChanged(
-        v,
-        id,
-        fetched(),
-        [{ exchange: x('requiredMissing'), markers }],
-        was || undefined,
-      );
+      const was = before ? { ...state, decision: before === 'as fetched' ? state.decision : before } : undefined;
+      return checks.expectNothingChanged(v, id, fetched(), [{ exchange: x('requiredMissing'), markers }], was);
     },
   ),
   expectErrorEnvelope: unit(
@@ -266,12 +251,6 @@ export const serverUnits: Record<string, CheckUnit> = {
       const came = back[way]?.(String(member('idNfd', 'inquiryId')));
       return checks.expectIdentifierBack(v, id, 'inquiryId', came, sentMember('idNfd', 'inquiryId'), x('idNfd'));
     },
-  ),
-  expectAcceptedOrRefused: unit(
-    'CU-TAGS-APPEND',
-    statuses(200, 201, 400, 413, 422),
-    statuses(500, 503),
-    (v, id, status: number) => checks.expectAcceptedOrRefused(v, id, x(['tagsNfd', { status }])),
   ),
   // Part 2.5 lets the service show a tag normalised or trimmed, never otherwise changed.
   expectTagsShown: unit(

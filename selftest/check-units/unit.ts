@@ -1,4 +1,5 @@
 import type { Findings } from '../../kit/findings.ts';
+import type { Verdict } from '../../kit/verdict.ts';
 
 /**
  * A check's units: the requirement of a row that cites it, and the check called on each good input (it passes) and
@@ -14,8 +15,8 @@ export interface CheckUnit {
 /** Several inputs of one kind, each named by the way it holds or breaks the rule. */
 export const each = <const T>(inputs: Readonly<Record<string, T>>): Map<string, T> => new Map(Object.entries(inputs));
 
-/** A unit from data: its good and bad inputs (one, or several by name) and the check's call on one. */
-export function unitOf<F extends Findings, T>(
+/** A unit from data: its good and bad inputs (one, or several by name) and the check's call on one (a target's on a Verdict). */
+export function unitOf<F extends Findings = Verdict, T = unknown>(
   id: string,
   good: NoInfer<T | Map<string, T>>,
   bad: NoInfer<T | Map<string, T>>,
