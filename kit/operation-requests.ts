@@ -31,7 +31,6 @@ export interface RequestOptions {
   note?: string;
 }
 
-/** Stops the test as blocked by the target (Verdict.blocked). */
 /**
  * Stops the test as blocked by the target (Verdict.blocked); notTried: the run's token had failed before the test asked
  * for it (Verdict.notTried).
