@@ -281,33 +281,30 @@ test.describe('the network settings of the configuration', () => {
   });
 
   test('the proxy follows the curl conventions: NO_PROXY, lower case first, ALL_PROXY, no upper-case HTTP_PROXY, never for the embedded sandbox', () => {
-    const proxies = (env: Record<string, string>, { embedded = false, url = 'https://api.example.com' } = {}) =>
-      Object.fromEntries(
-        Object.entries(loadConfig({ ...envFor(url), ...env }, { repoRoot, embedded }).http.network.proxies).map(
-          ([origin, p]) => [origin, `${p.variable} ${p.shown}`],
-        ),
-      );
-    const origin = 'https://api.example.com';
-    expect(proxies({ HTTPS_PROXY: 'http://proxy.corp:3128' })).toEqual({
-      [origin]: 'HTTPS_PROXY http://proxy.corp:3128',
-    });
-    expect(proxies({ HTTPS_PROXY: 'http://upper:3128', https_proxy: 'http://lower:3128' })).toEqual({
-      [origin]: 'https_proxy http://lower:3128',
-    });
-    expect(proxies({ ALL_PROXY: 'http://all:3128' })).toEqual({ [origin]: 'ALL_PROXY http://all:3128' });
-    expect(proxies({ HTTPS_PROXY: 'http://proxy.corp:3128', NO_PROXY: '.example.com' })).toEqual({});
-    expect(proxies({ HTTPS_PROXY: 'http://proxy.corp:3128', no_proxy: 'api.example.com:443' })).toEqual({});
-    expect(
-      proxies({ HTTPS_PROXY: 'http://proxy.corp:3128' }, { embedded: true }),
-      "the embedded sandbox is the suite's own",
-    ).toEqual({});
-    const plain = { url: 'http://api.example.com' };
-    expect(proxies({ HTTP_PROXY: 'http://ignored:3128' }, plain), 'upper-case HTTP_PROXY is not read (curl)').toEqual(
-      {},
-    );
-    expect(proxies({ http_proxy: 'http://proxy.corp:3128' }, plain)).toEqual({
-      'http://api.example.com': 'http_proxy http://proxy.corp:3128',
-    });
+    const [origin, plain] = ['https://api.example.com', { url: 'http://api.example.com' }];
+    /** Each origin the configuration sends through a proxy, with the variable it took the proxy from. */
+    const proxied = (env: Record<string, string>, { embedded = false, url = origin } = {}) =>
+      Object.entries(loadConfig({ ...envFor(url), ...env }, { repoRoot, embedded }).http.network.proxies)
+        .map(([at, p]) => `${at} ${p.variable} ${p.shown}`)
+        .join('; ');
+    const corp = 'http://proxy.corp:3128';
+    const rows: Array<
+      [rule: string, env: Record<string, string>, proxied: string, options?: { embedded?: boolean; url?: string }]
+    > = [
+      ['HTTPS_PROXY', { HTTPS_PROXY: corp }, `${origin} HTTPS_PROXY ${corp}`],
+      [
+        'lower case first',
+        { HTTPS_PROXY: 'http://upper:3128', https_proxy: 'http://lower:3128' },
+        `${origin} https_proxy http://lower:3128`,
+      ],
+      ['ALL_PROXY', { ALL_PROXY: 'http://all:3128' }, `${origin} ALL_PROXY http://all:3128`],
+      ['NO_PROXY by domain', { HTTPS_PROXY: corp, NO_PROXY: '.example.com' }, ''],
+      ['no_proxy by host and port', { HTTPS_PROXY: corp, no_proxy: 'api.example.com:443' }, ''],
+      ["the embedded sandbox is the suite's own", { HTTPS_PROXY: corp }, '', { embedded: true }],
+      ['upper-case HTTP_PROXY is not read (curl)', { HTTP_PROXY: 'http://ignored:3128' }, '', plain],
+      ['http_proxy', { http_proxy: corp }, `http://api.example.com http_proxy ${corp}`, plain],
+    ];
+    for (const [rule, env, expected, options] of rows) expect(proxied(env, options), rule).toBe(expected);
   });
 
   test("proxy credentials are secrets: redacted in configuration errors and by the run's redactor", () => {
