@@ -3,9 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { operation } from '../catalog/catalog.ts';
-import { Redactor } from '../kit/redact.ts';
+import { accessTokenOf, tokenRequest } from '../kit/tokens.ts';
 import { HttpClient } from '../runner/http/client.ts';
-import { TokenCache } from '../runner/tokens.ts';
 import { CaseStore, MAX_CASES } from '../sandbox/cases.ts';
 import { faults } from '../sandbox/faults.ts';
 import { reference } from '../sandbox/flavors/reference.ts';
@@ -49,11 +48,10 @@ test('bad input gets a clear answer and the sandbox keeps serving: huge, nested,
     // Sent by the suite's own HTTP client, with the run's token.
     const http = new HttpClient({ retries: 0, baseMs: 5, maxMs: 50, timeoutMs: 10_000 });
     const target = sandboxTarget({ url: sandbox.url, flavor: 'reference', tokenSecret: secret });
-    const token = await new TokenCache(http, new Redactor()).get({
-      tokenUrl: target.IDENTITY_TOKEN_URL,
-      apiKey: target.API_KEY,
-    });
-    if (!token.ok) throw new Error(`no token: ${token.failure.message}`);
+    const token = accessTokenOf(
+      await http.send(tokenRequest({ tokenUrl: target.IDENTITY_TOKEN_URL, apiKey: target.API_KEY })),
+    );
+    expect(token, 'the run has its token').toBeDefined();
     const url = sandbox.url + operationPath('reference', operation('assessment'));
     const assess = (body: string | Buffer, contentType = 'application/json') =>
       http.send({
@@ -61,7 +59,7 @@ test('bad input gets a clear answer and the sandbox keeps serving: huge, nested,
         method: 'POST',
         url,
         headers: [
-          ['authorization', `Bearer ${token.token}`],
+          ['authorization', `Bearer ${token}`],
           ['x-client-id', target.CLIENT_ID],
           ['x-correlation-id', 'selftest-bad-input'],
           ['content-type', contentType],
