@@ -15,59 +15,53 @@ import { TokenCache } from '../runner/tokens.ts';
 // Part 8 leaves rate limits "not shown": a 429 is waited out and sent again within the run's budget, never judged; the
 // run's cap on requests in flight to the target (TARGET_CONCURRENCY) is halved run-wide when 429s come, free before.
 
-async function serve(
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
-): Promise<{ url: string; server: Server; close: () => void }> {
+/** The servers a test started: closed when it ends. */
+const servers: Server[] = [];
+test.afterEach(() => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+/** A server on a free port, closed when the test ends; its URL. */
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
   const server = createServer(handler);
+  servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, server, close: () => (server.closeAllConnections(), server.close()) };
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 /** Answers 429 `times` times (with the given headers), then 200. */
 async function limitedServer(times: number, headers: Record<string, string> = {}) {
   let calls = 0;
-  const served = await serve((_req, res) => {
+  const url = await serve((_req, res) => {
     calls += 1;
     if (calls <= times) res.writeHead(429, headers).end();
     else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
-  return { ...served, calls: () => calls };
+  return { url, calls: () => calls };
 }
 
 const policy = { retries: 0, baseMs: 5, maxMs: 50, timeoutMs: 2000 };
 const get = (url: string) => ({ method: 'GET', url, headers: [] as Array<[string, string]> });
 
 test.describe('429 answers', () => {
-  test('a 429 with Retry-After in seconds is waited out as asked and the request sent again, even with 503 retries off', async () => {
-    const target = await limitedServer(2, { 'retry-after': '3' });
+  // Retry-After as an HTTP-date is read by retryAfterMs (harness.spec.ts's backoff unit); waiting it out is the same.
+  test('a 429 is waited out and the request sent again, even with 503 retries off: as Retry-After asks in seconds, and without it with growing backoff and jitter', async () => {
     const waits: number[] = [];
+    const sleep = async (ms: number) => void waits.push(ms);
     const budget = new LocalBudget(60_000);
-    const { response, attempts, rateLimited } = await sendWithRetry(
-      get(target.url),
-      policy,
-      async (ms) => void waits.push(ms),
-      budget,
-    );
-    target.close();
+    const asked = await limitedServer(2, { 'retry-after': '3' });
+    const { response, attempts, rateLimited } = await sendWithRetry(get(asked.url), policy, sleep, budget);
     expect(response.status).toBe(200);
     expect(rateLimited).toBe(false);
     expect(attempts.map((a) => a.status)).toEqual([429, 429, 200]);
-    expect(waits).toEqual([3000, 3000]);
+    expect(waits.splice(0)).toEqual([3000, 3000]);
     expect(budget.stats).toMatchObject({ waitedMs: 6000, waits: 2, refused: 0 });
-  });
 
-  // Retry-After as an HTTP-date is read by retryAfterMs (harness.spec.ts's backoff unit); waiting it out is the test above.
-  test('a 429 without Retry-After is waited out with growing backoff and jitter', async () => {
-    const target = await limitedServer(4);
-    const waits: number[] = [];
-    await sendWithRetry(
-      get(target.url),
-      { ...policy, baseMs: 100 },
-      async (ms) => void waits.push(ms),
-      new LocalBudget(60_000),
-    );
-    target.close();
+    const unasked = await limitedServer(4);
+    await sendWithRetry(get(unasked.url), { ...policy, baseMs: 100 }, sleep, new LocalBudget(60_000));
     expect(waits).toHaveLength(4);
     waits.forEach((ms, i) => {
       expect(ms, `wait ${i}`).toBeGreaterThanOrEqual((100 * 2 ** i) / 2);
@@ -83,7 +77,6 @@ test.describe('429 answers', () => {
     const error = await client
       .send({ label: 'op', method: 'GET', url: target.url, headers: [] })
       .catch((e: unknown) => e);
-    target.close();
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(String(error)).toMatch(
       /^RateLimitedError: rate-limited: GET http:\/\/127\.0\.0\.1:\d+ was still answered 429/,
@@ -98,7 +91,7 @@ test.describe("the run's tokens", () => {
   /** A token endpoint that counts what it issues; `expiresIn` undefined leaves expires_in out. */
   async function tokenEndpoint(expiresIn?: number) {
     let issued = 0;
-    const served = await serve((_req, res) => {
+    const url = await serve((_req, res) => {
       issued += 1;
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
@@ -108,18 +101,19 @@ test.describe("the run's tokens", () => {
         }),
       );
     });
-    return { ...served, issued: () => issued };
+    return { url, issued: () => issued };
   }
+  const credentialAt = (tokenUrl: string) => ({ tokenUrl, apiKey: 'a2V5OnNlY3JldA==' });
+  const cacheOf = () => new TokenCache(new HttpClient(policy, new LocalBudget(0)), new Redactor());
 
   test('workers asking the broker at once share one token per token endpoint and API key, fetched once', async () => {
     const endpoint = await tokenEndpoint(1200);
     const broker = await startBroker({ policy, rateLimitBudgetMs: 1000, secrets: [] });
-    const credential = { tokenUrl: `${endpoint.url}/v1/token`, apiKey: 'a2V5OnNlY3JldA==' };
+    const credential = credentialAt(`${endpoint.url}/v1/token`);
     const workers = [1, 2, 3].map(() => new TokenProvider(new BrokerClient(broker.url, broker.secret), new Redactor()));
     const tokens = await Promise.all(workers.flatMap((w) => [w.token(credential), w.token(credential)]));
     const other = await workers[0]!.token({ ...credential, apiKey: 'b3RoZXI6c2VjcmV0' });
     await broker.close();
-    endpoint.close();
     expect(new Set(tokens)).toEqual(new Set(['token-number-1']));
     expect(other).toBe('token-number-2');
     expect(endpoint.issued()).toBe(2);
@@ -128,9 +122,8 @@ test.describe("the run's tokens", () => {
 
   test('a token without expires_in is reused until a 401, then fetched again once, and never a third time', async () => {
     const endpoint = await tokenEndpoint();
-    const cache = new TokenCache(new HttpClient(policy, new LocalBudget(0)), new Redactor());
-    const provider = new TokenProvider(cache, new Redactor());
-    const credential = { tokenUrl: endpoint.url, apiKey: 'a2V5OnNlY3JldA==' };
+    const provider = new TokenProvider(cacheOf(), new Redactor());
+    const credential = credentialAt(endpoint.url);
     const first = await provider.token(credential);
     expect(await provider.token(credential)).toBe(first);
     const renewed = await provider.renewAfter401(credential, first);
@@ -140,19 +133,17 @@ test.describe("the run's tokens", () => {
       await provider.renewAfter401(credential, 'token-number-2'),
       'a second 401 stands: the token is not fetched a third time',
     ).toBeUndefined();
-    endpoint.close();
     expect(endpoint.issued()).toBe(2);
   });
 
   test('a token is not handed out past expires_in minus a margin, and a stale 401 does not fetch again when a newer token exists', async () => {
     const endpoint = await tokenEndpoint(1);
-    const cache = new TokenCache(new HttpClient(policy, new LocalBudget(0)), new Redactor());
-    const credential = { tokenUrl: endpoint.url, apiKey: 'a2V5OnNlY3JldA==' };
+    const cache = cacheOf();
+    const credential = credentialAt(endpoint.url);
     const first = await cache.get(credential);
     await new Promise((resolve) => setTimeout(resolve, 600));
     const second = await cache.get(credential);
     const afterStale = await cache.renew(credential, 'token-number-1');
-    endpoint.close();
     expect(first).toMatchObject({ ok: true, token: 'token-number-1' });
     expect(second).toMatchObject({ ok: true, token: 'token-number-2' });
     expect(afterStale).toMatchObject({ ok: true, token: 'token-number-2' });
@@ -161,18 +152,14 @@ test.describe("the run's tokens", () => {
 
   test('a refused token request is remembered: every check standing on it ends at once with the same account, and no more requests go out', async () => {
     let calls = 0;
-    const endpoint = await serve((_req, res) => {
+    const url = await serve((_req, res) => {
       calls += 1;
       res
         .writeHead(500, { 'content-type': 'application/json' })
         .end('{"access_token":"issued-with-500","token_type":"Bearer"}');
     });
-    const redactor = new Redactor();
-    const cache = new TokenCache(new HttpClient(policy, new LocalBudget(0)), redactor);
-    const outcomes = await Promise.all(
-      [1, 2, 3].map(() => cache.get({ tokenUrl: endpoint.url, apiKey: 'a2V5OnNlY3JldA==' })),
-    );
-    endpoint.close();
+    const cache = cacheOf();
+    const outcomes = await Promise.all([1, 2, 3].map(() => cache.get(credentialAt(url))));
     expect(calls).toBe(1);
     for (const outcome of outcomes) expect(outcome).toMatchObject({ ok: false, failure: { kind: 'answer' } });
     const message = outcomes[0]?.ok === false ? outcomes[0].failure.message : '';
@@ -301,7 +288,6 @@ test.describe('the cap across workers (broker and its clients)', () => {
       );
     } finally {
       await broker.close();
-      target.close();
     }
   });
 });

@@ -14,7 +14,7 @@ import { retryPolicyOf } from '../runner/http/retry.ts';
 import { NoAnswerError } from '../runner/http/wire.ts';
 import { Redactor } from '../kit/redact.ts';
 import { makeThrowawayPki } from '../sandbox/pki.ts';
-import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
+import { startSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { transportOf } from '../scripts/evidence/transport.ts';
 import {
@@ -32,37 +32,25 @@ import {
 // HTTPS as companies run it: a target whose certificate comes from a private CA, reached through a CONNECT proxy
 // that wants a password. Real servers throughout: the sandbox, a TLS front before it, a proxy, each on its own port.
 
-interface Pki {
-  dir: string;
-  caFile: string;
-  key: string;
-  cert: string;
-}
+/** The reference sandbox's variables for a target at `url`. */
+const envFor = (url: string, tokenSecret = 'x'.repeat(32)) =>
+  sandboxTargetEnv({ url, flavor: 'reference', tokenSecret });
+/** The configuration of a run against a real target (not the embedded sandbox). */
+const configOf = (env: Record<string, string>) => loadConfig(env, { repoRoot, embedded: false });
 
-/** A throwaway CA (sandbox/pki.ts) and a certificate for localhost and 127.0.0.1 that it signed; the CA's file in a folder of its own. */
-function makePki(): Pki {
+/**
+ * The sandbox behind a TLS-terminating front: https://localhost:<port>, its certificate (for localhost and 127.0.0.1)
+ * issued by a throwaway private CA, the CA's file in a folder of its own.
+ */
+async function startHttpsTarget() {
   const dir = mkdtempSync(join(tmpdir(), 'tls-proxy-'));
   const { caCert, key, cert } = makeThrowawayPki('/CN=Selftest Private CA/O=Conformance Selftest');
   const caFile = join(dir, 'ca.pem');
   writeFileSync(caFile, caCert);
-  return { dir, caFile, key, cert };
-}
-
-interface HttpsTarget {
-  pki: Pki;
-  url: string;
-  hostPort: string;
-  tokenSecret: string;
-  close(): Promise<void>;
-}
-
-/** The sandbox behind a TLS-terminating front: https://localhost:<port>, its certificate issued by the private CA. */
-async function startHttpsTarget(): Promise<HttpsTarget> {
-  const pki = makePki();
   const tokenSecret = randomBytes(16).toString('hex');
-  const sandbox: RunningSandbox = await startSandbox({ tokenSecret });
+  const sandbox = await startSandbox({ tokenSecret });
   const sandboxPort = Number(new URL(sandbox.url).port);
-  const front = createTlsServer({ key: pki.key, cert: pki.cert }, (client) => {
+  const front = createTlsServer({ key, cert }, (client) => {
     const upstream = tcpConnect(sandboxPort, '127.0.0.1');
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
@@ -71,51 +59,48 @@ async function startHttpsTarget(): Promise<HttpsTarget> {
   front.on('tlsClientError', () => undefined);
   const port = await freePort();
   await new Promise<void>((resolve) => front.listen(port, '127.0.0.1', resolve));
+  const url = `https://localhost:${port}`;
   return {
-    pki,
-    url: `https://localhost:${port}`,
+    caFile,
+    url,
     hostPort: `localhost:${port}`,
-    tokenSecret,
+    env: envFor(url, tokenSecret),
     close: async () => {
       await new Promise<void>((resolve) => front.close(() => resolve()));
       await sandbox.close();
-      rmSync(pki.dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
+type HttpsTarget = Awaited<ReturnType<typeof startHttpsTarget>>;
 
-interface Proxy {
-  url: (credentials?: string) => string;
+/** A small CONNECT proxy that wants Basic credentials of user "suite" and counts the hosts it tunnels to. */
+async function startProxy() {
+  const password = `pw-${randomBytes(12).toString('hex')}`;
+  const expected = `Basic ${Buffer.from(`suite:${password}`).toString('base64')}`;
   /** host:port of every tunnel it opened, in order. */
-  tunnelled: string[];
+  const tunnelled: string[] = [];
   /** Requests that were not CONNECT (a forwarding proxy's traffic): there must be none. */
-  forwarded: string[];
+  const forwarded: string[] = [];
   /** Tunnels refused for a missing or wrong password. */
-  refused: string[];
-  close(): Promise<void>;
-}
-
-/** A small CONNECT proxy that wants Basic credentials and counts the hosts it tunnels to. */
-async function startProxy(user: string, password: string): Promise<Proxy> {
-  const expected = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-  const proxy: Omit<Proxy, 'url' | 'close'> = { tunnelled: [], forwarded: [], refused: [] };
+  const refused: string[] = [];
   const sockets = new Set<Socket>();
   const server = createHttpServer((req, res) => {
-    proxy.forwarded.push(`${req.method} ${req.url}`);
+    forwarded.push(`${req.method} ${req.url}`);
     res.writeHead(405).end();
   });
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     sockets.add(client);
     client.on('error', () => undefined);
     if (req.headers['proxy-authorization'] !== expected) {
-      proxy.refused.push(req.url ?? '');
+      refused.push(req.url ?? '');
       client.end(
         'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="selftest"\r\nContent-Length: 0\r\n\r\n',
       );
       return;
     }
     const target = req.url ?? '';
-    proxy.tunnelled.push(target);
+    tunnelled.push(target);
     const at = target.lastIndexOf(':');
     const upstream = tcpConnect(Number(target.slice(at + 1)), target.slice(0, at).replace(/^\[|\]$/g, ''));
     sockets.add(upstream);
@@ -129,8 +114,12 @@ async function startProxy(user: string, password: string): Promise<Proxy> {
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
-    ...proxy,
-    url: (credentials) => `http://${credentials ? `${credentials}@` : ''}127.0.0.1:${port}`,
+    password,
+    tunnelled,
+    forwarded,
+    refused,
+    /** The proxy's URL, with user "suite" and this password when one is given. */
+    url: (withPassword?: string) => `http://${withPassword ? `suite:${withPassword}@` : ''}127.0.0.1:${port}`,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -138,39 +127,10 @@ async function startProxy(user: string, password: string): Promise<Proxy> {
   };
 }
 
-interface Run {
-  code: number | null;
-  output: string;
-  /** Every file the run wrote (reports, Allure results, test results), path and text. */
-  artifacts: Array<{ name: string; text: string }>;
-}
-
-/** A conformance run of the auth project (cheap: token checks and the bearer refusals) against the target. */
-async function authRun(target: HttpsTarget, extra: Record<string, string>): Promise<Run> {
-  const work = mkdtempSync(join(tmpdir(), 'tls-proxy-run-'));
-  try {
-    const env = {
-      ...sandboxTargetEnv({ url: target.url, flavor: 'reference', tokenSecret: target.tokenSecret }),
-      WEBHOOK_MODE: 'off',
-      WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-      REPORTS_DIR: join(work, 'reports'),
-      TEST_RESULTS_DIR: join(work, 'test-results'),
-      ALLURE_RESULTS_DIR: join(work, 'allure-results'),
-      CONFORMANCE_WORKERS: '2',
-      ...extra,
-    };
-    const run = await runCli(process.execPath, [playwrightCli, 'test', '--project', 'auth'], childEnv(work, env));
-    const artifacts = filesUnder(work).map((path) => ({ name: path.slice(work.length + 1), text: readText(path) }));
-    return { code: run.code, output: `${run.stdout}\n${run.stderr}`, artifacts };
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-}
-
 test.describe.configure({ timeout: 240_000 });
 
-/** One HTTPS target for the file's tests: each starts its own proxy, whose counts are its test's. */
-const it = test.extend<object, { target: HttpsTarget }>({
+/** One HTTPS target for the file's tests; a proxy of each test's own, whose counts are its test's. */
+const it = test.extend<{ proxyServer: Awaited<ReturnType<typeof startProxy>> }, { target: HttpsTarget }>({
   target: [
     async ({}, use) => {
       const target = await startHttpsTarget();
@@ -179,91 +139,79 @@ const it = test.extend<object, { target: HttpsTarget }>({
     },
     { scope: 'worker' },
   ],
+  // Not `proxy`: Playwright's own option of that name.
+  proxyServer: async ({}, use) => {
+    const proxy = await startProxy();
+    await use(proxy);
+    await proxy.close();
+  },
 });
 
 test.describe('a target behind HTTPS with a private CA, reached through a CONNECT proxy', () => {
   it("the run passes through the proxy, which saw the target and none of the suite's own servers, and its password is in no artifact", async ({
     target,
+    proxyServer: proxy,
   }) => {
-    const password = `pw-${randomBytes(12).toString('hex')}`;
-    const proxy = await startProxy('suite', password);
+    // A conformance run of the auth project (cheap: token checks and the bearer refusals) against the target.
+    const work = mkdtempSync(join(tmpdir(), 'tls-proxy-run-'));
     try {
-      const run = await authRun(target, {
-        TLS_CA_FILE: target.pki.caFile,
-        HTTPS_PROXY: proxy.url(`suite:${password}`),
-      });
-      expect(run.code, run.output.slice(-3000)).toBe(0);
+      const env = {
+        ...target.env,
+        TLS_CA_FILE: target.caFile,
+        HTTPS_PROXY: proxy.url(proxy.password),
+        WEBHOOK_MODE: 'off',
+        WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+        REPORTS_DIR: join(work, 'reports'),
+        TEST_RESULTS_DIR: join(work, 'test-results'),
+        ALLURE_RESULTS_DIR: join(work, 'allure-results'),
+        CONFORMANCE_WORKERS: '2',
+      };
+      const run = await runCli(process.execPath, [playwrightCli, 'test', '--project', 'auth'], childEnv(work, env));
+      const output = `${run.stdout}\n${run.stderr}`;
+      expect(run.code, output.slice(-3000)).toBe(0);
       expect(proxy.refused, 'every tunnel carried the password').toEqual([]);
       expect(proxy.forwarded, 'nothing was forwarded: every request was tunnelled').toEqual([]);
       // The target only: not the run's token broker, its receiver or anything else on loopback.
       expect(proxy.tunnelled.length, 'the preflight and the checks went through the proxy').toBeGreaterThan(1);
       expect(new Set(proxy.tunnelled)).toEqual(new Set([target.hostPort]));
-      const basic = Buffer.from(`suite:${password}`).toString('base64');
-      expect(scanForSecrets([...run.artifacts, { name: 'console', text: run.output }], { password, basic })).toEqual(
-        [],
-      );
+      // Every file the run wrote (reports, Allure results, test results) and its console.
+      const artifacts = filesUnder(work).map((path) => ({ name: path.slice(work.length + 1), text: readText(path) }));
+      const secrets = { password: proxy.password, basic: Buffer.from(`suite:${proxy.password}`).toString('base64') };
+      expect(scanForSecrets([...artifacts, { name: 'console', text: output }], secrets)).toEqual([]);
     } finally {
-      await proxy.close();
+      rmSync(work, { recursive: true, force: true });
     }
   });
 
   // The preflight's one line per host naming its variables, exit 2, is doctor.spec.ts's; here what reach() says of each.
   it("without TLS_CA_FILE the certificate is not trusted; a dead proxy, and one that refuses the credentials, are named in one line, without its password; through it, the bundle's transport names the proxy's host and the certificate's issuer", async ({
     target,
+    proxyServer: proxy,
   }) => {
-    const proxy = await startProxy('suite', 'the-right-one');
-    try {
-      const config = loadConfig(
-        {
-          ...sandboxTargetEnv({ url: target.url, flavor: 'reference', tokenSecret: target.tokenSecret }),
-          TLS_CA_FILE: target.pki.caFile,
-          HTTPS_PROXY: proxy.url('suite:wrong-password'),
-        },
-        { repoRoot, embedded: false },
-      );
-      const withoutCa = loadConfig(
-        sandboxTargetEnv({ url: target.url, flavor: 'reference', tokenSecret: target.tokenSecret }),
-        { repoRoot, embedded: false },
-      );
-      const untrusted = (await reach(target.url, withoutCa.http.network, 5_000)).problem;
-      expect(untrusted).toContain('the certificate is not trusted');
-      expect(untrusted).toContain('set TLS_CA_FILE to the CA that issued it');
-      const dead = `http://127.0.0.1:${await closedPort()}`;
-      const viaDead = loadConfig(
-        {
-          ...sandboxTargetEnv({ url: target.url, flavor: 'reference', tokenSecret: 'x'.repeat(32) }),
-          HTTPS_PROXY: dead,
-        },
-        { repoRoot, embedded: false },
-      );
-      expect((await reach(target.url, viaDead.http.network, 5_000)).problem).toContain(
-        `HTTPS_PROXY ${dead}: connection refused`,
-      );
-      const seen = await reach(target.url, config.http.network, 5_000);
-      expect(seen.problem).toBe(
-        `HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`,
-      );
-      expect(proxy.refused).toEqual([target.hostPort]);
-      const good = loadConfig(
-        {
-          ...sandboxTargetEnv({ url: target.url, flavor: 'reference', tokenSecret: target.tokenSecret }),
-          TLS_CA_FILE: target.pki.caFile,
-          HTTPS_PROXY: proxy.url('suite:the-right-one'),
-        },
-        { repoRoot, embedded: false },
-      );
-      expect(await transportOf(good)).toEqual([
-        { origin: target.url, proxy: proxy.url(), certificateIssuer: 'CN=Selftest Private CA, O=Conformance Selftest' },
-      ]);
-      expect(proxy.tunnelled).toEqual([target.hostPort]);
-    } finally {
-      await proxy.close();
-    }
+    const untrusted = (await reach(target.url, configOf(target.env).http.network, 5_000)).problem;
+    expect(untrusted).toContain('the certificate is not trusted');
+    expect(untrusted).toContain('set TLS_CA_FILE to the CA that issued it');
+    const dead = `http://127.0.0.1:${await closedPort()}`;
+    expect(
+      (await reach(target.url, configOf({ ...target.env, HTTPS_PROXY: dead }).http.network, 5_000)).problem,
+    ).toContain(`HTTPS_PROXY ${dead}: connection refused`);
+    const wrong = configOf({ ...target.env, TLS_CA_FILE: target.caFile, HTTPS_PROXY: proxy.url('wrong-password') });
+    expect((await reach(target.url, wrong.http.network, 5_000)).problem).toBe(
+      `HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`,
+    );
+    expect(proxy.refused).toEqual([target.hostPort]);
+    const good = configOf({ ...target.env, TLS_CA_FILE: target.caFile, HTTPS_PROXY: proxy.url(proxy.password) });
+    expect(await transportOf(good)).toEqual([
+      { origin: target.url, proxy: proxy.url(), certificateIssuer: 'CN=Selftest Private CA, O=Conformance Selftest' },
+    ]);
+    expect(proxy.tunnelled).toEqual([target.hostPort]);
   });
 });
 
 test.describe('the HTTP layer through a proxy', () => {
-  test('an http:// target is tunnelled with CONNECT too, and its headers arrive exactly as sent', async () => {
+  it('an http:// target is tunnelled with CONNECT too, and its headers arrive exactly as sent', async ({
+    proxyServer: proxy,
+  }) => {
     const received: string[][] = [];
     const target = createHttpServer((req, res) => {
       received.push(req.rawHeaders);
@@ -271,26 +219,15 @@ test.describe('the HTTP layer through a proxy', () => {
     });
     const port = await freePort();
     await new Promise<void>((resolve) => target.listen(port, '127.0.0.1', resolve));
-    const proxy = await startProxy('suite', 'tunnel-password');
     try {
       const url = `http://127.0.0.1:${port}`;
-      const config = loadConfig(
-        {
-          ...sandboxTargetEnv({ url, flavor: 'reference', tokenSecret: 'x'.repeat(32) }),
-          http_proxy: proxy.url('suite:tunnel-password'),
-        },
-        { repoRoot, embedded: false },
-      );
+      const config = configOf({ ...envFor(url), http_proxy: proxy.url(proxy.password) });
       const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 0 });
-      const exchange = await client.send({
-        label: 'probe',
-        method: 'GET',
-        url: `${url}/x`,
-        headers: [
-          ['x-client-id', 'c'],
-          ['user-agent', 'exact'],
-        ],
-      });
+      const headers: Array<[string, string]> = [
+        ['x-client-id', 'c'],
+        ['user-agent', 'exact'],
+      ];
+      const exchange = await client.send({ label: 'probe', method: 'GET', url: `${url}/x`, headers });
       expect(exchange.status).toBe(200);
       expect(proxy.tunnelled).toEqual([`127.0.0.1:${port}`]);
       expect(proxy.forwarded).toEqual([]);
@@ -298,106 +235,83 @@ test.describe('the HTTP layer through a proxy', () => {
         ['host', `127.0.0.1:${port}`, 'x-client-id', 'c', 'user-agent', 'exact', 'Connection', 'keep-alive'],
       ]);
     } finally {
-      await proxy.close();
       await new Promise<void>((resolve) => target.close(() => resolve()));
     }
   });
 
-  test("a proxy's refusal of the tunnel is never taken for the target's answer: the request fails with one line naming the proxy", async () => {
-    const proxy = await startProxy('suite', 'the-right-one');
-    try {
-      const url = 'https://api.example.com';
-      const config = loadConfig(
-        {
-          ...sandboxTargetEnv({ url, flavor: 'reference', tokenSecret: 'x'.repeat(32) }),
-          HTTPS_PROXY: proxy.url('suite:not-the-right-one'),
-        },
-        { repoRoot, embedded: false },
-      );
-      const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 2 });
-      const sent = client.send({ label: 'probe', method: 'GET', url: `${url}/x`, headers: [] });
-      await expect(sent).rejects.toThrow(NoAnswerError);
-      await expect(sent).rejects.toThrow(
-        `GET ${url}/x got no answer: HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`,
-      );
-      expect(proxy.refused, 'not retried: the proxy will refuse again').toEqual(['api.example.com:443']);
-    } finally {
-      await proxy.close();
-    }
+  it("a proxy's refusal of the tunnel is never taken for the target's answer: the request fails with one line naming the proxy", async ({
+    proxyServer: proxy,
+  }) => {
+    const url = 'https://api.example.com';
+    const config = configOf({ ...envFor(url), HTTPS_PROXY: proxy.url('not-the-right-one') });
+    const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 2 });
+    const sent = client.send({ label: 'probe', method: 'GET', url: `${url}/x`, headers: [] });
+    await expect(sent).rejects.toThrow(NoAnswerError);
+    await expect(sent).rejects.toThrow(
+      `GET ${url}/x got no answer: HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`,
+    );
+    expect(proxy.refused, 'not retried: the proxy will refuse again').toEqual(['api.example.com:443']);
   });
 });
 
 test.describe('the network settings of the configuration', () => {
-  const target = sandboxTargetEnv({ url: 'https://api.example.com', flavor: 'reference', tokenSecret: 'x'.repeat(32) });
+  const target = envFor('https://api.example.com');
 
-  test('NODE_TLS_REJECT_UNAUTHORIZED=0 is refused with one line naming it; 1 is accepted', () => {
-    expect(problemsOf({ ...target, NODE_TLS_REJECT_UNAUTHORIZED: '0' })).toEqual([
-      expect.stringMatching(/^NODE_TLS_REJECT_UNAUTHORIZED="0" is not valid: .*TLS_CA_FILE/),
-    ]);
-    expect(problemsOf({ ...target, NODE_TLS_REJECT_UNAUTHORIZED: '1' })).toEqual([]);
-  });
-
-  test('a TLS_CA_FILE that is missing or holds no certificate is refused, naming the variable and what is wrong', () => {
+  test('NODE_TLS_REJECT_UNAUTHORIZED=0, a TLS_CA_FILE missing or without a certificate, and a socks5 proxy are refused, each in one line naming the variable and what is wrong; NODE_TLS_REJECT_UNAUTHORIZED=1 is accepted', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tls-ca-'));
     try {
       writeFileSync(join(dir, 'not-pem.txt'), 'hello');
       writeFileSync(join(dir, 'broken.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
-      expect(problemsOf({ ...target, TLS_CA_FILE: join(dir, 'absent.pem') })).toEqual([
-        expect.stringMatching(/^TLS_CA_FILE=".*absent\.pem" is not valid: .*ENOENT/),
-      ]);
-      expect(problemsOf({ ...target, TLS_CA_FILE: join(dir, 'not-pem.txt') })).toEqual([
-        expect.stringContaining('holds no PEM certificate'),
-      ]);
-      expect(problemsOf({ ...target, TLS_CA_FILE: join(dir, 'broken.pem') })).toEqual([
-        expect.stringContaining('certificate 1 of 1 does not parse'),
-      ]);
+      const refused: Array<[Record<string, string>, RegExp]> = [
+        [{ NODE_TLS_REJECT_UNAUTHORIZED: '0' }, /^NODE_TLS_REJECT_UNAUTHORIZED="0" is not valid: .*TLS_CA_FILE/],
+        [{ TLS_CA_FILE: join(dir, 'absent.pem') }, /^TLS_CA_FILE=".*absent\.pem" is not valid: .*ENOENT/],
+        [{ TLS_CA_FILE: join(dir, 'not-pem.txt') }, /holds no PEM certificate/],
+        [{ TLS_CA_FILE: join(dir, 'broken.pem') }, /certificate 1 of 1 does not parse/],
+        [
+          { HTTPS_PROXY: 'socks5://proxy.corp:1080' },
+          /^HTTPS_PROXY="socks5:\/\/proxy\.corp:1080" is not valid: expected an http:\/\/ or https:\/\/ proxy URL/,
+        ],
+      ];
+      for (const [env, problem] of refused)
+        expect(problemsOf({ ...target, ...env }), JSON.stringify(env)).toEqual([expect.stringMatching(problem)]);
+      expect(problemsOf({ ...target, NODE_TLS_REJECT_UNAUTHORIZED: '1' })).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   test('the proxy follows the curl conventions: NO_PROXY, lower case first, ALL_PROXY, no upper-case HTTP_PROXY, never for the embedded sandbox', () => {
-    const proxies = (env: Record<string, string>, embedded = false) =>
-      Object.fromEntries(
-        Object.entries(loadConfig({ ...target, ...env }, { repoRoot, embedded }).http.network.proxies).map(
-          ([origin, p]) => [origin, `${p.variable} ${p.shown}`],
-        ),
-      );
-    const origin = 'https://api.example.com';
-    expect(proxies({ HTTPS_PROXY: 'http://proxy.corp:3128' })).toEqual({
-      [origin]: 'HTTPS_PROXY http://proxy.corp:3128',
-    });
-    expect(proxies({ HTTPS_PROXY: 'http://upper:3128', https_proxy: 'http://lower:3128' })).toEqual({
-      [origin]: 'https_proxy http://lower:3128',
-    });
-    expect(proxies({ ALL_PROXY: 'http://all:3128' })).toEqual({ [origin]: 'ALL_PROXY http://all:3128' });
-    expect(proxies({ HTTPS_PROXY: 'http://proxy.corp:3128', NO_PROXY: '.example.com' })).toEqual({});
-    expect(proxies({ HTTPS_PROXY: 'http://proxy.corp:3128', no_proxy: 'api.example.com:443' })).toEqual({});
-    expect(proxies({ HTTPS_PROXY: 'http://proxy.corp:3128' }, true), "the embedded sandbox is the suite's own").toEqual(
-      {},
-    );
-    const plain = {
-      ...sandboxTargetEnv({ url: 'http://api.example.com', flavor: 'reference', tokenSecret: 'x'.repeat(32) }),
-    };
-    const httpProxies = (env: Record<string, string>) =>
-      Object.keys(loadConfig({ ...plain, ...env }, { repoRoot, embedded: false }).http.network.proxies);
-    expect(httpProxies({ HTTP_PROXY: 'http://ignored:3128' }), 'upper-case HTTP_PROXY is not read (curl)').toEqual([]);
-    expect(httpProxies({ http_proxy: 'http://proxy.corp:3128' })).toEqual(['http://api.example.com']);
-    expect(problemsOf({ ...target, HTTPS_PROXY: 'socks5://proxy.corp:1080' })).toEqual([
-      expect.stringMatching(
-        /^HTTPS_PROXY="socks5:\/\/proxy\.corp:1080" is not valid: expected an http:\/\/ or https:\/\/ proxy URL/,
-      ),
-    ]);
+    const [origin, plain] = ['https://api.example.com', { url: 'http://api.example.com' }];
+    /** Each origin the configuration sends through a proxy, with the variable it took the proxy from. */
+    const proxied = (env: Record<string, string>, { embedded = false, url = origin } = {}) =>
+      Object.entries(loadConfig({ ...envFor(url), ...env }, { repoRoot, embedded }).http.network.proxies)
+        .map(([at, p]) => `${at} ${p.variable} ${p.shown}`)
+        .join('; ');
+    const corp = 'http://proxy.corp:3128';
+    const rows: Array<
+      [rule: string, env: Record<string, string>, proxied: string, options?: { embedded?: boolean; url?: string }]
+    > = [
+      ['HTTPS_PROXY', { HTTPS_PROXY: corp }, `${origin} HTTPS_PROXY ${corp}`],
+      [
+        'lower case first',
+        { HTTPS_PROXY: 'http://upper:3128', https_proxy: 'http://lower:3128' },
+        `${origin} https_proxy http://lower:3128`,
+      ],
+      ['ALL_PROXY', { ALL_PROXY: 'http://all:3128' }, `${origin} ALL_PROXY http://all:3128`],
+      ['NO_PROXY by domain', { HTTPS_PROXY: corp, NO_PROXY: '.example.com' }, ''],
+      ['no_proxy by host and port', { HTTPS_PROXY: corp, no_proxy: 'api.example.com:443' }, ''],
+      ["the embedded sandbox is the suite's own", { HTTPS_PROXY: corp }, '', { embedded: true }],
+      ['upper-case HTTP_PROXY is not read (curl)', { HTTP_PROXY: 'http://ignored:3128' }, '', plain],
+      ['http_proxy', { http_proxy: corp }, `http://api.example.com http_proxy ${corp}`, plain],
+    ];
+    for (const [rule, env, expected, options] of rows) expect(proxied(env, options), rule).toBe(expected);
   });
 
   test("proxy credentials are secrets: redacted in configuration errors and by the run's redactor", () => {
     const problems = problemsOf({ ...target, HTTPS_PROXY: 'http://me:s3cr3t-pass@proxy.corp:3128/path/not/allowed' });
     expect(problems).toHaveLength(1);
     expect(problems[0]).not.toContain('s3cr3t-pass');
-    const config = loadConfig(
-      { ...target, HTTPS_PROXY: 'http://me:s3cr3t%2Fpass@proxy.corp:3128' },
-      { repoRoot, embedded: false },
-    );
+    const config = configOf({ ...target, HTTPS_PROXY: 'http://me:s3cr3t%2Fpass@proxy.corp:3128' });
     expect(config.secrets).toEqual(expect.arrayContaining(['s3cr3t%2Fpass', 's3cr3t/pass']));
     const redactor = new Redactor(config.secrets);
     expect(redactor.text('via http://me:s3cr3t%2Fpass@proxy.corp:3128, password s3cr3t/pass')).toBe(

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
-import { connect } from 'node:net';
-import { expect, test, type TestInfo } from '@playwright/test';
+import { connect, type Socket } from 'node:net';
+import { expect, test } from '@playwright/test';
 import { Redactor } from '../kit/redact.ts';
 import { RequirementFailure, Verdict } from '../kit/verdict.ts';
 import { marksOf } from '../kit/verdict-marks.ts';
@@ -11,7 +11,6 @@ import {
   MAX_RETAINED_BODY_BYTES,
   readJournal,
   WebhookReceiver,
-  type Delivery,
 } from '../runner/webhooks/receiver.ts';
 import { deliveryMediaType, type DeliveryOutcome } from '../kit/webhooks/run-events.ts';
 import { bareVerdict } from './bare-verdict.ts';
@@ -24,58 +23,36 @@ const events = {
   session: { sessionId: 'session-2', verificationStatus: 'VERIFIED', sendAttempts: '1' },
 } as const;
 
-/** A verdict outside a conformance run: it cites the webhook requirements and records into a bare annotation list. */
-function verdictFor(redactor = new Redactor([SECRET])): { verdict: Verdict; annotations: TestInfo['annotations'] } {
-  return bareVerdict(EVT_IDS, { redactor });
-}
+const verdictFor = () => bareVerdict(EVT_IDS, { redactor: new Redactor([SECRET]) });
 
-interface Answer {
-  status?: number;
-  contentType?: string;
-  body?: string;
-  error?: string;
-}
+type Answer = { status?: number; contentType?: string; body?: string; error?: string };
 
 function send(
   port: number,
   options: { method?: string; headers?: Record<string, string>; body?: string | Buffer },
 ): Promise<Answer> {
   return new Promise((resolve) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/webhooks',
-        method: options.method ?? 'POST',
-        headers: options.headers ?? {},
-        agent: false,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? '', body }),
-        );
-        res.on('error', (error) => resolve({ error: error.message }));
-      },
-    );
+    const { method = 'POST', headers = {} } = options;
+    const req = request({ host: '127.0.0.1', port, path: '/webhooks', method, headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? '', body }),
+      );
+      res.on('error', (error) => resolve({ error: error.message }));
+    });
     req.on('error', (error) => resolve({ error: error.message }));
     req.end(options.body);
   });
 }
 
-/** Writes raw bytes on a socket and leaves it open for `holdMs` (a sender that never finishes its request). */
-function sendRaw(port: number, bytes: string, holdMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
-    socket.on('error', () => undefined);
-    socket.on('data', () => undefined);
-    setTimeout(() => {
-      socket.destroy();
-      resolve();
-    }, holdMs);
-  });
+/** Writes raw bytes on a socket left open until the test ends (a sender that never finishes its request). */
+function sendRaw(port: number, bytes: string, open: Socket[]): void {
+  const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+  socket.on('error', () => undefined);
+  socket.on('data', () => undefined);
+  open.push(socket);
 }
 
 const json = (value: unknown, contentType = 'application/json') => ({
@@ -89,12 +66,6 @@ async function startReceiver(
   const receiver = new WebhookReceiver({ host: '127.0.0.1', port: 0, bodyTimeoutMs: 300, ...options });
   await receiver.start();
   return receiver;
-}
-
-async function nextDelivery(receiver: WebhookReceiver, since: number): Promise<Delivery> {
-  const delivery = await receiver.waitFor(() => true, { since, timeoutMs: 3_000 });
-  if (!delivery) throw new Error('the receiver recorded nothing');
-  return delivery;
 }
 
 /** The message of the failure a check collects, raised when its test ends. */
@@ -112,7 +83,7 @@ function failureOf(verdict: Verdict, check: () => unknown): string {
 const malformed: ReadonlyArray<{
   name: string;
   outcome: DeliveryOutcome;
-  deliver: (port: number) => Promise<unknown>;
+  deliver: (port: number, open: Socket[]) => unknown;
   evidence: RegExp;
 }> = [
   {
@@ -144,18 +115,18 @@ const malformed: ReadonlyArray<{
   {
     name: 'a body that never ends (slow sender)',
     outcome: 'incomplete',
-    deliver: (port) =>
+    deliver: (port, open) =>
       sendRaw(
         port,
         'POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sessionId":',
-        600,
+        open,
       ),
     evidence: /the body was not complete 300 ms after the request head arrived/,
   },
   {
     name: 'a request that is not HTTP',
     outcome: 'not-http',
-    deliver: (port) => sendRaw(port, '\x16\x03\x01\x02\x00 hello\r\n\r\n', 300),
+    deliver: (port, open) => sendRaw(port, '\x16\x03\x01\x02\x00 hello\r\n\r\n', open),
     evidence: /\(not HTTP\).*not a readable HTTP request/s,
   },
   {
@@ -167,34 +138,37 @@ const malformed: ReadonlyArray<{
 ];
 
 test.describe('webhook receiver', () => {
-  for (const variant of malformed) {
-    test(`${variant.name} is recorded, the receiver keeps answering, and EVT-DELIVERY fails with the evidence`, async () => {
-      const receiver = await startReceiver();
-      try {
-        const since = Date.now();
-        await variant.deliver(receiver.port);
-        const delivery = await nextDelivery(receiver, since);
-        expect(delivery.outcome).toBe(variant.outcome);
+  test('each malformed delivery is recorded, the receiver keeps answering, and EVT-DELIVERY fails with the evidence', async () => {
+    const receiver = await startReceiver();
+    const open: Socket[] = [];
+    try {
+      for (const variant of malformed) {
+        const before = receiver.deliveries().length;
+        await variant.deliver(receiver.port, open);
+        const delivery = await receiver.waitFor((d) => d.seq > before, { since: 0, timeoutMs: 3_000 });
+        if (!delivery) throw new Error(`${variant.name}: the receiver recorded nothing`);
+        expect(delivery.outcome, variant.name).toBe(variant.outcome);
 
         const after = await send(receiver.port, json(events.onboarding));
-        expect(after, 'a valid delivery right after is answered {} as application/json').toEqual({
+        expect(after, `${variant.name}: a valid delivery right after is answered {} as application/json`).toEqual({
           status: 200,
           contentType: 'application/json',
           body: '{}',
         });
-        expect(receiver.deliveries()).toHaveLength(2);
+        expect(receiver.deliveries(), variant.name).toHaveLength(before + 2);
 
         const { verdict } = verdictFor();
         const message = failureOf(verdict, () => expectWellFormedDeliveries(verdict, 'EVT-DELIVERY', [delivery]));
-        expect(message).toMatch(/^EVT-DELIVERY \(MUST, part 6\)/);
-        expect(message).toMatch(variant.evidence);
-        expect(message).toContain(`#${delivery.seq} `);
-        expect(message, 'secrets are redacted').not.toContain(SECRET);
-      } finally {
-        await receiver.close();
+        expect(message, variant.name).toMatch(/^EVT-DELIVERY \(MUST, part 6\)/);
+        expect(message, variant.name).toMatch(variant.evidence);
+        expect(message, variant.name).toContain(`#${delivery.seq} `);
+        expect(message, `${variant.name}: secrets are redacted`).not.toContain(SECRET);
       }
-    });
-  }
+    } finally {
+      for (const socket of open) socket.destroy();
+      await receiver.close();
+    }
+  });
 
   test('an event that leaves out every field with a documented default is judged as carrying the defaults; a field without one left out by every event reads "the target never produced it"', async () => {
     const receiver = await startReceiver();

@@ -6,7 +6,7 @@ import { isObject } from '../../schemas/json-value.ts';
 import type { RunningSandbox } from '../../sandbox/server.ts';
 import { sandboxTargetEnv } from '../../sandbox/target-env.ts';
 
-// What selftest/proof-verdict.spec.ts and reliability.spec.ts send the sandbox with: a small client configured the way the suite is
+// What selftest/proof-verdict.spec.ts sends the sandbox with: a small client configured the way the suite is
 // (sandboxTargetEnv), sending with fetch.
 
 export const secret = 'selftest-token-secret';
@@ -57,8 +57,6 @@ export class SandboxClient {
     id: OperationId,
     options: {
       body?: unknown;
-      /** Bytes sent as they are, in place of body's JSON. */
-      raw?: string | Buffer;
       headers?: Record<string, string>;
       params?: Record<string, string>;
     } = {},
@@ -73,15 +71,9 @@ export class SandboxClient {
       'content-type': 'application/json',
       ...options.headers,
     };
-    const body = method === 'GET' ? undefined : (options.raw ?? JSON.stringify(options.body ?? {}));
-    return fetch(this.url(id, filled), { method, headers, ...(body ? { body } : {}) }).then(toReply);
-  }
-
-  /** The URL of operation `id`, its path as given or as the configuration routes it. */
-  url(id: OperationId, path?: string): string {
-    const op = operation(id);
+    const body = method === 'GET' ? undefined : JSON.stringify(options.body ?? {});
     const base = op.service === 'stepup' ? this.env['STEPUP_BASE_URL'] : this.env['IDENTITY_BASE_URL'];
-    return `${base}${path ?? (this.env[op.routeEnv ?? ''] ?? '').split(' ')[1] ?? '/'}`;
+    return fetch(`${base}${filled}`, { method, headers, ...(body ? { body } : {}) }).then(toReply);
   }
 
   fetchCase(caseId: string): Promise<Reply> {
