@@ -1,17 +1,20 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { expect, test } from '@playwright/test';
-import { requirements } from '../catalog/catalog.ts';
+import { operation, requirements, type OperationId } from '../catalog/catalog.ts';
+import { accessTokenOf, tokenRequest } from '../kit/tokens.ts';
 import { citeAnnotation, markAnnotation, type MarkKind } from '../kit/verdict-marks.ts';
 import type { WindowArrival, WindowEnd } from '../reporters/run-facts.ts';
 import type { TestRecord } from '../reporters/verdicts.ts';
+import { HttpClient } from '../runner/http/client.ts';
 import { WebhookReceiver } from '../runner/webhooks/receiver.ts';
 import { testKeyIn, userAgent } from '../runner/http/user-agent.ts';
 import { faults } from '../sandbox/faults.ts';
+import { operationPath, operationRoute } from '../sandbox/layout.ts';
 import { startSandbox } from '../sandbox/server.ts';
+import { sandboxTarget } from '../sandbox/target-env.ts';
 import { heldAnswers } from './proof/analyse.ts';
 import { faultRunOf, webhookBeside } from './proof/plan.ts';
 import { profileVerdict } from './proof/profile-verdict.ts';
-import { SandboxClient, secret } from './sandbox/client.ts';
 
 // How the proof reads a run under gate and certify (selftest/proof/profile-verdict.ts) and which waits it names as
 // held (selftest/proof/analyse.ts), on inputs made by hand: the proof meets them on correct targets only, where they
@@ -79,21 +82,46 @@ test("a webhook fault beside a round: its tests' requests reach a core of their 
   const keyOf = (headers: IncomingHttpHeaders) => testKeyIn(headers['user-agent']) ?? '';
   const fault = faults.find((f) => f.id === 'webhook-channel-outside-enum');
   if (!fault) throw new Error('no fault webhook-channel-outside-enum');
+  const tokenSecret = 'selftest-token-secret';
   const sandbox = await startSandbox({
-    tokenSecret: secret,
+    tokenSecret,
     webhookDelayMs: 0,
     faultsOf: (headers) => (keyOf(headers) === round ? ['step-up-ids-swapped'] : []),
     beside: webhookBeside({ ...faultRunOf(fault), tests: [own] }, keyOf, `${receiver.url}/webhooks`),
   });
   try {
-    const api = new SandboxClient(sandbox);
-    const as = (key: string) => ({ headers: { 'user-agent': userAgent(key) } });
+    // Sent by the suite's own HTTP client, each request naming its test in its User-Agent.
+    const http = new HttpClient({ retries: 0, baseMs: 5, maxMs: 50, timeoutMs: 10_000 });
+    const target = sandboxTarget({ url: sandbox.url, flavor: 'reference', tokenSecret });
+    const tokenOf = async (tokenUrl: string) =>
+      accessTokenOf(await http.send(tokenRequest({ tokenUrl, apiKey: target.API_KEY })));
+    const tokens = {
+      identity: await tokenOf(target.IDENTITY_TOKEN_URL),
+      stepup: await tokenOf(target.STEPUP_TOKEN_URL),
+    };
+    const send = async (id: OperationId, key: string, { body, caseId = '' }: { body?: object; caseId?: string }) => {
+      const op = operation(id);
+      const exchange = await http.send({
+        label: id,
+        method: operationRoute('reference', id).method,
+        url: sandbox.url + operationPath('reference', op).replace('{caseId}', encodeURIComponent(caseId)),
+        headers: [
+          ['authorization', `Bearer ${op.service === 'stepup' ? tokens.stepup : tokens.identity}`],
+          ['x-client-id', target.CLIENT_ID],
+          ['x-correlation-id', `selftest-${key}`],
+          ['content-type', 'application/json'],
+          ['user-agent', userAgent(key)],
+        ],
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: exchange.status, body: (exchange.json ?? {}) as Record<string, unknown> };
+    };
     const stepUpOf = async (key: string) => {
       const inquiryId = `inq-${key}`;
-      const created = await api.op('assessment', { ...as(key), body: { strategy: 'default', inquiryId } });
+      const created = await send('assessment', key, { body: { strategy: 'default', inquiryId } });
       const authenticationId = String(created.body['authenticationId']);
       const body = { inquiryId, authenticationId, phoneNumber: '+15555550100' };
-      return { inquiryId, authenticationId, stepUp: await api.op('stepUp', { ...as(key), body }) };
+      return { inquiryId, authenticationId, stepUp: await send('stepUp', key, { body }) };
     };
     const ofRound = await stepUpOf(round);
     expect(ofRound.stepUp.body['inquiryId'], "the round's test has its fault").toBe(ofRound.authenticationId);
@@ -102,8 +130,9 @@ test("a webhook fault beside a round: its tests' requests reach a core of their 
     const event = await receiver.waitFor(() => true, { since: 0, timeoutMs: 10_000 });
     const channelType = (event?.json as Record<string, unknown>)['channelType'];
     expect(channelType, "the webhook fault's event carries it").toBe('PHONE');
-    expect((await api.fetchCase(ofRound.authenticationId)).status, 'the round has cases of its own').toBe(200);
-    const elsewhere = await api.op('fetchAssessment', { ...as(own), params: { caseId: ofRound.authenticationId } });
+    const ofRoundCase = await send('fetchAssessment', round, { caseId: ofRound.authenticationId });
+    expect(ofRoundCase.status, 'the round has cases of its own').toBe(200);
+    const elsewhere = await send('fetchAssessment', own, { caseId: ofRound.authenticationId });
     expect(elsewhere.status, "the round's case is not the fault's core's").toBe(404);
     await sandbox.webhooksIdle();
     expect(receiver.deliveries(), "the round's step-up posted nothing").toHaveLength(1);
