@@ -57,9 +57,10 @@ export function runCli(
   args: string[],
   env: Record<string, string>,
   timeoutMs = 240_000,
+  cwd = repoRoot,
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
