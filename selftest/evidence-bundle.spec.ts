@@ -25,7 +25,7 @@ import {
   childEnv,
   filesUnder,
   freePort,
-  inProcess,
+  inProcessAsync,
   readText,
   repoRoot,
   runCli,
@@ -114,7 +114,7 @@ test.afterAll(() => certified && rmSync(certified.work, { recursive: true, force
 
 const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`;
 /** verify-bundle called in this process: verifyBundleCommand is the script's whole work. */
-const verifyBundle = (...args: string[]) => inProcess(() => verifyBundleCommand(args));
+const verifyBundle = (...args: string[]) => inProcessAsync(() => verifyBundleCommand(args));
 
 const json = <T>(path: string) => JSON.parse(readText(path)) as T;
 const sha256Of = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -168,8 +168,8 @@ test(`npm run certify writes one bundle with the matrix, JUnit, single-file repo
   expect(output(run), 'the summary table is printed').toContain('Conformance by requirement');
 });
 
-test("the signed bundle verifies offline against the signer's key through verify-bundle; the statement pins every file a setting points at, the order template outside the checkout by its SHA-256 beside its path", () => {
-  const verified = verifyBundle('--public-key', certified.publicKey, '--allow-partial', certified.bundle);
+test("the signed bundle verifies offline against the signer's key through verify-bundle; the statement pins every file a setting points at, the order template outside the checkout by its SHA-256 beside its path", async () => {
+  const verified = await verifyBundle('--public-key', certified.publicKey, '--allow-partial', certified.bundle);
   expect(verified.code, output(verified)).toBe(0);
   expect(verified.stdout).toContain('its 8 files match their digests');
   expect(verified.stdout).toMatch(
@@ -249,19 +249,19 @@ const tampers: Array<[what: string, names: string | RegExp, change?: (copy: stri
   ],
 ];
 for (const [what, names, change, { key, flags = ['--allow-partial'], code = 1 } = {}] of tampers)
-  test(`verify-bundle refuses ${what}, naming it`, () => {
+  test(`verify-bundle refuses ${what}, naming it`, async () => {
     const copy = mkdtempSync(join(certified.work, 'tampered-'));
     cpSync(certified.bundle, copy, { recursive: true });
     change?.(copy);
     const otherKey = `${copy}.pub.pem`;
     writeFileSync(otherKey, newKeyPair().publicPem);
     const keyArgs = key === 'none' ? [] : ['--public-key', key === 'other' ? otherKey : certified.publicKey];
-    const refused = verifyBundle(...keyArgs, ...flags, copy);
+    const refused = await verifyBundle(...keyArgs, ...flags, copy);
     expect(refused.code, output(refused)).toBe(code);
     expect(refused.stderr).toMatch(names);
   });
 
-test('the statement pins the source that ran; verify-bundle --source passes on an unchanged copy of the checkout and names a source file that differs', () => {
+test('the statement pins the source that ran; verify-bundle --source passes on an unchanged copy of the checkout and names a source file that differs', async () => {
   const certificate = JSON.parse(readText(join(certified.bundle, 'certificate.json'))) as { source: SourceClaim };
   expect(certificate.source).toMatchObject({ ...gitState(repoRoot), paths: SOURCE_PATHS, list: SOURCE_LIST_FILE });
   // A copy outside any git checkout, as a tarball would give it: the digest does not need git. Which files differ,
@@ -270,13 +270,13 @@ test('the statement pins the source that ran; verify-bundle --source passes on a
   for (const path of SOURCE_PATHS) cpSync(join(repoRoot, path), join(checkout, path), { recursive: true });
   const verify = () =>
     verifyBundle('--public-key', certified.publicKey, '--allow-partial', '--source', checkout, certified.bundle);
-  const unchanged = verify();
+  const unchanged = await verify();
   expect(unchanged.code, output(unchanged)).toBe(0);
   expect(unchanged.stdout).toContain(
     `${certificate.source.files} source files of ${SOURCE_PATHS.join(', ')} identical to the run's`,
   );
   writeFileSync(join(checkout, 'kit', 'redact.ts'), '// edited\n', { flag: 'a' });
-  const changed = verify();
+  const changed = await verify();
   expect(changed.code, output(changed)).toBe(1);
   expect(changed.stderr).toContain('kit/redact.ts: differs');
 });
