@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { catalogSha256, interfaceInfo, isRequirementId } from '../catalog/catalog.ts';
 import { limitedClient, resellerClient } from '../sandbox/credentials.ts';
+import { fault } from '../sandbox/faults.ts';
 import { expiredTokenFor } from '../sandbox/tokens.ts';
 import { suiteVersion } from '../reporters/run-environment.ts';
 import { newKeyPair, type DsseEnvelope } from '../scripts/evidence/dsse.ts';
@@ -24,7 +25,7 @@ import {
   childEnv,
   filesUnder,
   freePort,
-  inProcess,
+  inProcessAsync,
   readText,
   repoRoot,
   runCli,
@@ -36,11 +37,14 @@ import {
 const SEED = '424242';
 /** Where the document is published, for the reports' links (unset, they name the parts without linking). */
 const SPEC_URL = 'https://spec.example.test/interface.md';
+/** A fault whose SHOULD warning fails the run under certify-strict, not under certify. */
+const SHOULD_FAULT = 'token-no-cache-control';
 
 /**
  * One certification run, shared by every test of this file: `npm run certify` on the auth checks against the
  * embedded sandbox, with canary credentials the sandbox was told to accept and a file receiving every token it
- * issued, so the tests can search every artifact for them.
+ * issued, so the tests can search every artifact for them. PROFILE=certify-strict and a SHOULD fault: the profile
+ * reaches the run's verdict (every profile × outcome is verdict-table.spec.ts's, the reporter as Playwright feeds it).
  */
 async function certifyWithCanaries() {
   const work = mkdtempSync(join(tmpdir(), 'evidence-certify-'));
@@ -63,6 +67,8 @@ async function certifyWithCanaries() {
     CONFORMANCE_LEDGER: join(work, 'no-ledger.json'),
     CERTIFY_SIGNING_KEY_FILE: privateKeyFile,
     SPEC_URL,
+    PROFILE: 'certify-strict',
+    SANDBOX_FAULTS: SHOULD_FAULT,
     API_KEY: apiKey,
     SANDBOX_EXTRA_API_KEYS: apiKey,
     SANDBOX_TOKEN_SECRET: tokenSecret,
@@ -108,12 +114,12 @@ test.afterAll(() => certified && rmSync(certified.work, { recursive: true, force
 
 const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`;
 /** verify-bundle called in this process: verifyBundleCommand is the script's whole work. */
-const verifyBundle = (...args: string[]) => inProcess(() => verifyBundleCommand(args));
+const verifyBundle = (...args: string[]) => inProcessAsync(() => verifyBundleCommand(args));
 
 const json = <T>(path: string) => JSON.parse(readText(path)) as T;
 const sha256Of = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
-test('npm run certify writes one bundle with the matrix, JUnit, single-file report, redacted configuration and what judged what, and exits with its verdict: a run of one project is partial', () => {
+test(`npm run certify writes one bundle with the matrix, JUnit, single-file report, redacted configuration and what judged what, and exits with its verdict: a run of one project is partial, and under PROFILE=certify-strict the ${fault(SHOULD_FAULT).requirement} warning of the fault ${SHOULD_FAULT} fails it too`, () => {
   const { run, bundle } = certified;
   expect(existsSync(bundle), `no bundle was written; output:\n${output(run).slice(-3000)}`).toBe(true);
   expect(readdirSync(bundle).sort()).toEqual([
@@ -127,18 +133,22 @@ test('npm run certify writes one bundle with the matrix, JUnit, single-file repo
     SOURCE_LIST_FILE,
     'statement.dsse.json',
   ]);
-  const matrix = json<{ result: string; reasons: string[] }>(join(bundle, 'conformance.json'));
+  const matrix = json<{ profile: string; result: string; reasons: string[] }>(join(bundle, 'conformance.json'));
   expect(run.code, output(run).slice(-3000)).toBe(1);
-  expect(matrix.result).toMatch(/^not conformant: partial run \(\d+ of \d+ MUST in this run\)$/);
+  expect(matrix.profile).toBe('certify-strict');
+  expect(matrix.result).toMatch(
+    /^not conformant: partial run \(\d+ of \d+ MUST in this run\); 1 SHOULD warning \(TOK-NO-STORE\)$/,
+  );
   expect(matrix.reasons).toEqual([
     expect.stringMatching(/^partial run: \d+ MUST requirements without a test in this run /),
+    'SHOULD requirements warned (certify-strict profile): TOK-NO-STORE',
   ]);
   const certificate = json<Record<string, unknown>>(join(bundle, 'certificate.json'));
   expect(certificate).toMatchObject({
     suite: { version: suiteVersion },
     interface: { version: interfaceInfo.version },
     catalogSha256,
-    profile: 'certify',
+    profile: 'certify-strict',
     seed: Number(SEED),
     exitCode: 1,
     bundleProblems: [],
@@ -158,12 +168,12 @@ test('npm run certify writes one bundle with the matrix, JUnit, single-file repo
   expect(output(run), 'the summary table is printed').toContain('Conformance by requirement');
 });
 
-test("the signed bundle verifies offline against the signer's key through verify-bundle; the statement pins every file a setting points at, the order template outside the checkout by its SHA-256 beside its path", () => {
-  const verified = verifyBundle('--public-key', certified.publicKey, '--allow-partial', certified.bundle);
+test("the signed bundle verifies offline against the signer's key through verify-bundle; the statement pins every file a setting points at, the order template outside the checkout by its SHA-256 beside its path", async () => {
+  const verified = await verifyBundle('--public-key', certified.publicKey, '--allow-partial', certified.bundle);
   expect(verified.code, output(verified)).toBe(0);
   expect(verified.stdout).toContain('its 8 files match their digests');
   expect(verified.stdout).toMatch(
-    /^Signature and files verified; verdict: not conformant: partial run .*\(certify profile\)$/m,
+    /^Signature and files verified; verdict: not conformant: partial run .*\(certify-strict profile\)$/m,
   );
   const template = certified.orderTemplate;
   expect(verified.stdout).toContain(`ORDER_TEMPLATE: ${template} SHA-256 ${sha256Of(template)}`);
@@ -239,19 +249,19 @@ const tampers: Array<[what: string, names: string | RegExp, change?: (copy: stri
   ],
 ];
 for (const [what, names, change, { key, flags = ['--allow-partial'], code = 1 } = {}] of tampers)
-  test(`verify-bundle refuses ${what}, naming it`, () => {
+  test(`verify-bundle refuses ${what}, naming it`, async () => {
     const copy = mkdtempSync(join(certified.work, 'tampered-'));
     cpSync(certified.bundle, copy, { recursive: true });
     change?.(copy);
     const otherKey = `${copy}.pub.pem`;
     writeFileSync(otherKey, newKeyPair().publicPem);
     const keyArgs = key === 'none' ? [] : ['--public-key', key === 'other' ? otherKey : certified.publicKey];
-    const refused = verifyBundle(...keyArgs, ...flags, copy);
+    const refused = await verifyBundle(...keyArgs, ...flags, copy);
     expect(refused.code, output(refused)).toBe(code);
     expect(refused.stderr).toMatch(names);
   });
 
-test('the statement pins the source that ran; verify-bundle --source passes on an unchanged copy of the checkout and names a source file that differs', () => {
+test('the statement pins the source that ran; verify-bundle --source passes on an unchanged copy of the checkout and names a source file that differs', async () => {
   const certificate = JSON.parse(readText(join(certified.bundle, 'certificate.json'))) as { source: SourceClaim };
   expect(certificate.source).toMatchObject({ ...gitState(repoRoot), paths: SOURCE_PATHS, list: SOURCE_LIST_FILE });
   // A copy outside any git checkout, as a tarball would give it: the digest does not need git. Which files differ,
@@ -260,13 +270,13 @@ test('the statement pins the source that ran; verify-bundle --source passes on a
   for (const path of SOURCE_PATHS) cpSync(join(repoRoot, path), join(checkout, path), { recursive: true });
   const verify = () =>
     verifyBundle('--public-key', certified.publicKey, '--allow-partial', '--source', checkout, certified.bundle);
-  const unchanged = verify();
+  const unchanged = await verify();
   expect(unchanged.code, output(unchanged)).toBe(0);
   expect(unchanged.stdout).toContain(
     `${certificate.source.files} source files of ${SOURCE_PATHS.join(', ')} identical to the run's`,
   );
   writeFileSync(join(checkout, 'kit', 'redact.ts'), '// edited\n', { flag: 'a' });
-  const changed = verify();
+  const changed = await verify();
   expect(changed.code, output(changed)).toBe(1);
   expect(changed.stderr).toContain('kit/redact.ts: differs');
 });
@@ -276,7 +286,7 @@ test('JUnit gives every test the requirement IDs it verifies as properties, and 
   const all = [...junit.matchAll(/<testcase name="([^"]*)" classname="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)];
   // One run-level case, the verdict (its failure: verdict-table.spec.ts); every other case is a check.
   expect(all.filter(([, , classname]) => classname === 'verdict').map(([, name]) => name)).toEqual([
-    'verdict (certify profile)',
+    'verdict (certify-strict profile)',
   ]);
   const cases = all.filter(([, , classname]) => classname !== 'verdict');
   expect(cases.length).toBeGreaterThan(0);

@@ -57,9 +57,10 @@ export function runCli(
   args: string[],
   env: Record<string, string>,
   timeoutMs = 240_000,
+  cwd = repoRoot,
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -105,18 +106,9 @@ class Exited extends Error {}
 /**
  * A command of ours called in this process, as its script calls it (a script's whole work is a function returning its
  * exit code): the exit code and what it printed, as a child process would give them, without a process of its own.
+ * Nothing else runs in this process while it does.
  */
-export function inProcess(command: () => number): CliRun {
-  const capture = captureOutput();
-  try {
-    return capture.end(command());
-  } catch (thrown) {
-    return capture.endOn(thrown);
-  }
-}
-
-/** inProcess for a command whose work is asynchronous: nothing else runs in this process while it does. */
-export async function inProcessAsync(command: () => Promise<number>): Promise<CliRun> {
+export async function inProcessAsync(command: () => number | Promise<number>): Promise<CliRun> {
   const capture = captureOutput();
   try {
     return capture.end(await command());

@@ -10,8 +10,7 @@ import { citeAnnotation, markAnnotation } from '../kit/verdict-marks.ts';
 import { allureEnrichment, TEST_VERDICT } from '../reporters/allure-enrichment.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
 import { MARKDOWN_MAX_CHARS } from '../reporters/matrix-markdown.ts';
-import { certificationOf, reportsOf } from '../runner/config/resolve.ts';
-import type { RunConfig } from '../runner/config/run-config.ts';
+import { resolveRun } from '../runner/config/resolve.ts';
 import { mergedReporters } from '../runner/run-reporters.ts';
 import { ProjectProgress } from '../reporters/console-progress.ts';
 import { loadLedger, type LedgerEntry } from '../schemas/ledger.ts';
@@ -44,9 +43,9 @@ const pass = (id: string) => markAnnotation({ kind: 'pass', id, detail: '' });
 const fail = (id: string) => markAnnotation({ kind: 'fail', id, detail: 'Expected: a token | Actual: none' });
 const warn = (id: string) => markAnnotation({ kind: 'warn', id, detail: 'Cache-Control absent' });
 const blocked = (id: string) => markAnnotation({ kind: 'blocked', id, detail: 'no token' });
-const record = (annotations: Annotations, status: TestRecord['status'] = 'passed', project = 'auth'): TestRecord => ({
+const record = (annotations: Annotations, status: TestRecord['status'] = 'passed'): TestRecord => ({
   title: 't',
-  project,
+  project: 'auth',
   location: 'x:1',
   status,
   annotations,
@@ -177,21 +176,12 @@ test.describe('conformance reporter: matrix, summary and console', () => {
     expect(progress.add(record([]))).toBeUndefined();
     expect(progress.add(record([blocked('TOK-ISSUED')], 'skipped'))).toBe('  auth    2 tests: 1 blocked, 1 passed');
     expect(progress.unfinished()).toEqual(['  orders  1 test: 1 did not run']);
-    const suite = configOf(sandboxEnv);
-    const runOf = (verbose: boolean): RunConfig => ({
-      suite,
-      preflight: false,
-      reports: reportsOf({}, {}),
-      console: { quiet: true, verbose, ci: false },
-      certification: certificationOf({}),
-      given: [],
-      variables: {},
-    });
-    const listed = (verbose: boolean) => mergedReporters(runOf(verbose)).map(([name]) => name);
-    expect(listed(false)).not.toContain('list');
-    expect(listed(true)).toContain('list');
-    const conformance = mergedReporters(runOf(true)).find(([name]) => name.endsWith('conformance-reporter.ts'));
-    expect(conformance?.[1]).toMatchObject({ verbose: true });
+    const reportersOf = (verbose: Record<string, string>) =>
+      mergedReporters(resolveRun({ ...sandboxEnv, ENV_FILE: '/dev/null', ...verbose }, repoRoot));
+    expect(reportersOf({}).map(([name]) => name)).not.toContain('list');
+    const verbose = reportersOf({ CONFORMANCE_VERBOSE: '1' });
+    expect(verbose.map(([name]) => name)).toContain('list');
+    expect(verbose.find(([name]) => name.endsWith('conformance-reporter.ts'))?.[1]).toMatchObject({ verbose: true });
   });
 });
 
@@ -199,7 +189,7 @@ test.describe('Allure labels from the catalog', () => {
   // The catalog's headings: the reports title and link a part alike in every clone, the document beside it or not.
   const parts = new SpecParts('spec/interface.md');
 
-  test('epic is the spec part, feature the requirement with its level, parent suite the project, severity from the highest level, a link per clause', () => {
+  test('epic is the spec part, feature the requirement with its level, parent suite the project, severity from the highest level, a link per clause, to the document where no heading names the part', () => {
     const { labels, links, description } = allureEnrichment(
       record([
         ...cite('TOK-NO-STORE', 'TOK-ISSUED', 'TOK-SCOPE-ONLY'),
@@ -225,6 +215,12 @@ test.describe('Allure labels from the catalog', () => {
     expect(description).toContain(
       `**TOK-ISSUED** (MUST, part 4.1): ${requirement('TOK-ISSUED').statement} → **passed**`,
     );
+    const url = 'https://spec.example/interface.md';
+    expect(new SpecParts(url, []).of('7'), 'a part no heading has still links to the document').toEqual({
+      part: '7',
+      title: '',
+      url,
+    });
   });
 
   // [the test's status, its verdict label, the requirements it cites, its marks]
@@ -241,11 +237,6 @@ test.describe('Allure labels from the catalog', () => {
       expect(allureEnrichment(record(annotations, status), parts).verdict).toBe(verdict);
     });
   }
-
-  test('a part no heading has still links to the document', () => {
-    const url = 'https://spec.example/interface.md';
-    expect(new SpecParts(url, []).of('7')).toEqual({ part: '7', title: '', url });
-  });
 
   test("the catalog's headings are the interface document's, where the document is beside the repository", () => {
     const document = resolve(repoRoot, SPEC_DOCUMENT);
