@@ -19,7 +19,6 @@ const longFiles = [
   'doctor',
   'event-attribution',
   'evidence-bundle',
-  'evidence-profiles',
   'openapi',
   'package',
   'rate-limit',
