@@ -80,7 +80,7 @@ async function certifyWithCanaries() {
     SEED,
   });
   // Started as its npm script starts it (node --import tsx <file>: cli.spec.ts), without npm's processes.
-  const run = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/certify.ts', '--project', 'auth'], env, 150_000);
+  const run = await runCli(TS_NODE[0], [...TS_NODE.slice(1), 'scripts/certify.ts', '--project', 'auth'], env, 240_000);
   const bundles = existsSync(certificationDir) ? readdirSync(certificationDir) : [];
   const tokens = readText(issuedTokens).split('\n').filter(Boolean);
   const secrets: Record<string, string> = {
