@@ -56,9 +56,9 @@ async function hubWith(windowMs: number, webhook: Record<string, unknown> = {}) 
     hub.stepUps.answered(ticket.ticket, true);
     return ticket.ticket;
   };
-  /** A document verification of `inquiryId` sent and accepted, as the Api registers it. */
-  const documentVerification = (inquiryId: string) => {
-    const { ticket } = hub.stepUps.beginDocument({ inquiryId, label: `document ${inquiryId}` });
+  /** A document verification of `inquiryId` sent and accepted, as the Api registers it; a step-up's with images alone. */
+  const documentVerification = (inquiryId: string, about: { stepUp?: boolean } = {}) => {
+    const { ticket } = hub.stepUps.beginDocument({ ...about, inquiryId, label: `document ${inquiryId}` });
     hub.stepUps.answered(ticket, true);
     return ticket;
   };
@@ -243,9 +243,8 @@ test.describe('document verification flows (6.3 docVerification true)', () => {
   });
 
   test("a step-up with images alone is a document flow: its session's event answers it when no step-up with images is live, and settles what it may have caused", async () => {
-    const { hub, session, stepUp, outcome, stateSoon } = await hubWith(WINDOW_MS);
-    const imagesAlone = hub.stepUps.beginDocument({ inquiryId: 'inq-images', stepUp: true });
-    hub.stepUps.answered(imagesAlone.ticket, true);
+    const { hub, session, stepUp, documentVerification, outcome, stateSoon } = await hubWith(WINDOW_MS);
+    documentVerification('inq-images', { stepUp: true });
     const counted = await stepUp('phone', 'counted', { images: true });
     await session('the-counted-own', 'SMS_OTP', { docVerification: true });
     expect(await stateSoon(counted), 'the step-up with images alone may have caused it').toBe('waiting');
