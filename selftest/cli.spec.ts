@@ -30,7 +30,7 @@ test('every npm script of ours is a tsx file and stops on an unknown option with
 
 // A command a self-test also calls in process runs its work only when it is the script Node was started with; started
 // through a link to its file it must still run, never end at once with exit 0 and nothing done. With the probe above
-// (exit 2, what is wrong, the usage) this is parseCli's proof on this line; runtimes.spec.ts has --help on the others.
+// (exit 2, what is wrong, the usage) this is parseCli's proof on this line; package.spec.ts has --help on the others.
 test('--help through a real command started through a link to its file: the usage on standard output, exit 0', async () => {
   const work = mkdtempSync(join(tmpdir(), 'cli-link-'));
   try {
