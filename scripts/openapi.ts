@@ -3,10 +3,17 @@ import { join, resolve } from 'node:path';
 import { operations } from '../catalog/catalog.ts';
 import { resolveVariables, type Variables } from '../runner/config/resolve.ts';
 import { openApiDocuments, openApiFileName } from './openapi/document.ts';
-import { parseCli } from './cli.ts';
+import { isStartedScript, parseCli } from './cli.ts';
 
-/** `npm run openapi`: writes the OpenAPI 3.1 descriptions of the interface as configured, one per service (routes, server, token endpoint). */
-function main(): number {
+/**
+ * `npm run openapi`: writes the OpenAPI 3.1 descriptions of the interface as configured, one per service (routes,
+ * server, token endpoint), its exit code returned: with the command line, and the environment it reads the settings
+ * from when one is given (the self-tests call it in their own process), else the process's own.
+ */
+export function openApiCommand(
+  argv: string[] = process.argv.slice(2),
+  settings?: Readonly<Record<string, string | undefined>>,
+): number {
   const routeVariables = operations.flatMap((op) => (op.routeEnv ? [op.routeEnv] : []));
   const variables = [
     'IDENTITY_BASE_URL',
@@ -17,18 +24,21 @@ function main(): number {
     'ORDERS_TOKEN_URL',
     ...routeVariables,
   ];
-  const { values } = parseCli({
-    summary:
-      'Writes OpenAPI 3.1 descriptions of the interface as configured, one per service (identity, stepup, orders), each with its own server: routes, schemas, the security scheme, the part 7 errors, and the part 6 events (under webhooks of the step-up service, which sends them).',
-    usage: 'npm run openapi -- [--out <folder>]',
-    options: { out: { type: 'string' } },
-    describe: { out: 'the folder to write them to, as openapi-<service>.json (default reports/openapi)' },
-    variables,
-    epilogue: 'Exit codes: 0 written, 2 bad options or a route variable that is not valid.',
-  });
+  const { values } = parseCli(
+    {
+      summary:
+        'Writes OpenAPI 3.1 descriptions of the interface as configured, one per service (identity, stepup, orders), each with its own server: routes, schemas, the security scheme, the part 7 errors, and the part 6 events (under webhooks of the step-up service, which sends them).',
+      usage: 'npm run openapi -- [--out <folder>]',
+      options: { out: { type: 'string' } },
+      describe: { out: 'the folder to write them to, as openapi-<service>.json (default reports/openapi)' },
+      variables,
+      epilogue: 'Exit codes: 0 written, 2 bad options or a route variable that is not valid.',
+    },
+    argv,
+  );
   let env: Variables;
   try {
-    env = resolveVariables(variables);
+    env = resolveVariables(variables, settings);
   } catch (error) {
     console.error((error as Error).message);
     return 2;
@@ -56,4 +66,4 @@ function main(): number {
   return 0;
 }
 
-process.exitCode = main();
+if (isStartedScript(import.meta.url)) process.exitCode = openApiCommand();

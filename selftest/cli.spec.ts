@@ -14,24 +14,11 @@ const commandEnv = { ...handEnv, ENV_FILE: '/dev/null' } as Record<string, strin
 // Each script is started once with an option it does not know, all in one process (selftest/cli-probe.ts): exit 2
 // and its own usage before doing anything prove it reads its command line through parseCli first.
 test('every npm script of ours is a tsx file and stops on an unknown option with exit 2, what is wrong and its own usage', async () => {
-  expect(ourScripts.map((s) => s.name)).toEqual(
-    expect.arrayContaining([
-      'bench',
-      'certify',
-      'certify-client',
-      'coverage',
-      'diff',
-      'report',
-      'sandbox',
-      'verify-bundle',
-    ]),
-  );
-  const probed = await probeScripts(
-    '--no-such-option',
-    ourScripts.map((s) => s.file),
-    commandEnv,
-  );
-  expect(probed.map((p) => p.file)).toEqual(ourScripts.map((s) => s.file));
+  const names = 'bench certify certify-client coverage diff report sandbox verify-bundle'.split(' ');
+  expect(ourScripts.map((s) => s.name)).toEqual(expect.arrayContaining(names));
+  const files = ourScripts.map((s) => s.file);
+  const probed = await probeScripts('--no-such-option', files, commandEnv);
+  expect(probed.map((p) => p.file)).toEqual(files);
   for (const [index, { name }] of ourScripts.entries()) {
     const unknown = probed[index] as ProbedScript;
     expect(unknown.threw, `npm run ${name} -- --no-such-option`).toBeUndefined();
@@ -43,7 +30,7 @@ test('every npm script of ours is a tsx file and stops on an unknown option with
 
 // A command a self-test also calls in process runs its work only when it is the script Node was started with; started
 // through a link to its file it must still run, never end at once with exit 0 and nothing done. With the probe above
-// (exit 2, what is wrong, the usage) this is parseCli's proof on this line; runtimes.spec.ts has --help on the others.
+// (exit 2, what is wrong, the usage) this is parseCli's proof on this line; package.spec.ts has --help on the others.
 test('--help through a real command started through a link to its file: the usage on standard output, exit 0', async () => {
   const work = mkdtempSync(join(tmpdir(), 'cli-link-'));
   try {

@@ -7,7 +7,8 @@ import { convertV2 } from 'openapi-to-postmanv2';
 import { operations, type ServiceName } from '../catalog/catalog.ts';
 import { parseRoute } from '../kit/config/route.ts';
 import { openApiDocument, openApiFileName, openApiServices, type OpenApiTarget } from '../scripts/openapi/document.ts';
-import { childEnv, runCli, TS_NODE } from './evidence-harness.ts';
+import { openApiCommand } from '../scripts/openapi.ts';
+import { childEnv, inProcess } from './evidence-harness.ts';
 
 type Json = Record<string, unknown>;
 
@@ -138,31 +139,31 @@ test('a route variable that is not valid is refused, naming it', () => {
   ).toThrow(/^ROUTE_DOCUMENT_RECORDS=GET \/records is not valid: expected a path containing exactly the placeholder/);
 });
 
-// Started as its npm script starts it (node --import tsx scripts/openapi.ts: cli.spec.ts), without npm's processes.
+// In process (openApiCommand is the script's whole work; started as its npm script starts it: cli.spec.ts).
 test("npm run openapi writes one description per service, of the configured routes, each valid OpenAPI 3.1 with every reference resolving inside it, and orders' listing the part 7 errors", async () => {
   const work = mkdtempSync(join(tmpdir(), 'openapi-'));
-  const out = join(work, 'openapi');
-  const run = await runCli(
-    TS_NODE[0],
-    [...TS_NODE.slice(1), 'scripts/openapi.ts', '--out', out],
-    childEnv(work, {
+  try {
+    const out = join(work, 'openapi');
+    const env = childEnv(work, {
       ROUTE_CASE_UPDATE: 'PATCH /cases',
       STEPUP_BASE_URL: 'https://api.example.com/business/step-up/v1',
-    }),
-  );
-  expect(run.code, run.stderr).toBe(0);
-  const read = (service: string) =>
-    JSON.parse(readFileSync(join(out, openApiFileName(service)), 'utf8')) as Json & {
-      servers: Json[];
-      paths: Record<string, Record<string, Json>>;
-    };
-  expect(read('identity').paths['/cases']?.patch?.operationId).toBe('caseUpdate');
-  expect(read('stepup').servers).toEqual([
-    { url: 'https://api.example.com/business/step-up/v1', description: 'STEPUP_BASE_URL' },
-  ]);
-  expect(openApiServices.map((service) => Object.keys(read(service).paths).length > 0)).not.toContain(false);
-  for (const service of openApiServices) expect(await problemsOf(read(service)), service).toEqual([]);
-  const { responses } = read('orders').paths['/v2/orders']?.post as { responses: Json };
-  expect(Object.keys(responses).sort()).toEqual('400 401 403 404 409 500 503'.split(' '));
-  rmSync(work, { recursive: true, force: true });
+    });
+    const run = inProcess(() => openApiCommand(['--out', out], env));
+    expect(run.code, run.stderr).toBe(0);
+    const read = (service: string) =>
+      JSON.parse(readFileSync(join(out, openApiFileName(service)), 'utf8')) as Json & {
+        servers: Json[];
+        paths: Record<string, Record<string, Json>>;
+      };
+    expect(read('identity').paths['/cases']?.patch?.operationId).toBe('caseUpdate');
+    expect(read('stepup').servers).toEqual([
+      { url: 'https://api.example.com/business/step-up/v1', description: 'STEPUP_BASE_URL' },
+    ]);
+    expect(openApiServices.map((service) => Object.keys(read(service).paths).length > 0)).not.toContain(false);
+    for (const service of openApiServices) expect(await problemsOf(read(service)), service).toEqual([]);
+    const { responses } = read('orders').paths['/v2/orders']?.post as { responses: Json };
+    expect(Object.keys(responses).sort()).toEqual('400 401 403 404 409 500 503'.split(' '));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });

@@ -34,18 +34,12 @@ test('titles carry no requirement ID, every test has tags, no ID is a prefix of 
   }
   expect(all.length).toBeGreaterThan(200);
   const ids = requirements.map((r) => r.id);
-  expect(
-    all.filter((t) => ids.some((id) => t.title.includes(id))).map((t) => t.title),
-    'titles naming an ID',
-  ).toEqual([]);
-  expect(
-    all.filter((t) => t.tags.length === 0).map((t) => t.title),
-    'tests without a requirement tag',
-  ).toEqual([]);
-  expect(
-    ids.filter((id) => ids.some((other) => other !== id && other.startsWith(id))),
-    'IDs that are a prefix of another',
-  ).toEqual([]);
+  const offenders = {
+    'titles naming an ID': all.filter((t) => ids.some((id) => t.title.includes(id))).map((t) => t.title),
+    'tests without a requirement tag': all.filter((t) => t.tags.length === 0).map((t) => t.title),
+    'IDs that are a prefix of another': ids.filter((id) => ids.some((other) => other !== id && other.startsWith(id))),
+  };
+  for (const [what, found] of Object.entries(offenders)) expect(found, what).toEqual([]);
   // The JSON listing gives tags without their @.
   expect(all.some((t) => t.tags.map((tag) => tag.replace(/^@/, '')).includes('CU-TAGS-APPEND'))).toBe(true);
   // runner/config/projects.ts gives the webhook flows a worker each, up to WEBHOOK_FLOWS: one per test of the project.
