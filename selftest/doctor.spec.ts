@@ -16,7 +16,7 @@ import { embeddedProbes } from '../runner/preflight.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { doctorCommand } from '../scripts/doctor.ts';
-import { childEnv, closedPort, freePort, inProcessAsync, repoRoot, type CliRun } from './evidence-harness.ts';
+import { childEnv, closedPort, freePort, inProcess, repoRoot, type CliRun } from './evidence-harness.ts';
 
 // npm run doctor, in this process (doctorCommand is the script's whole work; the real command is package.spec.ts's,
 // installed, and cli.spec.ts's, through a link): wrong routes and a webhook path that does not reach the receiver are
@@ -27,7 +27,7 @@ test.describe.configure({ timeout: 240_000 });
 async function doctor(env: Record<string, string>): Promise<CliRun & { output: string }> {
   const work = mkdtempSync(join(tmpdir(), 'doctor-'));
   try {
-    const run = await inProcessAsync(() => doctorCommand([], childEnv(work, env)));
+    const run = await inProcess(() => doctorCommand([], childEnv(work, env)));
     return { ...run, output: `${run.stdout}\n${run.stderr}` };
   } finally {
     rmSync(work, { recursive: true, force: true });

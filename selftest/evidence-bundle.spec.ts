@@ -25,7 +25,7 @@ import {
   childEnv,
   filesUnder,
   freePort,
-  inProcessAsync,
+  inProcess,
   readText,
   repoRoot,
   runCli,
@@ -114,7 +114,7 @@ test.afterAll(() => certified && rmSync(certified.work, { recursive: true, force
 
 const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`;
 /** verify-bundle called in this process: verifyBundleCommand is the script's whole work. */
-const verifyBundle = (...args: string[]) => inProcessAsync(() => verifyBundleCommand(args));
+const verifyBundle = (...args: string[]) => inProcess(() => verifyBundleCommand(args));
 
 const json = <T>(path: string) => JSON.parse(readText(path)) as T;
 const sha256Of = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');

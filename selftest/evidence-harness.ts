@@ -108,7 +108,7 @@ class Exited extends Error {}
  * exit code): the exit code and what it printed, as a child process would give them, without a process of its own.
  * Nothing else runs in this process while it does.
  */
-export async function inProcessAsync(command: () => number | Promise<number>): Promise<CliRun> {
+export async function inProcess(command: () => number | Promise<number>): Promise<CliRun> {
   const capture = captureOutput();
   try {
     return capture.end(await command());

@@ -31,7 +31,7 @@ import {
   SOURCE_PATHS,
 } from '../scripts/evidence/source-digest.ts';
 import { redactedCommand } from '../scripts/evidence/client-identity.ts';
-import { inProcessAsync, repoRoot } from './evidence-harness.ts';
+import { inProcess, repoRoot } from './evidence-harness.ts';
 import { Redactor } from '../kit/redact.ts';
 
 // The units of the conformance reporter, the Allure labels, the source a bundle pins and redaction. Every profile ×
@@ -87,7 +87,7 @@ async function conformanceRun(tests: FakeTest[], ledger: LedgerEntry[] = []) {
     reporter.onTestEnd(testCase as unknown as TestCase, result as unknown as TestResult);
   });
   let status: string | undefined;
-  const { stdout } = await inProcessAsync(async () => {
+  const { stdout } = await inProcess(async () => {
     status = (await reporter.onEnd({ status: 'passed' } as FullResult))?.status;
     return 0;
   });

@@ -132,7 +132,7 @@ test("openapi-to-postmanv2 sends each request of each document to the service's 
   }
 });
 
-// Its exit code 2 is the script's catch around this call; one child process start per file (the runs are slow).
+// Its exit code 2 is the script's catch around this call.
 test('a route variable that is not valid is refused, naming it', () => {
   expect(() =>
     openApiDocument('identity', { baseUrls: {}, tokenUrls: {}, routes: { documentRecords: 'GET /records' } }),
@@ -148,7 +148,7 @@ test("npm run openapi writes one description per service, of the configured rout
       ROUTE_CASE_UPDATE: 'PATCH /cases',
       STEPUP_BASE_URL: 'https://api.example.com/business/step-up/v1',
     });
-    const run = inProcess(() => openApiCommand(['--out', out], env));
+    const run = await inProcess(() => openApiCommand(['--out', out], env));
     expect(run.code, run.stderr).toBe(0);
     const read = (service: string) =>
       JSON.parse(readFileSync(join(out, openApiFileName(service)), 'utf8')) as Json & {
