@@ -42,11 +42,6 @@ test('the builders fill every shown member the way an integration would: example
   }
 });
 
-test('docs/traffic.md lists every member whose value differs between two runs of one SEED and RUN_TAG', () => {
-  const doc = readFileSync(new URL('../docs/traffic.md', import.meta.url), 'utf8');
-  for (const name of RUN_VARYING_MEMBERS) expect(doc).toContain(`\`${name}\``);
-});
-
 interface Suite {
   specs?: Array<{
     title: string;

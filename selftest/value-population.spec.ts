@@ -12,6 +12,7 @@ import {
   valueClasses,
 } from '../kit/builders/value-population.ts';
 import { seededFaker } from '../kit/builders/seeded-faker.ts';
+import { RUN_VARYING_MEMBERS } from '../kit/builders/client-values.ts';
 import { customerIdNearMisses, nearMissBase, serviceIdNearMisses } from '../kit/builders/near-misses.ts';
 import { dateTimeForms, writeDateTime } from '../kit/builders/date-time-forms.ts';
 import { schemaIdFor, schemaIssues } from '../schemas/registry.ts';
@@ -159,8 +160,9 @@ test('date-time forms: each is RFC 3339 with an upper-case T and Z, names the in
   expect(new Set(dateTimeForms.map((form) => form.digits))).toEqual(new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
 });
 
-test('docs/traffic.md names every class of value and of contact', () => {
+test('docs/traffic.md names every class of value and of contact, and every member whose value differs between two runs of one SEED and RUN_TAG', () => {
   const doc = readFileSync(new URL('../docs/traffic.md', import.meta.url), 'utf8');
   const classes = [...valueClasses, ...contactClasses, ...customerIdNearMisses, ...dateTimeForms, { id: 'many-tags' }];
   expect(classes.filter((cls) => !doc.includes(`\`${cls.id}\``)).map((cls) => cls.id)).toEqual([]);
+  expect(RUN_VARYING_MEMBERS.filter((name) => !doc.includes(`\`${name}\``))).toEqual([]);
 });
