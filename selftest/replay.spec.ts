@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test as base } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
@@ -12,70 +12,12 @@ import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts
 // the suite runs against a sandbox with three faults (a token for any scope, an assessment without strategy
 // accepted, an order body that is not JSON answered 500), then each replay is run with only API_KEY in its
 // environment, as a user's .env would give it. The sandbox records every request it receives, so the bytes a replay
-// sends can be compared with those the run sent. One failing test per fault: each costs the child run a worker restart.
+// sends can be compared with those the run sent. One failing test per fault: each costs the child run a worker restart;
+// one self-test, so that one run serves every assertion.
 const FAULTS = ['token-any-scope', 'assessment-strategy-optional', 'order-malformed-500'];
 const GREP =
   'identity token endpoint refuses another scope name|an assessment without strategy|non-UTF-8 and non-object bodies';
 const ORDERS_PATH = '/v2/orders';
-
-interface FailingRun {
-  work: string;
-  markdown: string;
-  html: string;
-  apiKey: string;
-  /** Every request the sandbox received, the run's first, then the replays'. */
-  received: ReceivedRequest[];
-}
-
-// The failing run is made before the file's first test, in a hook: a worker-scoped fixture would give the file a
-// worker of its own, which Playwright starts after every other self-test's.
-let shared: FailingRun | undefined;
-let release = async (): Promise<void> => undefined;
-const test = base.extend<{ failing: FailingRun }>({
-  failing: async ({}, use) => use(shared as FailingRun),
-});
-test.beforeAll(async () => {
-  test.setTimeout(300_000);
-  const work = mkdtempSync(join(tmpdir(), 'replay-'));
-  const tokenSecret = 'replay-self-test-token-secret-0123456789';
-  const received: ReceivedRequest[] = [];
-  const sandbox = await startSandbox({
-    tokenSecret,
-    faults: FAULTS,
-    onRequest: (request) => received.push(request),
-    warn: () => undefined,
-  });
-  release = async () => {
-    await sandbox.close();
-    rmSync(work, { recursive: true, force: true });
-  };
-  const url = sandbox.url;
-  const target = sandboxTargetEnv({ url, flavor: 'reference', tokenSecret });
-  const reports = join(work, 'reports');
-  // A receiver of its own: another run on this machine may hold WEBHOOK_LISTEN's default port.
-  const env = childEnv(work, {
-    ...target,
-    REPORTS_DIR: reports,
-    TEST_RESULTS_DIR: join(work, 'test-results'),
-    WEBHOOK_MODE: 'passive',
-    WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-  });
-  const run = await runCli(process.execPath, [playwrightCli, 'test', '--grep', GREP], env, 150_000);
-  if (run.code !== 1)
-    throw new Error(
-      `expected the faulty run to fail (exit 1), got ${run.code}:\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`,
-    );
-  shared = {
-    work,
-    markdown: readFileSync(join(reports, 'conformance.md'), 'utf8'),
-    html: readFileSync(join(reports, 'conformance.html'), 'utf8'),
-    apiKey: target.API_KEY ?? '',
-    received,
-  };
-});
-test.afterAll(() => release());
-
-test.describe.configure({ mode: 'default' });
 
 const unescapeHtml = (text: string) =>
   text
@@ -84,13 +26,6 @@ const unescapeHtml = (text: string) =>
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
     .replace(/&amp;/g, '&');
-
-function replaysIn(markdown: string, html: string): { md: string[]; html: string[] } {
-  return {
-    md: [...markdown.matchAll(/```sh\n([\s\S]*?)\n```/g)].map((m) => m[1] as string),
-    html: [...html.matchAll(/<pre class="replay">([\s\S]*?)<\/pre>/g)].map((m) => unescapeHtml(m[1] as string)),
-  };
-}
 
 /** The status of the last answer a replay printed (curl -i prints every answer's status line); bash runs beside the sandbox of this process. */
 function replayStatus(command: string, apiKey: string): Promise<number | undefined> {
@@ -107,61 +42,85 @@ function replayStatus(command: string, apiKey: string): Promise<number | undefin
   });
 }
 
-test('every failing requirement has a replay in the md and the html, the same command in both, with no secret in it; run by bash with only API_KEY set, each gets the failing answer back: a 2xx the document forbids, or the 500', async ({
-  failing,
-}) => {
-  const { md, html } = replaysIn(failing.markdown, failing.html);
-  expect(failing.markdown).toMatch(/### TOK-SCOPE-ONLY \(MUST[^\n]*failed/);
-  expect(failing.markdown).toMatch(/### ASM-REQ-REQUIRED \(MUST[^\n]*failed/);
-  expect(html).toEqual(md);
-  for (const replay of md) expect(replay).not.toContain(failing.apiKey);
-  expect(
-    md.some((replay) => /^TOKEN=\$\(curl /.test(replay)),
-    'a replay with a bearer token obtains it first',
-  ).toBe(true);
-  // The token and assessment faults accept what must be refused: the replays of their failures must be answered 2xx
-  // again; the order fault answers a body that is not JSON 500, and so must the replay of that body.
-  // A test's failure shows under each requirement it breaks: each distinct command runs once.
-  const distinct = [...new Set(md)];
-  const orders = distinct.filter((replay) => replay.includes(ORDERS_PATH));
-  expect(orders.length, 'the order fault has replays').toBeGreaterThan(0);
-  expect(distinct.length - orders.length, 'the token and assessment faults have replays').toBeGreaterThan(0);
-  for (const replay of distinct) {
-    const status = await replayStatus(replay, failing.apiKey);
-    if (orders.includes(replay)) expect(status, replay).toBe(500);
-    else {
-      expect(status, replay).toBeGreaterThanOrEqual(200);
-      expect(status, replay).toBeLessThan(300);
-    }
-  }
-});
-
 function headerOf(request: ReceivedRequest, name: string): string | undefined {
   for (let i = 0; i < request.rawHeaders.length; i += 2)
     if (request.rawHeaders[i]?.toLowerCase() === name) return request.rawHeaders[i + 1];
   return undefined;
 }
 
-test('a replay of a body that is not UTF-8 sends the very bytes the run sent, not a replacement character', async ({
-  failing,
-}) => {
-  const { md } = replaysIn(failing.markdown, failing.html);
-  const binary = [...new Set(md)].filter((replay) => /^printf '/m.test(replay));
-  expect(binary.length, 'the failure of a body that is not UTF-8 has a printf replay').toBeGreaterThan(0);
-  for (const replay of binary) {
-    const before = failing.received.length;
-    await replayStatus(replay, failing.apiKey);
-    const sent = failing.received.slice(before).find((request) => request.url.includes(ORDERS_PATH));
-    expect(sent, `the replay reached ${ORDERS_PATH}: ${replay}`).toBeDefined();
-    const correlation = headerOf(sent as ReceivedRequest, 'x-correlation-id');
-    expect(correlation, 'the replay sends the x-correlation-id the run sent').toBeDefined();
-    const original = failing.received
-      .slice(0, before)
-      .find((request) => request.url.includes(ORDERS_PATH) && headerOf(request, 'x-correlation-id') === correlation);
-    expect(original, `the run sent a request with x-correlation-id ${correlation}`).toBeDefined();
-    expect(isUtf8((original as ReceivedRequest).body), "the run's body is not UTF-8").toBe(false);
-    expect((sent as ReceivedRequest).body.toString('hex'), replay).toBe(
-      (original as ReceivedRequest).body.toString('hex'),
+test('every failing requirement has a replay in the md and the html, the same command in both, with no secret in it; run by bash with only API_KEY set, each gets the failing answer back: a 2xx the document forbids, or the 500; a replay of a body that is not UTF-8 sends the very bytes the run sent, not a replacement character', async () => {
+  test.setTimeout(300_000);
+  const work = mkdtempSync(join(tmpdir(), 'replay-'));
+  const tokenSecret = 'replay-self-test-token-secret-0123456789';
+  // Every request the sandbox received, the run's first, then the replays'.
+  const received: ReceivedRequest[] = [];
+  const sandbox = await startSandbox({
+    tokenSecret,
+    faults: FAULTS,
+    onRequest: (request) => received.push(request),
+    warn: () => undefined,
+  });
+  try {
+    const target = sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret });
+    const apiKey = target.API_KEY ?? '';
+    const reports = join(work, 'reports');
+    // A receiver of its own: another run on this machine may hold WEBHOOK_LISTEN's default port.
+    const env = childEnv(work, {
+      ...target,
+      REPORTS_DIR: reports,
+      TEST_RESULTS_DIR: join(work, 'test-results'),
+      WEBHOOK_MODE: 'passive',
+      WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+    });
+    const run = await runCli(process.execPath, [playwrightCli, 'test', '--grep', GREP], env, 150_000);
+    expect(run.code, `the faulty run fails:\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`).toBe(1);
+    const markdown = readFileSync(join(reports, 'conformance.md'), 'utf8');
+    const html = readFileSync(join(reports, 'conformance.html'), 'utf8');
+    const md = [...markdown.matchAll(/```sh\n([\s\S]*?)\n```/g)].map((m) => m[1] as string);
+    const fromHtml = [...html.matchAll(/<pre class="replay">([\s\S]*?)<\/pre>/g)].map((m) =>
+      unescapeHtml(m[1] as string),
     );
+    expect(markdown).toMatch(/### TOK-SCOPE-ONLY \(MUST[^\n]*failed/);
+    expect(markdown).toMatch(/### ASM-REQ-REQUIRED \(MUST[^\n]*failed/);
+    expect(fromHtml).toEqual(md);
+    for (const replay of md) expect(replay).not.toContain(apiKey);
+    expect(
+      md.some((replay) => /^TOKEN=\$\(curl /.test(replay)),
+      'a replay with a bearer token obtains it first',
+    ).toBe(true);
+    // The token and assessment faults accept what must be refused: the replays of their failures must be answered 2xx
+    // again; the order fault answers a body that is not JSON 500, and so must the replay of that body.
+    // A test's failure shows under each requirement it breaks: each distinct command runs once.
+    const distinct = [...new Set(md)];
+    const orders = distinct.filter((replay) => replay.includes(ORDERS_PATH));
+    expect(orders.length, 'the order fault has replays').toBeGreaterThan(0);
+    expect(distinct.length - orders.length, 'the token and assessment faults have replays').toBeGreaterThan(0);
+    const binary = distinct.filter((replay) => /^printf '/m.test(replay));
+    expect(binary.length, 'the failure of a body that is not UTF-8 has a printf replay').toBeGreaterThan(0);
+    for (const replay of distinct) {
+      const before = received.length;
+      const status = await replayStatus(replay, apiKey);
+      if (orders.includes(replay)) expect(status, replay).toBe(500);
+      else {
+        expect(status, replay).toBeGreaterThanOrEqual(200);
+        expect(status, replay).toBeLessThan(300);
+      }
+      if (!binary.includes(replay)) continue;
+      const sent = received.slice(before).find((request) => request.url.includes(ORDERS_PATH));
+      expect(sent, `the replay reached ${ORDERS_PATH}: ${replay}`).toBeDefined();
+      const correlation = headerOf(sent as ReceivedRequest, 'x-correlation-id');
+      expect(correlation, 'the replay sends the x-correlation-id the run sent').toBeDefined();
+      const original = received
+        .slice(0, before)
+        .find((request) => request.url.includes(ORDERS_PATH) && headerOf(request, 'x-correlation-id') === correlation);
+      expect(original, `the run sent a request with x-correlation-id ${correlation}`).toBeDefined();
+      expect(isUtf8((original as ReceivedRequest).body), "the run's body is not UTF-8").toBe(false);
+      expect((sent as ReceivedRequest).body.toString('hex'), replay).toBe(
+        (original as ReceivedRequest).body.toString('hex'),
+      );
+    }
+  } finally {
+    await sandbox.close();
+    rmSync(work, { recursive: true, force: true });
   }
 });
