@@ -62,14 +62,9 @@ test('npm run diff exits 1 when something got worse, 0 otherwise, 2 on a file th
 });
 
 test('since last night: a p95 or retries change counts only past its floor, its share and with enough calls; a night that stopped early is not the one compared with', () => {
-  const op = (p95Ms: number, retries: number, calls = 20) => ({
-    operation: 'createOrder',
-    calls,
-    medianMs: 5,
-    p95Ms,
-    maxMs: p95Ms,
-    retries,
-  });
+  const op = (p95Ms: number, retries: number, calls = 20) => {
+    return { operation: 'createOrder', calls, medianMs: 5, p95Ms, maxMs: p95Ms, retries };
+  };
   const night = (operations: ReturnType<typeof op>[], stoppedEarly = false, outcome = 'passed'): Night => ({
     finishedAt: 'n',
     result: 'r',
