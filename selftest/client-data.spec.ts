@@ -90,45 +90,47 @@ test('two runs of one SEED and RUN_TAG against the embedded sandbox send the sam
   test.setTimeout(240_000);
   const work = mkdtempSync(join(tmpdir(), 'client-data-'));
   try {
-    const runs: Array<ReturnType<typeof sentBodies>> = [];
-    for (const name of ['first', 'second']) {
-      const [port, webhook] = [await freePort(), await freePort()];
-      const reports = join(work, name);
-      const env = childEnv(work, {
-        SEED: '4242',
-        RUN_TAG: 'samerun1',
-        SANDBOX_PORT: String(port),
-        WEBHOOK_LISTEN: `127.0.0.1:${webhook}`,
-        TEST_RESULTS_DIR: join(reports, 'test-results'),
-        CONFORMANCE_WORKERS: '2',
-      });
-      // Settings of a .env take effect as the environment's do: those it sets are left out of the environment.
-      delete env['REPORTS_DIR'];
-      writeFileSync(
-        (env['ENV_FILE'] = join(work, `${name}.env`)),
-        `REPORTS_DIR=${reports}\nSANDBOX_FLAVOR=alternative\n`,
-      );
-      const run = await runCli(
-        process.execPath,
-        [playwrightCli, 'test', '--grep', '@GEN-OPTIONAL-MEMBERS|@CU-TAGS-APPEND|@SU-CHANNELS|@CU-INQUIRY-MAPS'],
-        env,
-        200_000,
-      );
-      expect(run.code, `${name} run:\n${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`).toBe(0);
-      runs.push(sentBodies(join(reports, 'results.json')));
-      const { result, environment } = JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as {
-        result: string;
-        environment: Record<string, string>;
-      };
-      expect(environment['target']).toBe('embedded sandbox (alternative flavor)');
-      const [, exercised, total] = /^partial run: (\d+) of (\d+) MUST exercised, no failures$/.exec(result) ?? [];
-      expect(Number(exercised), result).toBeGreaterThan(0);
-      expect(Number(exercised), result).toBeLessThan(Number(total));
-      // A green run's console: the start, a line per project, the summary; no line per test (CONFORMANCE_VERBOSE=1 has those).
-      expect(run.stdout.trimEnd().split('\n').length, run.stdout).toBeLessThanOrEqual(40);
-      expect(run.stdout).toMatch(/^ {2}identity +\d+ tests?: \d+ passed$/m);
-      expect(run.stdout).not.toMatch(/✓|not conformant|Verdict \(gate profile\): conformant/);
-    }
+    // The two runs are independent: started together, they overlap where each waits.
+    const runs = await Promise.all(
+      ['first', 'second'].map(async (name) => {
+        const [port, webhook] = [await freePort(), await freePort()];
+        const reports = join(work, name);
+        const env = childEnv(work, {
+          SEED: '4242',
+          RUN_TAG: 'samerun1',
+          SANDBOX_PORT: String(port),
+          WEBHOOK_LISTEN: `127.0.0.1:${webhook}`,
+          TEST_RESULTS_DIR: join(reports, 'test-results'),
+          CONFORMANCE_WORKERS: '2',
+        });
+        // Settings of a .env take effect as the environment's do: those it sets are left out of the environment.
+        delete env['REPORTS_DIR'];
+        writeFileSync(
+          (env['ENV_FILE'] = join(work, `${name}.env`)),
+          `REPORTS_DIR=${reports}\nSANDBOX_FLAVOR=alternative\n`,
+        );
+        const run = await runCli(
+          process.execPath,
+          [playwrightCli, 'test', '--grep', '@GEN-OPTIONAL-MEMBERS|@CU-TAGS-APPEND|@SU-CHANNELS|@CU-INQUIRY-MAPS'],
+          env,
+          200_000,
+        );
+        expect(run.code, `${name} run:\n${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`).toBe(0);
+        const { result, environment } = JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as {
+          result: string;
+          environment: Record<string, string>;
+        };
+        expect(environment['target']).toBe('embedded sandbox (alternative flavor)');
+        const [, exercised, total] = /^partial run: (\d+) of (\d+) MUST exercised, no failures$/.exec(result) ?? [];
+        expect(Number(exercised), result).toBeGreaterThan(0);
+        expect(Number(exercised), result).toBeLessThan(Number(total));
+        // A green run's console: the start, a line per project, the summary; no line per test (CONFORMANCE_VERBOSE=1 has those).
+        expect(run.stdout.trimEnd().split('\n').length, run.stdout).toBeLessThanOrEqual(40);
+        expect(run.stdout).toMatch(/^ {2}identity +\d+ tests?: \d+ passed$/m);
+        expect(run.stdout).not.toMatch(/✓|not conformant|Verdict \(gate profile\): conformant/);
+        return sentBodies(join(reports, 'results.json'));
+      }),
+    );
     const [first = [], second = []] = runs;
     expect(first.filter(([, bodies]) => bodies.length > 0).length, 'tests that sent bodies').toBeGreaterThan(5);
     expect(second).toEqual(first);
