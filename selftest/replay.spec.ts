@@ -1,19 +1,20 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
+import { childEnv, freePort, playwrightCli, readText, runCli, TS_NODE, type CliRun } from './evidence-harness.ts';
 
 // Every failure's replay, as the md and html matrices show it, pastes into bash and gets the failing answer back:
 // the suite runs against a sandbox with three faults (a token for any scope, an assessment without strategy
 // accepted, an order body that is not JSON answered 500), then each replay is run with only API_KEY in its
 // environment, as a user's .env would give it. The sandbox records every request it receives, so the bytes a replay
-// sends can be compared with those the run sent. One failing test per fault: each costs the child run a worker restart;
-// one self-test, so that one run serves every assertion.
+// sends can be compared with those the run sent. One failing test per fault: each costs the child run a worker restart.
+// The same failing run is the whole run two shards of it are merged against (scaling out: shards write blob reports;
+// merge-reports with the suite's own reporters gives the verdicts, the JUnit and the exit code of one whole run).
 const FAULTS = ['token-any-scope', 'assessment-strategy-optional', 'order-malformed-500'];
 const GREP =
   'identity token endpoint refuses another scope name|an assessment without strategy|non-UTF-8 and non-object bodies';
@@ -42,13 +43,23 @@ function replayStatus(command: string, apiKey: string): Promise<number | undefin
   });
 }
 
+const outcomesOf = (reportsDir: string): Record<string, string> =>
+  Object.fromEntries(
+    (
+      JSON.parse(readText(join(reportsDir, 'conformance.json'))) as {
+        requirements: Array<{ id: string; outcome: string }>;
+      }
+    ).requirements.map((r) => [r.id, r.outcome]),
+  );
+const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`.slice(-3000);
+
 function headerOf(request: ReceivedRequest, name: string): string | undefined {
   for (let i = 0; i < request.rawHeaders.length; i += 2)
     if (request.rawHeaders[i]?.toLowerCase() === name) return request.rawHeaders[i + 1];
   return undefined;
 }
 
-test('every failing requirement has a replay in the md and the html, the same command in both, with no secret in it; run by bash with only API_KEY set, each gets the failing answer back: a 2xx the document forbids, or the 500; a replay of a body that is not UTF-8 sends the very bytes the run sent, not a replacement character', async () => {
+test('every failing requirement has a replay in the md and the html, the same command in both, with no secret in it; run by bash with only API_KEY set, each gets the failing answer back: a 2xx the document forbids, or the 500; a replay of a body that is not UTF-8 sends the very bytes the run sent, not a replacement character; two shards of the run merged give the same verdicts, JUnit cases and exit code', async () => {
   test.setTimeout(300_000);
   const work = mkdtempSync(join(tmpdir(), 'replay-'));
   const tokenSecret = 'replay-self-test-token-secret-0123456789';
@@ -65,15 +76,54 @@ test('every failing requirement has a replay in the md and the html, the same co
     const apiKey = target.API_KEY ?? '';
     const reports = join(work, 'reports');
     // A receiver of its own: another run on this machine may hold WEBHOOK_LISTEN's default port.
-    const env = childEnv(work, {
-      ...target,
-      REPORTS_DIR: reports,
-      TEST_RESULTS_DIR: join(work, 'test-results'),
-      WEBHOOK_MODE: 'passive',
-      WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-    });
-    const run = await runCli(process.execPath, [playwrightCli, 'test', '--grep', GREP], env, 150_000);
-    expect(run.code, `the faulty run fails:\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`).toBe(1);
+    const envFor = async (name: string, extra: Record<string, string> = {}) =>
+      childEnv(work, {
+        ...target,
+        SEED: '4242',
+        RUN_TAG: 'replayshards',
+        REPORTS_DIR: join(work, name),
+        TEST_RESULTS_DIR: join(work, `results-${name}`),
+        WEBHOOK_MODE: 'passive',
+        WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+        ...extra,
+      });
+    const conformance = (env: Record<string, string>, ...args: string[]) =>
+      runCli(process.execPath, [playwrightCli, 'test', '--grep', GREP, ...args], env, 150_000);
+    // The whole run and the two shards are independent: started together, they overlap where each waits. The whole run
+    // has a RUN_TAG of its own, so that its identifiers are not those the shards send the same sandbox meanwhile.
+    const [run, ...shards] = await Promise.all([
+      envFor('reports', { RUN_TAG: 'replaywhole' }).then((env) => conformance(env)),
+      ...['1', '2'].map(async (shard) =>
+        conformance(
+          await envFor(`shard-${shard}`, { CONFORMANCE_SHARD: '1', BLOB_DIR: join(work, `blob-${shard}`) }),
+          `--shard=${shard}/2`,
+        ),
+      ),
+    ]);
+    expect(run.code, `the faulty run fails:\n${output(run)}`).toBe(1);
+    const blobs = join(work, 'blobs');
+    mkdirSync(blobs);
+    for (const [index, shard] of shards.entries()) {
+      expect([0, 1], output(shard)).toContain(shard.code);
+      const dir = join(work, `blob-${index + 1}`);
+      for (const file of readdirSync(dir)) cpSync(join(dir, file), join(blobs, file));
+    }
+    const merged = await runCli(
+      TS_NODE[0],
+      [...TS_NODE.slice(1), 'scripts/merge-reports.ts', blobs],
+      await envFor('merged'),
+    );
+    expect(merged.code, output(merged)).toBe(run.code);
+    expect(outcomesOf(join(work, 'merged'))).toEqual(outcomesOf(reports));
+    expect(outcomesOf(join(work, 'merged'))['TOK-SCOPE-ONLY']).toBe('failed');
+    const cases = (dir: string) =>
+      [...readText(join(dir, 'junit.xml')).matchAll(/<testcase name="([^"]*)"/g)].map((m) => m[1]).sort();
+    expect(cases(join(work, 'merged'))).toEqual(cases(reports));
+    expect(
+      readdirSync(join(work, 'merged', 'allure-results')).some((name) => name.endsWith('-result.json')),
+      'Allure results from the merge',
+    ).toBe(true);
+
     const markdown = readFileSync(join(reports, 'conformance.md'), 'utf8');
     const html = readFileSync(join(reports, 'conformance.html'), 'utf8');
     const md = [...markdown.matchAll(/```sh\n([\s\S]*?)\n```/g)].map((m) => m[1] as string);
