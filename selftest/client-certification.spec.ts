@@ -8,11 +8,21 @@ import { requirements } from '../catalog/catalog.ts';
 import type { DsseEnvelope } from '../scripts/evidence/dsse.ts';
 import { SOURCE_LIST_FILE } from '../scripts/evidence/source-digest.ts';
 import type { Statement } from '../scripts/evidence/statement.ts';
-import { childEnv, filesUnder, readText, repoRoot, runCli, scanForSecrets, TS_NODE } from './evidence-harness.ts';
+import { verifyBundleCommand } from '../scripts/verify-bundle.ts';
+import {
+  childEnv,
+  filesUnder,
+  inProcess,
+  readText,
+  repoRoot,
+  runCli,
+  scanForSecrets,
+  TS_NODE,
+} from './evidence-harness.ts';
 
 // The client side of certification, three runs of npm run certify-client: the example reseller client passes clean,
 // one faulty client fails on the rows it breaks, and a client that calls nothing is not certified, its bundle naming
-// it. Each test makes its own run, none shared.
+// it and verified in this process by verify-bundle's own function.
 const CLIENT = `"${process.execPath}" --import tsx examples/reseller-client/client.ts`;
 const SCENARIO = ['--scenario', 'examples/reseller-client/scenario.json'];
 const certifyClient = [...TS_NODE.slice(1), 'scripts/certify-client.ts'];
@@ -32,11 +42,6 @@ test.describe.configure({ timeout: 180_000 });
 let work: string;
 test.beforeEach(() => void (work = mkdtempSync(join(tmpdir(), 'client-cert-'))));
 test.afterEach(() => rmSync(work, { recursive: true, force: true }));
-
-test('client requirement IDs are unique across both catalogs', () => {
-  const ids = [...requirements.map((r) => r.id), ...clientRequirements.map((r) => r.id)];
-  expect(new Set(ids).size).toBe(ids.length);
-});
 
 test('--listen: the example client started by hand in another process is recorded until Ctrl-C and passes every MUST and SHOULD, retries and webhook answers included; no secret or issued token reaches any artifact or output', async () => {
   const issued = join(work, 'issued-tokens.txt');
@@ -68,14 +73,11 @@ test('--listen: the example client started by hand in another process is recorde
   ).toEqual([]);
   expect(printed, 'the console summary lists every requirement').toMatch(/passed\s+CLI-ORDER-RETRY\s+MUST/);
 
+  const issuedTokens = readText(issued).split('\n').filter(Boolean);
   const secrets: Record<string, string> = Object.fromEntries(
     [
-      ['API_KEY', variables['API_KEY'] ?? ''],
-      ['RESELLER_API_KEY', variables['RESELLER_API_KEY'] ?? ''],
-      ...readText(issued)
-        .split('\n')
-        .filter(Boolean)
-        .map((token, index) => [`issued token ${index + 1}`, token]),
+      ...['API_KEY', 'RESELLER_API_KEY'].map((name) => [name, variables[name] ?? '']),
+      ...issuedTokens.map((token, index) => [`issued token ${index + 1}`, token]),
     ].filter(([, value]) => value),
   );
   expect(Object.keys(secrets).length).toBeGreaterThan(2);
@@ -114,7 +116,9 @@ const elsewhere: Fault[] = [
   ['wrong-scope', 'CLI-TOKEN-REQUEST'],
 ];
 
-test('every client MUST has a client fault that breaks it', () => {
+test('client requirement IDs are unique across both catalogs, and every client MUST has a client fault that breaks it', () => {
+  const ids = [...requirements.map((r) => r.id), ...clientRequirements.map((r) => r.id)];
+  expect(new Set(ids).size, 'no ID twice').toBe(ids.length);
   const broken = new Set([...faults, ...elsewhere].map(([, requirement]) => requirement));
   expect(clientRequirements.filter((r) => r.level === 'MUST' && !broken.has(r.id)).map((r) => r.id)).toEqual([]);
 });
@@ -165,11 +169,7 @@ test("a client that calls nothing, 503 injection and webhooks off, is not certif
   expect(readText(join(bundle, 'client-conformance.md'))).toContain('- client version: 9.9.9-rc1');
   const files = [...filesUnder(bundle), ...filesUnder(out)].map((file) => ({ name: file, text: readText(file) }));
   expect(scanForSecrets([...files, { name: 'output', text: output }], { canary })).toEqual([]);
-  const verified = await runCli(
-    TS_NODE[0],
-    [...TS_NODE.slice(1), 'scripts/verify-bundle.ts', '--public-key', join(bundle, 'signing-key.pub.pem'), bundle],
-    env,
-  );
+  const verified = inProcess(() => verifyBundleCommand(['--public-key', join(bundle, 'signing-key.pub.pem'), bundle]));
   expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   expect(verified.stdout).toMatch(/The run's source: commit \S+/);
 });

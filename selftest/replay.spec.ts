@@ -1,81 +1,24 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test as base } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { startSandbox, type ReceivedRequest } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
-import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
+import { childEnv, freePort, playwrightCli, readText, runCli, TS_NODE, type CliRun } from './evidence-harness.ts';
 
 // Every failure's replay, as the md and html matrices show it, pastes into bash and gets the failing answer back:
 // the suite runs against a sandbox with three faults (a token for any scope, an assessment without strategy
 // accepted, an order body that is not JSON answered 500), then each replay is run with only API_KEY in its
 // environment, as a user's .env would give it. The sandbox records every request it receives, so the bytes a replay
 // sends can be compared with those the run sent. One failing test per fault: each costs the child run a worker restart.
+// The same failing run is the whole run two shards of it are merged against (scaling out: shards write blob reports;
+// merge-reports with the suite's own reporters gives the verdicts, the JUnit and the exit code of one whole run).
 const FAULTS = ['token-any-scope', 'assessment-strategy-optional', 'order-malformed-500'];
 const GREP =
   'identity token endpoint refuses another scope name|an assessment without strategy|non-UTF-8 and non-object bodies';
 const ORDERS_PATH = '/v2/orders';
-
-interface FailingRun {
-  work: string;
-  markdown: string;
-  html: string;
-  apiKey: string;
-  /** Every request the sandbox received, the run's first, then the replays'. */
-  received: ReceivedRequest[];
-}
-
-// The failing run is made before the file's first test, in a hook: a worker-scoped fixture would give the file a
-// worker of its own, which Playwright starts after every other self-test's.
-let shared: FailingRun | undefined;
-let release = async (): Promise<void> => undefined;
-const test = base.extend<{ failing: FailingRun }>({
-  failing: async ({}, use) => use(shared as FailingRun),
-});
-test.beforeAll(async () => {
-  test.setTimeout(300_000);
-  const work = mkdtempSync(join(tmpdir(), 'replay-'));
-  const tokenSecret = 'replay-self-test-token-secret-0123456789';
-  const received: ReceivedRequest[] = [];
-  const sandbox = await startSandbox({
-    tokenSecret,
-    faults: FAULTS,
-    onRequest: (request) => received.push(request),
-    warn: () => undefined,
-  });
-  release = async () => {
-    await sandbox.close();
-    rmSync(work, { recursive: true, force: true });
-  };
-  const url = sandbox.url;
-  const target = sandboxTargetEnv({ url, flavor: 'reference', tokenSecret });
-  const reports = join(work, 'reports');
-  // A receiver of its own: another run on this machine may hold WEBHOOK_LISTEN's default port.
-  const env = childEnv(work, {
-    ...target,
-    REPORTS_DIR: reports,
-    TEST_RESULTS_DIR: join(work, 'test-results'),
-    WEBHOOK_MODE: 'passive',
-    WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-  });
-  const run = await runCli(process.execPath, [playwrightCli, 'test', '--grep', GREP], env, 150_000);
-  if (run.code !== 1)
-    throw new Error(
-      `expected the faulty run to fail (exit 1), got ${run.code}:\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`,
-    );
-  shared = {
-    work,
-    markdown: readFileSync(join(reports, 'conformance.md'), 'utf8'),
-    html: readFileSync(join(reports, 'conformance.html'), 'utf8'),
-    apiKey: target.API_KEY ?? '',
-    received,
-  };
-});
-test.afterAll(() => release());
-
-test.describe.configure({ mode: 'default' });
 
 const unescapeHtml = (text: string) =>
   text
@@ -84,13 +27,6 @@ const unescapeHtml = (text: string) =>
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
     .replace(/&amp;/g, '&');
-
-function replaysIn(markdown: string, html: string): { md: string[]; html: string[] } {
-  return {
-    md: [...markdown.matchAll(/```sh\n([\s\S]*?)\n```/g)].map((m) => m[1] as string),
-    html: [...html.matchAll(/<pre class="replay">([\s\S]*?)<\/pre>/g)].map((m) => unescapeHtml(m[1] as string)),
-  };
-}
 
 /** The status of the last answer a replay printed (curl -i prints every answer's status line); bash runs beside the sandbox of this process. */
 function replayStatus(command: string, apiKey: string): Promise<number | undefined> {
@@ -107,34 +43,15 @@ function replayStatus(command: string, apiKey: string): Promise<number | undefin
   });
 }
 
-test('every failing requirement has a replay in the md and the html, the same command in both, with no secret in it; run by bash with only API_KEY set, each gets the failing answer back: a 2xx the document forbids, or the 500', async ({
-  failing,
-}) => {
-  const { md, html } = replaysIn(failing.markdown, failing.html);
-  expect(failing.markdown).toMatch(/### TOK-SCOPE-ONLY \(MUST[^\n]*failed/);
-  expect(failing.markdown).toMatch(/### ASM-REQ-REQUIRED \(MUST[^\n]*failed/);
-  expect(html).toEqual(md);
-  for (const replay of md) expect(replay).not.toContain(failing.apiKey);
-  expect(
-    md.some((replay) => /^TOKEN=\$\(curl /.test(replay)),
-    'a replay with a bearer token obtains it first',
-  ).toBe(true);
-  // The token and assessment faults accept what must be refused: the replays of their failures must be answered 2xx
-  // again; the order fault answers a body that is not JSON 500, and so must the replay of that body.
-  // A test's failure shows under each requirement it breaks: each distinct command runs once.
-  const distinct = [...new Set(md)];
-  const orders = distinct.filter((replay) => replay.includes(ORDERS_PATH));
-  expect(orders.length, 'the order fault has replays').toBeGreaterThan(0);
-  expect(distinct.length - orders.length, 'the token and assessment faults have replays').toBeGreaterThan(0);
-  for (const replay of distinct) {
-    const status = await replayStatus(replay, failing.apiKey);
-    if (orders.includes(replay)) expect(status, replay).toBe(500);
-    else {
-      expect(status, replay).toBeGreaterThanOrEqual(200);
-      expect(status, replay).toBeLessThan(300);
-    }
-  }
-});
+const outcomesOf = (reportsDir: string): Record<string, string> =>
+  Object.fromEntries(
+    (
+      JSON.parse(readText(join(reportsDir, 'conformance.json'))) as {
+        requirements: Array<{ id: string; outcome: string }>;
+      }
+    ).requirements.map((r) => [r.id, r.outcome]),
+  );
+const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`.slice(-3000);
 
 function headerOf(request: ReceivedRequest, name: string): string | undefined {
   for (let i = 0; i < request.rawHeaders.length; i += 2)
@@ -142,26 +59,118 @@ function headerOf(request: ReceivedRequest, name: string): string | undefined {
   return undefined;
 }
 
-test('a replay of a body that is not UTF-8 sends the very bytes the run sent, not a replacement character', async ({
-  failing,
-}) => {
-  const { md } = replaysIn(failing.markdown, failing.html);
-  const binary = [...new Set(md)].filter((replay) => /^printf '/m.test(replay));
-  expect(binary.length, 'the failure of a body that is not UTF-8 has a printf replay').toBeGreaterThan(0);
-  for (const replay of binary) {
-    const before = failing.received.length;
-    await replayStatus(replay, failing.apiKey);
-    const sent = failing.received.slice(before).find((request) => request.url.includes(ORDERS_PATH));
-    expect(sent, `the replay reached ${ORDERS_PATH}: ${replay}`).toBeDefined();
-    const correlation = headerOf(sent as ReceivedRequest, 'x-correlation-id');
-    expect(correlation, 'the replay sends the x-correlation-id the run sent').toBeDefined();
-    const original = failing.received
-      .slice(0, before)
-      .find((request) => request.url.includes(ORDERS_PATH) && headerOf(request, 'x-correlation-id') === correlation);
-    expect(original, `the run sent a request with x-correlation-id ${correlation}`).toBeDefined();
-    expect(isUtf8((original as ReceivedRequest).body), "the run's body is not UTF-8").toBe(false);
-    expect((sent as ReceivedRequest).body.toString('hex'), replay).toBe(
-      (original as ReceivedRequest).body.toString('hex'),
+test('every failing requirement has a replay in the md and the html, the same command in both, with no secret in it; run by bash with only API_KEY set, each gets the failing answer back: a 2xx the document forbids, or the 500; a replay of a body that is not UTF-8 sends the very bytes the run sent, not a replacement character; two shards of the run merged give the same verdicts, JUnit cases and exit code', async () => {
+  test.setTimeout(300_000);
+  const work = mkdtempSync(join(tmpdir(), 'replay-'));
+  const tokenSecret = 'replay-self-test-token-secret-0123456789';
+  // Every request the sandbox received, the run's first, then the replays'.
+  const received: ReceivedRequest[] = [];
+  const sandbox = await startSandbox({
+    tokenSecret,
+    faults: FAULTS,
+    onRequest: (request) => received.push(request),
+    warn: () => undefined,
+  });
+  try {
+    const target = sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret });
+    const apiKey = target.API_KEY ?? '';
+    const reports = join(work, 'reports');
+    // A receiver of its own: another run on this machine may hold WEBHOOK_LISTEN's default port.
+    const envFor = async (name: string, extra: Record<string, string> = {}) =>
+      childEnv(work, {
+        ...target,
+        SEED: '4242',
+        RUN_TAG: 'replayshards',
+        REPORTS_DIR: join(work, name),
+        TEST_RESULTS_DIR: join(work, `results-${name}`),
+        WEBHOOK_MODE: 'passive',
+        WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+        ...extra,
+      });
+    const conformance = (env: Record<string, string>, ...args: string[]) =>
+      runCli(process.execPath, [playwrightCli, 'test', '--grep', GREP, ...args], env, 150_000);
+    // The whole run and the two shards are independent: started together, they overlap where each waits. The whole run
+    // has a RUN_TAG of its own, so that its identifiers are not those the shards send the same sandbox meanwhile.
+    const [run, ...shards] = await Promise.all([
+      envFor('reports', { RUN_TAG: 'replaywhole' }).then((env) => conformance(env)),
+      ...['1', '2'].map(async (shard) =>
+        conformance(
+          await envFor(`shard-${shard}`, { CONFORMANCE_SHARD: '1', BLOB_DIR: join(work, `blob-${shard}`) }),
+          `--shard=${shard}/2`,
+        ),
+      ),
+    ]);
+    expect(run.code, `the faulty run fails:\n${output(run)}`).toBe(1);
+    const blobs = join(work, 'blobs');
+    mkdirSync(blobs);
+    for (const [index, shard] of shards.entries()) {
+      expect([0, 1], output(shard)).toContain(shard.code);
+      const dir = join(work, `blob-${index + 1}`);
+      for (const file of readdirSync(dir)) cpSync(join(dir, file), join(blobs, file));
+    }
+    const merged = await runCli(
+      TS_NODE[0],
+      [...TS_NODE.slice(1), 'scripts/merge-reports.ts', blobs],
+      await envFor('merged'),
     );
+    expect(merged.code, output(merged)).toBe(run.code);
+    expect(outcomesOf(join(work, 'merged'))).toEqual(outcomesOf(reports));
+    expect(outcomesOf(join(work, 'merged'))['TOK-SCOPE-ONLY']).toBe('failed');
+    const cases = (dir: string) =>
+      [...readText(join(dir, 'junit.xml')).matchAll(/<testcase name="([^"]*)"/g)].map((m) => m[1]).sort();
+    expect(cases(join(work, 'merged'))).toEqual(cases(reports));
+    expect(
+      readdirSync(join(work, 'merged', 'allure-results')).some((name) => name.endsWith('-result.json')),
+      'Allure results from the merge',
+    ).toBe(true);
+
+    const markdown = readFileSync(join(reports, 'conformance.md'), 'utf8');
+    const html = readFileSync(join(reports, 'conformance.html'), 'utf8');
+    const md = [...markdown.matchAll(/```sh\n([\s\S]*?)\n```/g)].map((m) => m[1] as string);
+    const fromHtml = [...html.matchAll(/<pre class="replay">([\s\S]*?)<\/pre>/g)].map((m) =>
+      unescapeHtml(m[1] as string),
+    );
+    expect(markdown).toMatch(/### TOK-SCOPE-ONLY \(MUST[^\n]*failed/);
+    expect(markdown).toMatch(/### ASM-REQ-REQUIRED \(MUST[^\n]*failed/);
+    expect(fromHtml).toEqual(md);
+    for (const replay of md) expect(replay).not.toContain(apiKey);
+    expect(
+      md.some((replay) => /^TOKEN=\$\(curl /.test(replay)),
+      'a replay with a bearer token obtains it first',
+    ).toBe(true);
+    // The token and assessment faults accept what must be refused: the replays of their failures must be answered 2xx
+    // again; the order fault answers a body that is not JSON 500, and so must the replay of that body.
+    // A test's failure shows under each requirement it breaks: each distinct command runs once.
+    const distinct = [...new Set(md)];
+    const orders = distinct.filter((replay) => replay.includes(ORDERS_PATH));
+    expect(orders.length, 'the order fault has replays').toBeGreaterThan(0);
+    expect(distinct.length - orders.length, 'the token and assessment faults have replays').toBeGreaterThan(0);
+    const binary = distinct.filter((replay) => /^printf '/m.test(replay));
+    expect(binary.length, 'the failure of a body that is not UTF-8 has a printf replay').toBeGreaterThan(0);
+    for (const replay of distinct) {
+      const before = received.length;
+      const status = await replayStatus(replay, apiKey);
+      if (orders.includes(replay)) expect(status, replay).toBe(500);
+      else {
+        expect(status, replay).toBeGreaterThanOrEqual(200);
+        expect(status, replay).toBeLessThan(300);
+      }
+      if (!binary.includes(replay)) continue;
+      const sent = received.slice(before).find((request) => request.url.includes(ORDERS_PATH));
+      expect(sent, `the replay reached ${ORDERS_PATH}: ${replay}`).toBeDefined();
+      const correlation = headerOf(sent as ReceivedRequest, 'x-correlation-id');
+      expect(correlation, 'the replay sends the x-correlation-id the run sent').toBeDefined();
+      const original = received
+        .slice(0, before)
+        .find((request) => request.url.includes(ORDERS_PATH) && headerOf(request, 'x-correlation-id') === correlation);
+      expect(original, `the run sent a request with x-correlation-id ${correlation}`).toBeDefined();
+      expect(isUtf8((original as ReceivedRequest).body), "the run's body is not UTF-8").toBe(false);
+      expect((sent as ReceivedRequest).body.toString('hex'), replay).toBe(
+        (original as ReceivedRequest).body.toString('hex'),
+      );
+    }
+  } finally {
+    await sandbox.close();
+    rmSync(work, { recursive: true, force: true });
   }
 });

@@ -7,6 +7,7 @@ import { requirements } from '../catalog/catalog.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
 import { statedVerdict, verdictProblems, type StatedVerdict } from '../scripts/evidence/stated-verdict.ts';
 import { scenarioOutcome, scenarioRun, VERDICT_SCENARIOS } from '../scripts/evidence/verdict-scenarios.ts';
+import { inProcessAsync } from './evidence-harness.ts';
 
 // Every row of docs/verdicts.md (the verdict function's own output: selftest/docs-current.spec.ts) reads the same in
 // every output: each scenario's tests go through the conformance reporter as Playwright would hand them over, then
@@ -29,11 +30,8 @@ for (const scenario of VERDICT_SCENARIOS) {
     const dir = mkdtempSync(join(tmpdir(), 'verdict-table-'));
     const { profile } = scenario;
     const reporter = new ConformanceReporter({ outputDir: dir, profile, environment: { seed: '1' }, ledger });
-    const lines: string[] = [];
-    const { log, error } = console;
-    console.log = console.error = (...args: unknown[]) => void lines.push(args.join(' '));
     let status: FullResult['status'] | undefined;
-    try {
+    const shown = await inProcessAsync(async () => {
       reporter.onBegin({ rootDir: '/repo', workers: 2 } as never, {} as never);
       tests.forEach((t, index) => {
         const location = { file: '/repo/tests/scenario.spec.ts', line: index + 1 };
@@ -44,11 +42,10 @@ for (const scenario of VERDICT_SCENARIOS) {
         reporter.onTestEnd(testCase as TestCase, result as TestResult);
       });
       status = (await reporter.onEnd({ status: 'passed' } as FullResult))?.status;
-    } finally {
-      Object.assign(console, { log, error });
-    }
+      return 0;
+    });
     const [printed, markdown, html, junit, text] = [
-      lines.join('\n'),
+      shown.stdout + shown.stderr,
       ...['conformance.md', 'conformance.html', 'junit.xml', 'conformance.json'].map((f) =>
         readFileSync(join(dir, f), 'utf8'),
       ),
