@@ -169,7 +169,9 @@ test("a client that calls nothing, 503 injection and webhooks off, is not certif
   expect(readText(join(bundle, 'client-conformance.md'))).toContain('- client version: 9.9.9-rc1');
   const files = [...filesUnder(bundle), ...filesUnder(out)].map((file) => ({ name: file, text: readText(file) }));
   expect(scanForSecrets([...files, { name: 'output', text: output }], { canary })).toEqual([]);
-  const verified = inProcess(() => verifyBundleCommand(['--public-key', join(bundle, 'signing-key.pub.pem'), bundle]));
+  const verified = await inProcess(() =>
+    verifyBundleCommand(['--public-key', join(bundle, 'signing-key.pub.pem'), bundle]),
+  );
   expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   expect(verified.stdout).toMatch(/The run's source: commit \S+/);
 });

@@ -25,7 +25,6 @@ const longFiles = [
   'replay',
   'run-diff',
   'run-reports',
-  'shards',
   'tags',
   'tls-proxy',
   'worker-count',

@@ -7,7 +7,7 @@ import { requirements } from '../catalog/catalog.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
 import { statedVerdict, verdictProblems, type StatedVerdict } from '../scripts/evidence/stated-verdict.ts';
 import { scenarioOutcome, scenarioRun, VERDICT_SCENARIOS } from '../scripts/evidence/verdict-scenarios.ts';
-import { inProcessAsync } from './evidence-harness.ts';
+import { inProcess } from './evidence-harness.ts';
 
 // Every row of docs/verdicts.md (the verdict function's own output: selftest/docs-current.spec.ts) reads the same in
 // every output: each scenario's tests go through the conformance reporter as Playwright would hand them over, then
@@ -31,7 +31,7 @@ for (const scenario of VERDICT_SCENARIOS) {
     const { profile } = scenario;
     const reporter = new ConformanceReporter({ outputDir: dir, profile, environment: { seed: '1' }, ledger });
     let status: FullResult['status'] | undefined;
-    const shown = await inProcessAsync(async () => {
+    const shown = await inProcess(async () => {
       reporter.onBegin({ rootDir: '/repo', workers: 2 } as never, {} as never);
       tests.forEach((t, index) => {
         const location = { file: '/repo/tests/scenario.spec.ts', line: index + 1 };
