@@ -76,34 +76,50 @@ test(
     { on: 'caseUpdate' },
   ),
   async ({ api, verdict, data, newCase, fetchCase }) => {
-    // Two halves of the sequence, each on a case of its own, sent side by side: against a target whose reads trail its
-    // writes each step waits for its write to show, and one chain of ten would wait ten lags one after the other.
-    const halves = [steps.slice(0, steps.length / 2), steps.slice(steps.length / 2)];
-    await Promise.all(
-      halves.map(async (half) => {
-        const ref = await newCase();
+    // Two halves of the sequence, each on a case of its own, step by step side by side: against a target whose reads
+    // trail its writes each step waits for its write to show, and one chain of ten would wait ten lags one after the
+    // other. Whatever is drawn is drawn in one order, the first half's first, so that a SEED replays the run.
+    const refs = [await newCase(), await newCase()];
+    const chains = await Promise.all(
+      refs.map(async (ref, index) => {
         const initial = await fetchCase(ref);
-        let decision: unknown = initial.body.decision;
-        const tags = tagNames(initial.body.tags);
-        for (const step of half) {
-          const members = step.members(data, decision);
-          const exchange = await api.call('caseUpdate', { body: caseUpdate(ref, members), note: step.name });
-          expectAccepted(verdict, acceptanceRequirement(members), exchange);
-          if (typeof members.decision === 'string') decision = members.decision;
-          tags.push(...((members.tags as string[] | undefined) ?? []));
-          // An update that carries neither tags nor a decision shows in no read: the decision it kept is judged on the
-          // case once a later tag of the check's own shows.
-          const unmarked = !('tags' in members) && !('decision' in members);
-          const after = unmarked
-            ? await caseAfterMark({ api, verdict, data, fetchCase }, 'CU-DECISION-KEPT', ref)
-            : await fetchCase(ref);
-          if (!after) continue;
-          const decisionRequirement = 'decision' in members ? 'CU-DECISION-APPLIED' : 'CU-DECISION-KEPT';
-          const context = { after: `an update carrying ${step.name}` };
-          if (typeof decision === 'string') expectCaseDecision(verdict, decisionRequirement, after, decision, context);
-          expectTagsOnCase(verdict, 'CU-TAGS-APPEND', after, tags, context);
-        }
+        const half = index === 0 ? steps.slice(0, steps.length / 2) : steps.slice(steps.length / 2);
+        return { ref, half, decision: initial.body.decision as unknown, tags: tagNames(initial.body.tags) };
       }),
     );
+    for (let index = 0; index < steps.length / 2; index += 1) {
+      const sent = chains.map((chain) => {
+        const step = chain.half[index] as Step;
+        return { chain, step, members: step.members(data, chain.decision) };
+      });
+      const updated = await Promise.all(
+        sent.map(async (one) => ({
+          ...one,
+          exchange: await api.call('caseUpdate', { body: caseUpdate(one.chain.ref, one.members), note: one.step.name }),
+        })),
+      );
+      // An update that carries neither tags nor a decision shows in no read: the decision it kept is judged on the
+      // case once a later tag of the check's own shows.
+      const judged = await Promise.all(
+        updated.map(async (one) => ({
+          ...one,
+          after:
+            'tags' in one.members || 'decision' in one.members
+              ? await fetchCase(one.chain.ref)
+              : await caseAfterMark({ api, verdict, data, fetchCase }, 'CU-DECISION-KEPT', one.chain.ref),
+        })),
+      );
+      for (const { chain, step, members, exchange, after } of judged) {
+        expectAccepted(verdict, acceptanceRequirement(members), exchange);
+        if (typeof members.decision === 'string') chain.decision = members.decision;
+        chain.tags.push(...((members.tags as string[] | undefined) ?? []));
+        if (!after) continue;
+        const decisionRequirement = 'decision' in members ? 'CU-DECISION-APPLIED' : 'CU-DECISION-KEPT';
+        const context = { after: `an update carrying ${step.name}` };
+        if (typeof chain.decision === 'string')
+          expectCaseDecision(verdict, decisionRequirement, after, chain.decision, context);
+        expectTagsOnCase(verdict, 'CU-TAGS-APPEND', after, chain.tags, context);
+      }
+    }
   },
 );
