@@ -229,11 +229,12 @@ export async function readShowingWrites(
   if (shown || succeeded(last)) answeringRoutes.add(id);
   lastWait = { waitedMs: Date.now() - started, reads, shown, boundMs: config.readAfterWriteTimeoutMs };
   onWait?.(lastWait);
-  if (!shown && !broken && reads > 1) brokenHere = true;
-  if (!shown && !broken && shared && reads > 1)
-    await shared.fail(key, {
+  if (!shown && !broken && reads > 1) {
+    brokenHere = true;
+    await shared?.fail(key, {
       what: `a read of the case did not show the run's write within READ_AFTER_WRITE_TIMEOUT_MS (${config.readAfterWriteTimeoutMs} ms)`,
       evidence: { sent: `${reads} reads of ${caseId}`, expected: 'the write shown', actual: `status ${last.status}` },
     });
+  }
   return last;
 }

@@ -30,8 +30,8 @@ export function readWaitsOfRun(tests: readonly TestRecord[]): ReadWaits | undefi
 }
 
 /**
- * "Reads: 12 trailed their writes, by up to 840 ms, 6.1 s waited in all (43 reads, bound 5 s, READ_AFTER_WRITE_TIMEOUT_MS);
- * 1 never showed its write". Absent when no read had to be sent again.
+ * "Reads: 12 trailed their writes, by up to 840 ms, 6.1 s waited in all (43 reads, bound 5 s,
+ * READ_AFTER_WRITE_TIMEOUT_MS); 1 never showed its write". Absent when no read had to be sent again.
  */
 export function readWaitsSummary(waits: ReadWaits): string {
   const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
