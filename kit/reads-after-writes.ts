@@ -203,8 +203,10 @@ export async function readShowingWrites(
   readsSeen = 'trailing';
   const started = Date.now();
   const key = readsTrailKey(config);
-  let broken = brokenHere || (shared ? (await shared.failure(key)) !== undefined : false);
-  let boundMs = broken ? Math.min(config.readAfterWriteTimeoutMs, 50) : config.readAfterWriteTimeoutMs;
+  if (!brokenHere && shared) brokenHere = (await shared.failure(key)) !== undefined;
+  // Once a read of the run never showed its write, later reads are sent once more, not waited out again.
+  const brokenBefore = brokenHere;
+  const boundMs = brokenBefore ? Math.min(config.readAfterWriteTimeoutMs, 50) : config.readAfterWriteTimeoutMs;
   let last = first;
   let reads = 1;
   let delayMs = 10;
@@ -215,21 +217,18 @@ export async function readShowingWrites(
     last = await again(reads);
     reads += 1;
     state = reading(last, caseId, written);
-    if (broken || state !== 'earlier') continue;
+    if (brokenBefore || state !== 'earlier') continue;
     if (!brokenHere && shared && Date.now() - lookedAt >= BREAKER_LOOK_MS) {
       lookedAt = Date.now();
       brokenHere = (await shared.failure(key)) !== undefined;
     }
-    if (brokenHere) {
-      broken = true;
-      boundMs = 0;
-    }
+    if (brokenHere) break;
   }
   const shown = state === 'shown';
   if (shown || succeeded(last)) answeringRoutes.add(id);
   lastWait = { waitedMs: Date.now() - started, reads, shown, boundMs: config.readAfterWriteTimeoutMs };
   onWait?.(lastWait);
-  if (!shown && !broken && reads > 1) {
+  if (!shown && !brokenHere && reads > 1) {
     brokenHere = true;
     await shared?.fail(key, {
       what: `a read of the case did not show the run's write within READ_AFTER_WRITE_TIMEOUT_MS (${config.readAfterWriteTimeoutMs} ms)`,
