@@ -17,10 +17,10 @@ const dist = join(root, 'dist');
 const rooms = ['tests', 'fixtures', 'kit', 'runner', 'reporters', 'sandbox', 'catalog', 'schemas', 'scripts'];
 
 rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-  cwd: root,
-  stdio: 'inherit',
-});
+// Emit only: the types are checked by npm run typecheck (npm test, CI), and the JavaScript does not depend on them
+// (verbatimModuleSyntax), so the check would be made twice. Half the time of npm pack (measured: 6 s against 12 s).
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noCheck'], { cwd: root, stdio: 'inherit' });
 
 const data = (name: string) => name.endsWith('.json') || name.endsWith('.cjs');
 const visit = (relative: string): void => {
