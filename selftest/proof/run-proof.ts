@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,8 @@ export async function runProofOnce(options: {
   mkdirSync(work, { recursive: true });
   const cache = `${work}/result-${options.runId}.json`;
   if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8')) as ProofResult;
+  // Earlier self-test runs' results go: each holds the whole run's records (tens of megabytes after a few runs).
+  for (const name of readdirSync(work)) if (!name.includes(options.runId)) rmSync(join(work, name), { force: true });
 
   const started = performance.now();
   const seed = Math.floor(Math.random() * 1e9);
