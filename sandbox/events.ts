@@ -88,7 +88,10 @@ export function verificationSessionEvent(
 
 const staleEvents = new WeakMap<SandboxContext['webhooks'], WebhookEvent>();
 
-/** webhook-session-stale-replayed: one verification session event made once per sandbox and delivered again and again. */
+/**
+ * webhook-session-stale-replayed and webhook-session-first-replayed: one verification session event made once per
+ * sandbox (by the first step-up by phone number, or the first assessment) and delivered again and again.
+ */
 export function staleSessionEvent(ctx: SandboxContext): WebhookEvent {
   const made = staleEvents.get(ctx.webhooks) ?? {
     kind: 'verification-session',

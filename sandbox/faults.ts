@@ -755,6 +755,13 @@ const faultList = [
       "Each assessment is followed at once by a delivery of the same stale verification session event, and a step-up by phone number sends that stale event again instead of one of its own: an event whose session reached the receiver before the step-up is taken for the step-up's.",
   },
   {
+    id: 'webhook-session-first-replayed',
+    requirement: 'EVT-FLOW-DELIVERY',
+    place: 'session',
+    description:
+      "Every step-up by phone number after the first delivers the first one's verification session event again instead of one of its own, as a session cache that is never renewed would: only the channel's first step-up of the run has an event of its own.",
+  },
+  {
     id: 'webhook-session-never-sent',
     requirement: 'EVT-FLOW-DELIVERY',
     place: 'session',

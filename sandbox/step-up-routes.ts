@@ -67,7 +67,10 @@ export function stepUpHandler(ctx: SandboxContext, ex: Exchange): void {
       ? ctx.webhooks.lastOf('verification-session')
       : undefined;
   const stale =
-    channel === 'phone' && faults.has('webhook-session-stale-replayed') ? staleSessionEvent(ctx) : undefined;
+    channel === 'phone' &&
+    (faults.has('webhook-session-stale-replayed') || faults.has('webhook-session-first-replayed'))
+      ? staleSessionEvent(ctx)
+      : undefined;
   ctx.webhooks.send(
     redelivered ?? stale ?? { kind: 'verification-session', body: verificationSessionEvent(ctx, channel, document) },
   );

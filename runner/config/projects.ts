@@ -47,7 +47,7 @@ const RUN_END = 'run-end';
  * The webhook flows' tests: they run on as many workers at most, each mostly waiting for its events. The number of
  * tests of the webhooks project (selftest/tags.spec.ts counts them in the suite's listing).
  */
-export const WEBHOOK_FLOWS = 4;
+export const WEBHOOK_FLOWS = 6;
 // Compiled to .js in the installed package.
 const RUN_END_FILE = 'valid-deliveries.spec.[jt]s';
 

@@ -15,9 +15,16 @@ import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 import { requireSuccess } from '../../fixtures/preconditions.ts';
 import { requireReceiverReached } from '../../kit/preconditions.ts';
 
-const channels: ReadonlyArray<{ channel: MessageChannel; name: string }> = [
-  { channel: 'phone', name: 'by phone number' },
-  { channel: 'email', name: 'by email' },
+/**
+ * Two step-ups on each channel, each on a case of its own: whatever order the run's tests take, one of them is not its
+ * channel's first, and so a target that delivers an earlier session's event again for every step-up after the first
+ * fails it (its session reached the receiver before the request, or an earlier flow took it).
+ */
+const flows: ReadonlyArray<{ channel: MessageChannel; name: string; title: string }> = [
+  { channel: 'phone', name: 'by phone number', title: 'a step-up by phone number' },
+  { channel: 'email', name: 'by email', title: 'a step-up by email' },
+  { channel: 'phone', name: 'by phone number', title: 'a second step-up by phone number' },
+  { channel: 'email', name: 'by email', title: 'a second step-up by email' },
 ];
 
 const isSession = ofKind('session');
@@ -29,11 +36,11 @@ const isSession = ofKind('session');
 // nothing, and the step-up is sent again alone on its channel: it waits until every other step-up of the run on the
 // channel has its event or its window has ended, and others wait while it waits for its own. Every event that arrives
 // after the step-up's request is checked.
-for (const { channel, name } of channels) {
+for (const { channel, name, title } of flows) {
   test(
     ...cites(
       [...deliveryRequirements(['session']), 'EVT-SESSION-CHANNEL-MATCH', 'EVT-FLOW-DELIVERY'],
-      `a step-up ${name} is followed by a valid verification session event of its own`,
+      `${title} is followed by a valid verification session event of its own`,
       { on: 'session' },
     ),
     async ({ api, verdict, config, data, events, attachDeliveries, newCase, firstDelivery }, testInfo) => {
