@@ -83,9 +83,7 @@ export function projectLayout(workers: number, testsDir: string, readsTrail = fa
         ? {
             name,
             testDir: `${testsDir}/${name}`,
-            // On more workers, a worker for each flow, up to half of them: a flow that waits for a worker starts its
-            // events' delay late.
-            workers: perProject === 1 ? 1 : Math.min(WEBHOOK_FLOWS, Math.max(perProject, Math.floor(workers / 2))),
+            workers: Math.min(perProject, WEBHOOK_FLOWS),
             testIgnore: RUN_END_FILE,
           }
         : {
