@@ -15,17 +15,18 @@ import { cites, skipUnlessFlowsRun, test } from '../../fixtures/webhooks.ts';
 import { requireSuccess } from '../../fixtures/preconditions.ts';
 import { requireReceiverReached } from '../../kit/preconditions.ts';
 
+const channels: ReadonlyArray<{ channel: MessageChannel; name: string }> = [
+  { channel: 'phone', name: 'by phone number' },
+  { channel: 'email', name: 'by email' },
+];
 /**
  * Two step-ups on each channel, each on a case of its own: whatever order the run's tests take, one of them is not its
  * channel's first, and so a target that delivers an earlier session's event again for every step-up after the first
  * fails it (its session reached the receiver before the request, or an earlier flow took it).
  */
-const flows: ReadonlyArray<{ channel: MessageChannel; name: string; title: string }> = [
-  { channel: 'phone', name: 'by phone number', title: 'a step-up by phone number' },
-  { channel: 'email', name: 'by email', title: 'a step-up by email' },
-  { channel: 'phone', name: 'by phone number', title: 'a second step-up by phone number' },
-  { channel: 'email', name: 'by email', title: 'a second step-up by email' },
-];
+const flows = ['a', 'a second'].flatMap((which) =>
+  channels.map((flow) => ({ ...flow, title: `${which} step-up ${flow.name}` })),
+);
 
 const isSession = ofKind('session');
 
