@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   copyFileSync,
   cpSync,
@@ -18,7 +18,7 @@ import { fault } from '../sandbox/faults.ts';
 import { expiredTokenFor } from '../sandbox/tokens.ts';
 import { suiteVersion } from '../reporters/run-environment.ts';
 import { newKeyPair, type DsseEnvelope } from '../scripts/evidence/dsse.ts';
-import { PUBLIC_KEY_FILE, STATEMENT_FILE, type Statement } from '../scripts/evidence/statement.ts';
+import { PUBLIC_KEY_FILE, sha256, STATEMENT_FILE, type Statement } from '../scripts/evidence/statement.ts';
 import { gitState, SOURCE_LIST_FILE, SOURCE_PATHS, type SourceClaim } from '../scripts/evidence/source-digest.ts';
 import { verifyBundleCommand } from '../scripts/verify-bundle.ts';
 import {
@@ -26,6 +26,7 @@ import {
   filesUnder,
   freePort,
   inProcess,
+  readJson,
   readText,
   repoRoot,
   runCli,
@@ -98,7 +99,7 @@ async function certifyWithCanaries() {
     ...Object.fromEntries(tokens.map((token, index) => [`issued token ${index + 1}`, token])),
     'signing private key': privatePem.split('\n')[1] ?? privatePem,
   };
-  // Every secret configured or obtained during the run, by name; the signer's public key, as a certifier would have it.
+  // The signer's public key, as a certifier would have it.
   return { run, work, orderTemplate, bundle: join(certificationDir, bundles[0] ?? 'missing'), secrets, publicKey };
 }
 
@@ -116,8 +117,7 @@ const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`;
 /** verify-bundle called in this process: verifyBundleCommand is the script's whole work. */
 const verifyBundle = (...args: string[]) => inProcess(() => verifyBundleCommand(args));
 
-const json = <T>(path: string) => JSON.parse(readText(path)) as T;
-const sha256Of = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+const sha256Of = (path: string) => sha256(readFileSync(path));
 
 test(`npm run certify writes one bundle with the matrix, JUnit, single-file report, redacted configuration and what judged what, and exits with its verdict: a run of one project is partial, and under PROFILE=certify-strict the ${fault(SHOULD_FAULT).requirement} warning of the fault ${SHOULD_FAULT} fails it too`, () => {
   const { run, bundle } = certified;
@@ -133,7 +133,7 @@ test(`npm run certify writes one bundle with the matrix, JUnit, single-file repo
     SOURCE_LIST_FILE,
     'statement.dsse.json',
   ]);
-  const matrix = json<{ profile: string; result: string; reasons: string[] }>(join(bundle, 'conformance.json'));
+  const matrix = readJson<{ profile: string; result: string; reasons: string[] }>(join(bundle, 'conformance.json'));
   expect(run.code, output(run).slice(-3000)).toBe(1);
   expect(matrix.profile).toBe('certify-strict');
   expect(matrix.result).toMatch(
@@ -143,7 +143,7 @@ test(`npm run certify writes one bundle with the matrix, JUnit, single-file repo
     expect.stringMatching(/^partial run: \d+ MUST requirements without a test in this run /),
     'SHOULD requirements warned (certify-strict profile): TOK-NO-STORE',
   ]);
-  const certificate = json<Record<string, unknown>>(join(bundle, 'certificate.json'));
+  const certificate = readJson<Record<string, unknown>>(join(bundle, 'certificate.json'));
   expect(certificate).toMatchObject({
     suite: { version: suiteVersion },
     interface: { version: interfaceInfo.version },
@@ -158,7 +158,7 @@ test(`npm run certify writes one bundle with the matrix, JUnit, single-file repo
   });
   for (const stamp of ['startedAt', 'finishedAt'])
     expect(certificate[stamp]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-  const configuration = json<Array<{ name: string; value?: string }>>(join(bundle, 'configuration.json'));
+  const configuration = readJson<Array<{ name: string; value?: string }>>(join(bundle, 'configuration.json'));
   const valueOf = (name: string) => configuration.find((v) => v.name === name)?.value;
   expect([valueOf('API_KEY'), valueOf('SANDBOX_TOKEN_SECRET'), valueOf('SEED')]).toEqual([
     '[REDACTED]',
@@ -177,7 +177,7 @@ test("the signed bundle verifies offline against the signer's key through verify
   );
   const template = certified.orderTemplate;
   expect(verified.stdout).toContain(`ORDER_TEMPLATE: ${template} SHA-256 ${sha256Of(template)}`);
-  const envelope = json<DsseEnvelope>(join(certified.bundle, STATEMENT_FILE));
+  const envelope = readJson<DsseEnvelope>(join(certified.bundle, STATEMENT_FILE));
   const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as Statement;
   expect(statement.predicate['files']).toEqual([
     { variable: 'ORDER_TEMPLATE', path: template, sha256: sha256Of(template) },
@@ -194,7 +194,7 @@ const flip = (file: string) => {
 /** The bundle's envelope and statement, changed by `edit` and written back (unsigned again). */
 const editEnvelope = (bundle: string, edit: (envelope: DsseEnvelope, statement: Statement) => void) => {
   const path = join(bundle, STATEMENT_FILE);
-  const envelope = json<DsseEnvelope>(path);
+  const envelope = readJson<DsseEnvelope>(path);
   edit(envelope, JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as Statement);
   writeFileSync(path, JSON.stringify(envelope));
 };
@@ -262,7 +262,7 @@ for (const [what, names, change, { key, flags = ['--allow-partial'], code = 1 } 
   });
 
 test('the statement pins the source that ran; verify-bundle --source passes on an unchanged copy of the checkout and names a source file that differs', async () => {
-  const certificate = JSON.parse(readText(join(certified.bundle, 'certificate.json'))) as { source: SourceClaim };
+  const certificate = readJson<{ source: SourceClaim }>(join(certified.bundle, 'certificate.json'));
   expect(certificate.source).toMatchObject({ ...gitState(repoRoot), paths: SOURCE_PATHS, list: SOURCE_LIST_FILE });
   // A copy outside any git checkout, as a tarball would give it: the digest does not need git. Which files differ,
   // are missing or were added is a unit of evidence-units.spec.ts.
@@ -309,7 +309,7 @@ test('Allure results carry the labels, the environment and the exchanges', () =>
   type Result = { name: string; labels: Array<{ name: string; value: string }>; links: Array<{ url: string }> };
   const results = readdirSync(dir)
     .filter((f) => f.endsWith('-result.json'))
-    .map((f) => json<Result>(join(dir, f)));
+    .map((f) => readJson<Result>(join(dir, f)));
   expect(results.length).toBeGreaterThan(0);
   // What each label holds is a unit of evidence-units.spec.ts; here, that every result has them.
   const problems = results.flatMap((result) => {
@@ -323,18 +323,9 @@ test('Allure results carry the labels, the environment and the exchanges', () =>
   });
   expect(problems, 'Allure results').toEqual([]);
   const environment = readText(join(dir, 'environment.properties'));
-  const keys = [
-    'suite\\ version',
-    'interface\\ version',
-    'catalog\\ SHA-256',
-    'profile',
-    'seed',
-    'identity\\ base\\ URL',
-  ];
-  expect(
-    keys.filter((key) => !environment.includes(key)),
-    'environment.properties lacks',
-  ).toEqual([]);
+  const keys = ['suite version', 'interface version', 'catalog SHA-256', 'profile', 'seed', 'identity base URL'];
+  const lacks = keys.filter((key) => !environment.includes(key.replace(/ /g, '\\ ')));
+  expect(lacks, 'environment.properties lacks').toEqual([]);
   expect(
     readdirSync(dir).some((f) => f.endsWith('-attachment.json')),
     'exchanges are attached',

@@ -46,11 +46,7 @@ export function childEnv(workDir: string, overrides: Record<string, string>): Re
   };
 }
 
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type CliRun = { code: number | null; stdout: string; stderr: string };
 
 export function runCli(
   command: string,
@@ -106,60 +102,38 @@ class Exited extends Error {}
 /**
  * A command of ours called in this process, as its script calls it (a script's whole work is a function returning its
  * exit code): the exit code and what it printed, as a child process would give them, without a process of its own.
- * Nothing else runs in this process while it does.
+ * Nothing else runs in this process while it does: console.log, console.error and process.exit are taken over.
  */
 export async function inProcess(command: () => number | Promise<number>): Promise<CliRun> {
-  const capture = captureOutput();
-  try {
-    return capture.end(await command());
-  } catch (thrown) {
-    return capture.endOn(thrown);
-  }
-}
-
-/** console.log, console.error and process.exit taken over until the command ends, by returning or by exiting. */
-function captureOutput(): { end: (code: number) => CliRun; endOn: (thrown: unknown) => CliRun } {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const { log, error } = console;
   const { exit } = process;
   let exitCode: number | undefined;
+  let code: number | null = null;
   console.log = (...args: unknown[]) => void stdout.push(`${format(...args)}\n`);
   console.error = (...args: unknown[]) => void stderr.push(`${format(...args)}\n`);
-  process.exit = ((code?: number) => {
-    exitCode ??= code ?? 0;
+  process.exit = ((given?: number) => {
+    exitCode ??= given ?? 0;
     throw new Exited();
   }) as typeof process.exit;
-  const restore = () => {
+  try {
+    code = await command();
+  } catch (thrown) {
+    if (!(thrown instanceof Exited)) throw thrown;
+  } finally {
     console.log = log;
     console.error = error;
     process.exit = exit;
-  };
-  const end = (code: number | null): CliRun => {
-    restore();
-    return { code: exitCode ?? code, stdout: stdout.join(''), stderr: stderr.join('') };
-  };
-  return {
-    end,
-    endOn: (thrown) => {
-      if (thrown instanceof Exited) return end(null);
-      restore();
-      throw thrown;
-    },
-  };
+  }
+  return { code: exitCode ?? code, stdout: stdout.join(''), stderr: stderr.join('') };
 }
 
+/** Every file under dir, by its path. */
 export function filesUnder(dir: string): string[] {
-  const found: string[] = [];
-  const walk = (at: string): void => {
-    for (const name of readdirSync(at)) {
-      const path = join(at, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else found.push(path);
-    }
-  };
-  walk(dir);
-  return found;
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile());
 }
 
 const isBase64 = new Uint8Array(128);
@@ -211,3 +185,14 @@ export function scanForSecrets(
 export function readText(path: string): string {
   return readFileSync(path).toString('utf8');
 }
+
+export const readJson = <T>(path: string): T => JSON.parse(readText(path)) as T;
+
+/** Each requirement's outcome in a matrix (a run's conformance.json, a client certification's). */
+export const outcomesIn = (matrix: string): Record<string, string> =>
+  Object.fromEntries(
+    readJson<{ requirements: Array<{ id: string; outcome: string }> }>(matrix).requirements.map((r) => [
+      r.id,
+      r.outcome,
+    ]),
+  );

@@ -60,19 +60,14 @@ function scratch(): string {
 }
 test.afterAll(() => scratchDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-interface FakeTest {
-  title: string;
-  status: TestResult['status'];
-  annotations: Annotations;
-  error?: string;
-}
 /** A test citing `id` and marked `mark`; a failed one carries the error the check threw. */
-const fakeTest = (id: string, mark: Annotations[number], status: TestResult['status'] = 'passed'): FakeTest => ({
+const fakeTest = (id: string, mark: Annotations[number], status: TestResult['status'] = 'passed') => ({
   title: `${id} ${status}`,
   status,
   annotations: [...cite(id), mark],
   ...(status === 'failed' && { error: `RequirementFailure: ${id}` }),
 });
+type FakeTest = ReturnType<typeof fakeTest>;
 
 /** Feeds the conformance reporter the results of fake tests, as Playwright would, and returns what it wrote and printed. */
 async function conformanceRun(tests: FakeTest[], ledger: LedgerEntry[] = []) {
@@ -118,12 +113,8 @@ test.describe('conformance reporter: matrix, summary and console', () => {
     expect(run.markdown).toContain(
       '| TOK-NO-STORE | SHOULD | 4.1 | [warning](#tok-no-store-should-part-41-warning) | 1 |',
     );
-    expect(run.markdown, 'a filtered run lists only the requirements it cites').not.toContain('| TOK-ISSUED |');
     expect(run.markdown).toContain(
       `${requirements.length - 2} requirements have no test in this run (a filtered run) and are not listed.`,
-    );
-    expect(run.markdown, 'each warning has a section with its statement and evidence').toMatch(
-      /### TOK-NO-STORE \(SHOULD, part 4\.1\): warning\n\n.*no-store[\s\S]*Cache-Control absent/,
     );
     expect(run.printed, 'the summary table is printed').toMatch(
       /level\s+failed\s+blocked\s+warning\s+known\s+passed\s+observed\s+not-exercised\s+not-configured\s+not-produced\s+uncovered\s+total/,
@@ -300,6 +291,7 @@ test.describe("a bundle's statement: the source it pins (git commit, every sourc
     ]);
   });
 
+  // A client certification naming its client verifies: client-certification.spec.ts, on a real client bundle.
   test("a source claim whose digest is not its list's, a malformed one, and a client certification naming no client are refused; a statement without a source cannot be compared", () => {
     const checkout = tarballCheckout();
     const { claim, list } = pinSource(checkout);
@@ -326,12 +318,6 @@ test.describe("a bundle's statement: the source it pins (git commit, every sourc
         { role: 'client' },
         {},
         ['the statement of a client certification does not name the client (client.command expected)'],
-      ],
-      [
-        'a client certification naming its client',
-        { role: 'client', client: { command: 'npx client', version: '1.0' } },
-        {},
-        [],
       ],
     ];
     for (const [what, predicate, files, problems] of statements)
