@@ -13,6 +13,7 @@ import {
   childEnv,
   filesUnder,
   inProcess,
+  outcomesIn,
   readText,
   repoRoot,
   runCli,
@@ -28,14 +29,7 @@ const SCENARIO = ['--scenario', 'examples/reseller-client/scenario.json'];
 const certifyClient = [...TS_NODE.slice(1), 'scripts/certify-client.ts'];
 const infoIds = new Set(clientRequirements.filter((r) => r.level === 'INFO').map((r) => r.id));
 const held = ([id, outcome]: [string, string]) => outcome === 'passed' || (infoIds.has(id) && outcome === 'observed');
-const outcomesIn = (out: string) =>
-  Object.fromEntries(
-    (
-      JSON.parse(readText(join(out, 'client-conformance.json'))) as {
-        requirements: Array<{ id: string; outcome: string }>;
-      }
-    ).requirements.map((r) => [r.id, r.outcome]),
-  );
+const clientOutcomes = (out: string) => outcomesIn(join(out, 'client-conformance.json'));
 
 test.describe.configure({ timeout: 180_000 });
 
@@ -68,7 +62,7 @@ test('--listen: the example client started by hand in another process is recorde
   listener.kill('SIGINT');
   expect(await ended, printed.slice(-2000)).toBe(0);
   expect(
-    Object.entries(outcomesIn(out)).filter((row) => !held(row)),
+    Object.entries(clientOutcomes(out)).filter((row) => !held(row)),
     printed,
   ).toEqual([]);
   expect(printed, 'the console summary lists every requirement').toMatch(/passed\s+CLI-ORDER-RETRY\s+MUST/);
@@ -128,7 +122,7 @@ test(`client faults ${faults.map(([f]) => f).join(',')} are caught by ${faults.m
   const out = join(work, 'out');
   const run = await runCli(TS_NODE[0], [...certifyClient, '--run', CLIENT, ...SCENARIO, '--out', out], env, 170_000);
   const output = `${run.stdout}\n${run.stderr}`;
-  const outcomes = outcomesIn(out);
+  const outcomes = clientOutcomes(out);
   for (const [fault, requirement] of faults) expect(outcomes[requirement], `${fault}\n${output}`).toBe('failed');
   expect(run.code, 'a MUST failure fails the certification').toBe(1);
   const targeted = new Set(faults.map(([, requirement]) => requirement));
@@ -150,7 +144,7 @@ test("a client that calls nothing, 503 injection and webhooks off, is not certif
   );
   const output = `${run.stdout}\n${run.stderr}`;
   expect(run.code, output).toBe(1);
-  const outcomes = outcomesIn(out);
+  const outcomes = clientOutcomes(out);
   expect(outcomes['CLI-SCENARIO']).toBe('failed');
   expect([outcomes['CLI-ORDER-RETRY'], outcomes['CLI-WEBHOOK-ANSWER']]).toEqual(['not-configured', 'not-configured']);
   expect(output).toMatch(/MUST requirements not exercised \(certify profile\): CLI-TOKEN-REQUEST/);
