@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import type { JSONReport, JSONReportSuite, JSONReportTestResult } from '@playwright/test/reporter';
 import { EXAMPLE_EMAIL_DOMAINS, FICTIONAL_PHONE, RUN_VARYING_MEMBERS } from '../kit/builders/client-values.ts';
 import {
   fullAssessment,
@@ -42,16 +43,6 @@ test('the builders fill every shown member the way an integration would: example
   }
 });
 
-interface Suite {
-  specs?: Array<{
-    title: string;
-    tests: Array<{ projectName: string; results: Array<{ attachments?: Attachment[] }> }>;
-  }>;
-  suites?: Suite[];
-  title: string;
-}
-type Attachment = { name: string; body?: string };
-
 /** Every request body a run recorded (the exchanges attached to each test), per test, the varying members masked. */
 function sentBodies(resultsFile: string): Array<[test: string, bodies: string[]]> {
   const mask = (text: string): string => {
@@ -63,7 +54,7 @@ function sentBodies(resultsFile: string): Array<[test: string, bodies: string[]]
       return text;
     }
   };
-  const exchanges = (attachments: Attachment[] = []) =>
+  const exchanges = (attachments: JSONReportTestResult['attachments'] = []) =>
     attachments
       .filter((a) => a.name.startsWith('exchanges'))
       .flatMap(
@@ -71,8 +62,8 @@ function sentBodies(resultsFile: string): Array<[test: string, bodies: string[]]
           JSON.parse(Buffer.from(a.body ?? '', 'base64').toString('utf8')) as Array<{ request: { body?: string } }>,
       );
   // Requests sent at once are recorded as they are answered: compared as a sorted list.
-  const visit = (suite: Suite, path: string[]): Array<[string, string[]]> => [
-    ...(suite.specs ?? []).flatMap((spec) =>
+  const visit = (suite: JSONReportSuite, path: string[]): Array<[string, string[]]> => [
+    ...suite.specs.flatMap((spec) =>
       spec.tests.map((t): [string, string[]] => [
         [...path, spec.title, t.projectName].join(' › '),
         exchanges(t.results.at(-1)?.attachments)
@@ -82,7 +73,7 @@ function sentBodies(resultsFile: string): Array<[test: string, bodies: string[]]
     ),
     ...(suite.suites ?? []).flatMap((inner) => visit(inner, [...path, inner.title])),
   ];
-  const report = JSON.parse(readFileSync(resultsFile, 'utf8')) as { suites: Suite[] };
+  const report = JSON.parse(readFileSync(resultsFile, 'utf8')) as JSONReport;
   return report.suites.flatMap((suite) => visit(suite, [])).sort((a, b) => a[0].localeCompare(b[0]));
 }
 
