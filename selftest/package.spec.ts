@@ -10,13 +10,14 @@ import {
   filesUnder,
   freePort,
   ourScripts,
+  outcomesIn,
   probeScripts,
+  readJson,
   readText,
   repoRoot,
   runCli,
   type CliRun,
 } from './evidence-harness.ts';
-import type { ProbedScript } from './cli-probe.ts';
 import { engineLines, otherLines, ownLine } from './node-lines.ts';
 
 // The product as a user gets it: packed, installed from the tarball into an empty folder, and run through npx from
@@ -47,15 +48,9 @@ const tail = (run: CliRun) => `${run.stdout.slice(-3000)}\n${run.stderr.slice(-3
 const snapshot = (dir: string): string[] =>
   filesUnder(dir).map((file) => `${file} ${statSync(file).size} ${statSync(file).mtimeMs}`);
 
-interface Conformance {
-  result: string;
-  environment: Record<string, string>;
-  requirements: Array<{ id: string; outcome: string }>;
-}
-const conformanceOf = (reports: string): Conformance =>
-  JSON.parse(readText(join(reports, 'conformance.json'))) as Conformance;
-const outcomes = (report: Conformance): Record<string, string> =>
-  Object.fromEntries(report.requirements.map(({ id, outcome }) => [id, outcome]));
+const conformanceOf = (reports: string) =>
+  readJson<{ result: string; environment: Record<string, string> }>(join(reports, 'conformance.json'));
+const outcomes = (reports: string) => outcomesIn(join(reports, 'conformance.json'));
 
 let work = '';
 /** The implementer's folder: a package.json of theirs, the suite installed from the tarball, their .env. */
@@ -71,45 +66,17 @@ const sandboxes = new Set<number>();
 const npx = (cwd: string, args: string[], on: Record<string, string> = env) =>
   inFolder(cwd, 'npx', ['--no-install', COMMAND, ...args], on);
 
+const scriptFiles = ourScripts.map((script) => script.file);
 /** A run's reports, test results and Allure results in the work folder, under `name`. */
 const outputsIn = (name: string) => ({
   REPORTS_DIR: join(work, name, 'reports'),
   TEST_RESULTS_DIR: join(work, name, 'test-results'),
   ALLURE_RESULTS_DIR: join(work, name, 'allure-results'),
 });
-const scriptFiles = ourScripts.map((script) => script.file);
 
-/** Another folder of the implementer's, with the one install's node_modules. */
-function linkedFolder(name: string): string {
-  const linked = join(work, name);
-  mkdirSync(linked);
-  writeFileSync(join(linked, 'package.json'), readText(join(folder, 'package.json')));
-  symlinkSync(join(folder, 'node_modules'), join(linked, 'node_modules'), 'dir');
-  return linked;
-}
-
-/** A run's outcome held until its test asks: a failure is thrown there, in the test it belongs to. */
-function held<T>(job: () => Promise<T>): () => Promise<T> {
-  const settled = job().then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  return async () => {
-    const outcome = await settled;
-    if ('error' in outcome) throw outcome.error;
-    return outcome.value;
-  };
-}
-
-/** An installed run against the second process, on one Node line, and the clone's commands probed on that line. */
-interface LineRun {
-  line: string;
-  run: CliRun;
-  reports: string;
-  help?: ProbedScript[];
-}
-let embedded: () => ReturnType<typeof embeddedRuns>;
-let compared: () => ReturnType<typeof comparedRuns>;
+/** The two chains of runs the hook starts: a chain's failure is thrown in the tests that await it. */
+let embedded: ReturnType<typeof embeddedRuns>;
+let compared: ReturnType<typeof comparedRuns>;
 
 /**
  * The user's folder as npm left it: --version, doctor and certify against the embedded sandbox (whose run writes the
@@ -144,7 +111,11 @@ async function embeddedRuns() {
  * events to one receiver.
  */
 async function comparedRuns() {
-  const at = linkedFolder('target');
+  // Another folder of the implementer's, with the one install's node_modules.
+  const at = join(work, 'target');
+  mkdirSync(at);
+  writeFileSync(join(at, 'package.json'), readText(join(folder, 'package.json')));
+  symlinkSync(join(folder, 'node_modules'), join(at, 'node_modules'), 'dir');
   // The target: the package's own sandbox command, in a process of its own.
   const sandboxPort = await freePort();
   const webhookListen = `127.0.0.1:${await freePort()}`;
@@ -181,7 +152,8 @@ async function comparedRuns() {
       `WEBHOOK_PUBLIC_URL=http://${webhookListen}/webhooks`,
     ];
     writeFileSync(join(at, '.env'), `${targetEnv.join('\n')}\n`);
-    const lineRuns: LineRun[] = [];
+    // An installed run on each Node line, and the clone's commands probed on that line.
+    const lineRuns = [];
     for (const { line, binary } of runLines) {
       const outputs = outputsIn(`node${line}`);
       const run = await npx(at, ['run'], {
@@ -190,7 +162,7 @@ async function comparedRuns() {
         ...(binary ? { PATH: [dirname(binary), env['PATH'] ?? ''].join(delimiter) } : {}),
       });
       const help = binary ? await probeScripts('--help', scriptFiles, childEnv(at, {}), binary) : undefined;
-      lineRuns.push({ line, run, reports: outputs.REPORTS_DIR, ...(help ? { help } : {}) });
+      lineRuns.push({ line, run, reports: outputs.REPORTS_DIR, help });
     }
     // The clone's own first command, with the same .env, its outputs in the work folder.
     const cloneOutputs = outputsIn('clone');
@@ -221,13 +193,8 @@ test.beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'package-'));
   folder = join(work, 'user');
   mkdirSync(folder);
-  const {
-    ENV_FILE: _envFile,
-    REPORTS_DIR: _reportsDir,
-    CONFORMANCE_WORKERS: _workers,
-    ...inherited
-  } = childEnv(work, {});
-  env = inherited;
+  env = childEnv(work, {});
+  for (const name of ['ENV_FILE', 'REPORTS_DIR', 'CONFORMANCE_WORKERS']) delete env[name];
   const pack = await inFolder(repoRoot, 'npm', ['pack', '--json', '--pack-destination', work], env);
   expect(pack.code, pack.stderr).toBe(0);
   // npm prints the lifecycle scripts' output before its JSON.
@@ -242,13 +209,13 @@ test.beforeAll(async () => {
   expect(installed.code, installed.stderr).toBe(0);
   packageDir = join(folder, 'node_modules', COMMAND);
   installedAsIs = snapshot(packageDir);
-  embedded = held(embeddedRuns);
-  compared = held(comparedRuns);
+  [embedded, compared] = [embeddedRuns(), comparedRuns()];
+  for (const chain of [embedded, compared]) chain.catch(() => undefined);
 });
 
 test.afterAll(async () => {
   // Every run started ends before the folder goes (a test that failed leaves the others' runs going).
-  await Promise.allSettled([embedded?.(), compared?.()]);
+  await Promise.allSettled([embedded, compared]);
   for (const pid of sandboxes) process.kill(-pid, 'SIGTERM');
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -269,22 +236,17 @@ test('npm pack ships the command, the compiled product, the README and the user 
     'package.json',
   ])
     expect(packed, 'the packed files').toContain(file);
+  const workshop = /^(dist\/)?(selftest|tools)\/|bench|mutat|stryker|\bload\.|autocannon|\.ts$/;
   expect(
-    packed.filter(
-      (file) => /^(dist\/)?(selftest|tools)\//.test(file) || /bench|mutat|stryker|\bload\.|autocannon/.test(file),
-    ),
-    'workshop files in the tarball',
-  ).toEqual([]);
-  expect(
-    packed.filter((file) => file.endsWith('.ts')),
-    'TypeScript, which Node will not load from node_modules',
+    packed.filter((file) => workshop.test(file)),
+    'workshop files, or TypeScript Node will not load',
   ).toEqual([]);
   expect(existsSync(join(packageDir, 'selftest')), 'no self-test in the installed package').toBe(false);
 });
 
 test(`the installed package runs --version, doctor and certify against the embedded sandbox (conformant, reports in the folder) and verify-bundle on Node ${ownLine}`, async () => {
   test.setTimeout(600_000);
-  const { version, doctor, key, certify, bundle, verified } = await embedded();
+  const { version, doctor, key, certify, bundle, verified } = await embedded;
   expect(version.code, version.stderr).toBe(0);
   expect(version.stdout).toMatch(
     /^identity-proofing-conformance \d+\.\d+\.\d+ \(.+ \d+\.\d+\.\d+, catalog SHA-256 [0-9a-f]{64}\)/,
@@ -303,7 +265,7 @@ test(`the installed package runs --version, doctor and certify against the embed
 
 /** A line's installed run gives the clone's verdict and outcomes, and the clone's commands print their usage there. */
 async function judgeLine(line: string) {
-  const { lineRuns, cloneReports } = await compared();
+  const { lineRuns, cloneReports } = await compared;
   const onLine = lineRuns.find((r) => r.line === line);
   if (!onLine) throw new Error(`no run on Node ${line}`);
   const { run, reports, help } = onLine;
@@ -312,7 +274,7 @@ async function judgeLine(line: string) {
   const fromClone = conformanceOf(cloneReports);
   expect(fromPackage.environment['node'], 'the Node line of the run').toMatch(new RegExp(`^v${line}\\.`));
   expect(fromPackage.result, 'the verdict').toBe(fromClone.result);
-  expect(outcomes(fromPackage), "each requirement's outcome").toEqual(outcomes(fromClone));
+  expect(outcomes(reports), "each requirement's outcome").toEqual(outcomes(cloneReports));
   for (const [index, { name }] of help ? ourScripts.entries() : []) {
     const probed = help?.[index];
     expect(probed?.threw, `npm run ${name} -- --help`).toBeUndefined();
@@ -323,11 +285,11 @@ async function judgeLine(line: string) {
 
 test(`against a second process serving the ${FLAVOR} flavor with the fault ${FAULT}, named by the folder's .env, the clone's npm run conformance catches the fault`, async () => {
   test.setTimeout(600_000);
-  const { clone, cloneReports } = await compared();
+  const { clone, cloneReports } = await compared;
   expect(clone.code, tail(clone)).toBe(1);
   const fromClone = conformanceOf(cloneReports);
   expect(fromClone.result).toMatch(/^not conformant/);
-  expect(Object.values(outcomes(fromClone)), 'the fault is caught').toContain('failed');
+  expect(Object.values(outcomes(cloneReports)), 'the fault is caught').toContain('failed');
   // With no other line here, the installed package runs on this one.
   if (otherHere.length === 0) await judgeLine(runLines[0]?.line ?? '');
 });
