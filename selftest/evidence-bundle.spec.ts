@@ -191,28 +191,16 @@ const flip = (file: string) => {
   bytes[10] = bytes[10]! ^ 0x01;
   writeFileSync(file, bytes);
 };
-/** The bundle's envelope and statement, changed by `edit` and written back (unsigned again). */
-const editEnvelope = (bundle: string, edit: (envelope: DsseEnvelope, statement: Statement) => void) => {
-  const path = join(bundle, STATEMENT_FILE);
+/** conformance.json changed and its digest recomputed in the statement, which is no longer the one signed. */
+const digestRecomputed = (copy: string) => {
+  const [changed, path] = [join(copy, 'conformance.json'), join(copy, STATEMENT_FILE)];
+  flip(changed);
   const envelope = readJson<DsseEnvelope>(path);
-  edit(envelope, JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as Statement);
+  const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8')) as Statement;
+  statement.subject.find((s) => s.name === 'conformance.json')!.digest.sha256 = sha256Of(changed);
+  envelope.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
   writeFileSync(path, JSON.stringify(envelope));
 };
-const digestRecomputed = (copy: string) => {
-  flip(join(copy, 'conformance.json'));
-  editEnvelope(copy, (envelope, statement) => {
-    statement.subject.find((s) => s.name === 'conformance.json')!.digest.sha256 = sha256Of(
-      join(copy, 'conformance.json'),
-    );
-    envelope.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
-  });
-};
-const signatureChanged = (copy: string) =>
-  editEnvelope(copy, ({ signatures: [signature] }) => {
-    const sig = Buffer.from(signature!.sig, 'base64');
-    sig[0] = sig[0]! ^ 0x01;
-    signature!.sig = sig.toString('base64');
-  });
 
 // Each way a bundle can be tampered with, or verified wrongly, on a copy of the run's bundle: verify-bundle refuses it
 // naming what is wrong.
@@ -227,7 +215,6 @@ const tampers: Array<[what: string, names: string | RegExp, change?: (copy: stri
     /the signature by key [0-9a-f]{64} does not match the statement: the statement was changed after signing/,
     digestRecomputed,
   ],
-  ['the signature changed', 'the statement was changed after signing', signatureChanged],
   [
     "the signer's public key in the bundle replaced",
     `${PUBLIC_KEY_FILE}: changed`,
