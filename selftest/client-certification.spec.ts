@@ -82,21 +82,39 @@ test('--listen: the example client started by hand in another process is recorde
   expect(scanForSecrets(sources, secrets)).toEqual([]);
 });
 
-// Client faults of different requirements that cannot touch each other's rows share a run: group a runs here; b and c
-// are recorded (tools/check-units/record.ts) and judged by their checks' units (check-units/client.ts), as are
-// no-correlation-id and wrong-scope, which stop the flow, on the clean traffic changed alike. That every client
-// requirement has a check failing a bad input is check-units.spec.ts's.
-const faults: Array<readonly [fault: string, requirement: string]> = [
+// Every client fault with the requirement it breaks. Faults of different requirements that cannot touch each other's
+// rows share a run: group a runs here; b and c are recorded (tools/check-units/record.ts) and judged by their checks'
+// units (check-units/client.ts), as are no-correlation-id and wrong-scope, which stop the flow, on the clean traffic
+// changed alike.
+type Fault = readonly [fault: string, requirement: string];
+const faults: Fault[] = [
   ['retry-storm', 'CLI-ORDER-RETRY'],
   ['webhook-500', 'CLI-WEBHOOK-ANSWER'],
   ['child-id-leak', 'CLI-CHILD-ISOLATION'],
   ['no-bearer', 'CLI-BEARER'],
   ['body-text-plain', 'CLI-JSON-BODY'],
 ];
+const elsewhere: Fault[] = [
+  ['one-correlation-id', 'CLI-CORRELATION-UNIQUE'],
+  ['no-retry', 'CLI-ORDER-RETRY'],
+  ['webhook-strict', 'CLI-WEBHOOK-ANSWER'],
+  ['one-child', 'CLI-SCENARIO'],
+  ['made-up-authentication-id', 'CLI-KNOWN-CASE'],
+  ['no-shared-context', 'CLI-RESELLER-CONTEXT'],
+  ['webhook-text', 'CLI-WEBHOOK-ANSWER'],
+  ['shared-get-correlation-id', 'CLI-CORRELATION-UNIQUE'],
+  ['no-source-client-id', 'CLI-RESELLER-CONTEXT'],
+  ['no-client-id', 'CLI-CLIENT-ID'],
+  ['decision-lowercase', 'CLI-BODY-SCHEMA'],
+  ['no-correlation-id', 'CLI-CORRELATION-ID'],
+  ['wrong-scope', 'CLI-TOKEN-REQUEST'],
+];
 
-test('client requirement IDs are unique across both catalogs', () => {
+test('client requirement IDs are unique across both catalogs, and every client MUST has a client fault that breaks it', () => {
   const ids = [...requirements.map((r) => r.id), ...clientRequirements.map((r) => r.id)];
   expect(new Set(ids).size, 'no ID twice').toBe(ids.length);
+  const broken = new Set([...faults, ...elsewhere].map(([, requirement]) => requirement));
+  expect(clientRequirements.filter((r) => r.level === 'MUST' && !broken.has(r.id)).map((r) => r.id)).toEqual([]);
 });
 
 test(`client faults ${faults.map(([f]) => f).join(',')} are caught by ${faults.map(([, r]) => r).join(', ')}, and only by them`, async () => {
