@@ -81,10 +81,7 @@ export const ourScripts = Object.entries(
   return file ? [{ name, file }] : [];
 });
 
-/**
- * Each script started with `option` in one process, through tsx on `node` (selftest/cli-probe.ts): what each did, in
- * the order given.
- */
+/** What each script did, in the order given, run with `option` in one process through tsx on `node` (cli-probe.ts). */
 export async function probeScripts(
   option: string,
   files: readonly string[],
