@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -13,7 +13,7 @@ import {
   type BodyContext,
 } from '../kit/builders/identity-bodies.ts';
 import { seededFaker } from '../kit/builders/seeded-faker.ts';
-import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
+import { childEnv, freePort, playwrightCli, readJson, runCli } from './evidence-harness.ts';
 
 // Data a real client sends (docs/traffic.md): faker-drawn values, recipients that are never real, and runs of one SEED
 // and RUN_TAG that send the same bodies (the value classes themselves: value-population.spec.ts).
@@ -73,7 +73,7 @@ function sentBodies(resultsFile: string): Array<[test: string, bodies: string[]]
     ),
     ...(suite.suites ?? []).flatMap((inner) => visit(inner, [...path, inner.title])),
   ];
-  const report = JSON.parse(readFileSync(resultsFile, 'utf8')) as JSONReport;
+  const report = readJson<JSONReport>(resultsFile);
   return report.suites.flatMap((suite) => visit(suite, [])).sort((a, b) => a[0].localeCompare(b[0]));
 }
 
@@ -107,10 +107,8 @@ test('two runs of one SEED and RUN_TAG against the embedded sandbox send the sam
           200_000,
         );
         expect(run.code, `${name} run:\n${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`).toBe(0);
-        const { result, environment } = JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as {
-          result: string;
-          environment: Record<string, string>;
-        };
+        const conformance = join(reports, 'conformance.json');
+        const { result, environment } = readJson<{ result: string; environment: Record<string, string> }>(conformance);
         expect(environment['target']).toBe('embedded sandbox (alternative flavor)');
         const [, exercised, total] = /^partial run: (\d+) of (\d+) MUST exercised, no failures$/.exec(result) ?? [];
         expect(Number(exercised), result).toBeGreaterThan(0);
