@@ -76,32 +76,23 @@ test.describe('levels by source (catalog/requirements.json, catalog/client-requi
     { id: 'RFC-MAY', rfc: 'RFC 0', section: '1', keyword: 'MAY', statement: 'may' },
     { id: 'RFC-SHOULD', rfc: 'RFC 0', section: '2', keyword: 'SHOULD', statement: 'should' },
   ];
-  const cases: Array<{ row: SourcedRow; problems: unknown[] }> = [
-    { row: { id: 'OK-MUST', level: 'MUST', source: ['ST-2.5-TAGS-APPEND'] }, problems: [] },
-    { row: { id: 'OK-SHOULD', level: 'SHOULD', source: ['RFC-SHOULD'] }, problems: [] },
-    { row: { id: 'OK-PROC', level: 'MUST', procedure: true }, problems: [] },
-    {
-      row: { id: 'BAD-MUST', level: 'MUST', source: ['RFC-SHOULD'] },
-      problems: ['BAD-MUST (MUST): no sentence of the document (a statement id) among its sources'],
-    },
-    {
-      row: { id: 'BAD-SHOULD', level: 'SHOULD', source: ['ST-2.5-TAGS-APPEND'] },
-      problems: [expect.stringMatching(/^BAD-SHOULD \(SHOULD\): no RFC clause/)],
-    },
-    {
-      row: { id: 'MAY-ONLY', level: 'SHOULD', source: ['RFC-MAY'] },
-      problems: [
-        expect.stringMatching(/^MAY-ONLY \(SHOULD\): no RFC clause/),
-        'MAY-ONLY (SHOULD): rests only on MAY clauses, so it is INFO',
-      ],
-    },
-    {
-      row: { id: 'GONE', level: 'INFO', source: ['ST-NOWHERE'] },
-      problems: [expect.stringMatching(/^GONE: source ST-NOWHERE is neither/)],
-    },
+  // Each row, then how each problem found with it starts.
+  const cases: Array<[SourcedRow, ...string[]]> = [
+    [{ id: 'OK-MUST', level: 'MUST', source: ['ST-2.5-TAGS-APPEND'] }],
+    [{ id: 'OK-SHOULD', level: 'SHOULD', source: ['RFC-SHOULD'] }],
+    [{ id: 'OK-PROC', level: 'MUST', procedure: true }],
+    [{ id: 'BAD-MUST', level: 'MUST', source: ['RFC-SHOULD'] }, ' (MUST): no sentence of the document'],
+    [{ id: 'BAD-SHOULD', level: 'SHOULD', source: ['ST-2.5-TAGS-APPEND'] }, ' (SHOULD): no RFC clause'],
+    [
+      { id: 'MAY-ONLY', level: 'SHOULD', source: ['RFC-MAY'] },
+      ' (SHOULD): no RFC clause',
+      ' (SHOULD): rests only on MAY clauses, so it is INFO',
+    ],
+    [{ id: 'GONE', level: 'INFO', source: ['ST-NOWHERE'] }, ': source ST-NOWHERE is neither'],
   ];
-  for (const { row, problems } of cases)
+  for (const [row, ...problems] of cases)
     test(`the rules hold a level to its sources: ${row.id} (${row.level}${row.procedure ? ', a procedure' : ` on ${row.source?.join(', ')}`})`, () => {
-      expect(levelProblems([row], statements, clauses)).toEqual(problems);
+      const expected = problems.map((p) => expect.stringContaining(row.id + p));
+      expect(levelProblems([row], statements, clauses)).toEqual(expected);
     });
 });
