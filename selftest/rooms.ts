@@ -47,9 +47,6 @@ export const rooms: readonly Room[] = [
   room('playwright.config.ts', 'the conformance run’s configuration', 'catalog schemas kit reporters runner fixtures'),
 ];
 
-/** Crossings the table does not allow yet, each with why it still stands; none is added without a reason. */
-export const pending: Record<string, string> = {};
-
 export function roomOf(path: string): string {
   const first = path.split('/')[0] ?? '';
   return rooms.some((r) => r.room === path) ? path : first;
