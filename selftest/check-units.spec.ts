@@ -12,14 +12,7 @@ import { clientUnits } from './check-units/client.ts';
 import { serverUnits } from './check-units/server.ts';
 import type { CheckUnit } from './check-units/unit.ts';
 
-// Every registered check against its units (selftest/check-units/): each good input passes, each bad one fails, each
-// recorded from the reference sandbox or the example client (tools/check-units/record.ts).
-
-interface Tally {
-  passed: number;
-  failed: number;
-  observed: string[];
-}
+type Tally = { passed: number; failed: number; observed: string[] };
 
 /** Findings that tally one requirement: a verdict citing every requirement for a target's check, a client's judge's. */
 function tallied(side: 'server' | 'client', id: string): { findings: Findings; tally: () => Tally } {

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { operation } from '../../catalog/catalog.ts';
 import { envelopeRules } from '../../fixtures/orders.ts';
@@ -10,18 +11,12 @@ import type { Window } from '../../kit/webhooks/ties.ts';
 import { isObject } from '../../schemas/json-value.ts';
 import { each, unitOf as unit, type CheckUnit } from './unit.ts';
 
-/**
- * The units of the checks of a target (kit/checks/registry.ts, `checks`), a table of data: each check's good and bad
- * inputs, then its call on one. An answer is an exchange recorded by tools/check-units/record.ts (`picks`) by name,
- * or one answered otherwise: another status, headers (undefined removes one), attempts, or members of its JSON body.
- */
-
-interface Change {
-  status?: number;
+// The units of the checks of a target (`checks` of kit/checks/registry.ts). An answer is an exchange recorded by
+// tools/check-units/record.ts by name, or one answered otherwise: headers (undefined removes one), members of its body.
+type Change = Partial<Pick<Exchange, 'status' | 'attempts'>> & {
   headers?: Record<string, string | undefined>;
   body?: Record<string, unknown>;
-  attempts?: Exchange['attempts'];
-}
+};
 type Answer = string | readonly [string, Change];
 type Inputs<T> = T | Map<string, T>;
 
@@ -39,8 +34,7 @@ const bodyOf = (json: unknown): Record<string, unknown> => (isObject(json) ? jso
 /** The answer's exchange, a fresh copy each time. */
 function x(answer: Answer): Exchange {
   const [key, { status, headers: changed, body, attempts } = {}] = typeof answer === 'string' ? [answer] : answer;
-  const found = recorded.exchanges[key];
-  if (!found) throw new Error(`no recorded exchange ${key} in selftest/check-units/recorded/server.json`);
+  const found = recorded.exchanges[key] ?? assert.fail(`no recorded exchange ${key} in recorded/server.json`);
   const { response, ...exchange } = structuredClone(found);
   const headers = { ...Object.fromEntries(response.headers.map(([n, v]) => [n.toLowerCase(), v])), ...changed };
   for (const [name, value] of Object.entries(headers)) if (value === undefined) delete headers[name];
@@ -52,11 +46,9 @@ const member = (answer: Answer, name: string) => bodyOf(x(answer).json)[name];
 const sentMember = (answer: Answer, name: string) => (JSON.parse(x(answer).request.body ?? '{}') as never)[name];
 
 const fetched = (answer: Answer = 'caseFetched') => ({ exchange: x(answer), body: bodyOf(x(answer).json) });
+const nameOf = (tag: unknown) => (typeof tag === 'string' ? tag : String((tag as { name?: unknown }).name ?? ''));
 /** The tags the two recorded updates appended: those of the case after them. */
-const appended = () =>
-  (member('caseFetched', 'tags') as Array<{ name?: string } | string>).map((t) =>
-    typeof t === 'string' ? t : (t.name ?? ''),
-  );
+const appended = () => (member('caseFetched', 'tags') as unknown[]).map(nameOf);
 
 /** How a value sent came back: as sent, changed in a way the document allows, or in one it does not. */
 const back: Record<string, (value: string) => string | undefined> = {
@@ -75,7 +67,7 @@ type Refused = { tags?: readonly string[] | 'appended'; decision?: string; befor
 function tagsShown(v: Verdict, id: string, way: string) {
   const sent = ['tagsNfd', 'tagsSpaced'].flatMap((update) => sentMember(update, 'tags') as string[]);
   const tags = (member('tagsFetched', 'tags') as unknown[]).flatMap((item) => {
-    const name = typeof item === 'string' ? item : String((item as { name?: unknown }).name);
+    const name = nameOf(item);
     if (!sent.includes(name)) return [item];
     const shown = back[way]?.(name);
     if (shown === undefined) return [];
@@ -86,8 +78,7 @@ function tagsShown(v: Verdict, id: string, way: string) {
 
 /** The deliveries of a recorded document flow: its results event, its onboarding event, the inquiry they follow. */
 function documentEvents(key = 'documentEvents') {
-  const found = recorded.deliveries[key];
-  if (!found) throw new Error(`no recorded deliveries ${key} in selftest/check-units/recorded/server.json`);
+  const found = recorded.deliveries[key] ?? assert.fail(`no recorded deliveries ${key} in recorded/server.json`);
   const all: DeliveryRecord[] = structuredClone(found).map((d) => {
     const at = Date.parse(d.receivedAt);
     return { ...d, receivedAt: at, endedAt: at, bodyPreview: JSON.stringify(d.json) ?? '' };
