@@ -47,22 +47,17 @@ const allowedFrom = (file: string, dep: string): boolean => {
 
 test('no import circle among the modules, type-only imports included', () => {
   const graph = importGraph();
-  const circles: string[][] = [];
-  const state = new Map<string, 'open' | 'done'>();
-  const path: string[] = [];
-  const visit = (node: string): void => {
-    state.set(node, 'open');
-    path.push(node);
-    for (const next of graph.get(node) ?? []) {
-      if (state.get(next) === 'open') circles.push([...path.slice(path.indexOf(next)), next]);
-      else if (!state.has(next)) visit(next);
+  const circles: string[] = [];
+  const done = new Set<string>();
+  const visit = (node: string, path: readonly string[]): void => {
+    if (path.includes(node)) circles.push([...path.slice(path.indexOf(node)), node].join(' -> '));
+    else if (!done.has(node)) {
+      for (const next of graph.get(node) ?? []) visit(next, [...path, node]);
+      done.add(node);
     }
-    path.pop();
-    state.set(node, 'done');
   };
-  for (const node of graph.keys()) if (!state.has(node)) visit(node);
-  const shown = circles.map((c) => c.join(' -> '));
-  expect(shown, 'import circles').toEqual([]);
+  for (const node of graph.keys()) visit(node, []);
+  expect(circles, 'import circles').toEqual([]);
 });
 
 test('every import is one the room table allows, type-only imports included; the runner reaches the sandbox from runner/config/ alone, which starts the embedded sandbox', () => {
