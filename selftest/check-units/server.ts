@@ -97,6 +97,9 @@ const valueClass = { members: ['inquiryId'], valueClass: { id: 'latin-nfd', name
 const tagsAnswered = (...statuses: number[]) =>
   each(Object.fromEntries(statuses.map((status) => [`answered ${status}`, ['tagsNfd', { status }] as const])));
 const noChallenge = { 'www-authenticate': undefined };
+const caseId = String(member('caseFetched', 'authenticationId'));
+const alikeAccepted = { consequence: 'accepted', shown: 'answered 200' };
+const retriedOnce = [{ status: 503, retryAfter: '1', waitedMs: 1000 }, { status: 200 }];
 
 /** The checks of one answer: requirement, good and bad answers, the check's further arguments. */
 const ofOneAnswer: Record<string, readonly [string, Inputs<Answer>, Inputs<Answer>, ...unknown[]]> = {
@@ -112,19 +115,9 @@ const ofOneAnswer: Record<string, readonly [string, Inputs<Answer>, Inputs<Answe
   expectTokenLifetime: ['TOK-RESPONSE-FIELDS', 'tokenIssued', ['tokenIssued', { body: { expires_in: '1200' } }]],
   expectNoStore: ['TOK-NO-STORE', 'tokenIssued', each({ 'token-no-cache-control': 'tokenIssuedWithoutNoStore' })],
   expectStatus: ['TOK-STATUS-200', 'tokenIssued', ['tokenIssued', { status: 201 }], [200]],
-  expectNotTheCase: [
-    'DOCR-UNKNOWN',
-    'nearMissFetched',
-    'caseFetched',
-    String(member('caseFetched', 'authenticationId')),
-  ],
+  expectNotTheCase: ['DOCR-UNKNOWN', 'nearMissFetched', 'caseFetched', caseId],
   expectNotValidationError: ['ORD-FULFILLMENT-ALLOWED', 'orderCreated', 'orderValidation', 'SHIPPED'],
-  expectAnsweredAlike: [
-    'HDR-NAME-CASE',
-    'assessed',
-    'requiredMissing',
-    { consequence: 'accepted', shown: 'answered 200' },
-  ],
+  expectAnsweredAlike: ['HDR-NAME-CASE', 'assessed', 'requiredMissing', alikeAccepted],
   expectRefused: ['ASM-REQ-REQUIRED', 'requiredMissing', 'assessed'],
   expectAccepted: ['ASM-ACCEPTED', 'assessed', 'requiredMissing'],
   expectJsonBody: ['GEN-JSON-RESPONSE', 'assessed', ['assessed', { headers: { 'content-type': 'text/plain' } }]],
@@ -132,11 +125,7 @@ const ofOneAnswer: Record<string, readonly [string, Inputs<Answer>, Inputs<Answe
   expectAcceptedOrRefused: ['CU-TAGS-APPEND', tagsAnswered(200, 201, 400, 413, 422), tagsAnswered(500, 503)],
   observeLimit: ['LIM-NOT-SHOWN', 'orderDuplicate', ['orderDuplicate', { status: 413 }], 'an order'],
   observeAnswer: ['ASM-REQ-TYPES', 'assessed', 'requiredMissing', 'an assessment'],
-  observeRetries: [
-    'ORD-RETRY-OBSERVED',
-    'assessed',
-    ['assessed', { attempts: [{ status: 503, retryAfter: '1', waitedMs: 1000 }, { status: 200 }] }],
-  ],
+  observeRetries: ['ORD-RETRY-OBSERVED', 'assessed', ['assessed', { attempts: retriedOnce }]],
 };
 type OfOneAnswer = (v: Verdict, id: string, exchange: Exchange, ...extra: unknown[]) => unknown;
 
