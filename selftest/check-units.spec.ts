@@ -50,7 +50,7 @@ async function problemsOf(name: string, side: 'server' | 'client', unit: CheckUn
   if (!level) return [`${name}: ${id} is no requirement`];
   const run = (kind: 'good' | 'bad') =>
     Promise.all(
-      Object.entries(unit[kind]).map(async ([named, call]) => {
+      [...unit[kind]].map(async ([named, call]) => {
         const input = named ? `${kind} input (${named})` : `${kind} input`;
         const { findings, tally } = tallied(side, id);
         try {
