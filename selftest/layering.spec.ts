@@ -1,18 +1,17 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import ts from 'typescript';
 import { requirements } from '../catalog/catalog.ts';
 import { clientRequirements } from '../catalog/client-catalog.ts';
 import { registry } from '../kit/checks/registry.ts';
+import { productRoot as repoRoot } from '../scripts/product.ts';
 import { checkExports } from '../scripts/writing-checks.ts';
 import { roomOf, rooms } from './rooms.ts';
 
 // The rooms of docs/architecture.md (selftest/rooms.ts) and what each may import, as the imports say, type-only
 // imports included. Then the rules of where code goes: checks in the registry, requirement IDs passed by the caller,
 // statuses read by kit/http/consequence.ts.
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /** The TypeScript files under a folder of the repository, at any depth. */
 const tsFiles = (dir: string): string[] =>
@@ -37,13 +36,9 @@ const importGraph = (): Map<string, string[]> =>
       ]),
   );
 
-const allowedFrom = (file: string, dep: string): boolean => {
-  const from = roomOf(file);
-  const to = roomOf(dep);
-  if (from === to) return true;
-  const room = rooms.find((r) => r.room === from);
-  return room?.mayImport.some((allowed) => allowed === to || allowed === dep) ?? false;
-};
+const allowedFrom = (file: string, dep: string): boolean =>
+  roomOf(file) === roomOf(dep) ||
+  (rooms.find((r) => r.room === roomOf(file))?.mayImport.some((m) => m === roomOf(dep) || m === dep) ?? false);
 
 test('no import circle among the modules, type-only imports included', () => {
   const graph = importGraph();
@@ -103,10 +98,8 @@ test('every check of kit/checks/ is in the registry, and every entry of the regi
   const exported = checkExports().flatMap(({ names }) => names);
   const missing = exported.filter((name) => !Object.hasOwn(registry, name));
   expect(missing, 'missing from kit/checks/registry.ts').toEqual([]);
-  expect(
-    Object.keys(registry).filter((name) => !exported.includes(name)),
-    'exported by no module',
-  ).toEqual([]);
+  const unexported = Object.keys(registry).filter((name) => !exported.includes(name));
+  expect(unexported, 'exported by no module').toEqual([]);
 });
 
 test('no requirement ID is written in kit/checks/: the caller of a check passes it', () => {
