@@ -18,11 +18,7 @@ const strongKeywords: ReadonlyArray<RfcClause['keyword']> = ['MUST', 'SHOULD', '
  * SHOULD on an RFC clause whose keyword is MUST, SHOULD, REQUIRED or RECOMMENDED, or, with a note saying why, on a
  * statement; a row resting only on MAY clauses is INFO; every source exists; a procedure row has none.
  */
-function levelProblems(
-  rows: readonly SourcedRow[],
-  statements: ReadonlySet<string>,
-  clauses: readonly RfcClause[],
-): string[] {
+function levelProblems(rows: readonly SourcedRow[], statements: Set<string>, clauses: readonly RfcClause[]): string[] {
   const problems: string[] = [];
   const clauseOf = new Map(clauses.map((c) => [c.id, c]));
   for (const row of rows) {
@@ -40,14 +36,12 @@ function levelProblems(
     }
     if (row.level === 'MUST' && stated.length === 0)
       problems.push(`${row.id} (MUST): no sentence of the document (a statement id) among its sources`);
-    if (row.level === 'SHOULD') {
-      const strong = rfc.some((c) => strongKeywords.includes(c.keyword));
-      const justified = (row.sourceNote ?? '').trim() !== '' && stated.length > 0;
-      if (!strong && !justified)
-        problems.push(
-          `${row.id} (SHOULD): no RFC clause of keyword ${strongKeywords.join(', ')} among its sources, and no sourceNote justifying a statement`,
-        );
-    }
+    const justified =
+      rfc.some((c) => strongKeywords.includes(c.keyword)) || (!!row.sourceNote?.trim() && stated.length > 0);
+    if (row.level === 'SHOULD' && !justified)
+      problems.push(
+        `${row.id} (SHOULD): no RFC clause of keyword ${strongKeywords.join(', ')} among its sources, and no sourceNote justifying a statement`,
+      );
     if (row.level !== 'INFO' && source.length > 0 && stated.length === 0 && rfc.every((c) => c.keyword === 'MAY'))
       problems.push(`${row.id} (${row.level}): rests only on MAY clauses, so it is INFO`);
   }
