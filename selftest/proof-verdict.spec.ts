@@ -84,8 +84,7 @@ test("a webhook fault beside a round: its tests' requests reach a core of their 
   await receiver.start();
   const [own, round] = ['0a0a0a0a0a0a', '0b0b0b0b0b0b'];
   const keyOf = (headers: IncomingHttpHeaders) => testKeyIn(headers['user-agent']) ?? '';
-  const fault = faults.find((f) => f.id === 'webhook-channel-outside-enum');
-  if (!fault) throw new Error('no fault webhook-channel-outside-enum');
+  const fault = faults.find((f) => f.id === 'webhook-channel-outside-enum') ?? assert.fail('no such fault');
   const tokenSecret = 'selftest-token-secret';
   const sandbox = await startSandbox({
     tokenSecret,
