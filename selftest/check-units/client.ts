@@ -162,6 +162,7 @@ const inputs: Record<keyof typeof clientChecksByName, [bad: Record<string, Input
     {
       'CLIENT_FAULT=webhook-500: a body that is not JSON': 'faults-a',
       'CLIENT_FAULT=webhook-text': 'faults-c',
+      'CLIENT_FAULT=webhook-strict: a delivery with a member part 6 does not list refused': 'faults-b',
       'no answer': (r) => {
         const { kind, sentAt } = r.deliveries[0] as DeliveryAnswer;
         r.deliveries[0] = { kind, sentAt, ms: 30_000, body: '', error: 'no answer within 30000 ms' };
