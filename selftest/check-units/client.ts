@@ -46,7 +46,7 @@ const calls = (r: Recording, path: string) => r.exchanges.filter((e) => e.url.sp
 const firstCall = (r: Recording, path: string): Recorded =>
   calls(r, path)[0] ?? assert.fail(`the clean recording has no call of ${path}`);
 const headerOf = (e: Recorded, name: string) =>
-  e.rawHeaders[e.rawHeaders.findIndex((h) => h.toLowerCase() === name) + 1];
+  e.rawHeaders.find((_, i) => i % 2 === 1 && e.rawHeaders[i - 1]?.toLowerCase() === name);
 /** A header of a recorded request set (or, with undefined, removed), its name in any case. */
 function setHeader(exchange: Recorded, name: string, value: string | undefined): void {
   const raw = exchange.rawHeaders;
