@@ -279,7 +279,6 @@ export const serverUnits: Record<string, CheckUnit> = {
   observeClassOutcomes: unit('OBS-VALUE-CLASSES', 'as sent', 'normalised to NFC', (v, id, outcome: string) =>
     checks.observeClassOutcomes(v, id, 'tags', [{ valueClass: 'latin-nfd', outcome }]),
   ),
-  // A verification session event of a step-up by SMS.
   observeSessionChannel: unit('EVT-SESSION-CHANNEL-MATCH', 'SMS_OTP', 'EMAIL_OTP', (v, id, channelType: string) => {
     const event = withJson(documentEvents().results, { eventType: 'VERIFICATION_SESSION', channelType });
     const step = { channel: 'phone', name: 'a step-up by SMS', sentAt: event.receivedAt } as const;
