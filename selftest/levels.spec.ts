@@ -50,10 +50,8 @@ function levelProblems(rows: readonly SourcedRow[], statements: Set<string>, cla
 
 test.describe('levels by source (catalog/requirements.json, catalog/client-requirements.json)', () => {
   test('statement ids and RFC clause ids are unique and well-formed', () => {
-    expect(
-      statementIds.filter((id) => typeof id !== 'string' || !/^ST-[0-9.]+-[A-Z0-9-]+$/.test(id)),
-      'every statement has an id ST-<part>-<WORDS>',
-    ).toEqual([]);
+    const malformed = statementIds.filter((id) => typeof id !== 'string' || !/^ST-[0-9.]+-[A-Z0-9-]+$/.test(id));
+    expect(malformed, 'every statement has an id ST-<part>-<WORDS>').toEqual([]);
     expect(new Set(statementIds).size).toBe(statementIds.length);
     expect(new Set(rfcClauses.map((c) => c.id)).size).toBe(rfcClauses.length);
     expect(rfcClauses.filter((c) => ![...strongKeywords, 'MAY'].includes(c.keyword)).map((c) => c.id)).toEqual([]);
