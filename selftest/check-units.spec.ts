@@ -43,7 +43,9 @@ function tallied(side: 'server' | 'client', id: string): { findings: Findings; t
 const levelOf = (id: string) => [...requirements, ...clientRequirements].find((r) => r.id === id)?.level;
 
 /** Why a check's units do not show it passing its good inputs and failing its bad ones; empty when they do. */
-async function problemsOf(name: string, side: 'server' | 'client', unit: CheckUnit | undefined): Promise<string[]> {
+async function problemsOf(name: string): Promise<string[]> {
+  const side = name in clientChecksByName ? 'client' : 'server';
+  const unit: CheckUnit | undefined = (side === 'client' ? clientUnits : serverUnits)[name];
   if (!unit) return [`${name}: no good and bad input in selftest/check-units/${side}.ts`];
   const { id } = unit;
   const level = levelOf(id);
@@ -85,11 +87,7 @@ async function problemsOf(name: string, side: 'server' | 'client', unit: CheckUn
 }
 
 test('every registered check passes its good input and fails its bad one, each taken from a recorded exchange', async () => {
-  const problems: string[] = [];
-  for (const name of Object.keys(checksByName)) {
-    const side = name in clientChecksByName ? 'client' : 'server';
-    problems.push(...(await problemsOf(name, side, (side === 'client' ? clientUnits : serverUnits)[name])));
-  }
+  const problems = (await Promise.all(Object.keys(checksByName).map(problemsOf))).flat();
   const stale = [...Object.keys(serverUnits), ...Object.keys(clientUnits)].filter((name) => !(name in checksByName));
   problems.push(...stale.map((name) => `${name}: a unit of no registered check`));
   expect(problems).toEqual([]);
