@@ -1,7 +1,7 @@
 import type { TestInfo } from '@playwright/test';
 import { Redactor } from '../kit/redact.ts';
 import { Verdict } from '../kit/verdict.ts';
-import { citeAnnotation, type Profile } from '../kit/verdict-marks.ts';
+import { citeAnnotation } from '../kit/verdict-marks.ts';
 
 /** A verdict outside a conformance run, and what it wrote: the annotations it marks and the reasons it skipped for. */
 export interface BareVerdict {
@@ -9,15 +9,10 @@ export interface BareVerdict {
   annotations: TestInfo['annotations'];
   /** Each reason the test was skipped for (blocked, not configured): the skip throws, as Playwright's does. */
   skipped: string[];
-  /** The test info the verdict writes to, for another verdict on the same test. */
-  info: TestInfo;
 }
 
-/** A verdict citing `ids` into a bare annotation list, under `profile`, its secrets redacted by `redactor`. */
-export function bareVerdict(
-  ids: readonly string[],
-  { profile = 'gate', redactor = new Redactor([]) }: { profile?: Profile; redactor?: Redactor } = {},
-): BareVerdict {
+/** A verdict citing `ids` into a bare annotation list, under the gate profile, its secrets redacted by `redactor`. */
+export function bareVerdict(ids: readonly string[], { redactor = new Redactor([]) } = {}): BareVerdict {
   const annotations: TestInfo['annotations'] = ids.map(citeAnnotation);
   const skipped: string[] = [];
   const info = {
@@ -27,5 +22,5 @@ export function bareVerdict(
       throw new Error('skipped');
     },
   } as unknown as TestInfo;
-  return { verdict: new Verdict(info, profile, redactor), annotations, skipped, info };
+  return { verdict: new Verdict(info, 'gate', redactor), annotations, skipped };
 }

@@ -1,21 +1,17 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import ts from 'typescript';
 import { requirements } from '../catalog/catalog.ts';
 import { clientRequirements } from '../catalog/client-catalog.ts';
 import { registry } from '../kit/checks/registry.ts';
+import { productRoot as repoRoot } from '../scripts/product.ts';
 import { checkExports } from '../scripts/writing-checks.ts';
-import { pending, roomOf, rooms } from './rooms.ts';
+import { roomOf, rooms } from './rooms.ts';
 
-// The rooms of docs/architecture.md and what each may import, as the imports say (type-only imports included): the
-// kit a check author uses never imports the runner, the sandbox stands beside the suite and imports neither, the
-// reporters take the runner's summary values (reporters/run-facts.ts) and never its modules, the fixtures reach the
-// runner through one module, and no module imports itself back through others (docs/architecture.md shows the table:
-// selftest/docs-current.spec.ts). Then the rules of where code goes: checks in the registry, requirement IDs passed
-// by the caller, statuses read by kit/http/consequence.ts.
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+// The rooms of docs/architecture.md (selftest/rooms.ts) and what each may import, as the imports say, type-only
+// imports included. Then the rules of where code goes: checks in the registry, requirement IDs passed by the caller,
+// statuses read by kit/http/consequence.ts.
 
 /** The TypeScript files under a folder of the repository, at any depth. */
 const tsFiles = (dir: string): string[] =>
@@ -26,65 +22,46 @@ const tsFiles = (dir: string): string[] =>
 const importPattern =
   /(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(['"](\.{1,2}\/[^'"]+)['"]\)/g;
 
-let graphRead: Map<string, string[]> | undefined;
-/** Every module of the rooms (the room folders, and the room files) and the modules it imports, read once. */
-function importGraph(): Map<string, string[]> {
-  if (graphRead) return graphRead;
-  const graph = new Map<string, string[]>();
-  const sources = rooms.flatMap(({ room }) =>
-    room.endsWith('.ts') ? [join(repoRoot, room)] : tsFiles(join(repoRoot, room)),
+/** Every module of the rooms (the room folders, and the room files) and the modules it imports. */
+const importGraph = (): Map<string, string[]> =>
+  new Map(
+    rooms
+      .flatMap(({ room }) => (room.endsWith('.ts') ? [join(repoRoot, room)] : tsFiles(join(repoRoot, room))))
+      .map((file) => [
+        relative(repoRoot, file),
+        [...readFileSync(file, 'utf8').matchAll(importPattern)]
+          .map((m) => resolve(dirname(file), m[1] ?? m[2] ?? ''))
+          .filter((path) => existsSync(path) && path.endsWith('.ts'))
+          .map((dep) => relative(repoRoot, dep)),
+      ]),
   );
-  for (const file of sources) {
-    const deps = [...readFileSync(file, 'utf8').matchAll(importPattern)]
-      .map((m) => resolve(dirname(file), m[1] ?? m[2] ?? ''))
-      .filter((path) => existsSync(path) && path.endsWith('.ts'));
-    graph.set(
-      relative(repoRoot, file),
-      deps.map((d) => relative(repoRoot, d)),
-    );
-  }
-  graphRead = graph;
-  return graph;
-}
 
-const allowedFrom = (file: string, dep: string): boolean => {
-  const from = roomOf(file);
-  const to = roomOf(dep);
-  if (from === to) return true;
-  const room = rooms.find((r) => r.room === from);
-  return room?.mayImport.some((allowed) => allowed === to || allowed === dep) ?? false;
-};
+const allowedFrom = (file: string, dep: string): boolean =>
+  roomOf(file) === roomOf(dep) ||
+  (rooms.find((r) => r.room === roomOf(file))?.mayImport.some((m) => m === roomOf(dep) || m === dep) ?? false);
 
 test('no import circle among the modules, type-only imports included', () => {
   const graph = importGraph();
-  const circles: string[][] = [];
-  const state = new Map<string, 'open' | 'done'>();
-  const path: string[] = [];
-  const visit = (node: string): void => {
-    state.set(node, 'open');
-    path.push(node);
-    for (const next of graph.get(node) ?? []) {
-      if (state.get(next) === 'open') circles.push([...path.slice(path.indexOf(next)), next]);
-      else if (!state.has(next)) visit(next);
+  const circles: string[] = [];
+  const done = new Set<string>();
+  const visit = (node: string, path: readonly string[]): void => {
+    if (path.includes(node)) circles.push([...path.slice(path.indexOf(node)), node].join(' -> '));
+    else if (!done.has(node)) {
+      for (const next of graph.get(node) ?? []) visit(next, [...path, node]);
+      done.add(node);
     }
-    path.pop();
-    state.set(node, 'done');
   };
-  for (const node of graph.keys()) if (!state.has(node)) visit(node);
-  expect(
-    circles.map((c) => c.join(' -> ')),
-    'import circles',
-  ).toEqual([]);
+  for (const node of graph.keys()) visit(node, []);
+  expect(circles, 'import circles').toEqual([]);
 });
 
 test('every import is one the room table allows, type-only imports included; the runner reaches the sandbox from runner/config/ alone, which starts the embedded sandbox', () => {
-  const crossings = [...importGraph()].flatMap(([file, deps]) =>
+  const graph = [...importGraph()];
+  const crossings = graph.flatMap(([file, deps]) =>
     deps.filter((dep) => !allowedFrom(file, dep)).map((dep) => `${file} -> ${dep}`),
   );
-  expect(crossings.filter((c) => !(c in pending))).toEqual([]);
-  // A pending crossing that no longer stands is taken off the list.
-  expect(Object.keys(pending).filter((c) => !crossings.includes(c))).toEqual([]);
-  const runnerToSandbox = [...importGraph()].flatMap(([file, deps]) =>
+  expect(crossings).toEqual([]);
+  const runnerToSandbox = graph.flatMap(([file, deps]) =>
     file.startsWith('runner/') && !file.startsWith('runner/config/')
       ? deps.filter((dep) => dep.startsWith('sandbox/')).map((dep) => `${file} -> ${dep}`)
       : [],
@@ -93,12 +70,9 @@ test('every import is one the room table allows, type-only imports included; the
 });
 
 test('the rules the issue names hold: the kit never imports the runner, the sandbox never the suite, the reporters never the runner, scripts never the self-tests', () => {
-  const may = (from: string, to: string) => rooms.find((r) => r.room === from)?.mayImport.includes(to);
-  expect(may('kit', 'runner')).toBe(false);
-  for (const suite of ['kit', 'runner', 'fixtures', 'tests', 'reporters', 'scripts'])
-    expect(may('sandbox', suite)).toBe(false);
-  expect(may('reporters', 'runner')).toBe(false);
-  expect(may('scripts', 'selftest')).toBe(false);
+  const suite = ['kit', 'runner', 'fixtures', 'tests', 'reporters', 'scripts'];
+  const forbidden = ['kit runner', 'reporters runner', 'scripts selftest', ...suite.map((to) => `sandbox ${to}`)];
+  expect(forbidden.filter((pair) => allowedFrom(...(pair.split(' ') as [string, string])))).toEqual([]);
   expect(rooms.find((r) => r.room === 'fixtures')?.mayImport.filter((m) => m.startsWith('runner'))).toEqual([
     'runner/worker.ts',
   ]);
@@ -122,14 +96,10 @@ test('no test compares a status inline: accepted and refused have one meaning, i
 
 test('every check of kit/checks/ is in the registry, and every entry of the registry a check of kit/checks/', () => {
   const exported = checkExports().flatMap(({ names }) => names);
-  expect(
-    exported.filter((name) => !Object.hasOwn(registry, name)),
-    'missing from kit/checks/registry.ts',
-  ).toEqual([]);
-  expect(
-    Object.keys(registry).filter((name) => !exported.includes(name)),
-    'exported by no module',
-  ).toEqual([]);
+  const missing = exported.filter((name) => !Object.hasOwn(registry, name));
+  expect(missing, 'missing from kit/checks/registry.ts').toEqual([]);
+  const unexported = Object.keys(registry).filter((name) => !exported.includes(name));
+  expect(unexported, 'exported by no module').toEqual([]);
 });
 
 test('no requirement ID is written in kit/checks/: the caller of a check passes it', () => {

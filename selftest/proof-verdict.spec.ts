@@ -1,25 +1,29 @@
+import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { expect, test } from '@playwright/test';
-import { operation, requirements, type OperationId } from '../catalog/catalog.ts';
-import { accessTokenOf, tokenRequest } from '../kit/tokens.ts';
+import { requirements, type OperationId } from '../catalog/catalog.ts';
+import { OperationRequests, type RequestOptions } from '../kit/operation-requests.ts';
+import { Redactor } from '../kit/redact.ts';
+import { TokenProvider } from '../kit/tokens.ts';
 import { citeAnnotation, markAnnotation, type MarkKind } from '../kit/verdict-marks.ts';
 import type { WindowArrival, WindowEnd } from '../reporters/run-facts.ts';
 import type { TestRecord } from '../reporters/verdicts.ts';
+import { loadConfig } from '../runner/config/load-config.ts';
 import { HttpClient } from '../runner/http/client.ts';
+import { TokenCache } from '../runner/tokens.ts';
 import { WebhookReceiver } from '../runner/webhooks/receiver.ts';
 import { testKeyIn, userAgent } from '../runner/http/user-agent.ts';
 import { faults } from '../sandbox/faults.ts';
-import { operationPath, operationRoute } from '../sandbox/layout.ts';
 import { startSandbox } from '../sandbox/server.ts';
-import { sandboxTarget } from '../sandbox/target-env.ts';
+import { sandboxTargetEnv } from '../sandbox/target-env.ts';
+import { productRoot } from '../scripts/product.ts';
 import { heldAnswers } from './proof/analyse.ts';
 import { faultRunOf, webhookBeside } from './proof/plan.ts';
 import { profileVerdict } from './proof/profile-verdict.ts';
 
-// How the proof reads a run under gate and certify (selftest/proof/profile-verdict.ts) and which waits it names as
-// held (selftest/proof/analyse.ts), on inputs made by hand: the proof meets them on correct targets only, where they
-// find nothing wrong. And how it keeps a webhook fault's catch its own beside a round. A run whose event rows are not
-// configured is the proof's own (portability/detached).
+// How the proof reads a run under gate and certify (selftest/proof/profile-verdict.ts), which waits it names as held
+// (selftest/proof/analyse.ts), on inputs made by hand: the proof meets them on correct targets only, where they find
+// nothing wrong. And how it keeps a webhook fault's catch its own beside a round.
 
 const record = (status: TestRecord['status'], id: string, kind: MarkKind, detail = ''): TestRecord => ({
   title: `t ${id}`,
@@ -80,8 +84,7 @@ test("a webhook fault beside a round: its tests' requests reach a core of their 
   await receiver.start();
   const [own, round] = ['0a0a0a0a0a0a', '0b0b0b0b0b0b'];
   const keyOf = (headers: IncomingHttpHeaders) => testKeyIn(headers['user-agent']) ?? '';
-  const fault = faults.find((f) => f.id === 'webhook-channel-outside-enum');
-  if (!fault) throw new Error('no fault webhook-channel-outside-enum');
+  const fault = faults.find((f) => f.id === 'webhook-channel-outside-enum') ?? assert.fail('no such fault');
   const tokenSecret = 'selftest-token-secret';
   const sandbox = await startSandbox({
     tokenSecret,
@@ -92,29 +95,14 @@ test("a webhook fault beside a round: its tests' requests reach a core of their 
   try {
     // Sent by the suite's own HTTP client, each request naming its test in its User-Agent.
     const http = new HttpClient({ retries: 0, baseMs: 5, maxMs: 50, timeoutMs: 10_000 });
-    const target = sandboxTarget({ url: sandbox.url, flavor: 'reference', tokenSecret });
-    const tokenOf = async (tokenUrl: string) =>
-      accessTokenOf(await http.send(tokenRequest({ tokenUrl, apiKey: target.API_KEY })));
-    const tokens = {
-      identity: await tokenOf(target.IDENTITY_TOKEN_URL),
-      stepup: await tokenOf(target.STEPUP_TOKEN_URL),
-    };
-    const send = async (id: OperationId, key: string, { body, caseId = '' }: { body?: object; caseId?: string }) => {
-      const op = operation(id);
-      const exchange = await http.send({
-        label: id,
-        method: operationRoute('reference', id).method,
-        url: sandbox.url + operationPath('reference', op).replace('{caseId}', encodeURIComponent(caseId)),
-        headers: [
-          ['authorization', `Bearer ${op.service === 'stepup' ? tokens.stepup : tokens.identity}`],
-          ['x-client-id', target.CLIENT_ID],
-          ['x-correlation-id', `selftest-${key}`],
-          ['content-type', 'application/json'],
-          ['user-agent', userAgent(key)],
-        ],
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      return { status: exchange.status, body: (exchange.json ?? {}) as Record<string, unknown> };
+    const env = sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret });
+    const tokens = new TokenProvider(new TokenCache(http, new Redactor()), new Redactor());
+    const config = loadConfig(env, { repoRoot: productRoot, embedded: false });
+    const requests = new OperationRequests(config, tokens, (what) => assert.fail(what));
+    const send = async (id: OperationId, key: string, options: RequestOptions) => {
+      const sent = await requests.prepared(id, { ...options, set: { 'user-agent': userAgent(key) } });
+      const { status, json } = await http.send(sent);
+      return { status, body: (json ?? {}) as Record<string, unknown> };
     };
     const stepUpOf = async (key: string) => {
       const inquiryId = `inq-${key}`;
@@ -130,9 +118,9 @@ test("a webhook fault beside a round: its tests' requests reach a core of their 
     const event = await receiver.waitFor(() => true, { since: 0, timeoutMs: 10_000 });
     const channelType = (event?.json as Record<string, unknown>)['channelType'];
     expect(channelType, "the webhook fault's event carries it").toBe('PHONE');
-    const ofRoundCase = await send('fetchAssessment', round, { caseId: ofRound.authenticationId });
+    const ofRoundCase = await send('fetchAssessment', round, { pathParams: { caseId: ofRound.authenticationId } });
     expect(ofRoundCase.status, 'the round has cases of its own').toBe(200);
-    const elsewhere = await send('fetchAssessment', own, { caseId: ofRound.authenticationId });
+    const elsewhere = await send('fetchAssessment', own, { pathParams: { caseId: ofRound.authenticationId } });
     expect(elsewhere.status, "the round's case is not the fault's core's").toBe(404);
     await sandbox.webhooksIdle();
     expect(receiver.deliveries(), "the round's step-up posted nothing").toHaveLength(1);

@@ -1,22 +1,11 @@
 // The rooms of the repository and what each may import: selftest/layering.spec.ts holds the tree to this table, and
 // docs/architecture.md shows it (selftest/docs-current.spec.ts checks that it does).
 
-export interface Room {
-  room: string;
-  holds: string;
-  /** Rooms, or single files of a room, this room's modules may import besides its own. */
-  mayImport: readonly string[];
-}
-
 const suite = 'catalog schemas kit reporters runner fixtures tests sandbox';
-/** A room: its name, what it holds, the rooms (or single files) it may import, space-separated. */
-const room = (name: string, holds: string, may = ''): Room => ({
-  room: name,
-  holds,
-  mayImport: may.split(' ').filter(Boolean),
-});
+/** A room: its name, what it holds, the rooms (or single files of a room) it may import besides its own, space-separated. */
+const room = (name: string, holds: string, may = '') => ({ room: name, holds, mayImport: may ? may.split(' ') : [] });
 
-export const rooms: readonly Room[] = [
+export const rooms: ReadonlyArray<ReturnType<typeof room>> = [
   room('catalog', 'the requirements, the document’s statements, the operations (data)'),
   room('schemas', 'JSON Schemas of every body, event and the configuration; one ajv', 'catalog'),
   room(
@@ -46,9 +35,6 @@ export const rooms: readonly Room[] = [
   room('selftest', 'the suite’s own tests and the proof', `${suite} scripts tools examples`),
   room('playwright.config.ts', 'the conformance run’s configuration', 'catalog schemas kit reporters runner fixtures'),
 ];
-
-/** Crossings the table does not allow yet, each with why it still stands; none is added without a reason. */
-export const pending: Record<string, string> = {};
 
 export function roomOf(path: string): string {
   const first = path.split('/')[0] ?? '';

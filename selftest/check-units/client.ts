@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { clientChecks, clientChecksByName } from '../../kit/checks/client/checks.ts';
 import type { ClientTarget, ScenarioStep } from '../../kit/checks/client/traffic.ts';
@@ -6,13 +7,9 @@ import type { DeliveryAnswer, RecordedExchange } from '../../sandbox/server.ts';
 import { clientTraffic } from '../../scripts/client/judge.ts';
 import { each, unitOf, type CheckUnit } from './unit.ts';
 
-/**
- * The units of the client checks (kit/checks/client/checks.ts), each under the requirement it is the check of. The
- * example reseller client's traffic recorded clean is every check's good input; a bad input is its traffic recorded
- * with the client faults that break the rule (faults-a, -b, -c: tools/check-units/record.ts), or the clean traffic
- * changed in the part judged, as are the further good inputs: the other ways a correct client may send it.
- */
-
+// The units of the client checks (kit/checks/client/checks.ts). The example reseller client's traffic recorded clean
+// is every check's good input; a bad one is its traffic recorded with client faults (faults-a, -b, -c), or the clean
+// traffic changed in the part judged, as are the further good inputs: other ways a correct client may send it.
 /** A client's traffic as recorded, every secret a stand-in: the target knows the stand-ins and the cases issued. */
 interface Recording {
   target: Omit<ClientTarget, 'caseOf' | 'checkToken'> & {
@@ -46,19 +43,14 @@ function trafficOf(input: Input) {
 }
 
 const calls = (r: Recording, path: string) => r.exchanges.filter((e) => e.url.split('?')[0]?.endsWith(path));
-const firstCall = (r: Recording, path: string): Recorded => {
-  const found = calls(r, path)[0];
-  if (!found) throw new Error(`the clean recording has no call of ${path}`);
-  return found;
-};
+const firstCall = (r: Recording, path: string): Recorded =>
+  calls(r, path)[0] ?? assert.fail(`the clean recording has no call of ${path}`);
 const headerOf = (e: Recorded, name: string) =>
-  e.rawHeaders[e.rawHeaders.findIndex((h) => h.toLowerCase() === name) + 1];
+  e.rawHeaders.find((_, i) => i % 2 === 1 && e.rawHeaders[i - 1]?.toLowerCase() === name);
 /** A header of a recorded request set (or, with undefined, removed), its name in any case. */
 function setHeader(exchange: Recorded, name: string, value: string | undefined): void {
-  const kept: string[] = [];
-  for (let i = 0; i + 1 < exchange.rawHeaders.length; i += 2)
-    if (exchange.rawHeaders[i]?.toLowerCase() !== name)
-      kept.push(exchange.rawHeaders[i] as string, exchange.rawHeaders[i + 1] as string);
+  const raw = exchange.rawHeaders;
+  const kept = raw.filter((_, i) => raw[i - (i % 2)]?.toLowerCase() !== name);
   exchange.rawHeaders = value === undefined ? kept : [...kept, name, value];
 }
 /** The header of the first call of `path` set to that of the first call of `from`. */
@@ -170,6 +162,7 @@ const inputs: Record<keyof typeof clientChecksByName, [bad: Record<string, Input
     {
       'CLIENT_FAULT=webhook-500: a body that is not JSON': 'faults-a',
       'CLIENT_FAULT=webhook-text': 'faults-c',
+      'CLIENT_FAULT=webhook-strict: a delivery with a member part 6 does not list refused': 'faults-b',
       'no answer': (r) => {
         const { kind, sentAt } = r.deliveries[0] as DeliveryAnswer;
         r.deliveries[0] = { kind, sentAt, ms: 30_000, body: '', error: 'no answer within 30000 ms' };

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { operation } from '../../catalog/catalog.ts';
 import { envelopeRules } from '../../fixtures/orders.ts';
@@ -10,18 +11,12 @@ import type { Window } from '../../kit/webhooks/ties.ts';
 import { isObject } from '../../schemas/json-value.ts';
 import { each, unitOf as unit, type CheckUnit } from './unit.ts';
 
-/**
- * The units of the checks of a target (kit/checks/registry.ts, `checks`), a table of data: each check's good and bad
- * inputs, then its call on one. An answer is an exchange recorded by tools/check-units/record.ts (`picks`) by name,
- * or one answered otherwise: another status, headers (undefined removes one), attempts, or members of its JSON body.
- */
-
-interface Change {
-  status?: number;
+// The units of the checks of a target (`checks` of kit/checks/registry.ts). An answer is an exchange recorded by
+// tools/check-units/record.ts by name, or one answered otherwise: headers (undefined removes one), members of its body.
+type Change = Partial<Pick<Exchange, 'status' | 'attempts'>> & {
   headers?: Record<string, string | undefined>;
   body?: Record<string, unknown>;
-  attempts?: Exchange['attempts'];
-}
+};
 type Answer = string | readonly [string, Change];
 type Inputs<T> = T | Map<string, T>;
 
@@ -39,8 +34,7 @@ const bodyOf = (json: unknown): Record<string, unknown> => (isObject(json) ? jso
 /** The answer's exchange, a fresh copy each time. */
 function x(answer: Answer): Exchange {
   const [key, { status, headers: changed, body, attempts } = {}] = typeof answer === 'string' ? [answer] : answer;
-  const found = recorded.exchanges[key];
-  if (!found) throw new Error(`no recorded exchange ${key} in selftest/check-units/recorded/server.json`);
+  const found = recorded.exchanges[key] ?? assert.fail(`no recorded exchange ${key} in recorded/server.json`);
   const { response, ...exchange } = structuredClone(found);
   const headers = { ...Object.fromEntries(response.headers.map(([n, v]) => [n.toLowerCase(), v])), ...changed };
   for (const [name, value] of Object.entries(headers)) if (value === undefined) delete headers[name];
@@ -52,11 +46,9 @@ const member = (answer: Answer, name: string) => bodyOf(x(answer).json)[name];
 const sentMember = (answer: Answer, name: string) => (JSON.parse(x(answer).request.body ?? '{}') as never)[name];
 
 const fetched = (answer: Answer = 'caseFetched') => ({ exchange: x(answer), body: bodyOf(x(answer).json) });
+const nameOf = (tag: unknown) => (typeof tag === 'string' ? tag : String((tag as { name?: unknown }).name ?? ''));
 /** The tags the two recorded updates appended: those of the case after them. */
-const appended = () =>
-  (member('caseFetched', 'tags') as Array<{ name?: string } | string>).map((t) =>
-    typeof t === 'string' ? t : (t.name ?? ''),
-  );
+const appended = () => (member('caseFetched', 'tags') as unknown[]).map(nameOf);
 
 /** How a value sent came back: as sent, changed in a way the document allows, or in one it does not. */
 const back: Record<string, (value: string) => string | undefined> = {
@@ -75,7 +67,7 @@ type Refused = { tags?: readonly string[] | 'appended'; decision?: string; befor
 function tagsShown(v: Verdict, id: string, way: string) {
   const sent = ['tagsNfd', 'tagsSpaced'].flatMap((update) => sentMember(update, 'tags') as string[]);
   const tags = (member('tagsFetched', 'tags') as unknown[]).flatMap((item) => {
-    const name = typeof item === 'string' ? item : String((item as { name?: unknown }).name);
+    const name = nameOf(item);
     if (!sent.includes(name)) return [item];
     const shown = back[way]?.(name);
     if (shown === undefined) return [];
@@ -86,8 +78,7 @@ function tagsShown(v: Verdict, id: string, way: string) {
 
 /** The deliveries of a recorded document flow: its results event, its onboarding event, the inquiry they follow. */
 function documentEvents(key = 'documentEvents') {
-  const found = recorded.deliveries[key];
-  if (!found) throw new Error(`no recorded deliveries ${key} in selftest/check-units/recorded/server.json`);
+  const found = recorded.deliveries[key] ?? assert.fail(`no recorded deliveries ${key} in recorded/server.json`);
   const all: DeliveryRecord[] = structuredClone(found).map((d) => {
     const at = Date.parse(d.receivedAt);
     return { ...d, receivedAt: at, endedAt: at, bodyPreview: JSON.stringify(d.json) ?? '' };
@@ -106,6 +97,9 @@ const valueClass = { members: ['inquiryId'], valueClass: { id: 'latin-nfd', name
 const tagsAnswered = (...statuses: number[]) =>
   each(Object.fromEntries(statuses.map((status) => [`answered ${status}`, ['tagsNfd', { status }] as const])));
 const noChallenge = { 'www-authenticate': undefined };
+const caseId = String(member('caseFetched', 'authenticationId'));
+const alikeAccepted = { consequence: 'accepted', shown: 'answered 200' };
+const retriedOnce = [{ status: 503, retryAfter: '1', waitedMs: 1000 }, { status: 200 }];
 
 /** The checks of one answer: requirement, good and bad answers, the check's further arguments. */
 const ofOneAnswer: Record<string, readonly [string, Inputs<Answer>, Inputs<Answer>, ...unknown[]]> = {
@@ -121,19 +115,9 @@ const ofOneAnswer: Record<string, readonly [string, Inputs<Answer>, Inputs<Answe
   expectTokenLifetime: ['TOK-RESPONSE-FIELDS', 'tokenIssued', ['tokenIssued', { body: { expires_in: '1200' } }]],
   expectNoStore: ['TOK-NO-STORE', 'tokenIssued', each({ 'token-no-cache-control': 'tokenIssuedWithoutNoStore' })],
   expectStatus: ['TOK-STATUS-200', 'tokenIssued', ['tokenIssued', { status: 201 }], [200]],
-  expectNotTheCase: [
-    'DOCR-UNKNOWN',
-    'nearMissFetched',
-    'caseFetched',
-    String(member('caseFetched', 'authenticationId')),
-  ],
+  expectNotTheCase: ['DOCR-UNKNOWN', 'nearMissFetched', 'caseFetched', caseId],
   expectNotValidationError: ['ORD-FULFILLMENT-ALLOWED', 'orderCreated', 'orderValidation', 'SHIPPED'],
-  expectAnsweredAlike: [
-    'HDR-NAME-CASE',
-    'assessed',
-    'requiredMissing',
-    { consequence: 'accepted', shown: 'answered 200' },
-  ],
+  expectAnsweredAlike: ['HDR-NAME-CASE', 'assessed', 'requiredMissing', alikeAccepted],
   expectRefused: ['ASM-REQ-REQUIRED', 'requiredMissing', 'assessed'],
   expectAccepted: ['ASM-ACCEPTED', 'assessed', 'requiredMissing'],
   expectJsonBody: ['GEN-JSON-RESPONSE', 'assessed', ['assessed', { headers: { 'content-type': 'text/plain' } }]],
@@ -141,11 +125,7 @@ const ofOneAnswer: Record<string, readonly [string, Inputs<Answer>, Inputs<Answe
   expectAcceptedOrRefused: ['CU-TAGS-APPEND', tagsAnswered(200, 201, 400, 413, 422), tagsAnswered(500, 503)],
   observeLimit: ['LIM-NOT-SHOWN', 'orderDuplicate', ['orderDuplicate', { status: 413 }], 'an order'],
   observeAnswer: ['ASM-REQ-TYPES', 'assessed', 'requiredMissing', 'an assessment'],
-  observeRetries: [
-    'ORD-RETRY-OBSERVED',
-    'assessed',
-    ['assessed', { attempts: [{ status: 503, retryAfter: '1', waitedMs: 1000 }, { status: 200 }] }],
-  ],
+  observeRetries: ['ORD-RETRY-OBSERVED', 'assessed', ['assessed', { attempts: retriedOnce }]],
 };
 type OfOneAnswer = (v: Verdict, id: string, exchange: Exchange, ...extra: unknown[]) => unknown;
 
@@ -299,7 +279,6 @@ export const serverUnits: Record<string, CheckUnit> = {
   observeClassOutcomes: unit('OBS-VALUE-CLASSES', 'as sent', 'normalised to NFC', (v, id, outcome: string) =>
     checks.observeClassOutcomes(v, id, 'tags', [{ valueClass: 'latin-nfd', outcome }]),
   ),
-  // A verification session event of a step-up by SMS.
   observeSessionChannel: unit('EVT-SESSION-CHANNEL-MATCH', 'SMS_OTP', 'EMAIL_OTP', (v, id, channelType: string) => {
     const event = withJson(documentEvents().results, { eventType: 'VERIFICATION_SESSION', channelType });
     const step = { channel: 'phone', name: 'a step-up by SMS', sentAt: event.receivedAt } as const;

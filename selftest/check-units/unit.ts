@@ -8,9 +8,10 @@ import type { Verdict } from '../../kit/verdict.ts';
  */
 export interface CheckUnit {
   id: string;
-  good: Readonly<Record<string, (findings: never, id: string) => unknown>>;
-  bad: Readonly<Record<string, (findings: never, id: string) => unknown>>;
+  good: Inputs;
+  bad: Inputs;
 }
+type Inputs = ReadonlyMap<string, (findings: never, id: string) => unknown>;
 
 /** Several inputs of one kind, each named by the way it holds or breaks the rule. */
 export const each = <const T>(inputs: Readonly<Record<string, T>>): Map<string, T> => new Map(Object.entries(inputs));
@@ -22,12 +23,9 @@ export function unitOf<F extends Findings = Verdict, T = unknown>(
   bad: NoInfer<T | Map<string, T>>,
   call: (findings: F, id: string, input: T) => unknown,
 ): CheckUnit {
-  const inputs = (given: T | Map<string, T>) =>
-    Object.fromEntries(
-      [...(given instanceof Map ? (given as Map<string, T>) : [['', given] as const])].map(([name, input]) => [
-        name,
-        (findings: F, i: string) => call(findings, i, input),
-      ]),
-    );
+  const inputs = (given: T | Map<string, T>): Inputs => {
+    const named = given instanceof Map ? (given as Map<string, T>) : new Map([['', given as T]]);
+    return new Map([...named].map(([name, input]) => [name, (f: F, i: string) => call(f, i, input)]));
+  };
   return { id, good: inputs(good), bad: inputs(bad) };
 }
