@@ -181,7 +181,7 @@ test.describe('registry', () => {
     expect(lacking).toEqual([]);
   });
 
-  test('every schema file declares JSON Schema 2020-12 and the $id of its file, is valid under the meta-schema and compiles under strict mode (the registry compiles lazily, without the meta-schema check)', () => {
+  test('every schema file declares JSON Schema 2020-12 and the $id of its file, and is valid under the meta-schema (the registry compiles without the meta-schema check)', () => {
     const meta = new Ajv2020({ strict: true });
     for (const file of files) {
       const { $schema, $id } = JSON.parse(readFileSync(new URL(file, schemaFolder), 'utf8')) as Record<string, unknown>;
@@ -191,10 +191,8 @@ test.describe('registry', () => {
       });
     }
     expect([...schemaIds].sort(), 'the registry loads every schema file').toEqual(files.map((f) => BASE + f).sort());
-    for (const id of schemaIds) {
+    for (const id of schemaIds)
       expect(meta.validateSchema(schemaDocument(id)), `${id}: ${meta.errorsText(meta.errors)}`).toBe(true);
-      expect(() => schemaIssues(id, null), id).not.toThrow();
-    }
   });
 
   test('schemaIdFor takes the file name with or without .schema.json; an unknown name or id throws, naming it; schemaIssues returns a fresh result per call', () => {
