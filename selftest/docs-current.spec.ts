@@ -20,6 +20,7 @@ import {
   sectionOf,
 } from '../tools/mutation/results.ts';
 import { repoRoot } from './evidence-harness.ts';
+import { packaged } from './node-lines.ts';
 import { roomTable } from './rooms.ts';
 
 // Every document that repeats what a generator writes or a single source holds, one row each: the doc, where what it
@@ -36,24 +37,13 @@ const block = (doc: string, name: string) =>
 /** The rows of a decisions table (docs/levels.md, docs/client-levels.md): row id → its level and Source ids. */
 function rowsOfTable(markdown: string): Map<string, { level: string; sources: string[] }> {
   const found = new Map<string, { level: string; sources: string[] }>();
-  let [levelColumn, sourceColumn] = [-1, -1];
+  let columns: string[] = [];
   for (const line of markdown.split('\n')) {
-    if (!line.startsWith('|')) {
-      levelColumn = -1;
-      continue;
-    }
-    const cells = line
-      .split('|')
-      .slice(1, -1)
-      .map((c) => c.trim());
-    if (cells[0] === 'Row') {
-      [levelColumn, sourceColumn] = [cells.indexOf('Level'), cells.indexOf('Source')];
-      continue;
-    }
-    if (levelColumn < 0 || /^-+$/.test(cells[0]?.replace(/:/g, '') ?? '')) continue;
-    const id = (cells[0] ?? '').replace(/`/g, '');
-    const level = /\b(MUST|SHOULD|INFO)\b/.exec(cells[levelColumn] ?? '')?.[1];
-    const sources = (cells[sourceColumn] ?? '').match(/\b(?:ST|RFC)[0-9A-Z.-]*[0-9A-Z]/g) ?? [];
+    const cells = line.startsWith('|') ? line.split('|').map((c) => c.trim()) : [];
+    if (cells[1] === 'Row' || cells.length === 0) columns = cells;
+    const cell = (name: string) => cells[columns.indexOf(name)] ?? '';
+    const [id, level] = [cell('Row').replace(/`/g, ''), /\b(MUST|SHOULD|INFO)\b/.exec(cell('Level'))?.[1]];
+    const sources = cell('Source').match(/\b(?:ST|RFC)[0-9A-Z.-]*[0-9A-Z]/g) ?? [];
     if (id && level) found.set(id, { level, sources });
   }
   return found;
@@ -65,28 +55,25 @@ const statements = (
 ).statements;
 const catalogLevel = new Map([...requirements, ...clientRequirements].map((r) => [r.id, r.level as string]));
 
-/** Every shell line of a pipeline: GitHub's `run:` and GitLab's `script`, `before_script` and `after_script`. */
-function pipelineCommands(node: unknown): string[] {
-  if (Array.isArray(node)) return node.flatMap(pipelineCommands);
+/** What `take` finds at any depth of a parsed pipeline, from a key and its value; it looks deeper where it finds none. */
+function deep(node: unknown, take: (key: string, value: unknown) => string[] | undefined): string[] {
+  if (Array.isArray(node)) return node.flatMap((item) => deep(item, take));
   if (typeof node !== 'object' || node === null) return [];
-  return Object.entries(node).flatMap(([key, value]) => {
+  return Object.entries(node).flatMap(([key, value]) => take(key, value) ?? deep(value, take));
+}
+/** Every shell line of a pipeline: GitHub's `run:` and GitLab's `script`, `before_script` and `after_script`. */
+const pipelineCommands = (pipeline: unknown) =>
+  deep(pipeline, (key, value) => {
     if (key === 'run' && typeof value === 'string') return value.split('\n');
     if (['script', 'before_script', 'after_script'].includes(key) && Array.isArray(value)) return value.map(String);
-    return pipelineCommands(value);
   });
-}
-
 /** The Node major versions a pipeline runs on: GitHub's setup-node `node-version`, GitLab's `image: node:<n>`. */
-function nodeLines(node: unknown): string[] {
-  if (Array.isArray(node)) return node.flatMap(nodeLines);
-  if (typeof node !== 'object' || node === null) return [];
-  return Object.entries(node).flatMap(([key, value]) => {
+const nodeLines = (pipeline: unknown) =>
+  deep(pipeline, (key, value) => {
     if (key === 'node-version') return [String(value).split('.')[0] as string];
     if (key === 'image' && typeof value === 'string' && value.startsWith('node:'))
       return [/^node:(\d+)/.exec(value)?.[1] ?? value];
-    return nodeLines(value);
   });
-}
 
 const manifest = JSON.parse(read('package.json')) as {
   version: string;
@@ -94,9 +81,7 @@ const manifest = JSON.parse(read('package.json')) as {
   bin: Record<string, string>;
 };
 /** The Node lines selftest/package.spec.ts proves the suite on: the node<line> aliases of tools/runtimes. */
-const supportedLines = Object.keys(
-  (JSON.parse(read('tools/runtimes/package.json')) as { dependencies: Record<string, string> }).dependencies,
-).flatMap((alias) => /^node(\d+)$/.exec(alias)?.[1] ?? []);
+const supportedLines = packaged.map((runtime) => runtime.line);
 
 /** A pipeline of examples/ci/ (the CI services are not reachable here): it parses, and runs only what exists. */
 function pipelineHolds(file: string): void {
@@ -146,13 +131,6 @@ const pipelines = readdirSync(join(repoRoot, 'examples', 'ci'), { recursive: tru
 const readmeSection = (heading: string) =>
   readme.slice(readme.indexOf(`## ${heading}`), readme.indexOf('\n## ', readme.indexOf(`## ${heading}`) + 1));
 
-interface DocRow {
-  doc: string;
-  /** The command that rewrites it, or the source it follows. */
-  from: string;
-  holds: () => void;
-}
-
 /** The blocks a generator writes, [doc, marker, command, generator]: the doc's text between its markers is what it gives now. */
 const generated: Array<[doc: string, name: string, from: string, generate: () => string]> = [
   ['docs/verdicts.md', 'verdicts', 'npm run verdict-table', verdictTable],
@@ -168,7 +146,7 @@ const generated: Array<[doc: string, name: string, from: string, generate: () =>
   ['docs/doctor.md', 'settings', 'npm run doctor -- --write-docs', settingsTable],
 ];
 
-const rows: DocRow[] = [
+const rows: Array<{ doc: string; from: string; holds: () => void }> = [
   ...generated.map(([doc, name, from, generate]) => ({
     doc: `${doc} (<!-- ${name} -->)`,
     from,
@@ -263,7 +241,7 @@ const rows: DocRow[] = [
     doc: "README.md (the first steps name every variable a vendor's onboarding gives, each route with its default)",
     from: 'schemas/config.schema.json, catalog/operations.json',
     holds: () => {
-      const section = readme.slice(readme.indexOf('## Against your deployment'), readme.indexOf('## Documentation'));
+      const section = readmeSection('Against your deployment');
       const assigned = new Map(
         [...(section.split('```')[1] ?? '').matchAll(/^([A-Z_]+)=("[^"]*"|\S+)/gm)].map((m) => [
           m[1] as string,

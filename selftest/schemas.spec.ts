@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { test, expect } from '@playwright/test';
 import ajvModule from 'ajv/dist/2020.js';
 import jsonpointer from 'jsonpointer';
-import { operations, requirement } from '../catalog/catalog.ts';
+import { requirement, requirements } from '../catalog/catalog.ts';
 import {
   describeIssues,
   enumValues,
@@ -27,17 +27,14 @@ const dt = (creationDateTime: string) => ({ ...A, creationDateTime });
 
 /**
  * [requirement ('' for none), variant, value, and for a value refused every issue it must produce as "path keyword"
- * pairs, comma-separated (the root is the empty path)]. One case per distinct rule of each schema: a required member,
- * a type, a format, a length or pattern, an enum, members the schema leaves open. Each member of a response or event
- * schema in its stated type, every other JSON type and null is generated in selftest/schema-wrong-types.spec.ts; each
- * member of a request schema in every JSON type, missing or null, and a body that is no object, in the checks
- * tests/{identity,stepup}/request-members.spec.ts (kit/member-rows.ts), so request schemas keep one type case here.
+ * pairs, comma-separated (the root is the empty path)]. What the schema leaves open, and each rule no other proof
+ * holds: a member of an answer or event schema (catalog: checksSchema) in a wrong JSON type, null or missing is
+ * selftest/schema-wrong-types.spec.ts's, one outside its enum the kill matrix's (the sandbox's *-outside-enum faults);
+ * a request member in every wrong type is the checks' of tests/{identity,stepup}/request-members.spec.ts.
  */
 type Row = [req: string, variant: string, value: unknown, issues?: string];
 const int64 = (variant: string, sendAttempts: string, issues?: string) =>
   ['EVT-SESSION-INT64', `sendAttempts ${variant}`, { ...S, sendAttempts }, issues] as Row;
-const badEnum = (req: string, member: string, value: string, note = '') =>
-  [req, `${member} '${value}'${note}`, { ...S, [member]: value }, `/${member} enum`] as Row;
 /** The body schemas written from the spec, each with its cases. */
 const table = {
   'assessment-request': [
@@ -50,19 +47,14 @@ const table = {
     ['ASM-RES-SCHEMA', 'tags, scoreCards of strings or objects', { tags: ['n', { name: 'v' }], scoreCards: [{}, 7] }],
     ['', 'an empty object (no field is marked required)', {}],
     ['ASM-RES-SCHEMA', 'an extra unknown field', { riskLevel: 'low' }],
-    ['ASM-RES-SCHEMA', 'scoreCards as an object', { scoreCards: {} }, '/scoreCards type'],
   ],
   'document-verification-request': [
     ['DOCV-ACCEPTED', 'an empty object (every field optional)', {}],
     ['DOCV-REQ-TYPES', 'images as a string', { images: 'x' }, '/images type'],
   ],
-  'document-verification-response': [
-    ['', 'an extra unknown field', { inquiryId: 'i', expiresAt: 'later' }],
-    ['DOCV-RES-SCHEMA', 'token as a number', { token: 1 }, '/token type'],
-  ],
+  'document-verification-response': [['', 'an extra unknown field', { inquiryId: 'i', expiresAt: 'later' }]],
   'document-records': [
     ['DOCR-RES-SCHEMA', 'a lower-case formdata member, an unknown extra, not formData', { formdata: 'x' }],
-    ['DOCR-RES-SCHEMA', 'ocrData as a string', { ocrData: 'x' }, '/ocrData type'],
   ],
   'case-update-request': [
     ['CU-DECISION-KEPT', 'only inquiryId and authenticationId', caseIds],
@@ -72,37 +64,22 @@ const table = {
     ['CU-FIELDS-ACCEPTED', 'a tag that is a number', { ...caseIds, tags: ['a', 2] }, '/tags/1 type'],
     ['CU-FIELDS-ACCEPTED', 'a document that is a string', { ...caseIds, documents: ['x'] }, '/documents/0 type'],
   ],
-  'case-update-response': [
-    ['', 'an extra unknown field', { caseVersion: 4 }],
-    ['CU-RES-SCHEMA', 'error as a string', { error: 'x' }, '/error type'],
-  ],
+  'case-update-response': [['', 'an extra unknown field', { caseVersion: 4 }]],
   'step-up-request': [
     ['SU-CHANNELS', 'by phone number', { ...caseIds, phoneNumber: '+15550100' }],
     ['RES-SHARED-CONTEXT', 'with sharedContext', { ...caseIds, sharedContext: { childClientId: 'c' } }],
     ['SU-CHANNELS', 'strategy as a string (an object in 2.6)', { ...caseIds, strategy: 'otp' }, '/strategy type'],
   ],
-  'step-up-response': [
-    ['', 'an empty object (no field is marked required)', {}],
-    ['SU-RES-SCHEMA', 'decision as a boolean', { decision: true }, '/decision type'],
-  ],
+  'step-up-response': [['', 'an empty object (no field is marked required)', {}]],
   'webhook-document-onboarding': [
     ['', 'an extra unknown field', { ...S, status: 'DOCUMENT_CAPTURED', inquiryId: 'inq-1' }],
-    ['EVT-ONBOARDING-SCHEMA', 'an event without status', S, ' required'],
   ],
-  'webhook-document-results': [
-    ['EVT-RESULTS-SCHEMA', 'only sessionId', S],
-    ['EVT-RESULTS-SCHEMA', 'an event without sessionId', { ocr: {} }, ' required'],
-  ],
+  'webhook-document-results': [['EVT-RESULTS-SCHEMA', 'only sessionId', S]],
   'webhook-verification-session': [
     ['EVT-SESSION-SCHEMA', 'only sessionId (defaults omitted)', S],
     ['', 'an extra unknown field', { ...S, region: 'eu' }],
     int64('at the int64 maximum', '9223372036854775807'),
     int64('at the int64 minimum', '-9223372036854775808'),
-    ['EVT-SESSION-SCHEMA', 'an event without sessionId', { mfaType: 'OTP' }, ' required'],
-    badEnum('EVT-SESSION-STATUS-ENUM', 'verificationStatus', 'verified'),
-    badEnum('EVT-SESSION-RESEND-ENUM', 'resendStatus', 'RESENT'),
-    badEnum('EVT-SESSION-MFA-ENUM', 'mfaType', 'SMS'),
-    badEnum('EVT-SESSION-CHANNEL-ENUM', 'channelType', 'OTP', ' (an mfaType value)'),
     int64('"3.5"', '3.5', '/sendAttempts pattern, /sendAttempts format'),
     int64('"03" with a leading zero', '03', '/sendAttempts pattern'),
     int64('"9223372036854775808" above int64', '9223372036854775808', '/sendAttempts format'),
@@ -171,12 +148,8 @@ test.describe('enums.schema.json', () => {
   };
   const names = Object.keys(specLists) as EnumName[];
 
-  test("enumValues gives the spec's list of each enum, in a list a caller cannot change", () => {
+  test("enumValues gives the spec's list of each enum", () => {
     expect(Object.fromEntries(names.map((name) => [name, enumValues(name).join(' ')])), '$defs').toEqual(specLists);
-    expect(
-      names.filter((name) => !Object.isFrozen(enumValues(name))),
-      'lists not frozen',
-    ).toEqual([]);
   });
 
   test('enum lists live only in enums.schema.json', () => {
@@ -193,20 +166,22 @@ test.describe('registry', () => {
   const schemaFolder = new URL('../schemas/', import.meta.url);
   const files = readdirSync(schemaFolder).filter((name) => name.endsWith('.schema.json'));
 
-  test('every body schema of schemas/ has accepted and refused cases here', () => {
+  test('every body schema of schemas/ has an accepted case here, and a refused one here or generated', () => {
     const notBodies = ['common', 'enums', 'config', 'ledger'].map((name) => `${name}.schema.json`);
     expect(files.filter((file) => !notBodies.includes(file)).sort()).toEqual(
       bodySchemaFiles.map((file) => `${file}.schema.json`).sort(),
     );
+    const generated = new Set(requirements.flatMap((r) => r.checksSchema ?? []));
     const lacking = bodySchemaFiles.flatMap((file) =>
       ['accepted', 'refused']
+        .filter((kind) => kind === 'accepted' || !generated.has(file))
         .filter((kind) => !cases.some((c) => c.schema === file && (c.issues === undefined) === (kind === 'accepted')))
         .map((kind) => `${file}: no ${kind} case`),
     );
     expect(lacking).toEqual([]);
   });
 
-  test('every schema file declares JSON Schema 2020-12 and the $id of its file, is valid under the meta-schema and compiles under strict mode (the registry compiles lazily, without the meta-schema check)', () => {
+  test('every schema file declares JSON Schema 2020-12 and the $id of its file, and is valid under the meta-schema (the registry compiles without the meta-schema check)', () => {
     const meta = new Ajv2020({ strict: true });
     for (const file of files) {
       const { $schema, $id } = JSON.parse(readFileSync(new URL(file, schemaFolder), 'utf8')) as Record<string, unknown>;
@@ -216,16 +191,8 @@ test.describe('registry', () => {
       });
     }
     expect([...schemaIds].sort(), 'the registry loads every schema file').toEqual(files.map((f) => BASE + f).sort());
-    for (const id of schemaIds) {
+    for (const id of schemaIds)
       expect(meta.validateSchema(schemaDocument(id)), `${id}: ${meta.errorsText(meta.errors)}`).toBe(true);
-      expect(() => schemaIssues(id, null), id).not.toThrow();
-    }
-  });
-
-  test('every schema named in catalog/operations.json is in the registry', () => {
-    const named = operations.flatMap((o) => [o.requestSchema, o.responseSchema]).filter((id) => id !== undefined);
-    expect(named.length, 'operations name schemas').toBeGreaterThan(0);
-    expect(named.filter((id) => !schemaIds.includes(id))).toEqual([]);
   });
 
   test('schemaIdFor takes the file name with or without .schema.json; an unknown name or id throws, naming it; schemaIssues returns a fresh result per call', () => {

@@ -5,6 +5,7 @@ import type { FullResult, TestCase, TestResult } from '@playwright/test/reporter
 import { expect, test } from '@playwright/test';
 import { requirements } from '../catalog/catalog.ts';
 import ConformanceReporter from '../reporters/conformance-reporter.ts';
+import { escapeHtml } from '../reporters/html-text.ts';
 import { statedVerdict, verdictProblems, type StatedVerdict } from '../scripts/evidence/stated-verdict.ts';
 import { scenarioOutcome, scenarioRun, VERDICT_SCENARIOS } from '../scripts/evidence/verdict-scenarios.ts';
 import { inProcess } from './evidence-harness.ts';
@@ -19,8 +20,6 @@ type Json = {
   verdict: StatedVerdict & { exitCode: number };
   requirements: Array<{ id: string; configure?: string[] }>;
 };
-const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => escapes[c] as string);
 const escapeXml = (text: string) => escapeHtml(text).replace(/&#39;/g, '&apos;');
 
 for (const scenario of VERDICT_SCENARIOS) {
