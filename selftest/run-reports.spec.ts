@@ -1,10 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { markUnfinished, reportFiles } from '../reporters/run-reports.ts';
 import { childEnv, freePort, playwrightCli, runCli } from './evidence-harness.ts';
+import { served } from './served.ts';
 
 // A run's reports are its own: at its start each report says "not finished" in place of the last run's verdict, and
 // a run that ends before any test (exit 2) writes its own verdict, "not run: configuration", with the problems, over
@@ -73,10 +72,9 @@ test("a run stopped in preflight, or by its configuration, over the last run's r
   for (const named of wrong) expect(bad.stderr).toContain(`\n  ${named}`);
   const afterConfiguration = read(reportsDir);
   // A SANDBOX_PORT another process holds stops the run before any test, naming it.
-  const holder = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => holder.once('listening', resolve));
-  const held = await run({ SANDBOX_PORT: String((holder.address() as AddressInfo).port) }).finally(() =>
-    holder.close(),
+  const held = await served(
+    () => undefined,
+    (url) => run({ SANDBOX_PORT: new URL(url).port }),
   );
   expect(held.code, held.stderr).toBe(2);
   expect(held.stderr).toMatch(
