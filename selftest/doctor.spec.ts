@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect, test } from '@playwright/test';
 import { operations } from '../catalog/catalog.ts';
 import { WebhookReceiver } from '../runner/webhooks/receiver.ts';
@@ -15,6 +14,7 @@ import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { doctorCommand } from '../scripts/doctor.ts';
 import { childEnv, closedPort, freePort, inProcess, repoRoot, type CliRun } from './evidence-harness.ts';
+import { served } from './served.ts';
 
 // npm run doctor, in this process (doctorCommand is the script's whole work; the real command is package.spec.ts's,
 // installed, and cli.spec.ts's, through a link): wrong routes and a webhook path that does not reach the receiver are
@@ -43,13 +43,10 @@ async function realTarget(): Promise<{ sandbox: RunningSandbox; env: Record<stri
   return { sandbox, env: sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), issued };
 }
 
-/** A server answering every request `status` (or what `answer` writes), as something else on a port or a gateway. */
-async function listening(
-  status: () => number,
-  answer: (req: IncomingMessage, res: ServerResponse) => boolean = () => false,
-) {
+/** Answers every request `status` (or what `answer` writes), as something else on a port or a gateway; each `seen`. */
+function refusing(status: () => number, answer = (_req: IncomingMessage, _res: ServerResponse) => false) {
   const seen: string[] = [];
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     seen.push(`${req.method} ${req.url}`);
     req.resume();
     req.on('end', () => {
@@ -57,9 +54,8 @@ async function listening(
       res.writeHead(status(), { 'content-type': 'application/json' });
       res.end(`{"message":"Missing Authentication Token","requestId":"${randomBytes(8).toString('hex')}"}`);
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, seen, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  };
+  return Object.assign(handler, { seen });
 }
 
 /** The five URL variables of a target at `base`. */
@@ -114,7 +110,7 @@ test('wrong routes, a configuration that does not validate, credentials refused,
 
 test('against a real target: a correct configuration exits 0, every route, credential and the webhook path ok, no secret printed; a public URL reaching something else than the receiver exits 2 naming WEBHOOK_PUBLIC_URL and WEBHOOK_LISTEN, the probe sent there', async () => {
   const { sandbox, env, issued } = await realTarget();
-  const other = await listening(() => 404);
+  const elsewhere = refusing(() => 404);
   const listen = await freePort();
   try {
     const webhook = { WEBHOOK_LISTEN: `127.0.0.1:${listen}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${listen}/hooks` };
@@ -132,17 +128,18 @@ test('against a real target: a correct configuration exits 0, every route, crede
     expect(issued.length, 'the doctor got tokens').toBeGreaterThan(0);
     for (const secret of [env.API_KEY, env.RESELLER_API_KEY, env.ORDERS_NO_ENTITLEMENT_API_KEY, ...issued])
       expect(output).not.toContain(secret as string);
-    const publicUrl = `${other.base}/hooks`;
-    const stray = await doctor({ ...env, ...webhook, WEBHOOK_PUBLIC_URL: publicUrl });
-    expect(stray.code, stray.output).toBe(2);
-    expect(problemLines(stray.output), stray.output).toEqual([
-      expect.stringContaining(
-        `webhooks: WEBHOOK_PUBLIC_URL=${publicUrl} does not reach the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: a probe posted there was answered 404`,
-      ),
-    ]);
-    expect(other.seen).toEqual(['POST /hooks']);
+    await served(elsewhere, async (url) => {
+      const publicUrl = `${url}/hooks`;
+      const stray = await doctor({ ...env, ...webhook, WEBHOOK_PUBLIC_URL: publicUrl });
+      expect(stray.code, stray.output).toBe(2);
+      expect(problemLines(stray.output), stray.output).toEqual([
+        expect.stringContaining(
+          `webhooks: WEBHOOK_PUBLIC_URL=${publicUrl} does not reach the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: a probe posted there was answered 404`,
+        ),
+      ]);
+    });
+    expect(elsewhere.seen).toEqual(['POST /hooks']);
   } finally {
-    other.server.close();
     await sandbox.close();
   }
 });
@@ -198,7 +195,7 @@ const probed = [...routeVariables, 'ORDERS_BASE_URL (POST /v2/orders)'];
 test('the route probe behind a target answering 403 to unknown paths with one route served, or 401 or 200 to every path alike', async () => {
   let gateway = gateways[0] as (typeof gateways)[number];
   // Only POST /id/assessment is routed (unless not even that), every other path gets the gateway's refusal.
-  const { server, base } = await listening(
+  const answer = refusing(
     () => gateway.refusal,
     (req, res) => {
       if (!gateway.routed || req.method !== 'POST' || req.url !== '/id/assessment') return false;
@@ -206,16 +203,15 @@ test('the route probe behind a target answering 403 to unknown paths with one ro
       return true;
     },
   );
-  try {
+  await served(answer, async (base) => {
     for (gateway of gateways) {
       const severities = await routeFindings(base);
+      const said = `answering ${gateway.refusal}`;
       expect(
         probed.map((subject) => severities.get(subject)),
-        `answering ${gateway.refusal}`,
+        said,
       ).toEqual(gateway.expected);
-      expect(severities.size, `answering ${gateway.refusal}`).toBe(7);
+      expect(severities.size, said).toBe(7);
     }
-  } finally {
-    server.close();
-  }
+  });
 });
