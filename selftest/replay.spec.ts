@@ -38,14 +38,11 @@ function replayStatus(command: string, apiKey: string): Promise<number | undefin
   });
 }
 
-const outcomesOf = (reportsDir: string): Record<string, string> =>
-  Object.fromEntries(
-    (
-      JSON.parse(readText(join(reportsDir, 'conformance.json'))) as {
-        requirements: Array<{ id: string; outcome: string }>;
-      }
-    ).requirements.map((r) => [r.id, r.outcome]),
-  );
+type Matrix = { requirements: Array<{ id: string; outcome: string }> };
+const outcomesOf = (dir: string) =>
+  (JSON.parse(readText(join(dir, 'conformance.json'))) as Matrix).requirements
+    .map((r) => `${r.id}: ${r.outcome}`)
+    .sort();
 const output = (run: CliRun) => `${run.stdout}\n${run.stderr}`.slice(-3000);
 
 const headerOf = (request: ReceivedRequest, name: string) =>
