@@ -3,11 +3,9 @@ import { pathToFileURL } from 'node:url';
 import { format } from 'node:util';
 
 /**
- * `node --import tsx selftest/cli-probe.ts <option> <file>...`: starts each script named, in this one process, as
- * `node --import tsx <file> <option>` would start it (its own path in process.argv[1], the option after it), and
- * prints as JSON what each did: the exit code it asked for, what it printed, and anything it threw. One process that
- * loads every script's modules through tsx instead of a process per script (cli.spec.ts, runtimes.spec.ts); a script
- * stops at its first process.exit, as it would have.
+ * `node --import tsx selftest/cli-probe.ts <option> <file>...`: starts each script named in this one process, as
+ * `node --import tsx <file> <option>` would (its path in process.argv[1]), not a process per script (cli.spec.ts,
+ * package.spec.ts); prints as JSON the exit code each asked for at its first exit, what it printed and threw.
  */
 export interface ProbedScript {
   file: string;

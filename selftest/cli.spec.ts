@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { ProbedScript } from './cli-probe.ts';
@@ -32,15 +31,10 @@ test('every npm script of ours is a tsx file and stops on an unknown option with
 // through a link to its file it must still run, never end at once with exit 0 and nothing done. With the probe above
 // (exit 2, what is wrong, the usage) this is parseCli's proof on this line; package.spec.ts has --help on the others.
 test('--help through a real command started through a link to its file: the usage on standard output, exit 0', async () => {
-  const work = mkdtempSync(join(tmpdir(), 'cli-link-'));
-  try {
-    const link = join(work, 'doctor.ts');
-    symlinkSync(join(repoRoot, 'scripts', 'doctor.ts'), link);
-    const help = await runCli(TS_NODE[0], [...TS_NODE.slice(1), link, '--help'], commandEnv, 60_000);
-    expect(help.code, help.stderr).toBe(0);
-    expect(help.stdout).toContain('Usage: npm run doctor');
-    expect(help.stderr).toBe('');
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const link = test.info().outputPath('doctor.ts');
+  symlinkSync(join(repoRoot, 'scripts', 'doctor.ts'), link);
+  const help = await runCli(TS_NODE[0], [...TS_NODE.slice(1), link, '--help'], commandEnv, 60_000);
+  expect(help.code, help.stderr).toBe(0);
+  expect(help.stdout).toContain('Usage: npm run doctor');
+  expect(help.stderr).toBe('');
 });

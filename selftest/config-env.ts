@@ -14,10 +14,13 @@ export const validEnv = {
   CLIENT_ID: 'client-123',
 };
 
-/** What the configuration refuses in these variables (a real target, not the embedded sandbox); empty when it loads. */
-export function problemsOf(env: Record<string, string | undefined>): string[] {
+/** What `load` (by default a real target's configuration) refuses in these variables; empty when it loads. */
+export function problemsOf(
+  env: Record<string, string | undefined>,
+  load = (given: typeof env): unknown => loadConfig(given, { repoRoot, embedded: false }),
+): string[] {
   try {
-    loadConfig(env, { repoRoot, embedded: false });
+    load(env);
   } catch (error) {
     if (error instanceof ConfigError) return error.problems;
     throw error;

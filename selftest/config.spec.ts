@@ -1,8 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { ConfigError, loadConfig } from '../runner/config/load-config.ts';
+import { loadConfig } from '../runner/config/load-config.ts';
 import { handedOff, handOff } from '../runner/config/hand-off.ts';
 import { resolveRun } from '../runner/config/resolve.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
@@ -10,19 +9,11 @@ import { configSchema, configVariables } from '../schemas/variables.ts';
 import { flavors } from '../sandbox/server.ts';
 import { configurationPage, envExample, routeTable, variableTable } from '../scripts/env-example.ts';
 
-const work = mkdtempSync(join(tmpdir(), 'config-'));
-process.once('exit', () => rmSync(work, { recursive: true, force: true }));
 /** What resolving the run refuses, its variables read from `env` and a .env file holding `text`. */
 function resolveProblems(env: Record<string, string | undefined>, text: string): string[] {
-  const file = join(work, `${Math.random()}.env`);
+  const file = test.info().outputPath(`${Math.random()}.env`);
   writeFileSync(file, text);
-  try {
-    resolveRun({ ...env, ENV_FILE: file }, repoRoot);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
+  return problemsOf({ ...env, ENV_FILE: file }, (given) => resolveRun(given, repoRoot));
 }
 
 test('a complete environment loads, with the documented defaults', () => {
@@ -89,7 +80,7 @@ test('a wrong value stops the run with one line naming the variable, from the en
 });
 
 test('the environment wins over .env, variable by variable, and a worker of this runner, no other process, is handed the same value; a .env setting an environment-only variable is refused naming it', () => {
-  const both = join(work, 'both.env');
+  const both = test.info().outputPath('both.env');
   writeFileSync(both, 'PROFILE=certify\nHTTP_503_RETRIES=7\n');
   const run = resolveRun({ ...validEnv, ENV_FILE: both, PROFILE: 'nightly' }, repoRoot);
   expect([run.suite.profile, run.suite.http.retries503]).toEqual(['nightly', 7]);

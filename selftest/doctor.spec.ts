@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect, test } from '@playwright/test';
 import { operations } from '../catalog/catalog.ts';
 import { WebhookReceiver } from '../runner/webhooks/receiver.ts';
-import { PROBE_HEADER, webhookProbe } from '../runner/webhooks/probe.ts';
+import { webhookProbe } from '../runner/webhooks/probe.ts';
 import { loadConfig } from '../runner/config/load-config.ts';
 import { probeRoutes } from '../runner/doctor/route-probe.ts';
 import { HttpClient } from '../runner/http/client.ts';
@@ -17,6 +14,7 @@ import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxTargetEnv } from '../sandbox/target-env.ts';
 import { doctorCommand } from '../scripts/doctor.ts';
 import { childEnv, closedPort, freePort, inProcess, repoRoot, type CliRun } from './evidence-harness.ts';
+import { served } from './served.ts';
 
 // npm run doctor, in this process (doctorCommand is the script's whole work; the real command is package.spec.ts's,
 // installed, and cli.spec.ts's, through a link): wrong routes and a webhook path that does not reach the receiver are
@@ -25,13 +23,8 @@ import { childEnv, closedPort, freePort, inProcess, repoRoot, type CliRun } from
 test.describe.configure({ timeout: 240_000 });
 
 async function doctor(env: Record<string, string>): Promise<CliRun & { output: string }> {
-  const work = mkdtempSync(join(tmpdir(), 'doctor-'));
-  try {
-    const run = await inProcess(() => doctorCommand([], childEnv(work, env)));
-    return { ...run, output: `${run.stdout}\n${run.stderr}` };
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const run = await inProcess(() => doctorCommand([], childEnv(test.info().outputPath(), env)));
+  return { ...run, output: `${run.stdout}\n${run.stderr}` };
 }
 
 async function embedded(extra: Record<string, string> = {}): Promise<Record<string, string>> {
@@ -50,23 +43,19 @@ async function realTarget(): Promise<{ sandbox: RunningSandbox; env: Record<stri
   return { sandbox, env: sandboxTargetEnv({ url: sandbox.url, flavor: 'reference', tokenSecret }), issued };
 }
 
-/** A server answering every request `status` (or what `answer` writes), as something else on a port or a gateway. */
-async function listening(
-  status: () => number,
-  seen: (req: IncomingMessage) => unknown = () => undefined,
-  answer: (req: IncomingMessage, res: ServerResponse) => boolean = () => false,
-): Promise<{ server: Server; base: string }> {
-  const server = createServer((req, res) => {
-    seen(req);
+/** Answers every request `status` (or what `answer` writes), as something else on a port or a gateway; each `seen`. */
+function refusing(status: () => number, answer = (_req: IncomingMessage, _res: ServerResponse) => false) {
+  const seen: string[] = [];
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    seen.push(`${req.method} ${req.url}`);
     req.resume();
     req.on('end', () => {
       if (answer(req, res)) return;
       res.writeHead(status(), { 'content-type': 'application/json' });
       res.end(`{"message":"Missing Authentication Token","requestId":"${randomBytes(8).toString('hex')}"}`);
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  };
+  return Object.assign(handler, { seen });
 }
 
 /** The five URL variables of a target at `base`. */
@@ -83,20 +72,18 @@ const routeVariables = operations.flatMap((op) => (op.routeEnv ? [op.routeEnv] :
 const problemLines = (output: string) => output.split('\n').filter((line) => line.includes('PROBLEM'));
 
 test('wrong routes, a configuration that does not validate, credentials refused, a dead host: exit 2 naming the variables (and a route its value), the right routes ok, the key never printed', async () => {
+  // In the catalog's order, the doctor's.
   const wrong = {
     ROUTE_FETCH_ASSESSMENT: 'GET /no-such-assessment/{caseId}',
-    ROUTE_STEP_UP: 'POST /no-such-step-up',
     ROUTE_CASE_UPDATE: 'PATCH /case-update',
+    ROUTE_STEP_UP: 'POST /no-such-step-up',
   };
   // A fetch route nothing serves answers 404, which a read after a write would wait out: judged at once here.
   const routes = await doctor(await embedded({ ...wrong, READ_AFTER_WRITE_TIMEOUT_MS: '0' }));
   expect(routes.code, routes.output).toBe(2);
-  const problems = problemLines(routes.output);
-  expect(problems, routes.output).toHaveLength(3);
-  for (const [variable, value] of Object.entries(wrong))
-    expect(problems.filter((line) => line.includes(`${variable}: nothing serves ${variable}="${value}"`))).toHaveLength(
-      1,
-    );
+  expect(problemLines(routes.output), routes.output).toEqual(
+    Object.entries(wrong).map(([name, value]) => expect.stringContaining(`${name}: nothing serves ${name}="${value}"`)),
+  );
   for (const variable of ['ROUTE_ASSESSMENT', 'ROUTE_DOCUMENT_VERIFICATION', 'ROUTE_DOCUMENT_RECORDS'])
     expect(routes.output).toMatch(new RegExp(`ok +${variable}: `));
   expect(routes.output).toContain('was answered 405');
@@ -123,11 +110,7 @@ test('wrong routes, a configuration that does not validate, credentials refused,
 
 test('against a real target: a correct configuration exits 0, every route, credential and the webhook path ok, no secret printed; a public URL reaching something else than the receiver exits 2 naming WEBHOOK_PUBLIC_URL and WEBHOOK_LISTEN, the probe sent there', async () => {
   const { sandbox, env, issued } = await realTarget();
-  const requests: string[] = [];
-  const other = await listening(
-    () => 404,
-    (req) => requests.push(`${req.method} ${req.url}`),
-  );
+  const elsewhere = refusing(() => 404);
   const listen = await freePort();
   try {
     const webhook = { WEBHOOK_LISTEN: `127.0.0.1:${listen}`, WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${listen}/hooks` };
@@ -145,50 +128,39 @@ test('against a real target: a correct configuration exits 0, every route, crede
     expect(issued.length, 'the doctor got tokens').toBeGreaterThan(0);
     for (const secret of [env.API_KEY, env.RESELLER_API_KEY, env.ORDERS_NO_ENTITLEMENT_API_KEY, ...issued])
       expect(output).not.toContain(secret as string);
-    const publicUrl = `${other.base}/hooks`;
-    const stray = await doctor({ ...env, ...webhook, WEBHOOK_PUBLIC_URL: publicUrl });
-    expect(stray.code, stray.output).toBe(2);
-    expect(problemLines(stray.output), stray.output).toEqual([
-      expect.stringContaining(
-        `webhooks: WEBHOOK_PUBLIC_URL=${publicUrl} does not reach the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: a probe posted there was answered 404`,
-      ),
-    ]);
-    expect(requests).toEqual(['POST /hooks']);
+    await served(elsewhere, async (url) => {
+      const publicUrl = `${url}/hooks`;
+      const stray = await doctor({ ...env, ...webhook, WEBHOOK_PUBLIC_URL: publicUrl });
+      expect(stray.code, stray.output).toBe(2);
+      expect(problemLines(stray.output), stray.output).toEqual([
+        expect.stringContaining(
+          `webhooks: WEBHOOK_PUBLIC_URL=${publicUrl} does not reach the receiver on WEBHOOK_LISTEN=127.0.0.1:${listen}: a probe posted there was answered 404`,
+        ),
+      ]);
+    });
+    expect(elsewhere.seen).toEqual(['POST /hooks']);
   } finally {
-    other.server.close();
     await sandbox.close();
   }
 });
 
 test('the probe is answered like a delivery and kept out of the deliveries and the journal; a request only partly marked is a delivery', async () => {
-  const work = mkdtempSync(join(tmpdir(), 'doctor-probe-'));
-  const journal = join(work, 'journal.jsonl');
+  const journal = test.info().outputPath('journal.jsonl');
   const redactor = { headers: (h: unknown) => h, text: (t: unknown) => t, json: (j: unknown) => j } as never;
   const receiver = new WebhookReceiver({ host: '127.0.0.1', port: 0, journal: { path: journal, redactor } });
   await receiver.start();
-  const post = (headers: Array<[string, string]>, body: string) =>
-    new Promise<number>((resolve, reject) => {
-      const options = { method: 'POST', headers: Object.fromEntries(headers) };
-      const req = request(`${receiver.url}/hooks`, options, (res) =>
-        res.resume().on('end', () => resolve(res.statusCode ?? 0)),
-      );
-      req.on('error', reject).end(body);
-    });
+  const [probe, other] = [webhookProbe(), webhookProbe()];
+  const post = async (body: string) =>
+    (await fetch(`${receiver.url}/hooks`, { method: 'POST', headers: probe.headers, body })).status;
   try {
-    const [probe, other] = [webhookProbe(), webhookProbe()];
-    expect(await post(probe.headers, probe.body)).toBe(200);
+    expect(await post(probe.body)).toBe(200);
     expect([receiver.sawProbe(probe.nonce), receiver.deliveries()]).toEqual([true, []]);
     // The header of one probe with the body of another: not the tester's probe, so it is judged like any delivery.
-    const marked: Array<[string, string]> = [
-      [PROBE_HEADER, probe.nonce],
-      ['content-type', 'application/json'],
-    ];
-    expect(await post(marked, other.body)).toBe(200);
+    expect(await post(other.body)).toBe(200);
     expect([receiver.sawProbe(other.nonce), receiver.deliveries().length]).toEqual([false, 1]);
     expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(1);
   } finally {
     await receiver.close();
-    rmSync(work, { recursive: true, force: true });
   }
 });
 
@@ -204,12 +176,9 @@ test("against the embedded sandbox the run's preflight probes only what a variab
 async function routeFindings(base: string) {
   const env = { ...targetAt(base), API_KEY: 'a2V5OnNlY3JldA==', CLIENT_ID: 'client', HTTP_503_RETRIES: '0' };
   const config = loadConfig(env, { repoRoot, embedded: false });
-  const tokens = {
-    get: async () => ({ ok: true as const, token: 'a-token-of-the-run', expiresAt: null }),
-    renew: async () => ({ ok: true as const, token: 'a-token-of-the-run', expiresAt: null }),
-  };
+  const token = async () => ({ ok: true as const, token: 'a-token-of-the-run', expiresAt: null });
   const http = new HttpClient({ retries: 0, baseMs: 1, maxMs: 1, timeoutMs: 5_000 });
-  const findings = await probeRoutes({ config, http, tokens, redactor: new Redactor() });
+  const findings = await probeRoutes({ config, http, tokens: { get: token, renew: token }, redactor: new Redactor() });
   return new Map(findings.map((f) => [f.subject, f.severity]));
 }
 
@@ -226,25 +195,23 @@ const probed = [...routeVariables, 'ORDERS_BASE_URL (POST /v2/orders)'];
 test('the route probe behind a target answering 403 to unknown paths with one route served, or 401 or 200 to every path alike', async () => {
   let gateway = gateways[0] as (typeof gateways)[number];
   // Only POST /id/assessment is routed (unless not even that), every other path gets the gateway's refusal.
-  const { server, base } = await listening(
+  const answer = refusing(
     () => gateway.refusal,
-    undefined,
     (req, res) => {
       if (!gateway.routed || req.method !== 'POST' || req.url !== '/id/assessment') return false;
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"authenticationId":"case-1"}');
       return true;
     },
   );
-  try {
+  await served(answer, async (base) => {
     for (gateway of gateways) {
       const severities = await routeFindings(base);
+      const said = `answering ${gateway.refusal}`;
       expect(
         probed.map((subject) => severities.get(subject)),
-        `answering ${gateway.refusal}`,
+        said,
       ).toEqual(gateway.expected);
-      expect(severities.size, `answering ${gateway.refusal}`).toBe(7);
+      expect(severities.size, said).toBe(7);
     }
-  } finally {
-    server.close();
-  }
+  });
 });

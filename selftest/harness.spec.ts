@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { HttpClient } from '../runner/http/client.ts';
 import { freePorts } from '../runner/http/free-port.ts';
@@ -13,21 +11,10 @@ import { runVerdict } from '../reporters/run-verdict.ts';
 import { verdictsFor, type TestRecord } from '../reporters/verdicts.ts';
 import { retryAfterMs } from '../kit/http/retry-after.ts';
 import { bareVerdict } from './bare-verdict.ts';
+import { served } from './served.ts';
 
 // The runner's units: retries and backoff, redaction, and how the tests behind a requirement make its outcome. The
 // verdict of each profile (words, exit code) is the table of docs/verdicts.md, held by verdict-table.spec.ts.
-
-/** A server answering each request with `handler`, closed when `body` ends. */
-async function served<T>(handler: (req: IncomingMessage, res: ServerResponse) => void, body: (url: string) => T) {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  try {
-    return await body(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  } finally {
-    server.closeAllConnections();
-    server.close();
-  }
-}
 
 const policy = { retries: 3, baseMs: 5, maxMs: 50, timeoutMs: 2000 };
 const get = (url: string) => ({ method: 'GET', url, headers: [] as Array<[string, string]> });

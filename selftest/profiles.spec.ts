@@ -45,7 +45,6 @@ for (const profile of profiles) {
       const gate = resolve(env, 'gate');
       expect(run.suite.profile).toBe(profile);
       expect(playwrightOptions(run, './tests').retries, `${name}: a test runs once`).toBe(0);
-      expect(run.suite.webhook, `${name}: the webhook mode is not the profile's`).toEqual(gate.suite.webhook);
       expect({ ...run, suite: { ...run.suite, profile: 'gate' } }, `${name}: the run's configuration`).toEqual({
         ...gate,
         variables: { ...gate.variables, PROFILE: profile },

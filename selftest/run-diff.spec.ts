@@ -1,34 +1,22 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { diffRuns, type RunReport } from '../reporters/run-diff.ts';
 import { regressed, sinceLastNight, sinceLines, type Night } from '../reporters/nights.ts';
 import { childEnv, runCli, TS_NODE } from './evidence-harness.ts';
 
-const run = (outcomes: Record<string, string>): RunReport => ({
+/** A conformance.json of these `ID=outcome` pairs, a TOK-NO-* requirement a SHOULD. */
+const run = (outcomes: string): RunReport => ({
   finishedAt: 'then',
   result: 'x',
-  requirements: Object.entries(outcomes).map(([id, outcome]) => ({
-    id,
-    level: id.startsWith('TOK-NO') ? 'SHOULD' : 'MUST',
-    outcome,
-  })),
+  requirements: outcomes.split(' ').map((pair) => {
+    const [id = '', outcome = ''] = pair.split('=');
+    return { id, level: id.startsWith('TOK-NO') ? 'SHOULD' : 'MUST', outcome };
+  }),
 });
 
 test('a diff lists the requirements that changed outcome, what broke first', () => {
-  const before = run({
-    'ORD-409': 'passed',
-    'CU-TAGS-APPEND': 'failed',
-    'TOK-NO-STORE': 'passed',
-    'ASM-RES-IDS': 'passed',
-  });
-  const after = run({
-    'ORD-409': 'blocked',
-    'CU-TAGS-APPEND': 'passed',
-    'TOK-NO-STORE': 'warning',
-    'ASM-RES-IDS': 'passed',
-  });
+  const before = run('ORD-409=passed CU-TAGS-APPEND=failed TOK-NO-STORE=passed ASM-RES-IDS=passed');
+  const after = run('ORD-409=blocked CU-TAGS-APPEND=passed TOK-NO-STORE=warning ASM-RES-IDS=passed');
   expect(diffRuns(before, after)).toEqual([
     { id: 'ORD-409', level: 'MUST', before: 'passed', after: 'blocked', direction: 'worse' },
     { id: 'TOK-NO-STORE', level: 'SHOULD', before: 'passed', after: 'warning', direction: 'worse' },
@@ -38,27 +26,22 @@ test('a diff lists the requirements that changed outcome, what broke first', () 
 });
 
 test('npm run diff exits 1 when something got worse, 0 otherwise, 2 on a file that is not a matrix', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'run-diff-'));
-  try {
-    const write = (name: string, value: unknown) => {
-      writeFileSync(join(dir, name), JSON.stringify(value));
-      return join(dir, name);
-    };
-    const good = write('good.json', run({ 'ORD-409': 'passed' }));
-    const bad = write('bad.json', run({ 'ORD-409': 'failed' }));
-    const env = childEnv(dir, {});
-    const [node, ...loader] = TS_NODE;
-    const diff = (...args: string[]) => runCli(node, [...loader, 'scripts/diff.ts', ...args], env);
-    const other = write('other.json', { hello: 1 });
-    const [worse, better, notMatrix] = await Promise.all([diff(good, bad), diff(bad, good), diff(good, other)]);
-    expect(worse.code, worse.stderr).toBe(1);
-    expect(worse.stdout).toContain('| ORD-409 | MUST | passed | failed | **worse** |');
-    expect(better.code, better.stderr).toBe(0);
-    expect(notMatrix.code).toBe(2);
-    expect(notMatrix.stderr).toContain('not a conformance.json');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const write = (name: string, value: unknown) => {
+    writeFileSync(test.info().outputPath(name), JSON.stringify(value));
+    return test.info().outputPath(name);
+  };
+  const good = write('good.json', run('ORD-409=passed'));
+  const bad = write('bad.json', run('ORD-409=failed'));
+  const env = childEnv(test.info().outputPath(), {});
+  const [node, ...loader] = TS_NODE;
+  const diff = (...args: string[]) => runCli(node, [...loader, 'scripts/diff.ts', ...args], env);
+  const other = write('other.json', { hello: 1 });
+  const [worse, better, notMatrix] = await Promise.all([diff(good, bad), diff(bad, good), diff(good, other)]);
+  expect(worse.code, worse.stderr).toBe(1);
+  expect(worse.stdout).toContain('| ORD-409 | MUST | passed | failed | **worse** |');
+  expect(better.code, better.stderr).toBe(0);
+  expect(notMatrix.code).toBe(2);
+  expect(notMatrix.stderr).toContain('not a conformance.json');
 });
 
 test('since last night: a p95 or retries change counts only past its floor, its share and with enough calls; a night that stopped early is not the one compared with', () => {

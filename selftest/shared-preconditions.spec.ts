@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { requirements } from '../catalog/catalog.ts';
 import type { FailedPrecondition } from '../kit/shared-preconditions.ts';
@@ -16,6 +14,7 @@ import { LocalBudget } from '../runner/http/rate-limit.ts';
 import { TokenCache } from '../runner/tokens.ts';
 import { TokenProvider } from '../kit/tokens.ts';
 import { bareVerdict } from './bare-verdict.ts';
+import { served } from './served.ts';
 
 // A broken precondition is waited for once: the run's memo of the preconditions its checks share, as the workers reach
 // it (the broker over HTTP), the run's token kept with its failure, and how a check blocked at once reads.
@@ -84,28 +83,25 @@ test.describe('the run’s shared preconditions, through the broker', () => {
 
 test.describe('the run’s token', () => {
   test('a token endpoint that never answers is asked once: every later check standing on it is not tried', async () => {
-    let connections = 0;
-    const held: Server = createServer(() => undefined).on('connection', () => void (connections += 1));
-    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
-    const tokenUrl = `http://127.0.0.1:${(held.address() as AddressInfo).port}/v1/token`;
-    try {
-      const cache = new TokenCache(new HttpClient({ ...policy, timeoutMs: 300 }, new LocalBudget(0)), new Redactor());
-      const credential = { tokenUrl, apiKey: 'a2V5OnNlY3JldA==' };
-      const [first, meanwhile] = await Promise.all([cache.get(credential), cache.get(credential)]);
-      expect(first).toMatchObject({ ok: false, failure: { kind: 'no-answer' } });
-      expect(first.ok === false && first.known, 'the check that waited for it was tried').toBeFalsy();
-      expect(meanwhile, 'asked while the request was out: the same request').toEqual(first);
-      const later = await cache.get(credential);
-      expect(later).toMatchObject({ ok: false, failure: { kind: 'no-answer' }, known: true });
-      expect(connections, 'one token request went out').toBe(1);
-      const provider = new TokenProvider(cache, new Redactor());
-      const error = await provider.token(credential).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(PreconditionFailure);
-      expect((error as PreconditionFailure).notTried).toBe(true);
-    } finally {
-      held.closeAllConnections();
-      held.close();
-    }
+    let requests = 0;
+    await served(
+      () => void (requests += 1),
+      async (url) => {
+        const cache = new TokenCache(new HttpClient({ ...policy, timeoutMs: 300 }, new LocalBudget(0)), new Redactor());
+        const credential = { tokenUrl: `${url}/v1/token`, apiKey: 'a2V5OnNlY3JldA==' };
+        const [first, meanwhile] = await Promise.all([cache.get(credential), cache.get(credential)]);
+        expect(first).toMatchObject({ ok: false, failure: { kind: 'no-answer' } });
+        expect(first.ok === false && first.known, 'the check that waited for it was tried').toBeFalsy();
+        expect(meanwhile, 'asked while the request was out: the same request').toEqual(first);
+        const later = await cache.get(credential);
+        expect(later).toMatchObject({ ok: false, failure: { kind: 'no-answer' }, known: true });
+        expect(requests, 'one token request went out').toBe(1);
+        const provider = new TokenProvider(cache, new Redactor());
+        const error = await provider.token(credential).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(PreconditionFailure);
+        expect((error as PreconditionFailure).notTried).toBe(true);
+      },
+    );
   });
 });
 

@@ -1,6 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { requirements } from '../catalog/catalog.ts';
 import { WEBHOOK_FLOWS } from '../runner/config/projects.ts';
@@ -15,23 +13,18 @@ interface Suite {
 }
 
 test('titles carry no requirement ID, every test has tags, no ID is a prefix of another (so --grep @ID selects exactly its tests), and the webhooks project has WEBHOOK_FLOWS tests', async () => {
-  const work = mkdtempSync(join(tmpdir(), 'tags-'));
   const all: Array<{ title: string; tags: string[]; project: string }> = [];
-  try {
-    const output = join(work, 'list.json');
-    const env = childEnv(work, { PLAYWRIGHT_JSON_OUTPUT_NAME: output });
-    const run = await runCli(process.execPath, [playwrightCli, 'test', '--list', '--reporter=json'], env);
-    expect(run.code, run.stderr).toBe(0);
-    const visit = (suite: Suite) => {
-      for (const spec of suite.specs ?? [])
-        for (const { projectName } of spec.tests)
-          all.push({ title: spec.title, tags: spec.tags ?? [], project: projectName });
-      (suite.suites ?? []).forEach(visit);
-    };
-    (JSON.parse(readFileSync(output, 'utf8')) as { suites: Suite[] }).suites.forEach(visit);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const output = test.info().outputPath('list.json');
+  const env = childEnv(test.info().outputPath(), { PLAYWRIGHT_JSON_OUTPUT_NAME: output });
+  const run = await runCli(process.execPath, [playwrightCli, 'test', '--list', '--reporter=json'], env);
+  expect(run.code, run.stderr).toBe(0);
+  const visit = (suite: Suite) => {
+    for (const spec of suite.specs ?? [])
+      for (const { projectName } of spec.tests)
+        all.push({ title: spec.title, tags: spec.tags ?? [], project: projectName });
+    (suite.suites ?? []).forEach(visit);
+  };
+  (JSON.parse(readFileSync(output, 'utf8')) as { suites: Suite[] }).suites.forEach(visit);
   expect(all.length).toBeGreaterThan(200);
   const ids = requirements.map((r) => r.id);
   const offenders = {

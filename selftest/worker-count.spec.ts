@@ -1,5 +1,4 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect, test } from '@playwright/test';
 import {
   chooseWorkers,
@@ -18,6 +17,7 @@ import { loadConfig } from '../runner/config/load-config.ts';
 import { conformanceProjects, projectLayout, projectNames } from '../runner/config/projects.ts';
 import { embeddedReadLagMs } from '../runner/config/run-config.ts';
 import { closedPort } from './evidence-harness.ts';
+import { served } from './served.ts';
 
 // Latency costs its depth, not its count: the runner chooses its workers from the target's round trip, which
 // Playwright needs before the global setup, and never more than TARGET_CONCURRENCY.
@@ -99,14 +99,12 @@ test('against a real server: each origin measured once, with any answer, a close
   // A server answering every request this late: a target that far away, as the run sees it.
   const delayMs = NEAR_MS * 3;
   const seen: string[] = [];
-  const server = createServer((req, res) => {
+  const closed = `http://127.0.0.1:${await closedPort()}`;
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
     seen.push(`${req.method} ${req.url}`);
     setTimeout(() => res.writeHead(404).end('{"message":"not here"}'), delayMs);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const closed = `http://127.0.0.1:${await closedPort()}`;
-  try {
+  };
+  await served(answer, async (url) => {
     const trips = await measureRoundTrips([`${url}/identity`, `${url}/v1/token`, `${closed}/token`], undefined);
     expect(trips).toEqual([
       { origin: url, ms: expect.any(Number), samples: expect.any(Number) },
@@ -124,8 +122,5 @@ test('against a real server: each origin measured once, with any answer, a close
     expect(seen, 'nothing measured').toEqual([]);
     await decideWorkers({ ...suite, workersSet: false });
     expect(seen.length, 'the target was measured').toBeGreaterThan(0);
-  } finally {
-    server.closeAllConnections();
-    server.close();
-  }
+  });
 });
