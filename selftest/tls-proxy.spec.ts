@@ -63,6 +63,8 @@ async function startHttpsTarget() {
   return {
     caFile,
     url,
+    /** The sandbox itself, over plain HTTP. */
+    plainUrl: sandbox.url,
     hostPort: `localhost:${port}`,
     env: envFor(url, tokenSecret),
     close: async () => {
@@ -127,8 +129,6 @@ async function startProxy() {
   };
 }
 
-test.describe.configure({ timeout: 240_000 });
-
 /** One HTTPS target for the file's tests; a proxy of each test's own, whose counts are its test's. */
 const it = test.extend<{ proxyServer: Awaited<ReturnType<typeof startProxy>> }, { target: HttpsTarget }>({
   target: [
@@ -161,7 +161,6 @@ test.describe('a target behind HTTPS with a private CA, reached through a CONNEC
         HTTPS_PROXY: proxy.url(proxy.password),
         WEBHOOK_MODE: 'off',
         WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-        REPORTS_DIR: join(work, 'reports'),
         TEST_RESULTS_DIR: join(work, 'test-results'),
         ALLURE_RESULTS_DIR: join(work, 'allure-results'),
         CONFORMANCE_WORKERS: '2',
@@ -184,7 +183,7 @@ test.describe('a target behind HTTPS with a private CA, reached through a CONNEC
   });
 
   // The preflight's one line per host naming its variables, exit 2, is doctor.spec.ts's; here what reach() says of each.
-  it("without TLS_CA_FILE the certificate is not trusted; a dead proxy, and one that refuses the credentials, are named in one line, without its password; through it, the bundle's transport names the proxy's host and the certificate's issuer", async ({
+  it("without TLS_CA_FILE the certificate is not trusted; a dead proxy, and one that refuses the credentials, are named in one line, without its password, by the preflight and by a request, which is not retried; through it, the bundle's transport names the proxy's host and the certificate's issuer", async ({
     target,
     proxyServer: proxy,
   }) => {
@@ -196,10 +195,14 @@ test.describe('a target behind HTTPS with a private CA, reached through a CONNEC
       (await reach(target.url, configOf({ ...target.env, HTTPS_PROXY: dead }).http.network, 5_000)).problem,
     ).toContain(`HTTPS_PROXY ${dead}: connection refused`);
     const wrong = configOf({ ...target.env, TLS_CA_FILE: target.caFile, HTTPS_PROXY: proxy.url('wrong-password') });
-    expect((await reach(target.url, wrong.http.network, 5_000)).problem).toBe(
-      `HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`,
-    );
-    expect(proxy.refused).toEqual([target.hostPort]);
+    const refusal = `HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`;
+    expect((await reach(target.url, wrong.http.network, 5_000)).problem).toBe(refusal);
+    const client = new HttpClient({ ...retryPolicyOf(wrong.http), retries: 2 });
+    const sent = client.send({ label: 'probe', method: 'GET', url: `${target.url}/x`, headers: [] });
+    await expect(sent, "never taken for the target's answer").rejects.toThrow(NoAnswerError);
+    await expect(sent).rejects.toThrow(`GET ${target.url}/x got no answer: ${refusal}`);
+    const twice = [target.hostPort, target.hostPort];
+    expect(proxy.refused, 'reach() once, the request once: not retried, the proxy will refuse again').toEqual(twice);
     const good = configOf({ ...target.env, TLS_CA_FILE: target.caFile, HTTPS_PROXY: proxy.url(proxy.password) });
     expect(await transportOf(good)).toEqual([
       { origin: target.url, proxy: proxy.url(), certificateIssuer: 'CN=Selftest Private CA, O=Conformance Selftest' },
@@ -208,50 +211,23 @@ test.describe('a target behind HTTPS with a private CA, reached through a CONNEC
   });
 });
 
-test.describe('the HTTP layer through a proxy', () => {
-  it('an http:// target is tunnelled with CONNECT too, and its headers arrive exactly as sent', async ({
-    proxyServer: proxy,
-  }) => {
-    const received: string[][] = [];
-    const target = createHttpServer((req, res) => {
-      received.push(req.rawHeaders);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-    const port = await freePort();
-    await new Promise<void>((resolve) => target.listen(port, '127.0.0.1', resolve));
-    try {
-      const url = `http://127.0.0.1:${port}`;
-      const config = configOf({ ...envFor(url), http_proxy: proxy.url(proxy.password) });
-      const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 0 });
-      const headers: Array<[string, string]> = [
-        ['x-client-id', 'c'],
-        ['user-agent', 'exact'],
-      ];
-      const exchange = await client.send({ label: 'probe', method: 'GET', url: `${url}/x`, headers });
-      expect(exchange.status).toBe(200);
-      expect(proxy.tunnelled).toEqual([`127.0.0.1:${port}`]);
-      expect(proxy.forwarded).toEqual([]);
-      expect(received).toEqual([
-        ['host', `127.0.0.1:${port}`, 'x-client-id', 'c', 'user-agent', 'exact', 'Connection', 'keep-alive'],
-      ]);
-    } finally {
-      await new Promise<void>((resolve) => target.close(() => resolve()));
-    }
-  });
-
-  it("a proxy's refusal of the tunnel is never taken for the target's answer: the request fails with one line naming the proxy", async ({
-    proxyServer: proxy,
-  }) => {
-    const url = 'https://api.example.com';
-    const config = configOf({ ...envFor(url), HTTPS_PROXY: proxy.url('not-the-right-one') });
-    const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 2 });
-    const sent = client.send({ label: 'probe', method: 'GET', url: `${url}/x`, headers: [] });
-    await expect(sent).rejects.toThrow(NoAnswerError);
-    await expect(sent).rejects.toThrow(
-      `GET ${url}/x got no answer: HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`,
-    );
-    expect(proxy.refused, 'not retried: the proxy will refuse again').toEqual(['api.example.com:443']);
-  });
+it('an http:// target is tunnelled through the proxy with CONNECT too, and its headers arrive exactly as sent', async ({
+  target,
+  proxyServer: proxy,
+}) => {
+  const config = configOf({ ...envFor(target.plainUrl), http_proxy: proxy.url(proxy.password) });
+  const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 0 });
+  const headers: Array<[string, string]> = [
+    ['x-client-id', 'c'],
+    ['user-agent', 'exact'],
+  ];
+  const url = `${target.plainUrl}/__sandbox/echo`;
+  const exchange = await client.send({ label: 'probe', method: 'GET', url, headers });
+  const { host } = new URL(url);
+  expect(proxy.tunnelled).toEqual([host]);
+  expect(proxy.forwarded).toEqual([]);
+  const arrived = ['host', host, 'x-client-id', 'c', 'user-agent', 'exact', 'Connection', 'keep-alive'];
+  expect((exchange.json as { rawHeaders: string[] }).rawHeaders).toEqual(arrived);
 });
 
 test.describe('the network settings of the configuration', () => {
