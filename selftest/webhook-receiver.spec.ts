@@ -71,61 +71,19 @@ function failureOf(verdict: Verdict, check: () => unknown): string {
   throw new Error('the check passed');
 }
 
-const malformed: ReadonlyArray<{
-  name: string;
-  outcome: DeliveryOutcome;
-  deliver: (port: number, open: Socket[]) => unknown;
-  evidence: RegExp;
-}> = [
-  {
-    name: 'a body that is not JSON',
-    outcome: 'complete',
-    deliver: (port) =>
-      send(port, { headers: { 'content-type': 'application/json' }, body: `not json, Bearer ${SECRET}` }),
-    evidence: /the body is not JSON/,
-  },
-  {
-    name: 'JSON labelled text/plain',
-    outcome: 'complete',
-    deliver: (port) => send(port, json(events.session, 'text/plain; charset=utf-8')),
-    evidence: /Content-Type text\/plain, not a JSON media type/,
-  },
-  {
-    name: 'a 2 MiB body',
-    outcome: 'oversize',
-    deliver: (port) =>
-      send(port, { headers: { 'content-type': 'application/json' }, body: Buffer.alloc(2 * 1024 * 1024, 0x20) }),
-    evidence: /exceeded the receiver's limit of 1048576 bytes/,
-  },
-  {
-    name: 'a PUT with no body',
-    outcome: 'complete',
-    deliver: (port) => send(port, { method: 'PUT', headers: { 'content-type': 'application/json' } }),
-    evidence: /method PUT, not POST.*empty body/s,
-  },
-  {
-    name: 'a body that never ends (slow sender)',
-    outcome: 'incomplete',
-    deliver: (port, open) =>
-      sendRaw(
-        port,
-        'POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sessionId":',
-        open,
-      ),
-    evidence: /the body was not complete 300 ms after the request head arrived/,
-  },
-  {
-    name: 'a request that is not HTTP',
-    outcome: 'not-http',
-    deliver: (port, open) => sendRaw(port, '\x16\x03\x01\x02\x00 hello\r\n\r\n', open),
-    evidence: /\(not HTTP\).*not a readable HTTP request/s,
-  },
-  {
-    name: 'JSON that is none of the events',
-    outcome: 'complete',
-    deliver: (port) => send(port, json({ hello: 'world' })),
-    evidence: /none of the three events of part 6/,
-  },
+const asJson = { 'content-type': 'application/json' };
+const twoMiB = Buffer.alloc(2 * 1024 * 1024, 0x20);
+const slowSender =
+  'POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sessionId":';
+/** What is sent (a string: raw bytes on a socket left open, a sender that never finishes), its outcome, its evidence. */
+const malformed: ReadonlyArray<[name: string, sent: Sent | string, outcome: DeliveryOutcome, evidence: RegExp]> = [
+  ['not JSON', { headers: asJson, body: `not json, Bearer ${SECRET}` }, 'complete', /the body is not JSON/],
+  ['text/plain', json(events.session, 'text/plain; charset=utf-8'), 'complete', /text\/plain, not a JSON media type/],
+  ['a 2 MiB body', { headers: asJson, body: twoMiB }, 'oversize', /exceeded the receiver's limit of 1048576 bytes/],
+  ['a PUT with no body', { method: 'PUT', headers: asJson }, 'complete', /method PUT, not POST.*empty body/s],
+  ['a slow sender', slowSender, 'incomplete', /the body was not complete 300 ms after the request head arrived/],
+  ['not HTTP', '\x16\x03\x01\x02\x00 hello\r\n\r\n', 'not-http', /\(not HTTP\).*not a readable HTTP request/s],
+  ['JSON that is none of the events', json({ hello: 'world' }), 'complete', /none of the three events of part 6/],
 ];
 
 test.describe('webhook receiver', () => {
@@ -133,27 +91,28 @@ test.describe('webhook receiver', () => {
     const receiver = await startReceiver();
     const open: Socket[] = [];
     try {
-      for (const variant of malformed) {
+      for (const [name, sent, outcome, evidence] of malformed) {
         const before = receiver.deliveries().length;
-        await variant.deliver(receiver.port, open);
+        if (typeof sent === 'string') sendRaw(receiver.port, sent, open);
+        else await send(receiver.port, sent);
         const delivery = await receiver.waitFor((d) => d.seq > before, { since: 0, timeoutMs: 3_000 });
-        if (!delivery) throw new Error(`${variant.name}: the receiver recorded nothing`);
-        expect(delivery.outcome, variant.name).toBe(variant.outcome);
+        if (!delivery) throw new Error(`${name}: the receiver recorded nothing`);
+        expect(delivery.outcome, name).toBe(outcome);
 
         const after = await send(receiver.port, json(events.onboarding));
-        expect(after, `${variant.name}: a valid delivery right after is answered {} as application/json`).toEqual({
+        expect(after, `${name}: a valid delivery right after is answered {} as application/json`).toEqual({
           status: 200,
           contentType: 'application/json',
           body: '{}',
         });
-        expect(receiver.deliveries(), variant.name).toHaveLength(before + 2);
+        expect(receiver.deliveries(), name).toHaveLength(before + 2);
 
         const { verdict } = verdictFor();
         const message = failureOf(verdict, () => expectWellFormedDeliveries(verdict, 'EVT-DELIVERY', [delivery]));
-        expect(message, variant.name).toMatch(/^EVT-DELIVERY \(MUST, part 6\)/);
-        expect(message, variant.name).toMatch(variant.evidence);
-        expect(message, variant.name).toContain(`#${delivery.seq} `);
-        expect(message, `${variant.name}: secrets are redacted`).not.toContain(SECRET);
+        expect(message, name).toMatch(/^EVT-DELIVERY \(MUST, part 6\)/);
+        expect(message, name).toMatch(evidence);
+        expect(message, name).toContain(`#${delivery.seq} `);
+        expect(message, `${name}: secrets are redacted`).not.toContain(SECRET);
       }
     } finally {
       for (const socket of open) socket.destroy();
@@ -235,20 +194,15 @@ test('a flood of 100 malformed deliveries, in concurrent bursts, is recorded wit
   try {
     const whole = Buffer.alloc(DEFAULT_BODY_LIMIT_BYTES, 0x41);
     const oversize = Buffer.alloc(2 * DEFAULT_BODY_LIMIT_BYTES, 0x41);
-    const malformed = (i: number): Sent => {
-      switch (i % 5) {
-        case 0:
-          return { headers: { 'content-type': 'application/json' }, body: i % 10 === 0 ? whole : `not json ${i}` };
-        case 1:
-          return { headers: { 'content-type': 'text/plain' }, body: JSON.stringify(events.session) };
-        case 2:
-          return { method: 'PUT', headers: { 'content-type': 'application/json' }, body: i % 10 === 2 ? whole : '{}' };
-        case 3:
-          return { headers: { 'content-type': 'application/json' }, body: oversize };
-        default:
-          return { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hello: i }) };
-      }
-    };
+    /** The five kinds in turn: not JSON, labelled text/plain, a PUT, oversize, none of the events. */
+    const kinds: Array<(i: number) => Sent> = [
+      (i) => ({ headers: asJson, body: i % 10 === 0 ? whole : `not json ${i}` }),
+      () => json(events.session, 'text/plain'),
+      (i) => ({ method: 'PUT', headers: asJson, body: i % 10 === 2 ? whole : '{}' }),
+      () => ({ headers: asJson, body: oversize }),
+      (i) => json({ hello: i }),
+    ];
+    const malformed = (i: number) => kinds[i % 5]!(i);
     for (let burst = 0; burst < 2; burst += 1) {
       const sent = Array.from({ length: 50 }, (_, j) => burst * 50 + j);
       const answers = await Promise.all(sent.map((i) => send(receiver.port, malformed(i))));
@@ -265,20 +219,15 @@ test('a flood of 100 malformed deliveries, in concurrent bursts, is recorded wit
     }
     const deliveries = [...receiver.deliveries()];
     expect(deliveries).toHaveLength(100);
-    const unexplained = deliveries.filter((d) => deliveryDefects(d).length === 0);
-    expect(
-      unexplained.map((d) => d.seq),
-      'each says what is wrong with it (EVT-DELIVERY)',
-    ).toEqual([]);
+    const unexplained = deliveries.filter((d) => deliveryDefects(d).length === 0).map((d) => d.seq);
+    expect(unexplained, 'each says what is wrong with it (EVT-DELIVERY)').toEqual([]);
     expect(receiver.retainedBodyBytes, 'raw bodies kept in memory are bounded').toBeLessThanOrEqual(
       MAX_RETAINED_BODY_BYTES,
     );
     const released = deliveries.filter((d) => d.body.length === 0 && d.bodyBytes >= DEFAULT_BODY_LIMIT_BYTES);
     expect(released.length, 'the oldest large bodies are released').toBeGreaterThan(0);
-    expect(
-      released.filter((d) => d.bodyPreview === '').map((d) => d.seq),
-      'a released body keeps its preview',
-    ).toEqual([]);
+    const previewLost = released.filter((d) => d.bodyPreview === '').map((d) => d.seq);
+    expect(previewLost, 'a released body keeps its preview').toEqual([]);
     const after = await send(receiver.port, json(events.onboarding));
     expect(after.status, 'the receiver still answers').toBe(200);
   } finally {
