@@ -268,11 +268,7 @@ test.describe('the network settings of the configuration', () => {
       [rule: string, env: Record<string, string>, proxied: string, options?: { embedded?: boolean; url?: string }]
     > = [
       ['HTTPS_PROXY', { HTTPS_PROXY: corp }, `${origin} HTTPS_PROXY ${corp}`],
-      [
-        'lower case first',
-        { HTTPS_PROXY: 'http://upper:3128', https_proxy: 'http://lower:3128' },
-        `${origin} https_proxy http://lower:3128`,
-      ],
+      ['lowercase wins', { HTTPS_PROXY: 'http://u:1', https_proxy: 'http://l:1' }, `${origin} https_proxy http://l:1`],
       ['ALL_PROXY', { ALL_PROXY: 'http://all:3128' }, `${origin} ALL_PROXY http://all:3128`],
       ['NO_PROXY by domain', { HTTPS_PROXY: corp, NO_PROXY: '.example.com' }, ''],
       ['no_proxy by host and port', { HTTPS_PROXY: corp, no_proxy: 'api.example.com:443' }, ''],
