@@ -38,8 +38,16 @@ const send = (port: number, { method = 'POST', headers = {}, body }: Sent): Prom
     (error: Error) => ({ error: error.message }),
   );
 
+/** The receivers a test started and the sockets it left open: closed when it ends. */
+const started: WebhookReceiver[] = [];
+const open: Socket[] = [];
+test.afterEach(async () => {
+  for (const socket of open.splice(0)) socket.destroy();
+  for (const receiver of started.splice(0)) await receiver.close();
+});
+
 /** Writes raw bytes on a socket left open until the test ends (a sender that never finishes its request). */
-function sendRaw(port: number, bytes: string, open: Socket[]): void {
+function sendRaw(port: number, bytes: string): void {
   const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
   socket.on('error', () => undefined);
   socket.on('data', () => undefined);
@@ -56,6 +64,7 @@ async function startReceiver(
 ): Promise<WebhookReceiver> {
   const receiver = new WebhookReceiver({ host: '127.0.0.1', port: 0, bodyTimeoutMs: 300, ...options });
   await receiver.start();
+  started.push(receiver);
   return receiver;
 }
 
@@ -86,104 +95,80 @@ const malformed: ReadonlyArray<[name: string, sent: Sent | string, outcome: Deli
   ['JSON that is none of the events', json({ hello: 'world' }), 'complete', /none of the three events of part 6/],
 ];
 
-test.describe('webhook receiver', () => {
-  test('each malformed delivery is recorded, the receiver keeps answering, and EVT-DELIVERY fails with the evidence', async () => {
-    const receiver = await startReceiver();
-    const open: Socket[] = [];
-    try {
-      for (const [name, sent, outcome, evidence] of malformed) {
-        const before = receiver.deliveries().length;
-        if (typeof sent === 'string') sendRaw(receiver.port, sent, open);
-        else await send(receiver.port, sent);
-        const delivery = await receiver.waitFor((d) => d.seq > before, { since: 0, timeoutMs: 3_000 });
-        if (!delivery) throw new Error(`${name}: the receiver recorded nothing`);
-        expect(delivery.outcome, name).toBe(outcome);
+test('each malformed delivery is recorded, the receiver keeps answering, and EVT-DELIVERY fails with the evidence', async () => {
+  const receiver = await startReceiver();
+  const answered = { status: 200, contentType: 'application/json', body: '{}' };
+  for (const [name, sent, outcome, evidence] of malformed) {
+    const before = receiver.deliveries().length;
+    if (typeof sent === 'string') sendRaw(receiver.port, sent);
+    else await send(receiver.port, sent);
+    const delivery = await receiver.waitFor((d) => d.seq > before, { since: 0, timeoutMs: 3_000 });
+    if (!delivery) throw new Error(`${name}: the receiver recorded nothing`);
+    expect(delivery.outcome, name).toBe(outcome);
 
-        const after = await send(receiver.port, json(events.onboarding));
-        expect(after, `${name}: a valid delivery right after is answered {} as application/json`).toEqual({
-          status: 200,
-          contentType: 'application/json',
-          body: '{}',
-        });
-        expect(receiver.deliveries(), name).toHaveLength(before + 2);
+    const after = await send(receiver.port, json(events.onboarding));
+    expect(after, `${name}: a valid delivery right after is answered {} as application/json`).toEqual(answered);
+    expect(receiver.deliveries(), name).toHaveLength(before + 2);
 
-        const { verdict } = verdictFor();
-        const message = failureOf(verdict, () => expectWellFormedDeliveries(verdict, 'EVT-DELIVERY', [delivery]));
-        expect(message, name).toMatch(/^EVT-DELIVERY \(MUST, part 6\)/);
-        expect(message, name).toMatch(evidence);
-        expect(message, name).toContain(`#${delivery.seq} `);
-        expect(message, `${name}: secrets are redacted`).not.toContain(SECRET);
-      }
-    } finally {
-      for (const socket of open) socket.destroy();
-      await receiver.close();
-    }
+    const { verdict } = verdictFor();
+    const message = failureOf(verdict, () => expectWellFormedDeliveries(verdict, 'EVT-DELIVERY', [delivery]));
+    expect(message, name).toMatch(/^EVT-DELIVERY \(MUST, part 6\)/);
+    expect(message, name).toMatch(evidence);
+    expect(message, name).toContain(`#${delivery.seq} `);
+    expect(message, `${name}: secrets are redacted`).not.toContain(SECRET);
+  }
+});
+
+test('an event that leaves out every field with a documented default is judged as carrying the defaults; a field without one left out by every event reads "the target never produced it"', async () => {
+  const receiver = await startReceiver();
+  await send(receiver.port, json({ sessionId: 'session-4' }));
+  const nulls = { mfaType: null, channelType: null, verificationStatus: null, resendStatus: null };
+  await send(receiver.port, json({ sessionId: 'session-5', ...nulls }));
+  const { verdict, annotations } = verdictFor();
+  expectValidEvents(verdict, eventRequirements(), [...receiver.deliveries()], ['session']);
+  const marks = marksOf(annotations);
+  const passed = marks.filter((m) => m.kind === 'pass').map((m) => m.id);
+  expect(new Set(passed)).toEqual(
+    new Set([
+      'EVT-SESSION-SCHEMA',
+      'EVT-SESSION-STATUS-ENUM',
+      'EVT-SESSION-RESEND-ENUM',
+      'EVT-SESSION-MFA-ENUM',
+      'EVT-SESSION-CHANNEL-ENUM',
+    ]),
+  );
+  const notProduced = marks.filter((m) => m.kind === 'not-produced');
+  expect(notProduced.map((m) => m.id)).toEqual(['EVT-SESSION-INT64']);
+  expect(notProduced[0]?.detail).toMatch(/^the target never produced it: /);
+});
+
+// Each event check's good and bad input is check-units/server.ts's; each schema rule schemas.spec.ts's.
+test('the journal keeps every delivery redacted, across receivers of the same run', async () => {
+  const path = test.info().outputPath('deliveries.jsonl');
+  const journal = { path, redactor: new Redactor([SECRET]) };
+  const first = await startReceiver({ journal });
+  await send(first.port, {
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRET}` },
+    body: JSON.stringify({ ...events.onboarding, status: SECRET }),
   });
+  await first.close();
+  const second = await startReceiver({ journal });
+  await send(second.port, { method: 'GET' });
+  await second.close();
+  const entries = readJournal(path);
+  expect(entries.map((e) => e.method)).toEqual(['POST', 'GET']);
+  expect(JSON.stringify(entries)).not.toContain(SECRET);
+  expect(eventKind(entries[0]?.json)).toBe('onboarding');
+});
 
-  test('an event that leaves out every field with a documented default is judged as carrying the defaults; a field without one left out by every event reads "the target never produced it"', async () => {
-    const receiver = await startReceiver();
-    try {
-      await send(receiver.port, json({ sessionId: 'session-4' }));
-      await send(
-        receiver.port,
-        json({
-          sessionId: 'session-5',
-          mfaType: null,
-          channelType: null,
-          verificationStatus: null,
-          resendStatus: null,
-        }),
-      );
-      const { verdict, annotations } = verdictFor();
-      expectValidEvents(verdict, eventRequirements(), [...receiver.deliveries()], ['session']);
-      const marks = marksOf(annotations);
-      const passed = marks.filter((m) => m.kind === 'pass').map((m) => m.id);
-      expect(new Set(passed)).toEqual(
-        new Set([
-          'EVT-SESSION-SCHEMA',
-          'EVT-SESSION-STATUS-ENUM',
-          'EVT-SESSION-RESEND-ENUM',
-          'EVT-SESSION-MFA-ENUM',
-          'EVT-SESSION-CHANNEL-ENUM',
-        ]),
-      );
-      const notProduced = marks.filter((m) => m.kind === 'not-produced');
-      expect(notProduced.map((m) => m.id)).toEqual(['EVT-SESSION-INT64']);
-      expect(notProduced[0]?.detail).toMatch(/^the target never produced it: /);
-    } finally {
-      await receiver.close();
-    }
-  });
-
-  // Each event check's good and bad input is check-units/server.ts's; each schema rule schemas.spec.ts's.
-  test('the journal keeps every delivery redacted, across receivers of the same run', async () => {
-    const path = test.info().outputPath('deliveries.jsonl');
-    const journal = { path, redactor: new Redactor([SECRET]) };
-    const first = await startReceiver({ journal });
-    await send(first.port, {
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRET}` },
-      body: JSON.stringify({ ...events.onboarding, status: SECRET }),
-    });
-    await first.close();
-    const second = await startReceiver({ journal });
-    await send(second.port, { method: 'GET' });
-    await second.close();
-    const entries = readJournal(path);
-    expect(entries.map((e) => e.method)).toEqual(['POST', 'GET']);
-    expect(JSON.stringify(entries)).not.toContain(SECRET);
-    expect(eventKind(entries[0]?.json)).toBe('onboarding');
-  });
-
-  test('a receiver started while the port is still held waits for it', async () => {
-    const holder = await startReceiver();
-    const port = holder.port;
-    const waiting = startReceiver({ port });
-    setTimeout(() => void holder.close(), 300);
-    const second = await waiting;
-    expect(second.port).toBe(port);
-    expect((await send(port, json(events.onboarding))).status).toBe(200);
-    await second.close();
-  });
+test('a receiver started while the port is still held waits for it', async () => {
+  const holder = await startReceiver();
+  const port = holder.port;
+  const waiting = startReceiver({ port });
+  setTimeout(() => void holder.close(), 300);
+  const second = await waiting;
+  expect(second.port).toBe(port);
+  expect((await send(port, json(events.onboarding))).status).toBe(200);
 });
 
 // The bound on raw bodies kept bites only past MAX_RETAINED_BODY_BYTES: the 40 bodies of the limit's size (20 read whole,
@@ -191,46 +176,42 @@ test.describe('webhook receiver', () => {
 test('a flood of 100 malformed deliveries, in concurrent bursts, is recorded with its reason and the receiver stays up with bounded memory', async () => {
   // Slow senders are another test's subject: on a busy machine a burst's bodies may take long to arrive whole.
   const receiver = await startReceiver({ bodyTimeoutMs: 60_000 });
-  try {
-    const whole = Buffer.alloc(DEFAULT_BODY_LIMIT_BYTES, 0x41);
-    const oversize = Buffer.alloc(2 * DEFAULT_BODY_LIMIT_BYTES, 0x41);
-    /** The five kinds in turn: not JSON, labelled text/plain, a PUT, oversize, none of the events. */
-    const kinds: Array<(i: number) => Sent> = [
-      (i) => ({ headers: asJson, body: i % 10 === 0 ? whole : `not json ${i}` }),
-      () => json(events.session, 'text/plain'),
-      (i) => ({ method: 'PUT', headers: asJson, body: i % 10 === 2 ? whole : '{}' }),
-      () => ({ headers: asJson, body: oversize }),
-      (i) => json({ hello: i }),
-    ];
-    const malformed = (i: number) => kinds[i % 5]!(i);
-    for (let burst = 0; burst < 2; burst += 1) {
-      const sent = Array.from({ length: 50 }, (_, j) => burst * 50 + j);
-      const answers = await Promise.all(sent.map((i) => send(receiver.port, malformed(i))));
-      // A complete delivery is answered 200. An oversize one is answered 413 and its connection dropped: a sender still
-      // writing may see the drop before the answer, whichever comes first on a busy machine.
-      const wrong = sent.filter((i, j) => {
-        const answer = answers[j];
-        return i % 5 === 3 ? !(answer?.status === 413 || answer?.error !== undefined) : answer?.status !== 200;
-      });
-      expect(
-        wrong.map((i) => `#${i}: ${JSON.stringify(answers[sent.indexOf(i)])}`),
-        `burst ${burst}`,
-      ).toEqual([]);
-    }
-    const deliveries = [...receiver.deliveries()];
-    expect(deliveries).toHaveLength(100);
-    const unexplained = deliveries.filter((d) => deliveryDefects(d).length === 0).map((d) => d.seq);
-    expect(unexplained, 'each says what is wrong with it (EVT-DELIVERY)').toEqual([]);
-    expect(receiver.retainedBodyBytes, 'raw bodies kept in memory are bounded').toBeLessThanOrEqual(
-      MAX_RETAINED_BODY_BYTES,
-    );
-    const released = deliveries.filter((d) => d.body.length === 0 && d.bodyBytes >= DEFAULT_BODY_LIMIT_BYTES);
-    expect(released.length, 'the oldest large bodies are released').toBeGreaterThan(0);
-    const previewLost = released.filter((d) => d.bodyPreview === '').map((d) => d.seq);
-    expect(previewLost, 'a released body keeps its preview').toEqual([]);
-    const after = await send(receiver.port, json(events.onboarding));
-    expect(after.status, 'the receiver still answers').toBe(200);
-  } finally {
-    await receiver.close();
+  const whole = Buffer.alloc(DEFAULT_BODY_LIMIT_BYTES, 0x41);
+  const oversize = Buffer.alloc(2 * DEFAULT_BODY_LIMIT_BYTES, 0x41);
+  /** The five kinds in turn: not JSON, labelled text/plain, a PUT, oversize, none of the events. */
+  const kinds: Array<(i: number) => Sent> = [
+    (i) => ({ headers: asJson, body: i % 10 === 0 ? whole : `not json ${i}` }),
+    () => json(events.session, 'text/plain'),
+    (i) => ({ method: 'PUT', headers: asJson, body: i % 10 === 2 ? whole : '{}' }),
+    () => ({ headers: asJson, body: oversize }),
+    (i) => json({ hello: i }),
+  ];
+  const malformed = (i: number) => kinds[i % 5]!(i);
+  for (let burst = 0; burst < 2; burst += 1) {
+    const sent = Array.from({ length: 50 }, (_, j) => burst * 50 + j);
+    const answers = await Promise.all(sent.map((i) => send(receiver.port, malformed(i))));
+    // A complete delivery is answered 200. An oversize one is answered 413 and its connection dropped: a sender still
+    // writing may see the drop before the answer, whichever comes first on a busy machine.
+    const wrong = sent.filter((i, j) => {
+      const answer = answers[j];
+      return i % 5 === 3 ? !(answer?.status === 413 || answer?.error !== undefined) : answer?.status !== 200;
+    });
+    expect(
+      wrong.map((i) => `#${i}: ${JSON.stringify(answers[sent.indexOf(i)])}`),
+      `burst ${burst}`,
+    ).toEqual([]);
   }
+  const deliveries = [...receiver.deliveries()];
+  expect(deliveries).toHaveLength(100);
+  const unexplained = deliveries.filter((d) => deliveryDefects(d).length === 0).map((d) => d.seq);
+  expect(unexplained, 'each says what is wrong with it (EVT-DELIVERY)').toEqual([]);
+  expect(receiver.retainedBodyBytes, 'raw bodies kept in memory are bounded').toBeLessThanOrEqual(
+    MAX_RETAINED_BODY_BYTES,
+  );
+  const released = deliveries.filter((d) => d.body.length === 0 && d.bodyBytes >= DEFAULT_BODY_LIMIT_BYTES);
+  expect(released.length, 'the oldest large bodies are released').toBeGreaterThan(0);
+  const previewLost = released.filter((d) => d.bodyPreview === '').map((d) => d.seq);
+  expect(previewLost, 'a released body keeps its preview').toEqual([]);
+  const after = await send(receiver.port, json(events.onboarding));
+  expect(after.status, 'the receiver still answers').toBe(200);
 });
