@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -153,33 +153,30 @@ test.describe('a target behind HTTPS with a private CA, reached through a CONNEC
     proxyServer: proxy,
   }) => {
     // A conformance run of the auth project (cheap: token checks and the bearer refusals) against the target.
-    const work = mkdtempSync(join(tmpdir(), 'tls-proxy-run-'));
-    try {
-      const env = {
-        ...target.env,
-        TLS_CA_FILE: target.caFile,
-        HTTPS_PROXY: proxy.url(proxy.password),
-        WEBHOOK_MODE: 'off',
-        WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-        TEST_RESULTS_DIR: join(work, 'test-results'),
-        ALLURE_RESULTS_DIR: join(work, 'allure-results'),
-        CONFORMANCE_WORKERS: '2',
-      };
-      const run = await runCli(process.execPath, [playwrightCli, 'test', '--project', 'auth'], childEnv(work, env));
-      const output = `${run.stdout}\n${run.stderr}`;
-      expect(run.code, output.slice(-3000)).toBe(0);
-      expect(proxy.refused, 'every tunnel carried the password').toEqual([]);
-      expect(proxy.forwarded, 'nothing was forwarded: every request was tunnelled').toEqual([]);
-      // The target only: not the run's token broker, its receiver or anything else on loopback.
-      expect(proxy.tunnelled.length, 'the preflight and the checks went through the proxy').toBeGreaterThan(1);
-      expect(new Set(proxy.tunnelled)).toEqual(new Set([target.hostPort]));
-      // Every file the run wrote (reports, Allure results, test results) and its console.
-      const artifacts = filesUnder(work).map((path) => ({ name: path.slice(work.length + 1), text: readText(path) }));
-      const secrets = { password: proxy.password, basic: Buffer.from(`suite:${proxy.password}`).toString('base64') };
-      expect(scanForSecrets([...artifacts, { name: 'console', text: output }], secrets)).toEqual([]);
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+    const work = test.info().outputPath('run');
+    mkdirSync(work, { recursive: true });
+    const env = {
+      ...target.env,
+      TLS_CA_FILE: target.caFile,
+      HTTPS_PROXY: proxy.url(proxy.password),
+      WEBHOOK_MODE: 'off',
+      WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+      TEST_RESULTS_DIR: join(work, 'test-results'),
+      ALLURE_RESULTS_DIR: join(work, 'allure-results'),
+      CONFORMANCE_WORKERS: '2',
+    };
+    const run = await runCli(process.execPath, [playwrightCli, 'test', '--project', 'auth'], childEnv(work, env));
+    const output = `${run.stdout}\n${run.stderr}`;
+    expect(run.code, output.slice(-3000)).toBe(0);
+    expect(proxy.refused, 'every tunnel carried the password').toEqual([]);
+    expect(proxy.forwarded, 'nothing was forwarded: every request was tunnelled').toEqual([]);
+    // The target only: not the run's token broker, its receiver or anything else on loopback.
+    expect(proxy.tunnelled.length, 'the preflight and the checks went through the proxy').toBeGreaterThan(1);
+    expect(new Set(proxy.tunnelled)).toEqual(new Set([target.hostPort]));
+    // Every file the run wrote (reports, Allure results, test results) and its console.
+    const artifacts = filesUnder(work).map((path) => ({ name: path.slice(work.length + 1), text: readText(path) }));
+    const secrets = { password: proxy.password, basic: Buffer.from(`suite:${proxy.password}`).toString('base64') };
+    expect(scanForSecrets([...artifacts, { name: 'console', text: output }], secrets)).toEqual([]);
   });
 
   // The preflight's one line per host naming its variables, exit 2, is doctor.spec.ts's; here what reach() says of each.
@@ -234,26 +231,23 @@ test.describe('the network settings of the configuration', () => {
   const target = envFor('https://api.example.com');
 
   test('NODE_TLS_REJECT_UNAUTHORIZED=0, a TLS_CA_FILE missing or without a certificate, and a socks5 proxy are refused, each in one line naming the variable and what is wrong; NODE_TLS_REJECT_UNAUTHORIZED=1 is accepted', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tls-ca-'));
-    try {
-      writeFileSync(join(dir, 'not-pem.txt'), 'hello');
-      writeFileSync(join(dir, 'broken.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
-      const refused: Array<[Record<string, string>, RegExp]> = [
-        [{ NODE_TLS_REJECT_UNAUTHORIZED: '0' }, /^NODE_TLS_REJECT_UNAUTHORIZED="0" is not valid: .*TLS_CA_FILE/],
-        [{ TLS_CA_FILE: join(dir, 'absent.pem') }, /^TLS_CA_FILE=".*absent\.pem" is not valid: .*ENOENT/],
-        [{ TLS_CA_FILE: join(dir, 'not-pem.txt') }, /holds no PEM certificate/],
-        [{ TLS_CA_FILE: join(dir, 'broken.pem') }, /certificate 1 of 1 does not parse/],
-        [
-          { HTTPS_PROXY: 'socks5://proxy.corp:1080' },
-          /^HTTPS_PROXY="socks5:\/\/proxy\.corp:1080" is not valid: expected an http:\/\/ or https:\/\/ proxy URL/,
-        ],
-      ];
-      for (const [env, problem] of refused)
-        expect(problemsOf({ ...target, ...env }), JSON.stringify(env)).toEqual([expect.stringMatching(problem)]);
-      expect(problemsOf({ ...target, NODE_TLS_REJECT_UNAUTHORIZED: '1' })).toEqual([]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = test.info().outputPath('ca');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'not-pem.txt'), 'hello');
+    writeFileSync(join(dir, 'broken.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+    const refused: Array<[Record<string, string>, RegExp]> = [
+      [{ NODE_TLS_REJECT_UNAUTHORIZED: '0' }, /^NODE_TLS_REJECT_UNAUTHORIZED="0" is not valid: .*TLS_CA_FILE/],
+      [{ TLS_CA_FILE: join(dir, 'absent.pem') }, /^TLS_CA_FILE=".*absent\.pem" is not valid: .*ENOENT/],
+      [{ TLS_CA_FILE: join(dir, 'not-pem.txt') }, /holds no PEM certificate/],
+      [{ TLS_CA_FILE: join(dir, 'broken.pem') }, /certificate 1 of 1 does not parse/],
+      [
+        { HTTPS_PROXY: 'socks5://proxy.corp:1080' },
+        /^HTTPS_PROXY="socks5:\/\/proxy\.corp:1080" is not valid: expected an http:\/\/ or https:\/\/ proxy URL/,
+      ],
+    ];
+    for (const [env, problem] of refused)
+      expect(problemsOf({ ...target, ...env }), JSON.stringify(env)).toEqual([expect.stringMatching(problem)]);
+    expect(problemsOf({ ...target, NODE_TLS_REJECT_UNAUTHORIZED: '1' })).toEqual([]);
   });
 
   test('the proxy follows the curl conventions: NO_PROXY, lower case first, ALL_PROXY, no upper-case HTTP_PROXY, never for the embedded sandbox', () => {
