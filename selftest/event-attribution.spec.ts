@@ -10,15 +10,12 @@ import { creditedStepUp } from '../kit/webhooks/credited-step-up.ts';
 import { eventWaitsHtml, eventWaitsMarkdown, eventWaitsSummary } from '../reporters/event-waits.ts';
 import type { WindowArrival, WindowEnd } from '../reporters/run-facts.ts';
 
-// The run's receiver ties each verification session event (6.3, which carries no id of the case) to a step-up by
-// channel and time (runner/webhooks/step-up-flows.ts). Events here are posted over HTTP to the real receiver, late,
-// out of order, twice and interleaved with the step-ups, as a target with a delivery queue posts them; the step-ups
-// are registered as the workers register them (runner/webhooks/events-client.ts, through the run's broker).
+// A verification session event (6.3) carries no id of the case: the receiver ties it to a step-up by channel and time
+// (runner/webhooks/step-up-flows.ts). Events are posted over HTTP to the real receiver, late, out of order, twice.
 
 /** The event window of these tests: long enough that an event posted on purpose always lands inside it. */
 const WINDOW_MS = 20_000;
 
-/** The receivers a test opened, closed after it whatever happened. */
 const opened: EventHub[] = [];
 test.afterEach(async () => {
   for (const hub of opened.splice(0)) await hub.close();
@@ -35,21 +32,15 @@ async function hubWith(windowMs: number, webhook: Record<string, unknown> = {}) 
   await hub.start();
   opened.push(hub);
   const post = async (body: Record<string, unknown>) => {
-    const answer = await fetch(`${hub.receiver.url}/webhooks`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+    const headers = { 'content-type': 'application/json' };
+    const answer = await fetch(`${hub.receiver.url}/webhooks`, { method: 'POST', headers, body: JSON.stringify(body) });
     expect(answer.status).toBe(200);
   };
   /** A verification session event (6.3); without a channel type, it carries none. */
   const session = (sessionId: string, channelType?: string, extra: Record<string, unknown> = {}) =>
     post({ sessionId, verificationStatus: 'VERIFIED', sendAttempts: '1', channelType, ...extra });
-  /**
-   * A step-up sent and accepted, as the Api registers it. It goes out a few milliseconds after any event posted before
-   * it: the receiver times arrivals and requests in milliseconds, and an answer on loopback can come within the one its
-   * request arrived in, where the event would count as arrived after the step-up's request.
-   */
+  // A step-up sent and accepted a few milliseconds after any event posted before it: the receiver times in
+  // milliseconds, and an event in the millisecond of the step-up's request would count as arrived after it.
   const stepUp = async (channel: MessageChannel, credit: Credit = 'none', about: { images?: boolean } = {}) => {
     await new Promise((resolve) => setTimeout(resolve, 2));
     const ticket = await hub.stepUps.begin(channel, credit, { ...about, label: `${channel} ${credit}` });
@@ -60,9 +51,7 @@ async function hubWith(windowMs: number, webhook: Record<string, unknown> = {}) 
   const documentVerification = (inquiryId: string, about: { stepUp?: boolean } = {}) => {
     const { ticket } = hub.stepUps.beginDocument({ ...about, inquiryId, label: `document ${inquiryId}` });
     hub.stepUps.answered(ticket, true);
-    return ticket;
   };
-  /** The document results event (6.2) of a document verification session. */
   const results = (sessionId: string, inquiryId: string) =>
     post({ sessionId, inquiryId, ocr: {}, score: {}, image: {}, form: {} });
   const outcome = async (ticket: string) => {
@@ -73,10 +62,10 @@ async function hubWith(windowMs: number, webhook: Record<string, unknown> = {}) 
   };
   /** The state of a step-up a moment after the events posted so far: still waiting while they prove nothing. */
   const stateSoon = async (ticket: string) => (await hub.stepUps.outcome(ticket, 200))?.state;
-  /** One of the routes the workers reach through the run's broker. */
+  /** One of the routes the workers reach through the run's broker (runner/webhooks/events-client.ts). */
   const route = <T>(name: string) =>
     hub.routes()[`${eventsPath(hub.port)}/${name}`] as (body: Record<string, unknown>) => Promise<T>;
-  return { hub, post, session, stepUp, documentVerification, results, outcome, stateSoon, route };
+  return { hub, session, stepUp, documentVerification, results, outcome, stateSoon, route };
 }
 
 test.describe('event attribution across the run', () => {
@@ -376,22 +365,20 @@ test.describe('waits that end on their window', () => {
   });
 });
 
-test.describe('the end of the run', () => {
-  test('the check of every delivery waits for every other test sending to its target, none of another target, nothing on one worker', async () => {
-    const tests = (ids: string[]) => ids.map((id) => ({ id, port: id === 'other-target' ? 2 : 1 }));
-    const progress = new RunProgress(tests(['last', 'flow', 'other-target']), 2);
-    let ended = false;
-    const waiting = progress.othersEnded(1, 'last').then(() => (ended = true));
-    progress.ended('other-target');
-    await Promise.resolve();
-    expect(ended, 'a test of another target is not waited for, nor does its end release the wait').toBe(false);
-    expect(progress.othersLeft(1, 'last')).toBe(1);
-    progress.ended('flow');
-    await waiting;
-    expect(ended).toBe(true);
-    // On one worker the others run after it: it does not wait.
-    await new RunProgress(tests(['last', 'flow']), 1).othersEnded(1, 'last');
-  });
+test('at the end of the run the check of every delivery waits for every other test sending to its target, none of another target, nothing on one worker', async () => {
+  const tests = (ids: string[]) => ids.map((id) => ({ id, port: id === 'other-target' ? 2 : 1 }));
+  const progress = new RunProgress(tests(['last', 'flow', 'other-target']), 2);
+  let ended = false;
+  const waiting = progress.othersEnded(1, 'last').then(() => (ended = true));
+  progress.ended('other-target');
+  await Promise.resolve();
+  expect(ended, 'a test of another target is not waited for, nor does its end release the wait').toBe(false);
+  expect(progress.othersLeft(1, 'last')).toBe(1);
+  progress.ended('flow');
+  await waiting;
+  expect(ended).toBe(true);
+  // On one worker the others run after it: it does not wait.
+  await new RunProgress(tests(['last', 'flow']), 1).othersEnded(1, 'last');
 });
 
 test('a step-up waiting for its channel longer than one poll keeps its place: asked again, it is granted once', async () => {

@@ -15,7 +15,6 @@ import { TokenCache } from '../runner/tokens.ts';
 // Part 8 leaves rate limits "not shown": a 429 is waited out and sent again within the run's budget, never judged; the
 // run's cap on requests in flight to the target (TARGET_CONCURRENCY) is halved run-wide when 429s come, free before.
 
-/** The servers a test started: closed when it ends. */
 const servers: Server[] = [];
 test.afterEach(() => {
   for (const server of servers.splice(0)) {
@@ -88,12 +87,12 @@ test.describe('429 answers', () => {
 });
 
 test.describe("the run's tokens", () => {
-  /** A token endpoint that counts what it issues; `expiresIn` undefined leaves expires_in out. */
-  async function tokenEndpoint(expiresIn?: number) {
+  /** A token endpoint that counts what it issues, answering `status`; `expiresIn` undefined leaves expires_in out. */
+  async function tokenEndpoint(expiresIn?: number, status = 200) {
     let issued = 0;
     const url = await serve((_req, res) => {
       issued += 1;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
+      res.writeHead(status, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           access_token: `token-number-${issued}`,
           token_type: 'Bearer',
@@ -151,20 +150,14 @@ test.describe("the run's tokens", () => {
   });
 
   test('a refused token request is remembered: every check standing on it ends at once with the same account, and no more requests go out', async () => {
-    let calls = 0;
-    const url = await serve((_req, res) => {
-      calls += 1;
-      res
-        .writeHead(500, { 'content-type': 'application/json' })
-        .end('{"access_token":"issued-with-500","token_type":"Bearer"}');
-    });
+    const endpoint = await tokenEndpoint(undefined, 500);
     const cache = cacheOf();
-    const outcomes = await Promise.all([1, 2, 3].map(() => cache.get(credentialAt(url))));
-    expect(calls).toBe(1);
+    const outcomes = await Promise.all([1, 2, 3].map(() => cache.get(credentialAt(endpoint.url))));
+    expect(endpoint.issued()).toBe(1);
     for (const outcome of outcomes) expect(outcome).toMatchObject({ ok: false, failure: { kind: 'answer' } });
     const message = outcomes[0]?.ok === false ? outcomes[0].failure.message : '';
     expect(message).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+ was answered 500/);
-    expect(message, 'a token in a wrong answer is still a secret').not.toContain('issued-with-500');
+    expect(message, 'a token in a wrong answer is still a secret').not.toContain('token-number-1');
   });
 });
 

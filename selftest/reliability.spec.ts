@@ -72,9 +72,7 @@ test('bad input gets a clear answer and the sandbox keeps serving: huge, nested,
     expect((await assess(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)).status, 'nested deep').toBe(400);
     expect((await assess(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]))).status, 'not UTF-8').toBe(400);
     expect((await assess('<a/>', 'application/xml')).status, 'not JSON').toBe(415);
-    const slow = await raw(sandbox, 'POST /commerce/v2/orders HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a"', {
-      waitMs: 5_000,
-    });
+    const slow = await raw(sandbox, 'POST /commerce/v2/orders HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a"');
     expect(slow, 'a body that stops coming is cut off by the request timeout').toMatch(/^(HTTP\/1\.1 408|closed)/);
     const halfClosed = await raw(sandbox, 'GET /__sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n', {
       endAfterWrite: true,

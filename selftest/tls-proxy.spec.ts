@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -63,6 +63,8 @@ async function startHttpsTarget() {
   return {
     caFile,
     url,
+    /** The sandbox itself, over plain HTTP. */
+    plainUrl: sandbox.url,
     hostPort: `localhost:${port}`,
     env: envFor(url, tokenSecret),
     close: async () => {
@@ -127,8 +129,6 @@ async function startProxy() {
   };
 }
 
-test.describe.configure({ timeout: 240_000 });
-
 /** One HTTPS target for the file's tests; a proxy of each test's own, whose counts are its test's. */
 const it = test.extend<{ proxyServer: Awaited<ReturnType<typeof startProxy>> }, { target: HttpsTarget }>({
   target: [
@@ -153,38 +153,34 @@ test.describe('a target behind HTTPS with a private CA, reached through a CONNEC
     proxyServer: proxy,
   }) => {
     // A conformance run of the auth project (cheap: token checks and the bearer refusals) against the target.
-    const work = mkdtempSync(join(tmpdir(), 'tls-proxy-run-'));
-    try {
-      const env = {
-        ...target.env,
-        TLS_CA_FILE: target.caFile,
-        HTTPS_PROXY: proxy.url(proxy.password),
-        WEBHOOK_MODE: 'off',
-        WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
-        REPORTS_DIR: join(work, 'reports'),
-        TEST_RESULTS_DIR: join(work, 'test-results'),
-        ALLURE_RESULTS_DIR: join(work, 'allure-results'),
-        CONFORMANCE_WORKERS: '2',
-      };
-      const run = await runCli(process.execPath, [playwrightCli, 'test', '--project', 'auth'], childEnv(work, env));
-      const output = `${run.stdout}\n${run.stderr}`;
-      expect(run.code, output.slice(-3000)).toBe(0);
-      expect(proxy.refused, 'every tunnel carried the password').toEqual([]);
-      expect(proxy.forwarded, 'nothing was forwarded: every request was tunnelled').toEqual([]);
-      // The target only: not the run's token broker, its receiver or anything else on loopback.
-      expect(proxy.tunnelled.length, 'the preflight and the checks went through the proxy').toBeGreaterThan(1);
-      expect(new Set(proxy.tunnelled)).toEqual(new Set([target.hostPort]));
-      // Every file the run wrote (reports, Allure results, test results) and its console.
-      const artifacts = filesUnder(work).map((path) => ({ name: path.slice(work.length + 1), text: readText(path) }));
-      const secrets = { password: proxy.password, basic: Buffer.from(`suite:${proxy.password}`).toString('base64') };
-      expect(scanForSecrets([...artifacts, { name: 'console', text: output }], secrets)).toEqual([]);
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+    const work = test.info().outputPath('run');
+    mkdirSync(work, { recursive: true });
+    const env = {
+      ...target.env,
+      TLS_CA_FILE: target.caFile,
+      HTTPS_PROXY: proxy.url(proxy.password),
+      WEBHOOK_MODE: 'off',
+      WEBHOOK_LISTEN: `127.0.0.1:${await freePort()}`,
+      TEST_RESULTS_DIR: join(work, 'test-results'),
+      ALLURE_RESULTS_DIR: join(work, 'allure-results'),
+      CONFORMANCE_WORKERS: '2',
+    };
+    const run = await runCli(process.execPath, [playwrightCli, 'test', '--project', 'auth'], childEnv(work, env));
+    const output = `${run.stdout}\n${run.stderr}`;
+    expect(run.code, output.slice(-3000)).toBe(0);
+    expect(proxy.refused, 'every tunnel carried the password').toEqual([]);
+    expect(proxy.forwarded, 'nothing was forwarded: every request was tunnelled').toEqual([]);
+    // The target only: not the run's token broker, its receiver or anything else on loopback.
+    expect(proxy.tunnelled.length, 'the preflight and the checks went through the proxy').toBeGreaterThan(1);
+    expect(new Set(proxy.tunnelled)).toEqual(new Set([target.hostPort]));
+    // Every file the run wrote (reports, Allure results, test results) and its console.
+    const artifacts = filesUnder(work).map((path) => ({ name: path.slice(work.length + 1), text: readText(path) }));
+    const secrets = { password: proxy.password, basic: Buffer.from(`suite:${proxy.password}`).toString('base64') };
+    expect(scanForSecrets([...artifacts, { name: 'console', text: output }], secrets)).toEqual([]);
   });
 
   // The preflight's one line per host naming its variables, exit 2, is doctor.spec.ts's; here what reach() says of each.
-  it("without TLS_CA_FILE the certificate is not trusted; a dead proxy, and one that refuses the credentials, are named in one line, without its password; through it, the bundle's transport names the proxy's host and the certificate's issuer", async ({
+  it("without TLS_CA_FILE the certificate is not trusted; a dead proxy, and one that refuses the credentials, are named in one line, without its password, by the preflight and by a request, which is not retried; through it, the bundle's transport names the proxy's host and the certificate's issuer", async ({
     target,
     proxyServer: proxy,
   }) => {
@@ -196,10 +192,14 @@ test.describe('a target behind HTTPS with a private CA, reached through a CONNEC
       (await reach(target.url, configOf({ ...target.env, HTTPS_PROXY: dead }).http.network, 5_000)).problem,
     ).toContain(`HTTPS_PROXY ${dead}: connection refused`);
     const wrong = configOf({ ...target.env, TLS_CA_FILE: target.caFile, HTTPS_PROXY: proxy.url('wrong-password') });
-    expect((await reach(target.url, wrong.http.network, 5_000)).problem).toBe(
-      `HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`,
-    );
-    expect(proxy.refused).toEqual([target.hostPort]);
+    const refusal = `HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`;
+    expect((await reach(target.url, wrong.http.network, 5_000)).problem).toBe(refusal);
+    const client = new HttpClient({ ...retryPolicyOf(wrong.http), retries: 2 });
+    const sent = client.send({ label: 'probe', method: 'GET', url: `${target.url}/x`, headers: [] });
+    await expect(sent, "never taken for the target's answer").rejects.toThrow(NoAnswerError);
+    await expect(sent).rejects.toThrow(`GET ${target.url}/x got no answer: ${refusal}`);
+    const twice = [target.hostPort, target.hostPort];
+    expect(proxy.refused, 'reach() once, the request once: not retried, the proxy will refuse again').toEqual(twice);
     const good = configOf({ ...target.env, TLS_CA_FILE: target.caFile, HTTPS_PROXY: proxy.url(proxy.password) });
     expect(await transportOf(good)).toEqual([
       { origin: target.url, proxy: proxy.url(), certificateIssuer: 'CN=Selftest Private CA, O=Conformance Selftest' },
@@ -208,76 +208,46 @@ test.describe('a target behind HTTPS with a private CA, reached through a CONNEC
   });
 });
 
-test.describe('the HTTP layer through a proxy', () => {
-  it('an http:// target is tunnelled with CONNECT too, and its headers arrive exactly as sent', async ({
-    proxyServer: proxy,
-  }) => {
-    const received: string[][] = [];
-    const target = createHttpServer((req, res) => {
-      received.push(req.rawHeaders);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-    const port = await freePort();
-    await new Promise<void>((resolve) => target.listen(port, '127.0.0.1', resolve));
-    try {
-      const url = `http://127.0.0.1:${port}`;
-      const config = configOf({ ...envFor(url), http_proxy: proxy.url(proxy.password) });
-      const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 0 });
-      const headers: Array<[string, string]> = [
-        ['x-client-id', 'c'],
-        ['user-agent', 'exact'],
-      ];
-      const exchange = await client.send({ label: 'probe', method: 'GET', url: `${url}/x`, headers });
-      expect(exchange.status).toBe(200);
-      expect(proxy.tunnelled).toEqual([`127.0.0.1:${port}`]);
-      expect(proxy.forwarded).toEqual([]);
-      expect(received).toEqual([
-        ['host', `127.0.0.1:${port}`, 'x-client-id', 'c', 'user-agent', 'exact', 'Connection', 'keep-alive'],
-      ]);
-    } finally {
-      await new Promise<void>((resolve) => target.close(() => resolve()));
-    }
-  });
-
-  it("a proxy's refusal of the tunnel is never taken for the target's answer: the request fails with one line naming the proxy", async ({
-    proxyServer: proxy,
-  }) => {
-    const url = 'https://api.example.com';
-    const config = configOf({ ...envFor(url), HTTPS_PROXY: proxy.url('not-the-right-one') });
-    const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 2 });
-    const sent = client.send({ label: 'probe', method: 'GET', url: `${url}/x`, headers: [] });
-    await expect(sent).rejects.toThrow(NoAnswerError);
-    await expect(sent).rejects.toThrow(
-      `GET ${url}/x got no answer: HTTPS_PROXY ${proxy.url()}: the proxy refused the credentials of the proxy URL, answering CONNECT with 407 Proxy Authentication Required`,
-    );
-    expect(proxy.refused, 'not retried: the proxy will refuse again').toEqual(['api.example.com:443']);
-  });
+it('an http:// target is tunnelled through the proxy with CONNECT too, and its headers arrive exactly as sent', async ({
+  target,
+  proxyServer: proxy,
+}) => {
+  const config = configOf({ ...envFor(target.plainUrl), http_proxy: proxy.url(proxy.password) });
+  const client = new HttpClient({ ...retryPolicyOf(config.http), retries: 0 });
+  const headers: Array<[string, string]> = [
+    ['x-client-id', 'c'],
+    ['user-agent', 'exact'],
+  ];
+  const url = `${target.plainUrl}/__sandbox/echo`;
+  const exchange = await client.send({ label: 'probe', method: 'GET', url, headers });
+  const { host } = new URL(url);
+  expect(proxy.tunnelled).toEqual([host]);
+  expect(proxy.forwarded).toEqual([]);
+  const arrived = ['host', host, 'x-client-id', 'c', 'user-agent', 'exact', 'Connection', 'keep-alive'];
+  expect((exchange.json as { rawHeaders: string[] }).rawHeaders).toEqual(arrived);
 });
 
 test.describe('the network settings of the configuration', () => {
   const target = envFor('https://api.example.com');
 
   test('NODE_TLS_REJECT_UNAUTHORIZED=0, a TLS_CA_FILE missing or without a certificate, and a socks5 proxy are refused, each in one line naming the variable and what is wrong; NODE_TLS_REJECT_UNAUTHORIZED=1 is accepted', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tls-ca-'));
-    try {
-      writeFileSync(join(dir, 'not-pem.txt'), 'hello');
-      writeFileSync(join(dir, 'broken.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
-      const refused: Array<[Record<string, string>, RegExp]> = [
-        [{ NODE_TLS_REJECT_UNAUTHORIZED: '0' }, /^NODE_TLS_REJECT_UNAUTHORIZED="0" is not valid: .*TLS_CA_FILE/],
-        [{ TLS_CA_FILE: join(dir, 'absent.pem') }, /^TLS_CA_FILE=".*absent\.pem" is not valid: .*ENOENT/],
-        [{ TLS_CA_FILE: join(dir, 'not-pem.txt') }, /holds no PEM certificate/],
-        [{ TLS_CA_FILE: join(dir, 'broken.pem') }, /certificate 1 of 1 does not parse/],
-        [
-          { HTTPS_PROXY: 'socks5://proxy.corp:1080' },
-          /^HTTPS_PROXY="socks5:\/\/proxy\.corp:1080" is not valid: expected an http:\/\/ or https:\/\/ proxy URL/,
-        ],
-      ];
-      for (const [env, problem] of refused)
-        expect(problemsOf({ ...target, ...env }), JSON.stringify(env)).toEqual([expect.stringMatching(problem)]);
-      expect(problemsOf({ ...target, NODE_TLS_REJECT_UNAUTHORIZED: '1' })).toEqual([]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = test.info().outputPath('ca');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'not-pem.txt'), 'hello');
+    writeFileSync(join(dir, 'broken.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+    const refused: Array<[Record<string, string>, RegExp]> = [
+      [{ NODE_TLS_REJECT_UNAUTHORIZED: '0' }, /^NODE_TLS_REJECT_UNAUTHORIZED="0" is not valid: .*TLS_CA_FILE/],
+      [{ TLS_CA_FILE: join(dir, 'absent.pem') }, /^TLS_CA_FILE=".*absent\.pem" is not valid: .*ENOENT/],
+      [{ TLS_CA_FILE: join(dir, 'not-pem.txt') }, /holds no PEM certificate/],
+      [{ TLS_CA_FILE: join(dir, 'broken.pem') }, /certificate 1 of 1 does not parse/],
+      [
+        { HTTPS_PROXY: 'socks5://proxy.corp:1080' },
+        /^HTTPS_PROXY="socks5:\/\/proxy\.corp:1080" is not valid: expected an http:\/\/ or https:\/\/ proxy URL/,
+      ],
+    ];
+    for (const [env, problem] of refused)
+      expect(problemsOf({ ...target, ...env }), JSON.stringify(env)).toEqual([expect.stringMatching(problem)]);
+    expect(problemsOf({ ...target, NODE_TLS_REJECT_UNAUTHORIZED: '1' })).toEqual([]);
   });
 
   test('the proxy follows the curl conventions: NO_PROXY, lower case first, ALL_PROXY, no upper-case HTTP_PROXY, never for the embedded sandbox', () => {
@@ -292,11 +262,7 @@ test.describe('the network settings of the configuration', () => {
       [rule: string, env: Record<string, string>, proxied: string, options?: { embedded?: boolean; url?: string }]
     > = [
       ['HTTPS_PROXY', { HTTPS_PROXY: corp }, `${origin} HTTPS_PROXY ${corp}`],
-      [
-        'lower case first',
-        { HTTPS_PROXY: 'http://upper:3128', https_proxy: 'http://lower:3128' },
-        `${origin} https_proxy http://lower:3128`,
-      ],
+      ['lowercase wins', { HTTPS_PROXY: 'http://u:1', https_proxy: 'http://l:1' }, `${origin} https_proxy http://l:1`],
       ['ALL_PROXY', { ALL_PROXY: 'http://all:3128' }, `${origin} ALL_PROXY http://all:3128`],
       ['NO_PROXY by domain', { HTTPS_PROXY: corp, NO_PROXY: '.example.com' }, ''],
       ['no_proxy by host and port', { HTTPS_PROXY: corp, no_proxy: 'api.example.com:443' }, ''],

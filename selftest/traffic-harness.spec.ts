@@ -5,17 +5,11 @@ import { loadConfig } from '../runner/config/load-config.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
 import { HttpClient } from '../runner/http/client.ts';
 
-// The parts of docs/traffic.md that stand on their own: the configuration of the concurrency rounds and of the second
-// client, and the sender of calls at once.
+// The parts of docs/traffic.md that stand on their own: the second client's configuration and the sender of calls at
+// once. The concurrency rounds' defaults and bounds are the configuration schema's (CONCURRENCY_ROUNDS, _CALLS).
 
 const load = (env: Record<string, string> = {}) => loadConfig({ ...validEnv, ...env }, { repoRoot, embedded: false });
 const refused = (env: Record<string, string>) => problemsOf({ ...validEnv, ...env }).join('\n');
-
-test('the concurrency rounds default to 3 of 4 calls; 0 rounds is allowed (not configured), fewer than 2 calls is not', () => {
-  expect(load().concurrency).toEqual({ rounds: 3, calls: 4 });
-  expect(load({ CONCURRENCY_ROUNDS: '0' }).concurrency.rounds).toBe(0);
-  expect(refused({ CONCURRENCY_CALLS: '1' })).toContain('CONCURRENCY_CALLS');
-});
 
 test('a second client is configured with both its variables, and its client id must differ from CLIENT_ID', () => {
   const second = { SECOND_CLIENT_API_KEY: 'c2Vjb25kOnNlY3JldA==', SECOND_CLIENT_ID: 'client-456' };

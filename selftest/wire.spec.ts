@@ -4,7 +4,7 @@ import { operations } from '../catalog/catalog.ts';
 import { OperationRequests } from '../kit/operation-requests.ts';
 import { loadConfig } from '../runner/config/load-config.ts';
 import { HttpClient } from '../runner/http/client.ts';
-import { testKey, testKeyIn, userAgent, withUserAgent } from '../runner/http/user-agent.ts';
+import { testKeyIn, userAgent } from '../runner/http/user-agent.ts';
 import { Redactor } from '../kit/redact.ts';
 import { TokenProvider, tokenRequest } from '../kit/tokens.ts';
 import { capitalisedHeaderName } from '../kit/builders/request-variants.ts';
@@ -61,12 +61,10 @@ for (const op of operations)
     expect(names).toContain('host');
   });
 
-test('every request names the suite, and the test that sent it when one did; a User-Agent the request carries is kept', async () => {
+// That a test's requests carry its key is the proof's: a round's faults reach its tests by that key.
+test('every request names the suite; a User-Agent the request carries is kept, naming no test', async () => {
   const agentOf = async (headers: Array<[string, string]>) => valuesOf(await echoed(headers), 'user-agent');
   expect(await agentOf([])).toEqual([userAgent()]);
-  const key = testKey('identity/example.spec.ts', ['a describe', 'a title']);
-  expect(key).toMatch(/^[0-9a-f]{12}$/);
-  expect(testKeyIn((await agentOf(withUserAgent([], userAgent(key))))[0])).toBe(key);
   expect(await agentOf([['user-agent', 'curl/8']])).toEqual(['curl/8']);
   expect(testKeyIn('curl/8')).toBeUndefined();
 });
@@ -83,9 +81,7 @@ test('an empty header value is sent empty, and a replaced header is sent once', 
 test('a token request with capitalised header names sends Authorization and Content-Type so', async () => {
   const credential = { tokenUrl: `${sandbox.url}/__sandbox/echo`, apiKey: 'a2V5OnNlY3JldA==' };
   const exchange = await http.send(tokenRequest(credential, { headerCase: capitalisedHeaderName }));
-  const raw = (exchange.json as { rawHeaders: string[] }).rawHeaders;
-  expect(raw).toContain('Authorization');
-  expect(raw).toContain('Content-Type');
-  expect(raw).not.toContain('authorization');
-  expect(raw).not.toContain('content-type');
+  const names = (exchange.json as { rawHeaders: string[] }).rawHeaders.filter((_, i) => i % 2 === 0);
+  const capitalised = ['Authorization', 'Content-Type'];
+  expect(names.filter((name) => /^(authorization|content-type)$/i.test(name)).sort()).toEqual(capitalised);
 });
