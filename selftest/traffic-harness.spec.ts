@@ -1,9 +1,9 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener, ServerResponse } from 'node:http';
 import { expect, test } from '@playwright/test';
 import { loadConfig } from '../runner/config/load-config.ts';
 import { problemsOf, repoRoot, validEnv } from './config-env.ts';
 import { HttpClient } from '../runner/http/client.ts';
+import { served } from './served.ts';
 
 // The parts of docs/traffic.md that stand on their own: the second client's configuration and the sender of calls at
 // once. The concurrency rounds' defaults and bounds are the configuration schema's (CONCURRENCY_ROUNDS, _CALLS).
@@ -28,7 +28,7 @@ test('calls sent at once overlap, each on its own connection, and a 503 among th
   const held: ServerResponse[] = [];
   const ports = new Set<number>();
   // The server answers only once every call has arrived: calls sent one after another would never be answered.
-  const server = createServer((req, res) => {
+  const answer: RequestListener = (req, res) => {
     req.resume();
     req.on('end', () => {
       ports.add(req.socket.remotePort ?? 0);
@@ -36,10 +36,9 @@ test('calls sent at once overlap, each on its own connection, and a 503 among th
       if (held.length === calls)
         held.forEach((r, i) => r.writeHead(i === 0 ? 503 : 200, { 'content-type': 'application/json' }).end('{}'));
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  try {
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/case-update`;
+  };
+  await served(answer, async (base) => {
+    const url = `${base}/case-update`;
     const client = new HttpClient({ retries: 3, baseMs: 1, maxMs: 5, timeoutMs: 10_000 });
     const headers: Array<[string, string]> = [['content-type', 'application/json']];
     const request = { label: 'caseUpdate', method: 'POST', url, headers, body: '{"tags":["a"]}' };
@@ -53,7 +52,5 @@ test('calls sent at once overlap, each on its own connection, and a 503 among th
       roundsRateLimited: 0,
       roundsUnanswered: 0,
     });
-  } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
+  });
 });
